@@ -1,0 +1,272 @@
+// Package plan is the contract between the dbbench controller and the agent
+// that runs in each cell's client pod: what the agent receives (a Plan, plus
+// connection secrets in the environment) and how it reports back (a Progress
+// record and the results document in the cell's results ConfigMap, and its
+// exit code).
+//
+// It has no Kubernetes dependencies so that the agent's local mode and other
+// tools can use it.
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// APIVersion identifies this version of the plan document.
+const APIVersion = "dbbench.io/plan/v1"
+
+// Environment variables the client pod receives. Credentials never appear in
+// the plan (which lives in a ConfigMap); they come from the cell's Secret.
+const (
+	EnvPlanPath = "DBBENCH_PLAN"        // path of plan.json
+	EnvHost     = "DBBENCH_DB_HOST"     // database pod IP (no Service NAT in the measured path)
+	EnvUser     = "DBBENCH_DB_USER"     // from the cell Secret
+	EnvPassword = "DBBENCH_DB_PASSWORD" // from the cell Secret
+	EnvNodeName = "DBBENCH_NODE_NAME"   // downward API: where the client runs
+	EnvPodName  = "DBBENCH_POD_NAME"    // downward API
+	// EnvCollectorURL is the hardware-metrics collector beside the database
+	// (http://<db pod IP>:<port>); empty when there is none.
+	EnvCollectorURL = "DBBENCH_COLLECTOR_URL"
+)
+
+// Paths inside the client pod.
+const (
+	PlanDir          = "/etc/dbbench/plan"
+	PlanFile         = "plan.json"
+	CustomScriptsDir = "/etc/dbbench/custom"
+)
+
+// Keys of the per-cell ConfigMaps.
+const (
+	// ConfigKeyPlan holds the Plan JSON in the cell's config ConfigMap.
+	ConfigKeyPlan = "plan.json"
+	// ConfigKeyServer holds the config variant's text (my.cnf drop-in or
+	// postgresql.conf) in the cell's config ConfigMap.
+	ConfigKeyServer = "server.cnf"
+	// ResultKeyProgress holds the agent's Progress JSON in the results ConfigMap.
+	ResultKeyProgress = "progress.json"
+	// ResultKeyDocument holds the compact results document (schema v1).
+	ResultKeyDocument = "result.json"
+)
+
+// Exit codes of the agent. The controller classifies a failed client pod by
+// them: a benchmark failure fails the cell, anything else is treated as the
+// infrastructure's and retried within the run's budget.
+const (
+	ExitOK = 0
+	// ExitBenchmarkFailed: a step failed (SQL error, bad Lua script, unknown
+	// step). Not retried.
+	ExitBenchmarkFailed = 2
+	// ExitServerUnreachable: the database never answered at the SQL level
+	// within the deadline. Retried.
+	ExitServerUnreachable = 3
+	// ExitInvalidPlan: the plan is malformed. Not retried.
+	ExitInvalidPlan = 4
+)
+
+// Engine is a database engine.
+type Engine string
+
+const (
+	MySQL    Engine = "mysql"
+	MariaDB  Engine = "mariadb"
+	Postgres Engine = "postgres"
+)
+
+// DefaultPort returns the engine's standard port.
+func (e Engine) DefaultPort() int {
+	if e == Postgres {
+		return 5432
+	}
+	return 3306
+}
+
+// Plan is everything a cell's agent needs besides credentials.
+type Plan struct {
+	APIVersion string   `json:"apiVersion"`
+	Run        RunRef   `json:"run"`
+	Cell       Cell     `json:"cell"`
+	Server     Server   `json:"server"`
+	Workload   Workload `json:"workload"`
+	Results    Results  `json:"results"`
+}
+
+// RunRef identifies the BenchmarkRun the cell belongs to.
+type RunRef struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	UID       string `json:"uid,omitempty"`
+	Suite     string `json:"suite,omitempty"`
+}
+
+// Cell identifies one (engine, version, config, repeat) combination.
+type Cell struct {
+	Name     string `json:"name"`
+	Database string `json:"database"`
+	Engine   Engine `json:"engine"`
+	Version  string `json:"version"`
+	Config   string `json:"config"`
+	Repeat   int    `json:"repeat"`
+	Attempt  int    `json:"attempt"`
+	Image    string `json:"image,omitempty"`
+}
+
+// Server says how to reach the database (the host comes from EnvHost).
+type Server struct {
+	Engine   Engine `json:"engine"`
+	Port     int    `json:"port"`
+	Database string `json:"database"`
+	// ReadyTimeoutSeconds bounds the SQL-level wait for the server.
+	ReadyTimeoutSeconds int `json:"readyTimeoutSeconds"`
+}
+
+// Workload is what to run, in order.
+type Workload struct {
+	// Steps are catalog step names, "tpcc", or names of Custom steps, in run order.
+	Steps              []string `json:"steps"`
+	Tables             int      `json:"tables"`
+	TableSize          int64    `json:"tableSize"`
+	ReadSeconds        int      `json:"readSeconds"`
+	WriteSeconds       int      `json:"writeSeconds"`
+	WarmupSeconds      int      `json:"warmupSeconds"`
+	Threads            []int    `json:"threads"`
+	PreparedStatements bool     `json:"preparedStatements"`
+	// FlushWaitSeconds caps the post-load flush wait (0 = the reference
+	// method's min(1200, 60 + rows/1e6)).
+	FlushWaitSeconds int          `json:"flushWaitSeconds,omitempty"`
+	TPCC             *TPCC        `json:"tpcc,omitempty"`
+	Custom           []CustomStep `json:"custom,omitempty"`
+}
+
+// TPCC configures the TPC-C step (sysbench-tpcc's familiar knobs).
+type TPCC struct {
+	Warehouses      int    `json:"warehouses"`
+	Tables          int    `json:"tables"`
+	DurationSeconds int    `json:"durationSeconds"`
+	Threads         []int  `json:"threads"`
+	UseForeignKeys  bool   `json:"useForeignKeys"`
+	Isolation       string `json:"isolation"` // RR, RC or SER
+}
+
+// CustomStep is a user Lua script run like a catalog step.
+type CustomStep struct {
+	Name string `json:"name"`
+	// Script is the path of the Lua file inside the client pod.
+	Script          string   `json:"script"`
+	DurationSeconds int      `json:"durationSeconds"`
+	Args            []string `json:"args,omitempty"`
+}
+
+// Results says where the agent reports.
+type Results struct {
+	// ConfigMap is the cell's results ConfigMap (in Run.Namespace), created
+	// empty by the controller; the agent may only get/update/patch it.
+	ConfigMap string `json:"configMap,omitempty"`
+	// Dir is a local directory (local mode) for the results documents.
+	Dir string `json:"dir,omitempty"`
+}
+
+// Validate checks the plan and names the first bad field.
+func (p *Plan) Validate() error {
+	var errs []string
+	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if p.APIVersion != APIVersion {
+		add("apiVersion: %q is not %q", p.APIVersion, APIVersion)
+	}
+	switch p.Server.Engine {
+	case MySQL, MariaDB, Postgres:
+	default:
+		add("server.engine: %q is not one of mysql, mariadb, postgres", p.Server.Engine)
+	}
+	if p.Server.Port <= 0 || p.Server.Port > 65535 {
+		add("server.port: %d is out of range", p.Server.Port)
+	}
+	if p.Server.Database == "" {
+		add("server.database: must be set")
+	}
+	wl := p.Workload
+	if len(wl.Steps) == 0 {
+		add("workload.steps: at least one step is required")
+	}
+	if wl.Tables < 1 {
+		add("workload.tables: %d must be at least 1", wl.Tables)
+	}
+	if wl.TableSize < 1 {
+		add("workload.tableSize: %d must be at least 1", wl.TableSize)
+	}
+	if wl.ReadSeconds < 1 || wl.WriteSeconds < 1 {
+		add("workload.readSeconds/writeSeconds: must be at least 1")
+	}
+	if wl.WarmupSeconds < 0 {
+		add("workload.warmupSeconds: %d must not be negative", wl.WarmupSeconds)
+	}
+	if len(wl.Threads) == 0 {
+		add("workload.threads: at least one thread count is required")
+	}
+	for i, t := range wl.Threads {
+		if t < 1 {
+			add("workload.threads[%d]: %d must be at least 1", i, t)
+		}
+	}
+	if p.Results.ConfigMap == "" && p.Results.Dir == "" {
+		add("results: one of configMap or dir is required")
+	}
+	if len(errs) > 0 {
+		return errors.New("invalid plan: " + strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Phase is the agent's coarse state, as reported in Progress.
+type Phase string
+
+const (
+	PhaseConnecting Phase = "Connecting"
+	PhaseLoading    Phase = "Loading"
+	PhaseRunning    Phase = "Running"
+	PhaseDone       Phase = "Done"
+	PhaseFailed     Phase = "Failed"
+)
+
+// FailureClass says whose fault a failure is.
+type FailureClass string
+
+const (
+	FailureBenchmark      FailureClass = "Benchmark"
+	FailureInfrastructure FailureClass = "Infrastructure"
+)
+
+// Progress is what the agent writes to the results ConfigMap as it goes. The
+// agent writes it at phase changes and step boundaries, at most once every
+// few seconds, so a cell costs the API server a bounded number of writes.
+type Progress struct {
+	Attempt int   `json:"attempt"`
+	Phase   Phase `json:"phase"`
+	// Step is the step running now (or the last one).
+	Step string `json:"step,omitempty"`
+	// Threads is the concurrency of the step running now.
+	Threads int `json:"threads,omitempty"`
+	// StepsDone counts finished (step, threads) pairs; StepsTotal all of them.
+	StepsDone  int    `json:"stepsDone"`
+	StepsTotal int    `json:"stepsTotal"`
+	UpdatedAt  string `json:"updatedAt,omitempty"` // RFC 3339
+	// Error and FailureClass are set when Phase is Failed.
+	Error        string       `json:"error,omitempty"`
+	FailureClass FailureClass `json:"failureClass,omitempty"`
+}
+
+// ExpandedSteps counts the (step, threads) pairs a plan runs, for progress.
+func (w Workload) ExpandedSteps() int {
+	n := 0
+	for _, s := range w.Steps {
+		switch {
+		case s == "tpcc" && w.TPCC != nil && len(w.TPCC.Threads) > 0:
+			n += len(w.TPCC.Threads)
+		default:
+			n += len(w.Threads)
+		}
+	}
+	return n
+}

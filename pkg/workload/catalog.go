@@ -1,0 +1,267 @@
+// Package workload is the sysbench step catalog that dbbench runs: the
+// standard 32-step microbenchmark suite (and its 42-step variant with `.pre`
+// read steps before the writes), in the fixed order that the methodology
+// requires, because the steps run on the same data and are not independent.
+//
+// It has no Kubernetes dependencies: the operator, the agent and the reports
+// all read step names, groups and durations from here.
+package workload
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Group classifies a step for the group summaries users publish.
+type Group string
+
+const (
+	// GroupPoint is point queries.
+	GroupPoint Group = "point"
+	// GroupRangeNoAgg is range queries without aggregation ("range, part 1").
+	GroupRangeNoAgg Group = "range-noagg"
+	// GroupRangeAgg is range queries with aggregation ("range, part 2").
+	GroupRangeAgg Group = "range-agg"
+	// GroupWrite is writes.
+	GroupWrite Group = "write"
+)
+
+// Groups lists the standard groups in report order.
+var Groups = []Group{GroupPoint, GroupRangeNoAgg, GroupRangeAgg, GroupWrite}
+
+// Phase is where a step sits in a cell's fixed sequence.
+type Phase string
+
+const (
+	PhasePreWrite  Phase = "read-before-writes" // the optional `.pre` steps
+	PhaseWrite     Phase = "write-heavy"
+	PhasePostWrite Phase = "read-after-writes"
+	PhaseInsDel    Phase = "delete-insert"
+	PhaseTPCC      Phase = "tpcc"
+	PhaseCustom    Phase = "custom"
+)
+
+// DurationClass says which configured duration a step runs for.
+type DurationClass string
+
+const (
+	ReadDuration  DurationClass = "read"
+	WriteDuration DurationClass = "write"
+)
+
+// Step is one entry of the catalog.
+type Step struct {
+	// Name is the step's stable identifier, as reports and seeds print it.
+	Name string
+	// Group is the report group.
+	Group Group
+	// Phase is the step's place in the sequence.
+	Phase Phase
+	// Duration is which configured duration applies.
+	Duration DurationClass
+	// QueriesPerEvent counts SQL statements per sysbench event (BEGIN and
+	// COMMIT included), for cross-checking QPS against TPS.
+	QueriesPerEvent int
+	// Script is the sysbench Lua script: a bare name ("oltp_point_select") is
+	// one that stock sysbench ships; a "dbbench/" prefix is one of ours.
+	Script string
+	// Args are the script's extra options.
+	Args []string
+	// RowsPerSecond marks steps reported as rows/s rather than queries/s.
+	RowsPerSecond bool
+	// FlushAfter asks for the engine's flush (InnoDB dirty pages, VACUUM +
+	// CHECKPOINT) after the step, as the reference method does after the
+	// heaviest write step.
+	FlushAfter bool
+	// SQL describes what one event does, for docs and `kubectl explain`.
+	SQL string
+}
+
+// PreSuffix marks the `.pre` copy of a read step that the 42-step variant runs
+// before the writes.
+const PreSuffix = ".pre"
+
+// Set names a predefined list of steps.
+type Set string
+
+const (
+	// SetStandard is the 32 reported steps in their order.
+	SetStandard Set = "standard"
+	// SetExtended is the older 42-step variant: the 32 steps plus `.pre`
+	// copies of 10 read steps run before the writes.
+	SetExtended Set = "extended"
+)
+
+// TPCCStep is the name of the TPC-C step (configured separately).
+const TPCCStep = "tpcc"
+
+func w(name string, qpe int, script string, args ...string) Step {
+	return Step{Name: name, Group: GroupWrite, Phase: PhaseWrite, Duration: WriteDuration, QueriesPerEvent: qpe, Script: script, Args: args}
+}
+
+func r(name string, g Group, qpe int, script string, args ...string) Step {
+	return Step{Name: name, Group: g, Phase: PhasePostWrite, Duration: ReadDuration, QueriesPerEvent: qpe, Script: script, Args: args}
+}
+
+// standard is the reported catalog in run order; see docs/workload.md.
+var standard = func() []Step {
+	s := []Step{
+		w("update-inlist", 1, "dbbench/update", "--update-kind=inlist", "--inlist-size=10"),
+		w("update-index", 1, "oltp_update_index"),
+		w("update-nonindex", 1, "oltp_update_non_index"),
+		w("update-one", 1, "dbbench/update", "--update-kind=one"),
+		w("update-zipf", 1, "dbbench/update", "--update-kind=zipf", "--zipf-exp=0.8"),
+		w("write-only", 6, "oltp_write_only"),
+		w("read-write_range=10", 20, "oltp_read_write", "--range-size=10"),
+		w("read-write_range=100", 20, "oltp_read_write", "--range-size=100"),
+		r("scan", GroupRangeNoAgg, 1, "dbbench/scan"),
+		r("read-only_range=10", GroupRangeAgg, 16, "oltp_read_only", "--range-size=10"),
+		r("read-only_range=100", GroupRangeAgg, 16, "oltp_read_only", "--range-size=100"),
+		r("read-only_range=10000", GroupRangeAgg, 16, "oltp_read_only", "--range-size=10000"),
+		r("read-only-simple", GroupRangeAgg, 13, "dbbench/read_only", "--query=simple", "--range-size=1000"),
+		r("read-only-sum", GroupRangeAgg, 13, "dbbench/read_only", "--query=sum", "--range-size=1000"),
+		r("read-only-order", GroupRangeAgg, 13, "dbbench/read_only", "--query=order", "--range-size=1000"),
+		r("read-only-distinct", GroupRangeAgg, 13, "dbbench/read_only", "--query=distinct", "--range-size=1000"),
+		r("read-only-count", GroupRangeAgg, 1, "dbbench/read_only", "--query=count", "--range-size=1000", "--no-trx"),
+		r("point-query", GroupPoint, 1, "oltp_point_select"),
+		r("random-points_range=10", GroupPoint, 1, "dbbench/points", "--points=random", "--inlist-size=10"),
+		r("random-points_range=100", GroupPoint, 1, "dbbench/points", "--points=random", "--inlist-size=100"),
+		r("random-points_range=1000", GroupPoint, 1, "dbbench/points", "--points=random", "--inlist-size=1000"),
+		r("hot-points", GroupPoint, 1, "dbbench/points", "--points=hot", "--inlist-size=100"),
+		r("points-covered-pk", GroupPoint, 1, "dbbench/points", "--points=covered-pk", "--inlist-size=100"),
+		r("points-notcovered-pk", GroupPoint, 1, "dbbench/points", "--points=notcovered-pk", "--inlist-size=100"),
+		r("range-covered-pk", GroupRangeNoAgg, 1, "dbbench/range", "--range-kind=covered-pk", "--range-size=100"),
+		r("range-notcovered-pk", GroupRangeNoAgg, 1, "dbbench/range", "--range-kind=notcovered-pk", "--range-size=100"),
+		r("points-covered-si", GroupPoint, 1, "dbbench/points", "--points=covered-si", "--inlist-size=100"),
+		r("points-notcovered-si", GroupPoint, 1, "dbbench/points", "--points=notcovered-si", "--inlist-size=100"),
+		r("range-covered-si", GroupRangeNoAgg, 1, "dbbench/range", "--range-kind=covered-si", "--range-size=100"),
+		r("range-notcovered-si", GroupRangeNoAgg, 1, "dbbench/range", "--range-kind=notcovered-si", "--range-size=100"),
+		w("delete", 1, "oltp_delete"),
+		w("insert", 1, "oltp_insert"),
+	}
+	for i := range s {
+		switch s[i].Name {
+		case "write-only":
+			// The reference method runs write-only for the read duration.
+			s[i].Duration = ReadDuration
+		case "read-write_range=100":
+			s[i].FlushAfter = true
+		case "scan":
+			s[i].RowsPerSecond = true
+		case "delete", "insert":
+			s[i].Phase = PhaseInsDel
+		}
+	}
+	return s
+}()
+
+// preNames are the read steps the 42-step variant also runs before the writes.
+var preNames = []string{
+	"point-query", "random-points_range=100",
+	"points-covered-pk", "points-notcovered-pk", "points-covered-si", "points-notcovered-si",
+	"range-covered-pk", "range-notcovered-pk", "range-covered-si", "range-notcovered-si",
+}
+
+var byName = func() map[string]Step {
+	m := make(map[string]Step, len(standard)+len(preNames))
+	for _, s := range standard {
+		m[s.Name] = s
+	}
+	for _, n := range preNames {
+		s := m[n]
+		s.Name = n + PreSuffix
+		s.Phase = PhasePreWrite
+		s.Args = append([]string(nil), s.Args...)
+		m[s.Name] = s
+	}
+	return m
+}()
+
+// Standard returns the 32 reported steps in run order.
+func Standard() []Step { return clone(standard) }
+
+// Extended returns the 42-step variant: the `.pre` read steps, then the 32.
+func Extended() []Step {
+	out := make([]Step, 0, len(preNames)+len(standard))
+	for _, n := range preNames {
+		out = append(out, byName[n+PreSuffix])
+	}
+	return append(out, clone(standard)...)
+}
+
+// BySet returns the steps of a predefined set.
+func BySet(set Set) ([]Step, error) {
+	switch set {
+	case SetStandard, "":
+		return Standard(), nil
+	case SetExtended:
+		return Extended(), nil
+	}
+	return nil, fmt.Errorf("unknown step set %q (known: %s, %s)", set, SetStandard, SetExtended)
+}
+
+// Lookup finds a catalog step by name.
+func Lookup(name string) (Step, bool) {
+	s, ok := byName[name]
+	return s, ok
+}
+
+// Names returns every catalog step name (the 32 and the `.pre` copies), sorted.
+func Names() []string {
+	out := make([]string, 0, len(byName))
+	for n := range byName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resolve returns the named steps in the order given. It fails on the first
+// unknown name and says which one, with the closest known names.
+func Resolve(names []string) ([]Step, error) {
+	out := make([]Step, 0, len(names))
+	for i, n := range names {
+		s, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("steps[%d]: %q is not in the step catalog%s", i, n, suggest(n))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Reported reports whether a step belongs in published tables: the methodology
+// leaves `.pre` and `.warm` steps out.
+func Reported(name string) bool {
+	return !strings.HasSuffix(name, PreSuffix) && !strings.HasSuffix(name, ".warm")
+}
+
+// GroupOf returns the group of a step name, including `.pre` copies.
+func GroupOf(name string) (Group, bool) {
+	s, ok := byName[name]
+	return s.Group, ok
+}
+
+func suggest(name string) string {
+	var near []string
+	base := strings.TrimSuffix(name, PreSuffix)
+	for _, n := range Names() {
+		if strings.HasPrefix(n, base) || strings.HasPrefix(base, n) || strings.Contains(n, strings.SplitN(base, "_", 2)[0]) {
+			near = append(near, n)
+		}
+	}
+	if len(near) == 0 || len(near) > 6 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(near, ", ") + "?)"
+}
+
+func clone(in []Step) []Step {
+	out := make([]Step, len(in))
+	for i, s := range in {
+		s.Args = append([]string(nil), s.Args...)
+		out[i] = s
+	}
+	return out
+}
