@@ -1,0 +1,336 @@
+package changepoint
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// ChangePoint is one detected change: the series behaves differently from
+// Index on. Before is the segment from the previous change point (or the start)
+// up to Index; After is the segment from Index up to the next change point (or
+// the end).
+type ChangePoint struct {
+	// Index is the position of the first point of the new segment.
+	Index int `json:"index"`
+	// Time and Label are copied from the Series, when it has them.
+	Time  time.Time `json:"time,omitzero"`
+	Label string    `json:"label,omitempty"`
+
+	BeforeLen    int     `json:"beforeLen"`
+	AfterLen     int     `json:"afterLen"`
+	MeanBefore   float64 `json:"meanBefore"`
+	MeanAfter    float64 `json:"meanAfter"`
+	StddevBefore float64 `json:"stddevBefore"` // population stddev (ddof=0), as Otava reports it
+	StddevAfter  float64 `json:"stddevAfter"`
+	// ChangePercent is 100·(MeanAfter/MeanBefore − 1); 0 when MeanBefore is 0.
+	ChangePercent float64 `json:"changePercent"`
+	// Magnitude is max(|after/before − 1|, |before/after − 1|), a fraction; the
+	// quantity Options.MinMagnitude is compared with.
+	Magnitude float64 `json:"magnitude"`
+	// PValue is the two-sided Student's t-test p-value between Before and After.
+	PValue float64 `json:"pValue"`
+}
+
+// Series is one metric's values over a sequence of runs, oldest first.
+type Series struct {
+	// Name identifies the metric (a CSV column, a BMF measure).
+	Name string
+	// Values are the measurements; they must all be finite.
+	Values []float64
+	// Times and Labels are optional; when set they must have len(Values) items.
+	Times  []time.Time
+	Labels []string
+}
+
+// Result is the outcome for one Series.
+type Result struct {
+	Name string `json:"name"`
+	// ChangePoints are the change points that passed the merge pass.
+	ChangePoints []ChangePoint `json:"changePoints"`
+	// Weak are the change points of the split pass (relaxed p-value), with
+	// statistics computed between their weak neighbours. Useful for debugging.
+	Weak []ChangePoint `json:"weak,omitempty"`
+}
+
+// Detector runs change-point detection with fixed options and reuses its
+// buffers between calls. It is not safe for concurrent use; use one per
+// goroutine (DetectAll does).
+type Detector struct {
+	opts      Options
+	firstPass float64
+
+	win   window
+	local []int
+	mark  []bool
+	cps   []cpState
+}
+
+// cpState is a change point during the split and merge passes.
+type cpState struct {
+	idx            int
+	before, after  segmentStats
+	p, mag, change float64
+}
+
+// NewDetector validates opts and returns a Detector.
+func NewDetector(opts Options) (*Detector, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}, nil
+}
+
+// Options returns the detector's options.
+func (d *Detector) Options() Options { return d.opts }
+
+// Detect returns the change points of values with the given options. It is a
+// shorthand for NewDetector followed by Detector.Detect.
+func Detect(values []float64, opts Options) ([]ChangePoint, error) {
+	d, err := NewDetector(opts)
+	if err != nil {
+		return nil, err
+	}
+	return d.Detect(values)
+}
+
+// Detect returns the change points of values, sorted by index. A series too
+// short to hold two segments of MinSegmentLength points has none. Values must
+// be finite: a NaN or ±Inf is an error naming its index.
+func (d *Detector) Detect(values []float64) ([]ChangePoint, error) {
+	if err := checkFinite(values); err != nil {
+		return nil, err
+	}
+	d.splitPass(values)
+	d.mergePass(values)
+	return d.export(values, nil), nil
+}
+
+// DetectSeries is Detect for a Series: it also fills Time and Label and the
+// weak change points of the split pass.
+func (d *Detector) DetectSeries(s Series) (Result, error) {
+	res := Result{Name: s.Name}
+	if err := checkSeries(s); err != nil {
+		return res, err
+	}
+	d.splitPass(s.Values)
+	res.Weak = d.export(s.Values, &s)
+	d.mergePass(s.Values)
+	res.ChangePoints = d.export(s.Values, &s)
+	return res, nil
+}
+
+// DetectAll runs DetectSeries on every series, in parallel over GOMAXPROCS
+// goroutines, and returns the results in the input order. It returns the
+// first error met (by input order), wrapped with the series name.
+func DetectAll(series []Series, opts Options) ([]Result, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	results := make([]Result, len(series))
+	errs := make([]error, len(series))
+	workers := min(runtime.GOMAXPROCS(0), len(series))
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, _ := NewDetector(opts) // already validated
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(series) {
+					return
+				}
+				results[i], errs[i] = d.DetectSeries(series[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("series %d (%q): %w", i, series[i].Name, err)
+		}
+	}
+	return results, nil
+}
+
+func checkFinite(values []float64) error {
+	for i, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("changepoint: value at index %d is %v: values must be finite", i, v)
+		}
+	}
+	return nil
+}
+
+func checkSeries(s Series) error {
+	if len(s.Times) != 0 && len(s.Times) != len(s.Values) {
+		return fmt.Errorf("changepoint: series %q has %d times for %d values", s.Name, len(s.Times), len(s.Values))
+	}
+	if len(s.Labels) != 0 && len(s.Labels) != len(s.Values) {
+		return fmt.Errorf("changepoint: series %q has %d labels for %d values", s.Name, len(s.Labels), len(s.Values))
+	}
+	return checkFinite(s.Values)
+}
+
+// splitPass collects the weak change points: E-divisive in overlapping
+// windows at the relaxed p-value, then statistics between weak neighbours.
+func (d *Detector) splitPass(xs []float64) {
+	n := len(xs)
+	wl := d.opts.WindowLen
+	step := wl / 2
+	if cap(d.mark) < n {
+		d.mark = make([]bool, n)
+	}
+	d.mark = d.mark[:n]
+	clear(d.mark)
+	for start := 0; start < n; {
+		end := min(start+wl, n)
+		d.win.reset(xs[start:end], d.opts.MinSegmentLength)
+		d.local = d.win.split(d.firstPass, d.local[:0])
+		last := 0
+		for _, li := range d.local {
+			d.mark[start+li] = true
+			last = start + li
+		}
+		start = max(last, start+step)
+	}
+	d.cps = d.cps[:0]
+	for i, m := range d.mark {
+		if m {
+			d.cps = append(d.cps, cpState{idx: i})
+		}
+	}
+	for k := range d.cps {
+		d.recompute(xs, k)
+	}
+}
+
+// recompute refreshes the statistics of change point k from its neighbours.
+func (d *Detector) recompute(xs []float64, k int) {
+	if k < 0 || k >= len(d.cps) {
+		return
+	}
+	lo, hi := 0, len(xs)
+	if k > 0 {
+		lo = d.cps[k-1].idx
+	}
+	if k+1 < len(d.cps) {
+		hi = d.cps[k+1].idx
+	}
+	c := &d.cps[k]
+	c.before = describe(xs[lo:c.idx])
+	c.after = describe(xs[c.idx:hi])
+	c.p = otavaTTest(c.before, c.after)
+	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+}
+
+// relChange returns after/before − 1 (0 when before is 0) and the magnitude
+// max(|after/before − 1|, |before/after − 1|), each term 0 when its divisor is 0.
+func relChange(before, after float64) (change, magnitude float64) {
+	var back float64
+	if before != 0 {
+		change = after/before - 1
+	}
+	if after != 0 {
+		back = before/after - 1
+	}
+	return change, math.Max(math.Abs(change), math.Abs(back))
+}
+
+// mergePass drops weak change points until every remaining one has
+// p < MaxPValue and magnitude > MinMagnitude and (with MinSegmentLength > 1)
+// segments of at least MinSegmentLength points on both sides. The weakest is
+// removed first: a too-short segment, else the highest p-value, else the
+// smallest magnitude. As in Otava, removing the point at position k refreshes
+// the statistics of the points now at positions k and k+1.
+func (d *Detector) mergePass(xs []float64) {
+	maxP, minMag := d.opts.MaxPValue, d.opts.MinMagnitude
+	for len(d.cps) > 0 {
+		k := d.shortSegment(len(xs))
+		if k < 0 {
+			k = 0
+			for i, c := range d.cps {
+				if c.p > d.cps[k].p {
+					k = i
+				}
+			}
+			if d.cps[k].p < maxP {
+				k = 0
+				for i, c := range d.cps {
+					if c.mag < d.cps[k].mag {
+						k = i
+					}
+				}
+				if d.cps[k].mag > minMag {
+					return
+				}
+			}
+		}
+		d.cps = append(d.cps[:k], d.cps[k+1:]...)
+		d.recompute(xs, k)
+		d.recompute(xs, k+1)
+	}
+}
+
+// shortSegment returns the position of the weakest (highest p-value) change
+// point that borders a segment shorter than MinSegmentLength, or -1.
+func (d *Detector) shortSegment(n int) int {
+	m := d.opts.MinSegmentLength
+	if m <= 1 {
+		return -1
+	}
+	k := -1
+	for i, c := range d.cps {
+		lo, hi := 0, n
+		if i > 0 {
+			lo = d.cps[i-1].idx
+		}
+		if i+1 < len(d.cps) {
+			hi = d.cps[i+1].idx
+		}
+		if c.idx-lo >= m && hi-c.idx >= m {
+			continue
+		}
+		if k < 0 || c.p > d.cps[k].p {
+			k = i
+		}
+	}
+	return k
+}
+
+// export converts the current change points to the public type.
+func (d *Detector) export(xs []float64, s *Series) []ChangePoint {
+	out := make([]ChangePoint, 0, len(d.cps))
+	for _, c := range d.cps {
+		cp := ChangePoint{
+			Index:         c.idx,
+			BeforeLen:     c.before.n,
+			AfterLen:      c.after.n,
+			MeanBefore:    c.before.mean,
+			MeanAfter:     c.after.mean,
+			StddevBefore:  c.before.stddev,
+			StddevAfter:   c.after.stddev,
+			ChangePercent: 100 * c.change,
+			Magnitude:     c.mag,
+			PValue:        c.p,
+		}
+		if s != nil {
+			if len(s.Times) > 0 {
+				cp.Time = s.Times[c.idx]
+			}
+			if len(s.Labels) > 0 {
+				cp.Label = s.Labels[c.idx]
+			}
+		}
+		out = append(out, cp)
+	}
+	return out
+}

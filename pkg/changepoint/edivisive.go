@@ -1,0 +1,160 @@
+package changepoint
+
+// The E-divisive statistic of Matteson & James (2014) with α = 1, as Otava uses
+// it. For a segment Z[s:e) split at τ and truncated at κ (s < τ < κ ≤ e), with
+// X = Z[s:τ) (n points) and Y = Z[τ:κ) (m points):
+//
+//	Q(τ, κ) = 2/(n+m) · Σ|X_i − Y_j|
+//	        − 2m/((n+m)(n−1)) · Σ_{i<k}|X_i − X_k|
+//	        − 2n/((n+m)(m−1)) · Σ_{j<k}|Y_j − Y_k|
+//
+// (a within-sum term is 0 when its side has a single point). The candidate
+// change point of Z[s:e) is the τ of the (τ, κ) pair maximising Q.
+//
+// Instead of Otava's dense matrices, the window keeps one table of within-sums
+// W(a, b) = Σ_{a≤i<j<b} |z_i − z_j| for every sub-range of the window, built in
+// O(L²) with the recurrence W(a, b) = W(a+1, b) + Σ_{a<j<b} |z_a − z_j|. The
+// cross-sum follows as W(s, κ) − W(s, τ) − W(τ, κ), so Q costs O(1) per pair
+// and every interval of the window is searched from the same table.
+
+// window holds the reusable buffers for one sliding window.
+type window struct {
+	xs     []float64 // the window's values (a sub-slice of the series)
+	stride int
+	w      []float64 // W(a, b) at w[a*stride+b], 0 ≤ a ≤ b ≤ len(xs)
+	inv    []float64 // inv[k] = 1/k, inv[0] = 0
+	minSeg int
+
+	// Split state: boundaries of the current intervals (sorted, starting with 0
+	// and ending with len(xs)) and the cached best candidate of each interval.
+	bounds []int
+	cands  []candidate
+}
+
+// candidate is the best split of one interval.
+type candidate struct {
+	tau int     // local index of the first point after the split, or -1
+	q   float64 // the maximised Q value
+}
+
+// reset loads values xs and builds the within-sum table.
+func (win *window) reset(xs []float64, minSeg int) {
+	L := len(xs)
+	win.xs = xs
+	win.minSeg = minSeg
+	win.stride = L + 1
+	need := (L + 1) * (L + 1)
+	if cap(win.w) < need {
+		win.w = make([]float64, need)
+	}
+	win.w = win.w[:need]
+	if len(win.inv) < L+2 {
+		win.inv = make([]float64, L+2)
+		for k := 1; k < len(win.inv); k++ {
+			win.inv[k] = 1 / float64(k)
+		}
+	}
+	st := win.stride
+	w := win.w
+	// Row L: only W(L, L) = 0.
+	w[L*st+L] = 0
+	for a := L - 1; a >= 0; a-- {
+		row := w[a*st : a*st+st]
+		next := w[(a+1)*st : (a+1)*st+st]
+		row[a] = 0
+		row[a+1] = 0
+		xa := xs[a]
+		r := 0.0
+		for b := a + 2; b <= L; b++ {
+			d := xa - xs[b-1]
+			if d < 0 {
+				d = -d
+			}
+			r += d
+			row[b] = next[b] + r
+		}
+	}
+}
+
+// best returns the best split of the local interval [s, e), honouring the
+// minimum segment length on both sides of τ and for Y = [τ, κ).
+func (win *window) best(s, e int) candidate {
+	m := win.minSeg
+	res := candidate{tau: -1}
+	if e-s < 2*m || e-s < 2 {
+		return res
+	}
+	st := win.stride
+	w := win.w
+	inv := win.inv
+	rowS := w[s*st : s*st+st]
+	first := true
+	for tau := s + m; tau <= e-m; tau++ {
+		n := tau - s
+		wsTau := rowS[tau]
+		// Coefficient of the X within-sum, without the common 1/(n+m) factor:
+		// 2m/(n−1); the m-dependence is folded in below.
+		xCoef := 0.0
+		if n > 1 {
+			xCoef = 2 * inv[n-1] * wsTau
+		}
+		rowTau := w[tau*st : tau*st+st]
+		twoN := 2 * float64(n)
+		for kappa := tau + m; kappa <= e; kappa++ {
+			mm := kappa - tau
+			wTK := rowTau[kappa]
+			cross := rowS[kappa] - wsTau - wTK
+			num := 2*cross - float64(mm)*xCoef
+			if mm > 1 {
+				num -= twoN * inv[mm-1] * wTK
+			}
+			q := num * inv[n+mm]
+			if first || q > res.q {
+				res = candidate{tau: tau, q: q}
+				first = false
+			}
+		}
+	}
+	return res
+}
+
+// split runs the divisive E-divisive search inside the window: repeatedly take
+// the best candidate over all current intervals, test it with the t-test and
+// keep it if p ≤ pmax; stop at the first candidate that is not significant.
+// It appends the local indices of the change points found, sorted, to out.
+func (win *window) split(pmax float64, out []int) []int {
+	L := len(win.xs)
+	win.bounds = append(win.bounds[:0], 0, L)
+	win.cands = append(win.cands[:0], win.best(0, L))
+	for {
+		bi := -1
+		for i, c := range win.cands {
+			if c.tau < 0 {
+				continue
+			}
+			if bi < 0 || c.q > win.cands[bi].q {
+				bi = i
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		s, e, tau := win.bounds[bi], win.bounds[bi+1], win.cands[bi].tau
+		p := otavaTTest(describe(win.xs[s:tau]), describe(win.xs[tau:e]))
+		if !(p <= pmax) {
+			break
+		}
+		// Insert tau as a new boundary; the interval bi becomes [s,tau),[tau,e).
+		win.bounds = append(win.bounds, 0)
+		copy(win.bounds[bi+2:], win.bounds[bi+1:])
+		win.bounds[bi+1] = tau
+		win.cands = append(win.cands, candidate{})
+		copy(win.cands[bi+1:], win.cands[bi:])
+		win.cands[bi] = win.best(s, tau)
+		win.cands[bi+1] = win.best(tau, e)
+	}
+	for _, b := range win.bounds[1 : len(win.bounds)-1] {
+		out = append(out, b)
+	}
+	return out
+}

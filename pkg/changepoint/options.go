@@ -1,0 +1,116 @@
+package changepoint
+
+import (
+	"fmt"
+	"math"
+)
+
+// Default values of Options. See docs/changepoints.md for the reasoning.
+const (
+	// DefaultWindowLen is Otava's default sliding-window length.
+	DefaultWindowLen = 50
+	// DefaultMaxPValue is Otava's default significance level of the merge pass.
+	DefaultMaxPValue = 0.001
+	// DefaultMinMagnitude is dbbench's default minimum relative change (2 %).
+	// Otava's default is 0 and Nyrkiö's is 5 %; dbbench pins its servers, so
+	// run-to-run noise is small and a 2-3 % regression is worth reporting.
+	DefaultMinMagnitude = 0.02
+	// DefaultMinSegmentLength is dbbench's default minimum number of runs on
+	// each side of a change point, so that one or two outlier runs are not
+	// reported as a change. Otava has no such limit (it behaves as 1).
+	DefaultMinSegmentLength = 3
+)
+
+// Options configures E-divisive change-point detection. Start from
+// DefaultOptions or OtavaOptions and change what you need: the zero value is
+// not valid (WindowLen 0 is refused).
+type Options struct {
+	// WindowLen is the length of the sliding windows of the split pass. Each
+	// window starts half a window after the previous one (or at the last change
+	// point it found, whichever is later), so windows overlap. It must be at
+	// least 2 and at least 2×MinSegmentLength. Default 50.
+	WindowLen int
+
+	// MaxPValue is the significance level a change point must reach in the
+	// merge pass: points whose two-sided t-test p-value is not below it are
+	// dropped. It must be in (0, 1]. Default 0.001.
+	MaxPValue float64
+
+	// FirstPassPValue is the relaxed significance level of the split pass that
+	// collects "weak" change points. 0 derives it from MaxPValue the way Otava
+	// does: 10×MaxPValue when MaxPValue < 0.05, 2×MaxPValue when it is < 0.5,
+	// MaxPValue otherwise. If set, it must be in [MaxPValue, 1].
+	FirstPassPValue float64
+
+	// MinMagnitude is the smallest relative change a change point must show,
+	// as a fraction: max(|after/before − 1|, |before/after − 1|) must exceed it.
+	// 0 disables the filter (Otava's default). Must be in [0, +Inf).
+	// Default 0.02 (2 %).
+	MinMagnitude float64
+
+	// MinSegmentLength is the smallest number of points allowed between two
+	// change points, and before the first and after the last one. 1 reproduces
+	// Otava; 2 or more keeps single outliers from being reported. Must be at
+	// least 1. Default 3.
+	MinSegmentLength int
+}
+
+// DefaultOptions returns dbbench's defaults: Otava's window and p-value, plus
+// a 2 % minimum magnitude and a minimum segment length of 3 runs.
+func DefaultOptions() Options {
+	return Options{
+		WindowLen:        DefaultWindowLen,
+		MaxPValue:        DefaultMaxPValue,
+		MinMagnitude:     DefaultMinMagnitude,
+		MinSegmentLength: DefaultMinSegmentLength,
+	}
+}
+
+// OtavaOptions returns the settings that reproduce Apache Otava's defaults
+// (window 50, max p-value 0.001, no magnitude filter, no minimum segment), so
+// that results can be cross-checked with `otava analyze`.
+func OtavaOptions() Options {
+	return Options{
+		WindowLen:        DefaultWindowLen,
+		MaxPValue:        DefaultMaxPValue,
+		MinMagnitude:     0,
+		MinSegmentLength: 1,
+	}
+}
+
+// Validate reports the first invalid field, naming it.
+func (o Options) Validate() error {
+	switch {
+	case o.WindowLen < 2:
+		return fmt.Errorf("changepoint: Options.WindowLen is %d: must be at least 2", o.WindowLen)
+	case o.MinSegmentLength < 1:
+		return fmt.Errorf("changepoint: Options.MinSegmentLength is %d: must be at least 1", o.MinSegmentLength)
+	case o.WindowLen < 2*o.MinSegmentLength:
+		return fmt.Errorf("changepoint: Options.WindowLen is %d: must be at least 2×MinSegmentLength (%d)",
+			o.WindowLen, 2*o.MinSegmentLength)
+	case math.IsNaN(o.MaxPValue) || o.MaxPValue <= 0 || o.MaxPValue > 1:
+		return fmt.Errorf("changepoint: Options.MaxPValue is %v: must be in (0, 1]", o.MaxPValue)
+	case math.IsNaN(o.FirstPassPValue) || o.FirstPassPValue < 0 || o.FirstPassPValue > 1:
+		return fmt.Errorf("changepoint: Options.FirstPassPValue is %v: must be 0 (derive from MaxPValue) or in [MaxPValue, 1]", o.FirstPassPValue)
+	case o.FirstPassPValue != 0 && o.FirstPassPValue < o.MaxPValue:
+		return fmt.Errorf("changepoint: Options.FirstPassPValue is %v: must not be below MaxPValue (%v)", o.FirstPassPValue, o.MaxPValue)
+	case math.IsNaN(o.MinMagnitude) || o.MinMagnitude < 0:
+		return fmt.Errorf("changepoint: Options.MinMagnitude is %v: must be 0 or more", o.MinMagnitude)
+	}
+	return nil
+}
+
+// firstPassPValue returns the split-pass significance level.
+func (o Options) firstPassPValue() float64 {
+	if o.FirstPassPValue != 0 {
+		return o.FirstPassPValue
+	}
+	switch {
+	case o.MaxPValue < 0.05:
+		return o.MaxPValue * 10
+	case o.MaxPValue < 0.5:
+		return o.MaxPValue * 2
+	default:
+		return o.MaxPValue
+	}
+}
