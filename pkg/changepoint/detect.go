@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -66,6 +67,8 @@ type Detector struct {
 	local []int
 	mark  []bool
 	cps   []cpState
+	trimA []float64
+	trimB []float64
 }
 
 // cpState is a change point during the split and merge passes.
@@ -246,11 +249,13 @@ func relChange(before, after float64) (change, magnitude float64) {
 }
 
 // mergePass drops weak change points until every remaining one has
-// p < MaxPValue and magnitude > MinMagnitude and (with MinSegmentLength > 1)
-// segments of at least MinSegmentLength points on both sides. The weakest is
-// removed first: a too-short segment, else the highest p-value, else the
-// smallest magnitude. As in Otava, removing the point at position k refreshes
-// the statistics of the points now at positions k and k+1.
+// p < MaxPValue and magnitude > MinMagnitude, (with MinSegmentLength > 1)
+// segments of at least MinSegmentLength points on both sides and (with
+// MaxOutliers > 0) keeps p < MaxPValue without its most favourable points.
+// The weakest is removed first: a too-short segment, else the highest
+// p-value, else the smallest magnitude, else the least robust point. As in
+// Otava, removing the point at position k refreshes the statistics of the
+// points now at positions k and k+1.
 func (d *Detector) mergePass(xs []float64) {
 	maxP, minMag := d.opts.MaxPValue, d.opts.MinMagnitude
 	for len(d.cps) > 0 {
@@ -270,14 +275,84 @@ func (d *Detector) mergePass(xs []float64) {
 					}
 				}
 				if d.cps[k].mag > minMag {
-					return
+					if k = d.fragile(xs); k < 0 {
+						return
+					}
 				}
 			}
 		}
 		d.cps = append(d.cps[:k], d.cps[k+1:]...)
+		if recomputePrevious {
+			d.recompute(xs, k-1)
+		}
 		d.recompute(xs, k)
 		d.recompute(xs, k+1)
 	}
+}
+
+// recomputePrevious, when true, also refreshes the point before a removed
+// one in the merge pass (its right-hand segment grew). Otava does not, and
+// dbbench follows Otava so that both report the same points.
+var recomputePrevious = false
+
+// fragile returns the position of the least robust change point that fails
+// the MaxOutliers check, or -1 when all pass (or the check is off).
+func (d *Detector) fragile(xs []float64) int {
+	k := d.opts.MaxOutliers
+	if k == 0 {
+		return -1
+	}
+	worst, worstP := -1, 0.0
+	for i, c := range d.cps {
+		lo, hi := 0, len(xs)
+		if i > 0 {
+			lo = d.cps[i-1].idx
+		}
+		if i+1 < len(d.cps) {
+			hi = d.cps[i+1].idx
+		}
+		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], c.after.mean >= c.before.mean)
+		if p < d.opts.MaxPValue {
+			continue
+		}
+		if worst < 0 || p > worstP {
+			worst, worstP = i, p
+		}
+	}
+	return worst
+}
+
+// trimmedTest removes, for every split j + (k−j) = MaxOutliers, the j points
+// of before and the k−j points of after that most favour the change (for a
+// rise: the smallest before, the largest after), and returns the largest
+// p-value over those splits. Magnitude is deliberately not re-checked: moving
+// a 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
+func (d *Detector) trimmedTest(before, after []float64, up bool) (maxP float64) {
+	k := d.opts.MaxOutliers
+	// extremes[j] = the j-th most favourable value of a side, as a sorted copy.
+	d.trimB = appendSorted(d.trimB[:0], before)
+	d.trimA = appendSorted(d.trimA[:0], after)
+	for j := 0; j <= k; j++ {
+		var b, a []float64
+		if up { // drop the j smallest of before, the k−j largest of after
+			b = d.trimB[min(j, len(d.trimB)):]
+			a = d.trimA[:max(0, len(d.trimA)-(k-j))]
+		} else { // drop the j largest of before, the k−j smallest of after
+			b = d.trimB[:max(0, len(d.trimB)-j)]
+			a = d.trimA[min(k-j, len(d.trimA)):]
+		}
+		if len(a) == 0 || len(b) == 0 {
+			return 1
+		}
+		maxP = math.Max(maxP, otavaTTest(describe(b), describe(a)))
+	}
+	return maxP
+}
+
+func appendSorted(dst, src []float64) []float64 {
+	dst = append(dst, src...)
+	slices.Sort(dst)
+	return dst
 }
 
 // shortSegment returns the position of the weakest (highest p-value) change

@@ -1,0 +1,86 @@
+package changepoint
+
+import (
+	"math"
+	"testing"
+)
+
+// Reference values computed with SciPy (scipy.special.betainc,
+// scipy.stats.ttest_ind_from_stats, scipy.stats.t.ppf, scipy.stats.norm.ppf).
+
+func relErr(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
+}
+
+func TestBetaIncReg(t *testing.T) {
+	tests := []struct{ x, a, b, want float64 }{
+		{0.3, 2, 3, 0.34829999999999994},
+		{0.9, 0.5, 0.5, 0.7951672353008665},
+		{0.01, 10, 0.5, 1.770034965528571e-21},
+		{0.999, 50, 0.5, 0.7523690199653766},
+		{0.5, 200, 0.5, 3.50010248932063e-62},
+		{0, 2, 3, 0},
+		{1, 2, 3, 1},
+	}
+	for _, tc := range tests {
+		got := betaIncReg(tc.x, tc.a, tc.b)
+		if relErr(got, tc.want) > 1e-10 {
+			t.Errorf("betaIncReg(%v, %v, %v) = %v, want %v", tc.x, tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestOtavaTTest(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b segmentStats
+		want float64
+	}{
+		{"small", segmentStats{5, 10, 1}, segmentStats{7, 12, 1.5}, 0.02732292020295862},
+		{"not significant", segmentStats{30, 100, 2}, segmentStats{40, 101, 2.5}, 0.0762810325500946},
+		{"df 1", segmentStats{2, 5, 0.1}, segmentStats{1, 5.3, 0.2}, 0.2467517144288499},
+		{"5 % step", segmentStats{50, 1000, 10}, segmentStats{50, 950, 12}, 1.049605542373846e-40},
+		{"two single points", segmentStats{1, 1, 0}, segmentStats{1, 2, 0}, 1},
+		{"empty side", segmentStats{}, segmentStats{3, 2, 0}, 1},
+		{"constant, equal", segmentStats{4, 7, 0}, segmentStats{9, 7, 0}, 1},
+		{"constant, different", segmentStats{4, 7, 0}, segmentStats{9, 8, 0}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := otavaTTest(tc.a, tc.b)
+			if relErr(got, tc.want) > 1e-9 {
+				t.Errorf("otavaTTest = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestQuantiles(t *testing.T) {
+	tests := []struct {
+		name      string
+		got, want float64
+	}{
+		{"t 0.99 df3", studentTQuantile(0.99, 3), 4.540702858471383},
+		{"t 0.95 df10", studentTQuantile(0.95, 10), 1.8124611228107335},
+		{"t 0.975 df1", studentTQuantile(0.975, 1), 12.706204736432095},
+		{"t 0.01 df5", studentTQuantile(0.01, 5), -3.3649299989072756},
+		{"z 0.99", normalQuantile(0.99), 2.3263478740408408},
+	}
+	for _, tc := range tests {
+		if relErr(tc.got, tc.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+func TestDescribeLargeValuesSmallSpread(t *testing.T) {
+	// 1e9 ± 1: a one-pass sum of squares would lose all precision here.
+	xs := []float64{1e9 - 1, 1e9 + 1, 1e9 - 1, 1e9 + 1}
+	st := describe(xs)
+	if st.mean != 1e9 || math.Abs(st.stddev-1) > 1e-12 {
+		t.Errorf("describe = %+v, want mean 1e9 stddev 1", st)
+	}
+}
