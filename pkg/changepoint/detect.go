@@ -253,9 +253,10 @@ func relChange(before, after float64) (change, magnitude float64) {
 // segments of at least MinSegmentLength points on both sides and (with
 // MaxOutliers > 0) keeps p < MaxPValue without its most favourable points.
 // The weakest is removed first: a too-short segment, else the highest
-// p-value, else the smallest magnitude, else the least robust point. As in
-// Otava, removing the point at position k refreshes the statistics of the
-// points now at positions k and k+1.
+// p-value, else the smallest magnitude, else the least robust point. Removing
+// the point at position k refreshes the statistics of its two new neighbours
+// (positions k−1 and k); with OtavaCompat it refreshes positions k and k+1
+// instead, as Otava 0.8 does.
 func (d *Detector) mergePass(xs []float64) {
 	maxP, minMag := d.opts.MaxPValue, d.opts.MinMagnitude
 	for len(d.cps) > 0 {
@@ -282,18 +283,13 @@ func (d *Detector) mergePass(xs []float64) {
 			}
 		}
 		d.cps = append(d.cps[:k], d.cps[k+1:]...)
-		if recomputePrevious {
+		if !d.opts.OtavaCompat {
 			d.recompute(xs, k-1)
 		}
 		d.recompute(xs, k)
 		d.recompute(xs, k+1)
 	}
 }
-
-// recomputePrevious, when true, also refreshes the point before a removed
-// one in the merge pass (its right-hand segment grew). Otava does not, and
-// dbbench follows Otava so that both report the same points.
-var recomputePrevious = false
 
 // fragile returns the position of the least robust change point that fails
 // the MaxOutliers check, or -1 when all pass (or the check is off).

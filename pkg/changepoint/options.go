@@ -70,6 +70,17 @@ type Options struct {
 	// pooled variance; this check catches it. 0 reproduces Otava. Must be at
 	// least 0 and less than MinSegmentLength. Default 1.
 	MaxOutliers int
+
+	// OtavaCompat reproduces a detail of Otava's merge pass (0.8.0 and its
+	// main branch as of 2026): after removing a weak change point it refreshes
+	// the statistics of the next two points but not of the previous one, whose
+	// right-hand segment just grew. Its later decisions, and the before/after
+	// statistics it reports, can then use a segment that ends at a removed
+	// point. With OtavaCompat false (the default) both neighbours are
+	// refreshed, so every reported statistic describes the final segments;
+	// on the cross-check corpus this changes the change points of about one
+	// series in ten. OtavaOptions sets it.
+	OtavaCompat bool
 }
 
 // DefaultOptions returns dbbench's defaults: Otava's window and p-value, plus
@@ -95,6 +106,7 @@ func OtavaOptions() Options {
 		MaxPValue:        DefaultMaxPValue,
 		MinMagnitude:     0,
 		MinSegmentLength: 1,
+		OtavaCompat:      true,
 	}
 }
 
