@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# down.sh stops the local cluster started by hack/cluster/up.sh and leaves no
+# processes, mounts, interfaces or iptables chains behind. Succeeds when
+# nothing is running.
+#
+#   hack/cluster/down.sh           # keep certs, etcd data and loaded images
+#   hack/cluster/down.sh --purge   # also remove the state directory
+#
+# Order: control plane and node agents by pidfile; then every container
+# (killed through containerd, whose shims then exit), containerd itself;
+# then mounts under the state directory, the bridge and leftover veths,
+# kube-proxy's and our iptables chains, the sysctls up.sh changed, and the
+# kubelet's cgroups.
+source "$(dirname "$0")/../lib.sh"
+source "${DBBENCH_ROOT}/hack/cluster/env.sh"
+
+purge=""
+[ "${1:-}" = --purge ] && purge=1
+
+if [ "$(id -u)" != 0 ]; then
+	log "down.sh must run as root"
+	exit 1
+fi
+
+# stop NAME: TERM the process in NAME's pidfile, KILL it after 10 s.
+stop() {
+	local name=$1 file="${CLUSTER_RUN}/$1.pid" pid
+	pid=$(cat "${file}" 2>/dev/null) || return 0
+	if [ -n "${pid}" ] && kill -0 "${pid}" 2>/dev/null; then
+		log "stopping ${name} (pid ${pid})"
+		kill -TERM "${pid}" 2>/dev/null || true
+		for _ in $(seq 1 100); do
+			kill -0 "${pid}" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "${pid}" 2>/dev/null; then
+			log "${name} ignored SIGTERM; killing it"
+			kill -KILL "${pid}" 2>/dev/null || true
+			sleep 0.2
+		fi
+	fi
+	rm -f "${file}"
+}
+
+# Node agents first, so nothing restarts containers while they are removed.
+for c in coredns kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do
+	stop "${c}"
+done
+
+# Containers: kill every task and remove every container in containerd's
+# k8s.io namespace (the CRI plugin keeps sandboxes there), so the shims exit.
+if containerd_up; then
+	tasks=$(ctr_k8s tasks ls -q 2>/dev/null || true)
+	if [ -n "${tasks}" ]; then
+		log "killing $(wc -w <<<"${tasks}") containers"
+		for t in ${tasks}; do ctr_k8s tasks kill -s SIGKILL "${t}" >/dev/null 2>&1 || true; done
+		for t in ${tasks}; do
+			for _ in $(seq 1 50); do
+				ctr_k8s tasks delete "${t}" >/dev/null 2>&1 && break
+				sleep 0.1
+			done
+		done
+	fi
+	for c in $(ctr_k8s containers ls -q 2>/dev/null || true); do
+		ctr_k8s containers delete "${c}" >/dev/null 2>&1 || true
+	done
+fi
+stop containerd
+
+# Shims of our containerd that outlived it (they carry its socket path).
+for pid in $(pgrep -f -- "containerd-shim-runc-v2 .*-address ${CONTAINERD_SOCK}" || true); do
+	log "killing leftover shim ${pid}"
+	kill -KILL "${pid}" 2>/dev/null || true
+done
+
+# Mounts under the state directory (rootfs overlays, netns, projected
+# volumes, tmpfs secrets), deepest first.
+if [ -d "${CLUSTER_DIR}" ]; then
+	mapfile -t mounts < <(awk -v d="${CLUSTER_DIR}/" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r)
+	if [ ${#mounts[@]} -gt 0 ]; then
+		log "unmounting ${#mounts[@]} mounts under ${CLUSTER_DIR}"
+		for m in "${mounts[@]}"; do
+			umount "${m}" 2>/dev/null || umount -l "${m}" 2>/dev/null || log "could not unmount ${m}"
+		done
+	fi
+fi
+
+# Network: veths on the bridge (normally gone with their netns), the bridge.
+if ip link show "${CLUSTER_BRIDGE}" >/dev/null 2>&1; then
+	for v in $(ip -o link show master "${CLUSTER_BRIDGE}" 2>/dev/null | awk -F': ' '{ print $2 }' | cut -d@ -f1); do
+		ip link delete "${v}" 2>/dev/null || true
+	done
+	log "deleting bridge ${CLUSTER_BRIDGE}"
+	ip link delete "${CLUSTER_BRIDGE}"
+fi
+
+# iptables: kube-proxy's own cleanup, then any KUBE-* / DBBENCH-* chain left
+# (the kubelet's canaries, our FORWARD guard).
+if [ -x "${K8S_BIN}/kube-proxy" ] && iptables -w -t nat -S 2>/dev/null | grep -q -- '-N KUBE-'; then
+	"${K8S_BIN}/kube-proxy" --cleanup >/dev/null 2>&1 || true
+fi
+for ipt in iptables ip6tables; do
+	command -v "${ipt}" >/dev/null || continue
+	for table in filter nat mangle; do
+		rules=$("${ipt}" -w -t "${table}" -S 2>/dev/null) || continue
+		# Jumps into our chains from the built-in chains.
+		grep -E -- '^-A [A-Z]+ .*-j (KUBE-|DBBENCH-)' <<<"${rules}" | grep -vE '^-A (KUBE-|DBBENCH-)' |
+			while read -r rule; do
+				eval "${ipt} -w -t ${table} ${rule/-A/-D}" 2>/dev/null || true
+			done
+		for chain in $(awk '$1 == "-N" && ($2 ~ /^KUBE-/ || $2 ~ /^DBBENCH-/) { print $2 }' <<<"${rules}"); do
+			"${ipt}" -w -t "${table}" -F "${chain}" 2>/dev/null || true
+		done
+		for chain in $(awk '$1 == "-N" && ($2 ~ /^KUBE-/ || $2 ~ /^DBBENCH-/) { print $2 }' <<<"${rules}"); do
+			"${ipt}" -w -t "${table}" -X "${chain}" 2>/dev/null || true
+		done
+	done
+done
+
+# Sysctls back to what they were before up.sh.
+for f in "${CLUSTER_RUN}"/sysctl.*; do
+	[ -f "${f}" ] || continue
+	key=${f##*/sysctl.}
+	cat "${f}" >"/proc/sys/${key//.//}" 2>/dev/null || true
+	rm -f "${f}"
+done
+
+# The kubelet's cgroups (cgroupfs driver): kubepods/ in every hierarchy.
+for hier in /sys/fs/cgroup/*/; do
+	[ -d "${hier}kubepods" ] || continue
+	find "${hier}kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+done
+
+# Directories outside the state directory that the runtime creates.
+rm -rf "${CLUSTER_DIR}/cni-ipam"
+if [ -f "${CLUSTER_RUN}/created-run-containerd" ]; then
+	rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+	rm -f "${CLUSTER_RUN}/created-run-containerd"
+fi
+if [ -d /var/log/containers ]; then
+	find /var/log/containers -type l -lname "${CLUSTER_DIR}/*" -delete 2>/dev/null || true
+	if [ -f "${CLUSTER_RUN}/created-var-log-containers" ]; then
+		rmdir /var/log/containers 2>/dev/null || true
+		rm -f "${CLUSTER_RUN}/created-var-log-containers"
+	fi
+fi
+
+if [ -n "${purge}" ] && [ -d "${CLUSTER_DIR}" ]; then
+	log "removing ${CLUSTER_DIR}"
+	rm -rf "${CLUSTER_DIR}"
+fi
+log "cluster is down"

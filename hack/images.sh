@@ -1,0 +1,277 @@
+#!/usr/bin/env bash
+# images.sh builds the project's container images with podman from the
+# Dockerfiles under images/ (no registry, no Docker engine) and loads them into
+# the local cluster's containerd when it is running.
+#
+#   hack/images.sh                  # every image in the catalog below
+#   hack/images.sh mariadb-10.11 agent
+#   hack/images.sh --load           # import already built images into containerd only
+#   hack/images.sh --list           # the catalog: name, tag, state
+#
+# Each image is keyed by a content hash of its build context (Dockerfile, files,
+# binaries built into it), its build arguments and its base image's hash. The
+# saved image (podman save --format docker-archive) is cached as
+# ${DBBENCH_CACHE}/images/<name>-<hash>.tar, so a rerun with nothing changed
+# builds nothing; containerd imports are remembered per hash under the
+# cluster's state directory.
+#
+# The Debian bases are not Dockerfiles: debootstrap --variant=minbase <suite>
+# imported as docker.io/library/debian:<suite>-slim (see images/base/README.md),
+# so the other Dockerfiles say FROM debian:<suite>-slim as they would anywhere.
+source "$(dirname "$0")/lib.sh"
+source "${DBBENCH_ROOT}/hack/cluster/env.sh"
+
+IMAGES_DIR="${DBBENCH_ROOT}/images"
+IMAGES_CACHE="${DBBENCH_CACHE}/images"
+LOADED_DIR="${CLUSTER_DIR}/images-loaded"
+DEBIAN_MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+DEBIAN_SECURITY_MIRROR="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+# Bump to rebuild everything (changes every hash).
+FORMAT=1
+
+# name | images/ dir | tag | build args | base image (name in this catalog)
+CATALOG=(
+	"base-bullseye|base|docker.io/library/debian:bullseye-slim|SUITE=bullseye|"
+	"base-bookworm|base|docker.io/library/debian:bookworm-slim|SUITE=bookworm|"
+	"base-trixie|base|docker.io/library/debian:trixie-slim|SUITE=trixie|"
+	"base-sid|base|docker.io/library/debian:sid-slim|SUITE=sid|"
+	"pause|pause|${PAUSE_IMAGE}||"
+	"mariadb-10.5|mariadb|docker.io/library/mariadb:10.5|SUITE=bullseye|base-bullseye"
+	"mariadb-10.11|mariadb|docker.io/library/mariadb:10.11|SUITE=bookworm|base-bookworm"
+	"mariadb-11.8|mariadb|docker.io/library/mariadb:11.8|SUITE=trixie|base-trixie"
+	"postgres-13|postgres|docker.io/library/postgres:13|SUITE=bullseye PG_MAJOR=13|base-bullseye"
+	"postgres-15|postgres|docker.io/library/postgres:15|SUITE=bookworm PG_MAJOR=15|base-bookworm"
+	"postgres-17|postgres|docker.io/library/postgres:17|SUITE=trixie PG_MAJOR=17|base-trixie"
+	"mysql-9.7|mysql|docker.io/library/mysql:9.7|SUITE=sid|base-sid"
+	"agent|agent|docker.io/dbbench/agent:dev||base-bookworm"
+	"manager|manager|docker.io/dbbench/manager:dev||"
+)
+
+# Catalog fields of the current image, set by `entry NAME`.
+E_NAME="" E_DIR="" E_TAG="" E_ARGS="" E_BASE=""
+entry() {
+	local line
+	for line in "${CATALOG[@]}"; do
+		if [ "${line%%|*}" = "$1" ]; then
+			IFS='|' read -r E_NAME E_DIR E_TAG E_ARGS E_BASE <<<"${line}"
+			return 0
+		fi
+	done
+	log "unknown image '$1'; known: $(printf '%s ' "${CATALOG[@]%%|*}")"
+	return 1
+}
+
+podman() { command podman --runtime runc --cgroup-manager cgroupfs --events-backend file "$@"; }
+
+# hash_dir DIR prints a hash of every file's path, mode and content under DIR.
+hash_dir() {
+	(cd "$1" && find . \( -type f -o -type l \) -printf '%p %m\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum | cut -c1-16
+}
+
+# prepare NAME CTX copies the image's directory into CTX and builds what the
+# Dockerfile expects there. Returns 2 when a source is missing (skip).
+prepare() {
+	local name=$1 ctx=$2
+	cp -a "${IMAGES_DIR}/${E_DIR}/." "${ctx}/"
+	case "${name}" in
+	pause)
+		gcc -static -O2 -s -Wall -o "${ctx}/pause" "${ctx}/pause.c"
+		;;
+	agent | manager)
+		local pkg="./cmd/${name}" bin="dbbench-${name}"
+		if ! ls "${DBBENCH_ROOT}/cmd/${name}"/*.go >/dev/null 2>&1; then
+			log "skipping ${name}: ${pkg} has no Go files yet"
+			return 2
+		fi
+		(cd "${DBBENCH_ROOT}" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${ctx}/${bin}" "${pkg}")
+		if [ "${name}" = agent ]; then
+			mkdir -p "${ctx}/lua"
+			cp -a "${DBBENCH_ROOT}/lua/dbbench/." "${ctx}/lua/"
+		fi
+		;;
+	esac
+}
+
+archive_of() { echo "${IMAGES_CACHE}/$1-$2.tar"; }
+
+# Hashes computed in this run, by name (bases first).
+declare -A HASHES=()
+declare -A SKIPPED=()
+
+# ensure_in_podman NAME: the image is in podman's store with the cached hash
+# (needed as a base for FROM). Loads it from the archive if podman lost it.
+ensure_in_podman() {
+	local name=$1 hash=${HASHES[$1]} have
+	entry "${name}"
+	have=$(podman image inspect --format '{{index .Labels "dbbench.hash"}}' "${E_TAG}" 2>/dev/null || true)
+	[ "${have}" = "${hash}" ] && return 0
+	podman load -q -i "$(archive_of "${name}" "${hash}")" >/dev/null
+}
+
+build_base() {
+	local hash=$1 suite root
+	suite=${E_ARGS#SUITE=}
+	root=$(mktemp -d "${IMAGES_CACHE}/rootfs-${suite}.XXXXXX")
+	log "debootstrap --variant=minbase ${suite} (${DEBIAN_MIRROR})"
+	if ! debootstrap --variant=minbase "${suite}" "${root}" "${DEBIAN_MIRROR}" >"${root}.log" 2>&1; then
+		tail -20 "${root}.log" >&2
+		rm -rf "${root}"
+		return 1
+	fi
+	install -m 0644 "${IMAGES_DIR}/base/dpkg-slim.cfg" "${root}/etc/dpkg/dpkg.cfg.d/docker-slim"
+	install -m 0644 "${IMAGES_DIR}/base/apt-slim.conf" "${root}/etc/apt/apt.conf.d/docker-slim"
+	install -m 0755 "${IMAGES_DIR}/base/policy-rc.d" "${root}/usr/sbin/policy-rc.d"
+	{
+		echo "deb ${DEBIAN_MIRROR} ${suite} main"
+		if [ "${suite}" != sid ]; then
+			echo "deb ${DEBIAN_MIRROR} ${suite}-updates main"
+			echo "deb ${DEBIAN_SECURITY_MIRROR} ${suite}-security main"
+		fi
+	} >"${root}/etc/apt/sources.list"
+	# What the slim images leave out; the host's resolver is no business of an image.
+	find "${root}/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete 2>/dev/null || true
+	rm -rf "${root}/usr/share/man/"* "${root}/usr/share/info/"* "${root}/var/cache/apt/"*.bin \
+		"${root}/var/cache/apt/archives/"*.deb "${root}/debootstrap" \
+		"${root}/var/lib/apt/lists/"* "${root}/var/log/"*.log "${root}/var/cache/debconf/"*-old
+	: >"${root}/etc/resolv.conf"
+	echo localhost >"${root}/etc/hostname"
+	tar --numeric-owner -C "${root}" -c . |
+		podman import -q --change 'CMD ["bash"]' --change "LABEL dbbench.hash=${hash}" - "${E_TAG}" >/dev/null
+	rm -rf "${root}" "${root}.log"
+}
+
+# version_check NAME: a database image must contain the version its tag says.
+version_check() {
+	local version=${E_TAG##*:} out
+	case "${E_DIR}" in
+	mariadb) out=$(podman run --rm --network=none --entrypoint mariadbd "${E_TAG}" --version) ;;
+	mysql) out=$(podman run --rm --network=none --entrypoint mysqld "${E_TAG}" --version) ;;
+	postgres) out=$(podman run --rm --network=none --entrypoint postgres "${E_TAG}" --version) ;;
+	*) return 0 ;;
+	esac
+	if [[ "${out}" != *" ${version}."* ]]; then
+		log "${E_TAG} runs '${out}', not version ${version}"
+		return 1
+	fi
+	log "${E_TAG}: ${out}"
+}
+
+# build NAME builds the image (and its base) unless the archive for its hash
+# is cached.
+build() {
+	local name=$1
+	[ -n "${HASHES[${name}]:-}" ] || [ -n "${SKIPPED[${name}]:-}" ] && return 0
+	entry "${name}"
+	local base=${E_BASE} base_hash=""
+	if [ -n "${base}" ]; then
+		build "${base}"
+		base_hash=${HASHES[${base}]}
+		entry "${name}"
+	fi
+	local ctx rc=0 hash
+	ctx=$(mktemp -d)
+	prepare "${name}" "${ctx}" || rc=$?
+	if [ "${rc}" -ne 0 ]; then
+		rm -rf "${ctx}"
+		[ "${rc}" -eq 2 ] && SKIPPED[${name}]=1 && return 0
+		return "${rc}"
+	fi
+	local recipe=""
+	# A base's recipe is this script's build_base, not a Dockerfile.
+	[ "${E_DIR}" = base ] && recipe=$(declare -f build_base)
+	hash=$(printf '%s\n' "${FORMAT}" "$(hash_dir "${ctx}")" "${E_TAG}" "${E_ARGS}" "${base_hash}" "${recipe}" | sha256sum | cut -c1-16)
+	HASHES[${name}]=${hash}
+	local archive
+	archive=$(archive_of "${name}" "${hash}")
+	if [ -f "${archive}" ]; then
+		rm -rf "${ctx}"
+		return 0
+	fi
+
+	local start=${SECONDS}
+	if [ "${E_DIR}" = base ]; then
+		build_base "${hash}"
+	else
+		[ -n "${base}" ] && ensure_in_podman "${base}"
+		entry "${name}"
+		log "building ${E_TAG} (${name}, ${hash})"
+		local args=() kv
+		for kv in ${E_ARGS}; do args+=(--build-arg "${kv}"); done
+		if ! podman build --network=host --pull=never --layers=false --label "dbbench.hash=${hash}" \
+			"${args[@]}" -t "${E_TAG}" -f "${ctx}/Dockerfile" "${ctx}" >"${ctx}.log" 2>&1; then
+			tail -30 "${ctx}.log" >&2
+			log "building ${E_TAG} failed (full log above: ${ctx}.log)"
+			rm -rf "${ctx}"
+			return 1
+		fi
+		rm -f "${ctx}.log"
+		version_check
+	fi
+	rm -rf "${ctx}"
+	podman save -q --format docker-archive -o "${archive}.tmp" "${E_TAG}" >/dev/null
+	mv "${archive}.tmp" "${archive}"
+	# Older archives of this image are dead weight.
+	find "${IMAGES_CACHE}" -maxdepth 1 -name "${name}-*.tar" ! -name "$(basename "${archive}")" -delete
+	log "built ${E_TAG} in $((SECONDS - start)) s"
+}
+
+# load NAME imports the cached archive into the cluster's containerd unless
+# the same hash is already there.
+load() {
+	local name=$1 hash archive
+	entry "${name}"
+	hash=${HASHES[${name}]:-}
+	if [ -z "${hash}" ]; then # --load: the newest archive of this name
+		archive=$(ls -t "${IMAGES_CACHE}/${name}"-*.tar 2>/dev/null | head -1 || true)
+		[ -n "${archive}" ] || return 0
+		hash=${archive##*-}
+		hash=${hash%.tar}
+	fi
+	archive=$(archive_of "${name}" "${hash}")
+	if [ "$(cat "${LOADED_DIR}/${name}" 2>/dev/null)" = "${hash}" ] &&
+		ctr_k8s images ls -q "name==${E_TAG}" | grep -q .; then
+		return 0
+	fi
+	log "loading ${E_TAG} into containerd"
+	ctr_k8s images import "${archive}" >/dev/null
+	mkdir -p "${LOADED_DIR}"
+	echo "${hash}" >"${LOADED_DIR}/${name}"
+}
+
+main() {
+	local load_only="" names=() n
+	for a in "$@"; do
+		case "${a}" in
+		--load) load_only=1 ;;
+		--list)
+			for n in "${CATALOG[@]}"; do
+				IFS='|' read -r E_NAME E_DIR E_TAG E_ARGS E_BASE <<<"${n}"
+				printf '%-14s %-42s %s\n' "${E_NAME}" "${E_TAG}" \
+					"$(ls "${IMAGES_CACHE}/${E_NAME}"-*.tar >/dev/null 2>&1 && echo built || echo -)"
+			done
+			return 0
+			;;
+		-h | --help) sed -n '2,20p' "$0"; return 0 ;;
+		-*) log "unknown flag ${a}"; return 1 ;;
+		*) names+=("${a}") ;;
+		esac
+	done
+	[ ${#names[@]} -gt 0 ] || names=("${CATALOG[@]%%|*}")
+	for n in "${names[@]}"; do entry "${n}" >/dev/null; done
+	mkdir -p "${IMAGES_CACHE}"
+
+	if [ -z "${load_only}" ]; then
+		apt_install podman debootstrap gcc libc6-dev
+		for n in "${names[@]}"; do build "${n}"; done
+	fi
+	if containerd_up; then
+		for n in "${names[@]}"; do
+			[ -n "${SKIPPED[${n}]:-}" ] || [ "${n#base-}" != "${n}" ] || load "${n}"
+		done
+	elif [ -z "${load_only}" ]; then
+		log "the local cluster's containerd is not running: images are cached and will be loaded by hack/cluster/up.sh"
+	fi
+}
+
+main "$@"
