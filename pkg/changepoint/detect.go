@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 )
@@ -325,30 +324,74 @@ func (d *Detector) fragile(xs []float64) int {
 // a 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
 func (d *Detector) trimmedTest(before, after []float64, up bool) (maxP float64) {
 	k := d.opts.MaxOutliers
-	// extremes[j] = the j-th most favourable value of a side, as a sorted copy.
-	d.trimB = appendSorted(d.trimB[:0], before)
-	d.trimA = appendSorted(d.trimA[:0], after)
+	// For a rise the favourable points are the smallest of before and the
+	// largest of after; for a drop, the reverse.
+	d.trimB = mostExtreme(d.trimB[:0], before, k, !up)
+	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
+	fb, fa := full(before), full(after)
 	for j := 0; j <= k; j++ {
-		var b, a []float64
-		if up { // drop the j smallest of before, the k−j largest of after
-			b = d.trimB[min(j, len(d.trimB)):]
-			a = d.trimA[:max(0, len(d.trimA)-(k-j))]
-		} else { // drop the j largest of before, the k−j smallest of after
-			b = d.trimB[:max(0, len(d.trimB)-j)]
-			a = d.trimA[min(k-j, len(d.trimA)):]
-		}
-		if len(a) == 0 || len(b) == 0 {
+		if j >= len(before) || k-j >= len(after) {
 			return 1
 		}
-		maxP = math.Max(maxP, otavaTTest(describe(b), describe(a)))
+		sb := fb.without(d.trimB[:j])
+		sa := fa.without(d.trimA[:k-j])
+		maxP = math.Max(maxP, otavaTTest(sb, sa))
 	}
 	return maxP
 }
 
-func appendSorted(dst, src []float64) []float64 {
-	dst = append(dst, src...)
-	slices.Sort(dst)
+// mostExtreme appends to dst the min(k, len(xs)) largest (or smallest) values
+// of xs, most extreme first, in O(len(xs)·k).
+func mostExtreme(dst, xs []float64, k int, largest bool) []float64 {
+	k = min(k, len(xs))
+	if k <= 0 {
+		return dst
+	}
+	more := func(a, b float64) bool { return (largest && a > b) || (!largest && a < b) }
+	for _, x := range xs {
+		if len(dst) < k {
+			dst = append(dst, x)
+		} else if more(x, dst[k-1]) {
+			dst[k-1] = x
+		} else {
+			continue
+		}
+		for i := len(dst) - 1; i > 0 && more(dst[i], dst[i-1]); i-- {
+			dst[i], dst[i-1] = dst[i-1], dst[i]
+		}
+	}
 	return dst
+}
+
+// fullStats is a segment's size, mean and sum of squared deviations, from
+// which the statistics without a few of its points follow exactly.
+type fullStats struct {
+	n        int
+	mean, ss float64
+}
+
+func full(xs []float64) fullStats {
+	st := describe(xs)
+	return fullStats{n: st.n, mean: st.mean, ss: st.stddev * st.stddev * float64(st.n)}
+}
+
+// without returns the segmentStats of the segment minus the values removed
+// (which must be members of it), using sums centred on the full mean.
+func (f fullStats) without(removed []float64) segmentStats {
+	n := f.n - len(removed)
+	var s1, s2 float64
+	for _, r := range removed {
+		d := r - f.mean
+		s1 -= d
+		s2 += d * d
+	}
+	nf := float64(n)
+	dm := s1 / nf
+	v := (f.ss-s2)/nf - dm*dm
+	if v < 0 || n < 2 {
+		v = 0
+	}
+	return segmentStats{n: n, mean: f.mean + dm, stddev: math.Sqrt(v)}
 }
 
 // shortSegment returns the position of the weakest (highest p-value) change

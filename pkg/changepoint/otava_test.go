@@ -51,18 +51,21 @@ func otavaPython(t testing.TB) string {
 	return py
 }
 
-func crossCheckScript(t testing.TB) string {
+func crossCheckScript() string {
 	_, file, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(file), "..", "..", "hack", "otava-crosscheck.py")
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("cross-check script: %v", err)
-	}
-	return script
+	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "otava-crosscheck.py")
 }
 
 // runOtava runs the script in json mode on series with Otava's defaults.
 func runOtava(t testing.TB, series []namedValues) otavaOutput {
-	dir := t.TempDir()
+	res, err := otavaJSON(otavaPython(t), t.TempDir(), series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func otavaJSON(py, dir string, series []namedValues) (otavaOutput, error) {
 	in, out := filepath.Join(dir, "in.json"), filepath.Join(dir, "out.json")
 	doc := map[string]any{
 		"options": map[string]any{"window_len": DefaultWindowLen, "max_pvalue": DefaultMaxPValue, "min_magnitude": 0.0},
@@ -70,30 +73,35 @@ func runOtava(t testing.TB, series []namedValues) otavaOutput {
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {
-		t.Fatal(err)
+		return otavaOutput{}, err
 	}
 	if err := os.WriteFile(in, b, 0o644); err != nil {
-		t.Fatal(err)
+		return otavaOutput{}, err
 	}
-	return execOtava(t, "json", in, out)
+	return otavaExec(py, "json", in, out)
 }
 
 func execOtava(t testing.TB, mode, in, out string) otavaOutput {
-	cmd := exec.Command(otavaPython(t), crossCheckScript(t), mode, in, out)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("otava-crosscheck.py %s: %v\n%s", mode, err, stderr.String())
-	}
-	b, err := os.ReadFile(out)
+	res, err := otavaExec(otavaPython(t), mode, in, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res otavaOutput
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
 	return res
+}
+
+func otavaExec(py, mode, in, out string) (otavaOutput, error) {
+	cmd := exec.Command(py, crossCheckScript(), mode, in, out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return otavaOutput{}, fmt.Errorf("otava-crosscheck.py %s: %v\n%s", mode, err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return otavaOutput{}, err
+	}
+	var res otavaOutput
+	return res, json.Unmarshal(b, &res)
 }
 
 // crossCheckSeries is a mix of the shapes the detector meets: steps, several

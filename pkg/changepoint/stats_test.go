@@ -2,6 +2,7 @@ package changepoint
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -82,5 +83,27 @@ func TestDescribeLargeValuesSmallSpread(t *testing.T) {
 	st := describe(xs)
 	if st.mean != 1e9 || math.Abs(st.stddev-1) > 1e-12 {
 		t.Errorf("describe = %+v, want mean 1e9 stddev 1", st)
+	}
+}
+
+func TestFullStatsWithout(t *testing.T) {
+	xs := []float64{1003, 998, 1500, 1001, 997, 1002, 640}
+	for k := 0; k <= 3; k++ {
+		for _, largest := range []bool{true, false} {
+			removed := mostExtreme(nil, xs, k, largest)
+			// Reference: sort a copy and drop the k extreme values.
+			rest := append([]float64(nil), xs...)
+			slices.Sort(rest)
+			if largest {
+				rest = rest[:len(rest)-k]
+			} else {
+				rest = rest[k:]
+			}
+			want := describe(rest)
+			got := full(xs).without(removed)
+			if got.n != want.n || relErr(got.mean, want.mean) > 1e-12 || relErr(got.stddev, want.stddev) > 1e-9 {
+				t.Errorf("k=%d largest=%v: removed %v, got %+v, want %+v", k, largest, removed, got, want)
+			}
+		}
 	}
 }
