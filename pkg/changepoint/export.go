@@ -73,6 +73,11 @@ func WriteOtavaCSV(w io.Writer, series []Series) error {
 	if err := cw.Write(header); err != nil {
 		return err
 	}
+	for i, t := range times {
+		if y := t.UTC().Year(); y < 1 || y > 9999 {
+			return fmt.Errorf("changepoint: WriteOtavaCSV: time %d (%v) is outside years 1-9999", i, t)
+		}
+	}
 	row := make([]string, 0, len(header))
 	for i := range n {
 		row = append(row[:0], times[i].UTC().Format(otavaTimeLayout))
@@ -93,9 +98,11 @@ func WriteOtavaCSV(w io.Writer, series []Series) error {
 // ReadOtavaCSV reads a CSV file in Otava's input format. timeColumn names the
 // time column ("" means "time"); it may hold RFC 3339 times, "2006-01-02
 // 15:04:05[ -0700]", Otava's example form "2006.01.02 15:04:05 -0700", a date,
-// or Unix seconds. Every other column whose non-empty cells all parse as
-// finite numbers becomes a Series; the first remaining text column, preferring
-// one named "label", then "commit", then "version", gives the Labels. Empty
+// or Unix seconds. Columns named "label", "commit" and "version" are
+// attributes even when they look numeric (8.0); every other column whose
+// non-empty cells all parse as finite numbers becomes a Series. The Labels
+// come from the "label" column, else "commit", else "version", else the first
+// other text column. Empty
 // numeric cells are filled from the previous run (from the next one at the
 // start), as Otava does; a numeric column with no value at all is an error.
 func ReadOtavaCSV(r io.Reader, timeColumn string) ([]Series, error) {
@@ -145,8 +152,9 @@ func ReadOtavaCSV(r io.Reader, timeColumn string) ([]Series, error) {
 		if c == timeIdx {
 			continue
 		}
+		_, attribute := rank[name]
 		vals, ok := numericColumn(rows, c)
-		if !ok {
+		if attribute || !ok {
 			rk, named := rank[name]
 			if !named {
 				rk = 3
@@ -238,7 +246,10 @@ func parseOtavaTime(s string) (time.Time, error) {
 		}
 	}
 	if sec, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return time.Unix(sec, 0).UTC(), nil
+		if t := time.Unix(sec, 0).UTC(); t.Year() >= 1 && t.Year() <= 9999 {
+			return t, nil
+		}
+		return time.Time{}, fmt.Errorf("Unix time %q is outside years 1-9999", s)
 	}
 	return time.Time{}, fmt.Errorf("cannot parse time %q", s)
 }
