@@ -116,33 +116,44 @@ func (win *window) best(s, e int) candidate {
 	w := win.w
 	inv := win.inv
 	rowS := w[s*st : s*st+st]
-	first := true
+	bestQ := math.Inf(-1)
 	for tau := s + m; tau <= e-m; tau++ {
 		n := tau - s
 		wsTau := rowS[tau]
 		// Coefficient of the X within-sum, without the common 1/(n+m) factor:
-		// 2m/(n−1); the m-dependence is folded in below.
+		// 2/(n−1); it is multiplied by the size of Y below.
 		xCoef := 0.0
 		if n > 1 {
 			xCoef = 2 * inv[n-1] * wsTau
 		}
 		rowTau := w[tau*st : tau*st+st]
 		twoN := 2 * float64(n)
-		for kappa := tau + m; kappa <= e; kappa++ {
-			mm := kappa - tau
-			wTK := rowTau[kappa]
-			cross := rowS[kappa] - wsTau - wTK
-			num := 2*cross - float64(mm)*xCoef
-			if mm > 1 {
-				num -= twoN * inv[mm-1] * wTK
+		kappa := tau + m
+		if m == 1 { // Y of one point: no Y within-sum term
+			cross := rowS[kappa] - wsTau - rowTau[kappa]
+			q := (2*cross - xCoef) * inv[n+1]
+			if q > bestQ {
+				bestQ, res.tau = q, tau
 			}
+			kappa++
+		}
+		// Here every Y has at least two points. Re-slicing lets the compiler
+		// drop most bounds checks.
+		rs := rowS[kappa : e+1]
+		rt := rowTau[kappa : e+1]
+		for i := range rs {
+			mm := kappa + i - tau
+			wTK := rt[i]
+			cross := rs[i] - wsTau - wTK
+			num := 2*cross - float64(mm)*xCoef
+			num -= twoN * inv[mm-1] * wTK
 			q := num * inv[n+mm]
-			if first || q > res.q {
-				res = candidate{tau: tau, q: q}
-				first = false
+			if q > bestQ {
+				bestQ, res.tau = q, tau
 			}
 		}
 	}
+	res.q = bestQ
 	return res
 }
 
