@@ -1,0 +1,196 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxConfigMapBytes is Kubernetes' limit on a ConfigMap's data.
+const MaxConfigMapBytes = 1 << 20
+
+// UnsupportedVersionError is returned for a document whose schemaVersion this
+// package does not read. Reading it as v1 anyway could give silently wrong
+// numbers, so there is no way around it but a newer reader.
+type UnsupportedVersionError struct {
+	Got  string // the schemaVersion found ("" when missing)
+	Want string // the version this reader understands
+}
+
+func (e *UnsupportedVersionError) Error() string {
+	switch {
+	case e.Got == "":
+		return fmt.Sprintf("schemaVersion: missing; not a dbbench results document (want %q)", e.Want)
+	case strings.HasPrefix(e.Got, "dbbench.io/"):
+		return fmt.Sprintf("schemaVersion: %q is not %q: written by another dbbench version or for another document kind; use a reader that supports it", e.Got, e.Want)
+	default:
+		return fmt.Sprintf("schemaVersion: %q is not %q: not a dbbench results document", e.Got, e.Want)
+	}
+}
+
+// peekVersion reads only schemaVersion, so that a document of another
+// version is refused before its fields are forced into v1's types.
+func peekVersion(data []byte) (string, error) {
+	var head struct {
+		SchemaVersion *string `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return "", fmt.Errorf("not a JSON object: %w", err)
+	}
+	if head.SchemaVersion == nil {
+		return "", nil
+	}
+	return *head.SchemaVersion, nil
+}
+
+// Marshal validates d and encodes it as compact JSON.
+func Marshal(d *Document) ([]byte, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(d)
+}
+
+// Unmarshal decodes a v1 document, full or compact, and validates it.
+//
+// It refuses any schemaVersion other than SchemaV1 with
+// *UnsupportedVersionError. Unknown fields are ignored, on purpose: later v1
+// writers may add optional fields (see docs/results-schema.md), and an older
+// reader must still read the fields it knows. A field of the wrong JSON type
+// is an error that names the field.
+func Unmarshal(data []byte) (*Document, error) {
+	v, err := peekVersion(data)
+	if err != nil {
+		return nil, err
+	}
+	if v != SchemaV1 {
+		return nil, &UnsupportedVersionError{Got: v, Want: SchemaV1}
+	}
+	var d Document
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, describeJSONError(err)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+func describeJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("%s: JSON %s cannot be %s", te.Field, te.Value, te.Type)
+	}
+	return fmt.Errorf("decoding results document: %w", err)
+}
+
+// CompactOptions tune Compact.
+type CompactOptions struct {
+	// MaxBytes is the size the compact document must stay under; 0 means
+	// DefaultCompactBudget.
+	MaxBytes int
+	// Resolutions are the encodedQps resolutions to try, finest first, in
+	// multiples of the series interval; nil means 1, 5, 10, 30, 60. An empty,
+	// non-nil slice leaves the series out.
+	Resolutions []int
+	// Scale is the encodedQps rounding (1/Scale); 0 means 100, the two
+	// decimals sysbench prints.
+	Scale int
+}
+
+// DefaultCompactBudget leaves room in the 1 MiB ConfigMap for the other keys
+// the agent writes beside the document (progress, logs tail).
+const DefaultCompactBudget = 900 << 10
+
+// ErrTooLarge is wrapped by Compact and MarshalManifest when even the
+// smallest form exceeds the budget.
+var ErrTooLarge = errors.New("document exceeds the size budget")
+
+// Compact derives the compact form of a full document: every step's series
+// is replaced by its summary (computed over the samples after the step's
+// warm-up, unless a summary is already there) and, at the finest resolution
+// for which the whole document stays within opts.MaxBytes, by the encoded QPS
+// series. It returns the compact document and its encoding. full is not
+// modified.
+func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
+	if full.Form != FormFull {
+		return nil, nil, fmt.Errorf("form: %q is not %q", full.Form, FormFull)
+	}
+	if err := full.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = DefaultCompactBudget
+	}
+	if opts.Resolutions == nil {
+		opts.Resolutions = []int{1, 5, 10, 30, 60}
+	}
+	if opts.Scale == 0 {
+		opts.Scale = 100
+	}
+	c, err := clone(full)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Form = FormCompact
+	series := make([]*Series, len(c.Steps))
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		series[i], s.Series, s.EncodedQPS = s.Series, nil, nil
+		if series[i] != nil && s.Summary == nil {
+			steady := steadySamples(series[i], s.WarmupSeconds)
+			sum := SummarizeSeries(steady, series[i].IntervalSeconds)
+			s.Summary = &sum
+		}
+	}
+	var smallest []byte
+	for _, res := range append(opts.Resolutions, 0) { // 0: no series
+		for i := range c.Steps {
+			c.Steps[i].EncodedQPS = nil
+			if res == 0 || series[i] == nil || len(series[i].QPS) == 0 {
+				continue
+			}
+			e, err := EncodeSeries(Downsample(series[i].QPS, res), series[i].IntervalSeconds*float64(res), opts.Scale)
+			if err != nil {
+				return nil, nil, fmt.Errorf("steps[%d].series.qps: %w", i, err)
+			}
+			c.Steps[i].EncodedQPS = e
+		}
+		b, err := Marshal(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(b) <= opts.MaxBytes {
+			return c, b, nil
+		}
+		smallest = b
+	}
+	return nil, nil, fmt.Errorf("compact form is %d bytes, budget %d: %w", len(smallest), opts.MaxBytes, ErrTooLarge)
+}
+
+// steadySamples drops the warm-up samples: those that start before warmup.
+func steadySamples(s *Series, warmupSeconds float64) []float64 {
+	if !(s.IntervalSeconds > 0) {
+		return s.QPS
+	}
+	skip := 0
+	for skip < len(s.QPS) && float64(skip)*s.IntervalSeconds < warmupSeconds-1e-9 {
+		skip++
+	}
+	return s.QPS[skip:]
+}
+
+func clone(d *Document) (*Document, error) {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	var c Document
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}

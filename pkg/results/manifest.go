@@ -1,0 +1,170 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Manifest indexes the cells of one run. It lives in the run's results
+// ConfigMap; the cells' documents live elsewhere (their own ConfigMaps, an
+// object store) and the manifest says where. Its per-cell QPS summary is what
+// the relative-throughput, group and scale-up reports need, so they can be
+// made from the manifest alone.
+//
+// Size: a cell with the 32 standard steps at 1 thread count takes about
+// 1 KB, so about a thousand such cells fit in a ConfigMap; a cell with 42
+// steps × 11 thread counts takes about 7 KB (about 140 cells). MarshalManifest
+// refuses a manifest over MaxConfigMapBytes.
+type Manifest struct {
+	// SchemaVersion is always ManifestSchemaV1 for this type.
+	SchemaVersion string `json:"schemaVersion"`
+	Run           Run    `json:"run"`
+	// UpdatedAt is when the manifest was last written.
+	UpdatedAt time.Time `json:"updatedAt"`
+	// Baseline is the name of the cell that relative figures divide by.
+	Baseline string `json:"baseline,omitempty"`
+	// Cells are in the run's matrix order.
+	Cells      []ManifestCell             `json:"cells"`
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// ManifestCell is one cell's entry. The identity fields are Cell's, inline.
+type ManifestCell struct {
+	Cell
+	// Phase is the controller's phase for the cell (Pending, Running,
+	// Succeeded, Failed, ...); open-ended, informational.
+	Phase string `json:"phase"`
+	// ConfigMap holds the compact document (plan.ResultKeyDocument key), in
+	// the run's namespace; ObjectKey is the full document's object-store key.
+	ConfigMap string `json:"configMap,omitempty"`
+	ObjectKey string `json:"objectKey,omitempty"`
+	// ServerVersion and ServerSettingsSHA256 repeat the document's
+	// provenance, to spot two cells that were not what they claim to be.
+	ServerVersion        string `json:"serverVersion,omitempty"`
+	ServerSettingsSHA256 string `json:"serverSettingsSha256,omitempty"`
+	// QPS is {step → {threads → steady-state QPS}}, rounded to 0.01.
+	QPS map[string]map[int]float64 `json:"qps,omitempty"`
+	// RowsPerSecond is the same for steps reported as rows/s (scan).
+	RowsPerSecond map[string]map[int]float64 `json:"rowsPerSecond,omitempty"`
+}
+
+// NewManifestCell builds a cell's manifest entry from its document.
+func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCell {
+	mc := ManifestCell{
+		Cell: d.Cell, Phase: phase, ConfigMap: configMap, ObjectKey: objectKey,
+		ServerVersion:        d.Provenance.ServerVersion,
+		ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
+	}
+	put := func(m *map[string]map[int]float64, step string, threads int, v float64) {
+		if *m == nil {
+			*m = map[string]map[int]float64{}
+		}
+		if (*m)[step] == nil {
+			(*m)[step] = map[int]float64{}
+		}
+		(*m)[step][threads] = math.Round(v*100) / 100
+	}
+	for _, s := range d.Steps {
+		if s.Error != "" {
+			continue // a failed step has no figure to compare
+		}
+		put(&mc.QPS, s.Step, s.Threads, s.SteadyQPS)
+		if s.RowsPerSecond != nil {
+			put(&mc.RowsPerSecond, s.Step, s.Threads, *s.RowsPerSecond)
+		}
+	}
+	return mc
+}
+
+// Upsert replaces the entry with c's name, or appends c.
+func (m *Manifest) Upsert(c ManifestCell) {
+	for i := range m.Cells {
+		if m.Cells[i].Name == c.Name {
+			m.Cells[i] = c
+			return
+		}
+	}
+	m.Cells = append(m.Cells, c)
+}
+
+// Cell returns the entry named name.
+func (m *Manifest) Cell(name string) (*ManifestCell, bool) {
+	for i := range m.Cells {
+		if m.Cells[i].Name == name {
+			return &m.Cells[i], true
+		}
+	}
+	return nil, false
+}
+
+// Validate checks m and names every bad field.
+func (m *Manifest) Validate() error {
+	c := &checker{}
+	if m.SchemaVersion != ManifestSchemaV1 {
+		c.add("schemaVersion", "%q is not %q", m.SchemaVersion, ManifestSchemaV1)
+	}
+	c.required("run.name", m.Run.Name)
+	names := map[string]int{}
+	for i, cell := range m.Cells {
+		p := fmt.Sprintf("cells[%d]", i)
+		validateCell(c, p, cell.Cell)
+		c.required(p+".phase", cell.Phase)
+		if j, dup := names[cell.Name]; dup && cell.Name != "" {
+			c.add(p+".name", "%q repeats cells[%d]", cell.Name, j)
+		}
+		names[cell.Name] = i
+		for field, mm := range map[string]map[string]map[int]float64{"qps": cell.QPS, "rowsPerSecond": cell.RowsPerSecond} {
+			for step, byThreads := range mm {
+				for threads, v := range byThreads {
+					fp := fmt.Sprintf("%s.%s[%q][%d]", p, field, step, threads)
+					if threads < 1 {
+						c.add(fp, "thread count must be at least 1")
+					}
+					c.number(fp, v)
+				}
+			}
+		}
+	}
+	if _, ok := names[m.Baseline]; m.Baseline != "" && !ok {
+		c.add("baseline", "%q is not one of the cells", m.Baseline)
+	}
+	return c.err()
+}
+
+// MarshalManifest validates m and encodes it, refusing one that would not
+// fit a ConfigMap.
+func MarshalManifest(m *Manifest) ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxConfigMapBytes {
+		return nil, fmt.Errorf("manifest of %d cells is %d bytes, over %d: %w", len(m.Cells), len(b), MaxConfigMapBytes, ErrTooLarge)
+	}
+	return b, nil
+}
+
+// UnmarshalManifest decodes and validates a v1 manifest, refusing other
+// versions with *UnsupportedVersionError.
+func UnmarshalManifest(data []byte) (*Manifest, error) {
+	v, err := peekVersion(data)
+	if err != nil {
+		return nil, err
+	}
+	if v != ManifestSchemaV1 {
+		return nil, &UnsupportedVersionError{Got: v, Want: ManifestSchemaV1}
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, describeJSONError(err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}

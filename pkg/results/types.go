@@ -1,0 +1,327 @@
+package results
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SchemaV1 identifies version 1 of the cell document.
+const SchemaV1 = "dbbench.io/results/v1"
+
+// ManifestSchemaV1 identifies version 1 of the run manifest.
+const ManifestSchemaV1 = "dbbench.io/results-manifest/v1"
+
+// Form says which of the two shapes of a v1 document this is.
+type Form string
+
+const (
+	// FormFull carries the raw per-second series (object storage).
+	FormFull Form = "full"
+	// FormCompact carries series summaries only (ConfigMap).
+	FormCompact Form = "compact"
+)
+
+// Document is the results of one cell: everything needed to interpret its
+// numbers years later without the cluster it ran on.
+type Document struct {
+	// SchemaVersion is always SchemaV1 for this type.
+	SchemaVersion string `json:"schemaVersion"`
+	Form          Form   `json:"form"`
+	Run           Run    `json:"run"`
+	Cell          Cell   `json:"cell"`
+	// StartedAt is when the cell's agent started (the server was ready);
+	// FinishedAt when it wrote its final document. UTC, RFC 3339.
+	StartedAt  time.Time  `json:"startedAt"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	Status     Status     `json:"status"`
+	Provenance Provenance `json:"provenance"`
+	// Load is the prepare phase; absent if the cell failed before it.
+	Load *Load `json:"load,omitempty"`
+	// Steps are the measured (step, threads) pairs in run order.
+	Steps []StepResult `json:"steps"`
+	// Extensions hold fields that later v1 writers or other tools add
+	// without a schema change; keys should be namespaced ("example.com/x").
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// Run identifies the BenchmarkRun the cell belongs to.
+type Run struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	// UID is the run object's Kubernetes UID: names are reused, UIDs are not.
+	UID string `json:"uid,omitempty"`
+	// Suite names the step set or study ("standard", "extended", "tpcc").
+	Suite string `json:"suite,omitempty"`
+}
+
+// Cell identifies one (engine, version, config variant, repeat) combination.
+type Cell struct {
+	Name string `json:"name"`
+	// Database is the user's label for the database entry ("mariadb-10.11").
+	Database string `json:"database,omitempty"`
+	// Engine is "mysql", "mariadb" or "postgres".
+	Engine string `json:"engine"`
+	// Version is the version the user asked for; Provenance.ServerVersion is
+	// what the server reported.
+	Version string `json:"version"`
+	// Config is the config variant's name.
+	Config string `json:"config,omitempty"`
+	// Repeat numbers repeats of the same combination from 0.
+	Repeat int `json:"repeat"`
+	// Attempt numbers infrastructure retries of this repeat from 1; only the
+	// last attempt's document is normally kept.
+	Attempt int `json:"attempt"`
+}
+
+// Outcome is a cell's end state.
+type Outcome string
+
+const (
+	OutcomeSucceeded Outcome = "Succeeded"
+	OutcomeFailed    Outcome = "Failed"
+	// OutcomeRunning marks a document written mid-run (partial results).
+	OutcomeRunning Outcome = "Running"
+)
+
+// FailureClass says whose fault a failure was; it decides retries.
+type FailureClass string
+
+const (
+	// FailureBenchmark is the benchmark's own failure (SQL error, bad script).
+	FailureBenchmark FailureClass = "Benchmark"
+	// FailureInfrastructure is the platform's (pod evicted, node lost).
+	FailureInfrastructure FailureClass = "Infrastructure"
+)
+
+// Status is how the cell ended.
+type Status struct {
+	Outcome Outcome `json:"outcome"`
+	// FailureClass and Error are set when Outcome is Failed.
+	FailureClass FailureClass `json:"failureClass,omitempty"`
+	Error        string       `json:"error,omitempty"`
+	// FailedStep is the step that failed, if one did.
+	FailedStep string `json:"failedStep,omitempty"`
+}
+
+// Provenance is what the numbers were measured on. Without it a result cannot
+// be compared to another: same version and config but a different kernel,
+// image or CPU is a different experiment.
+type Provenance struct {
+	// ServerVersion is what the server reports (SELECT VERSION(), SHOW
+	// server_version), e.g. "10.11.19-MariaDB-0+deb12u1".
+	ServerVersion string `json:"serverVersion,omitempty"`
+	// ServerSettings are the effective server variables after start-up
+	// (SHOW GLOBAL VARIABLES, pg_settings), name → value as text.
+	ServerSettings map[string]string `json:"serverSettings,omitempty"`
+	// ServerSettingsSHA256 is SettingsDigest(ServerSettings), so that two
+	// cells' settings can be compared without the map (the compact form and
+	// the manifest may drop it).
+	ServerSettingsSHA256 string `json:"serverSettingsSha256,omitempty"`
+	// ConfigText is the config variant's text as given to the server.
+	ConfigText string `json:"configText,omitempty"`
+	// Image is the server image reference; ImageDigest its resolved digest
+	// ("sha256:..."), the only reliable identity of the binary.
+	Image       string `json:"image,omitempty"`
+	ImageDigest string `json:"imageDigest,omitempty"`
+	// ClientImage and ClientImageDigest are the same for the client pod.
+	ClientImage       string `json:"clientImage,omitempty"`
+	ClientImageDigest string `json:"clientImageDigest,omitempty"`
+	// DatabaseNode is the host the server ran on.
+	DatabaseNode Host `json:"databaseNode"`
+	// ClientNode is where sysbench ran; absent if unknown.
+	ClientNode *Host `json:"clientNode,omitempty"`
+	// SysbenchVersion is `sysbench --version` ("1.0.20").
+	SysbenchVersion string `json:"sysbenchVersion,omitempty"`
+	// DBBenchVersion is the agent's build version.
+	DBBenchVersion string `json:"dbbenchVersion,omitempty"`
+}
+
+// Host describes a node.
+type Host struct {
+	NodeName string `json:"nodeName,omitempty"`
+	// CPUModel is /proc/cpuinfo's "model name".
+	CPUModel string `json:"cpuModel,omitempty"`
+	// CPUs is the CPUs the node has (not the pod's limit).
+	CPUs int `json:"cpus,omitempty"`
+	// PodCPUs is the CPU limit of the pod on this node, in CPUs.
+	PodCPUs float64 `json:"podCpus,omitempty"`
+	// Kernel is `uname -r`.
+	Kernel string `json:"kernel,omitempty"`
+	// MemoryBytes is the node's memory.
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+}
+
+// Load is the prepare phase: bulk insert, secondary index, warm-up, flush.
+type Load struct {
+	// Seconds is the whole load phase, flush wait included.
+	Seconds float64 `json:"seconds"`
+	// InsertSeconds is the bulk insert alone; InsertsPerSecond is Rows /
+	// InsertSeconds, the figure the studies report.
+	InsertSeconds    float64 `json:"insertSeconds,omitempty"`
+	InsertsPerSecond float64 `json:"insertsPerSecond"`
+	// IndexSeconds is the secondary-index creation; FlushSeconds the wait
+	// for dirty pages / VACUUM + CHECKPOINT. Absent when not measured.
+	IndexSeconds *float64 `json:"indexSeconds,omitempty"`
+	FlushSeconds *float64 `json:"flushSeconds,omitempty"`
+	Tables       int      `json:"tables"`
+	// RowsPerTable is --table-size; Rows is the total inserted.
+	RowsPerTable int64 `json:"rowsPerTable"`
+	Rows         int64 `json:"rows"`
+	// Commands are the exact command lines run, passwords redacted.
+	Commands [][]string `json:"commands,omitempty"`
+}
+
+// StepResult is one step at one thread count.
+type StepResult struct {
+	// Step is the catalog name ("point-query", "read-write_range=100").
+	Step string `json:"step"`
+	// Group is the report group ("point", "range-noagg", "range-agg",
+	// "write"); reports may regroup, this is the catalog's.
+	Group   string `json:"group,omitempty"`
+	Threads int    `json:"threads"`
+	// StartedAt is when the measured run started, to line up with node
+	// metrics from elsewhere.
+	StartedAt *time.Time `json:"startedAt,omitempty"`
+	// DurationSeconds is the requested run time (--time); ElapsedSeconds the
+	// time the final report measured.
+	DurationSeconds float64  `json:"durationSeconds"`
+	ElapsedSeconds  *float64 `json:"elapsedSeconds,omitempty"`
+	// WarmupSeconds were dropped from the start of the series before the
+	// steady-state figures and summaries.
+	WarmupSeconds float64 `json:"warmupSeconds"`
+	// Command is the exact command line, passwords redacted.
+	Command []string `json:"command,omitempty"`
+	// Error is set when this step failed; the figures are then partial.
+	Error string `json:"error,omitempty"`
+
+	// SteadyQPS and SteadyTPS are the mean of the per-second samples after
+	// the warm-up: what relative tables use.
+	SteadyQPS float64 `json:"steadyQps"`
+	SteadyTPS float64 `json:"steadyTps"`
+	// SteadySamples is how many samples they average.
+	SteadySamples int `json:"steadySamples"`
+	// FinalQPS and FinalTPS are sysbench's final report ("queries: N (X per
+	// sec.)"): whole run, warm-up included; comparable with published runs.
+	FinalQPS float64 `json:"finalQps"`
+	FinalTPS float64 `json:"finalTps"`
+	// Queries and Transactions are the final report's counters.
+	Queries      int64 `json:"queries"`
+	Transactions int64 `json:"transactions"`
+	// RowsPerSecond is set for scan-like steps, reported as rows/s.
+	RowsPerSecond *float64 `json:"rowsPerSecond,omitempty"`
+
+	// Latency of the final report, in milliseconds, over the whole run.
+	LatencyAvgMs float64  `json:"latencyAvgMs"`
+	LatencyMinMs *float64 `json:"latencyMinMs,omitempty"`
+	LatencyP95Ms *float64 `json:"latencyP95Ms,omitempty"`
+	LatencyP99Ms *float64 `json:"latencyP99Ms,omitempty"`
+	LatencyMaxMs float64  `json:"latencyMaxMs"`
+
+	// Errors and Reconnects are the final report's ignored-error and
+	// reconnect counts and their per-second rates.
+	Errors              int64   `json:"errors"`
+	ErrorsPerSecond     float64 `json:"errorsPerSecond"`
+	Reconnects          int64   `json:"reconnects"`
+	ReconnectsPerSecond float64 `json:"reconnectsPerSecond"`
+
+	// Series is the per-second series (full form only).
+	Series *Series `json:"series,omitempty"`
+	// Summary summarises Series.QPS after the warm-up (both forms).
+	Summary *SeriesSummary `json:"summary,omitempty"`
+	// EncodedQPS is the QPS series compressed (compact form, when it fits).
+	EncodedQPS *EncodedSeries `json:"encodedQps,omitempty"`
+	// Hardware is the per-operation efficiency of the database node.
+	Hardware *Hardware `json:"hardware,omitempty"`
+
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// Series is the per-second output of sysbench --report-interval, column-wise.
+// Sample i covers (i·IntervalSeconds, (i+1)·IntervalSeconds] from the start
+// of the run; the warm-up samples are included. All slices have the same
+// length.
+type Series struct {
+	IntervalSeconds float64   `json:"intervalSeconds"`
+	QPS             []float64 `json:"qps"`
+	TPS             []float64 `json:"tps"`
+	// LatencyMs is the interval latency at LatencyPercentile (95 unless
+	// sysbench ran with --percentile).
+	LatencyPercentile   float64   `json:"latencyPercentile"`
+	LatencyMs           []float64 `json:"latencyMs"`
+	ErrorsPerSecond     []float64 `json:"errorsPerSecond"`
+	ReconnectsPerSecond []float64 `json:"reconnectsPerSecond"`
+}
+
+// SeriesSummary describes the steady part of a QPS series: enough for box
+// plots and for flagging stalls without the series.
+type SeriesSummary struct {
+	Samples int     `json:"samples"`
+	Min     float64 `json:"min"`
+	P5      float64 `json:"p5"`
+	Median  float64 `json:"median"`
+	P95     float64 `json:"p95"`
+	Max     float64 `json:"max"`
+	Mean    float64 `json:"mean"`
+	// CV is the coefficient of variation: population stddev / mean (0 when
+	// the mean is 0).
+	CV float64 `json:"cv"`
+	// StallSeconds counts samples below half the median, times the interval:
+	// the write stalls and checkpoint dips of the throughput-over-time charts.
+	StallSeconds float64 `json:"stallSeconds"`
+}
+
+// EncodedSeries is a QPS series packed for the compact form: each value is
+// averaged over ResolutionSeconds, rounded to 1/Scale, delta-encoded,
+// zigzag-varint-encoded, gzip-compressed and base64-encoded (standard
+// alphabet, padded). See EncodeSeries.
+type EncodedSeries struct {
+	Encoding          string  `json:"encoding"`
+	ResolutionSeconds float64 `json:"resolutionSeconds"`
+	Scale             int     `json:"scale"`
+	Samples           int     `json:"samples"`
+	Data              string  `json:"data"`
+}
+
+// Hardware is the efficiency per operation on the database node, as the
+// methodology (§4) defines it: node-wide vmstat/iostat-style averages over
+// the measured window, divided by the step's throughput. Each per-op field is
+// absent when its source was not sampled, and absent (not infinite) when
+// OpsPerSecond is 0.
+type Hardware struct {
+	// OpsPerSecond is q, the divisor ("o/s"); OpsBasis says which figure it
+	// is ("steadyQps" normally, "rowsPerSecond" for scans).
+	OpsPerSecond float64 `json:"opsPerSecond"`
+	OpsBasis     string  `json:"opsBasis"`
+	// CPUs is nCPU of the node, for CPU-seconds per op = cpu/o × nCPU / 100.
+	CPUs int `json:"cpus"`
+	// Samples is the number of 1 s samples averaged.
+	Samples int `json:"samples"`
+	// Device is the data device the disk figures are for ("nvme0n1").
+	Device string `json:"device,omitempty"`
+	// ClientCPUIncluded is true when the client ran on the database node, so
+	// the node-wide CPU figures include sysbench's own CPU (as in the
+	// reference studies).
+	ClientCPUIncluded bool `json:"clientCpuIncluded"`
+
+	// CPUPerOp is "cpu/o": avg(us+sy) in % of all CPUs / q.
+	CPUPerOp *float64 `json:"cpuPerOp,omitempty"`
+	// ContextSwitchesPerOp is "cs/o".
+	ContextSwitchesPerOp *float64 `json:"csPerOp,omitempty"`
+	// ReadsPerOp is "r/o": device reads / q.
+	ReadsPerOp *float64 `json:"readsPerOp,omitempty"`
+	// ReadKBPerOp is "rKB/o"; WriteKBPerOp "wKB/o".
+	ReadKBPerOp  *float64 `json:"readKbPerOp,omitempty"`
+	WriteKBPerOp *float64 `json:"writeKbPerOp,omitempty"`
+	// ServerCPUMicrosPerOp is the server process's own CPU (its cgroup's
+	// usage) in microseconds per operation: precise, client excluded.
+	ServerCPUMicrosPerOp *float64 `json:"serverCpuMicrosPerOp,omitempty"`
+
+	// The averages the per-op figures came from, so they can be recomputed
+	// against another q.
+	CPUPercent                *float64 `json:"cpuPercent,omitempty"`
+	ContextSwitchesPerSecond  *float64 `json:"csPerSecond,omitempty"`
+	ReadsPerSecond            *float64 `json:"readsPerSecond,omitempty"`
+	ReadKBPerSecond           *float64 `json:"readKbPerSecond,omitempty"`
+	WriteKBPerSecond          *float64 `json:"writeKbPerSecond,omitempty"`
+	ServerCPUSecondsPerSecond *float64 `json:"serverCpuSecondsPerSecond,omitempty"`
+}
