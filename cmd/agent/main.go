@@ -1,0 +1,172 @@
+// Command dbbench-agent runs one benchmark cell with sysbench.
+//
+//	dbbench-agent [run]      in a cell's client pod: plan from $DBBENCH_PLAN,
+//	                         credentials from the environment, results to the
+//	                         cell's results ConfigMap (or plan.results.dir)
+//	dbbench-agent local ...  against a server already listening; results to --out
+//	dbbench-agent collector --listen :9100
+//	                         hardware metrics beside the database server
+//
+// Exit codes are pkg/plan's: 0 done, 2 benchmark failed, 3 server
+// unreachable, 4 invalid plan.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/agent"
+	"github.com/dbbench/dbbench/pkg/plan"
+)
+
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	args := os.Args[1:]
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "run":
+		os.Exit(runCluster(ctx, args))
+	case "local":
+		os.Exit(runLocal(ctx, args))
+	case "collector":
+		os.Exit(runCollector(ctx, args))
+	case "version":
+		fmt.Println(version)
+	default:
+		fmt.Fprintf(os.Stderr, "dbbench-agent: unknown command %q (run, local, collector, version)\n", cmd)
+		os.Exit(plan.ExitInvalidPlan)
+	}
+}
+
+func runCluster(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	sysbenchBin := fs.String("sysbench", "sysbench", "sysbench binary")
+	_ = fs.Parse(args)
+
+	p, err := agent.LoadPlanFile(os.Getenv(plan.EnvPlanPath))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
+		return plan.ExitInvalidPlan
+	}
+	var sink agent.ResultSink
+	switch {
+	case p.Results.ConfigMap != "":
+		s, err := agent.NewInClusterConfigMapSink(p.Run.Namespace, p.Results.ConfigMap)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
+			return plan.ExitServerUnreachable // the API server is infrastructure too
+		}
+		sink = s
+	case p.Results.Dir != "":
+		sink = agent.DirSink{Dir: p.Results.Dir}
+	}
+	a := &agent.Agent{
+		Plan: *p, Host: os.Getenv(plan.EnvHost), User: os.Getenv(plan.EnvUser), Password: os.Getenv(plan.EnvPassword),
+		SysbenchBinary: *sysbenchBin, Sink: sink, Log: os.Stderr,
+		NodeName: os.Getenv(plan.EnvNodeName), PodName: os.Getenv(plan.EnvPodName), Version: version,
+	}
+	if u := os.Getenv(plan.EnvCollectorURL); u != "" {
+		a.Collector, a.CollectorScope = &agent.HTTPCollector{URL: u}, "database node (collector)"
+	}
+	res := a.Run(ctx)
+	return res.ExitCode
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runLocal(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("local", flag.ExitOnError)
+	o := agent.LocalOptions{}
+	var custom multiFlag
+	fs.StringVar(&o.PlanFile, "plan", "", "plan.json to run (flags below override it)")
+	fs.StringVar(&o.Engine, "engine", "", "mysql, mariadb or postgres")
+	fs.StringVar(&o.Host, "host", "127.0.0.1", "server host")
+	fs.IntVar(&o.Port, "port", 0, "server port (default: the engine's)")
+	fs.StringVar(&o.User, "user", "sbtest", "user")
+	fs.StringVar(&o.PasswordFile, "password-file", "", "file holding the password (default: $"+plan.EnvPassword+")")
+	fs.StringVar(&o.Database, "database", "", "database (default sbtest)")
+	fs.StringVar(&o.Steps, "steps", "", "comma-separated step names, or standard / extended")
+	fs.IntVar(&o.Tables, "tables", 0, "tables (default 1)")
+	fs.Int64Var(&o.TableSize, "table-size", 0, "rows per table (default 10000)")
+	fs.IntVar(&o.ReadSeconds, "read-seconds", 0, "read step duration (default 60)")
+	fs.IntVar(&o.WriteSeconds, "write-seconds", 0, "write step duration (default 60)")
+	fs.IntVar(&o.WarmupSeconds, "warmup-seconds", -1, "seconds dropped from each step's start (default 0)")
+	fs.StringVar(&o.Threads, "threads", "", "thread counts, e.g. 1,2,4 (default 1)")
+	fs.BoolVar(&o.Prepared, "ps", true, "prepared statements (--db-ps-mode=auto)")
+	fs.IntVar(&o.FlushWait, "flush-wait", 0, "cap of the flush wait in seconds (default: min(1200, 60 + rows/1e6))")
+	fs.Var(&custom, "custom", "custom Lua step NAME=PATH[:SECONDS] (repeatable; add NAME to --steps)")
+	fs.IntVar(&o.TPCCWarehouses, "tpcc-warehouses", 0, "TPC-C warehouses per table set")
+	fs.IntVar(&o.TPCCTables, "tpcc-tables", 0, "TPC-C table sets")
+	fs.IntVar(&o.TPCCSeconds, "tpcc-seconds", 0, "TPC-C duration (default: write-seconds)")
+	fs.StringVar(&o.TPCCIsolation, "tpcc-isolation", "", "TPC-C isolation RR, RC or SER")
+	fs.BoolVar(&o.TPCCUseFK, "tpcc-fk", false, "TPC-C foreign keys")
+	fs.StringVar(&o.Out, "out", "", "results directory (progress.json, result.json)")
+	fs.IntVar(&o.ReadyTimeout, "ready-timeout", 0, "seconds to wait for the server (default 60)")
+	sysbenchBin := fs.String("sysbench", "sysbench", "sysbench binary")
+	hw := fs.Bool("hw", true, "sample /proc of this host for hardware metrics per step")
+	cgroup := fs.String("server-cgroup-cpu", "", "the server's cgroup cpu.stat / cpuacct.usage, for its own CPU per op")
+	_ = fs.Parse(args)
+	o.Custom = custom
+
+	p, password, err := o.Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dbbench-agent local:", err)
+		return plan.ExitInvalidPlan
+	}
+	if p.Results.Dir == "" {
+		fmt.Fprintln(os.Stderr, "dbbench-agent local: --out is required")
+		return plan.ExitInvalidPlan
+	}
+	a := &agent.Agent{
+		Plan: *p, Host: o.Host, User: o.User, Password: password, SysbenchBinary: *sysbenchBin,
+		Sink: agent.DirSink{Dir: p.Results.Dir}, Log: os.Stderr, Version: version,
+	}
+	if *hw {
+		a.Collector, a.CollectorScope = &agent.ProcCollector{CgroupCPU: *cgroup}, "local host (client and server together)"
+	}
+	res := a.Run(ctx)
+	if res.Err != nil {
+		fmt.Fprintf(os.Stderr, "dbbench-agent local: %v (exit %d)\n", res.Err, res.ExitCode)
+	}
+	return res.ExitCode
+}
+
+func runCollector(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("collector", flag.ExitOnError)
+	listen := fs.String("listen", ":9100", "address to serve on")
+	cgroup := fs.String("server-cgroup-cpu", "", "the server's cgroup cpu.stat (v2) or cpuacct.usage (v1)")
+	devices := fs.String("devices", "", "block devices to count (default: all disks)")
+	_ = fs.Parse(args)
+	c := &agent.ProcCollector{CgroupCPU: *cgroup}
+	if *devices != "" {
+		c.Devices = strings.Split(*devices, ",")
+	}
+	srv := &http.Server{Addr: *listen, Handler: agent.CollectorHandler(c), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+		fmt.Fprintln(os.Stderr, "dbbench-agent collector:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,288 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Collector measures hardware activity between Start and Stop (methodology
+// §4): CPU user+system and context switches from /proc/stat, device reads
+// and KB read/written from /proc/diskstats, and optionally the database
+// server's own CPU from its cgroup.
+type Collector interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) (HWSample, error)
+}
+
+// HWSample is the averages over one Start..Stop window. Averages of counter
+// deltas over the window equal the mean of the 1-s samples vmstat/iostat
+// would print over it.
+type HWSample struct {
+	Seconds       float64 `json:"seconds"`
+	CPUs          int     `json:"cpus"`
+	CPUUserSysPct float64 `json:"cpuUserSysPct"` // % of all CPUs
+	CtxSwitches   float64 `json:"csPerSec"`
+	ReadsPerSec   float64 `json:"readsPerSec"`
+	ReadKBPerSec  float64 `json:"readKBPerSec"`
+	WriteKBPerSec float64 `json:"writeKBPerSec"`
+	// ServerCPUPerSec is CPU-seconds per second used by the server's cgroup
+	// (0 when no cgroup was configured).
+	ServerCPUPerSec float64  `json:"serverCpuPerSec,omitempty"`
+	Devices         []string `json:"devices,omitempty"`
+}
+
+// ProcCollector reads /proc of the machine it runs on.
+type ProcCollector struct {
+	// Proc is the /proc mount (default "/proc").
+	Proc string
+	// Devices are the block devices to count (default: every whole disk in
+	// /sys/block except loop, ram and zram devices).
+	Devices []string
+	// CgroupCPU is the server cgroup's cpu.stat (v2, usage_usec) or
+	// cpuacct.usage (v1, nanoseconds); empty for none.
+	CgroupCPU string
+
+	mu    sync.Mutex
+	start *procSnap
+}
+
+type procSnap struct {
+	at                  time.Time
+	busy, total         uint64 // jiffies
+	ctxt                uint64
+	reads, rsect, wsect uint64
+	cgroupNs            uint64
+	cpus                int
+}
+
+func (p *ProcCollector) proc() string {
+	if p.Proc == "" {
+		return "/proc"
+	}
+	return p.Proc
+}
+
+func (p *ProcCollector) devices() []string {
+	if len(p.Devices) > 0 {
+		return p.Devices
+	}
+	ents, _ := os.ReadDir("/sys/block")
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, "loop") || strings.HasPrefix(n, "ram") || strings.HasPrefix(n, "zram") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func (p *ProcCollector) snap() (*procSnap, error) {
+	s := &procSnap{at: time.Now()}
+	b, err := os.ReadFile(filepath.Join(p.proc(), "stat"))
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		switch {
+		case f[0] == "cpu":
+			// user nice system idle iowait irq softirq steal ...
+			for i, v := range f[1:] {
+				if i >= 8 {
+					break
+				}
+				n, _ := strconv.ParseUint(v, 10, 64)
+				s.total += n
+				if i == 0 || i == 1 || i == 2 || i == 5 || i == 6 { // us (incl. nice) + sy (incl. irq)
+					s.busy += n
+				}
+			}
+		case strings.HasPrefix(f[0], "cpu"):
+			s.cpus++
+		case f[0] == "ctxt" && len(f) > 1:
+			s.ctxt, _ = strconv.ParseUint(f[1], 10, 64)
+		}
+	}
+	want := map[string]bool{}
+	for _, d := range p.devices() {
+		want[d] = true
+	}
+	if b, err := os.ReadFile(filepath.Join(p.proc(), "diskstats")); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) < 10 || !want[f[2]] {
+				continue
+			}
+			r, _ := strconv.ParseUint(f[3], 10, 64)
+			rs, _ := strconv.ParseUint(f[5], 10, 64)
+			ws, _ := strconv.ParseUint(f[9], 10, 64)
+			s.reads += r
+			s.rsect += rs
+			s.wsect += ws
+		}
+	}
+	if p.CgroupCPU != "" {
+		if b, err := os.ReadFile(p.CgroupCPU); err == nil {
+			txt := strings.TrimSpace(string(b))
+			if strings.HasPrefix(txt, "usage_usec") || strings.Contains(txt, "\nusage_usec") {
+				for _, l := range strings.Split(txt, "\n") {
+					if v, ok := strings.CutPrefix(l, "usage_usec "); ok {
+						us, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+						s.cgroupNs = us * 1000
+					}
+				}
+			} else {
+				s.cgroupNs, _ = strconv.ParseUint(txt, 10, 64)
+			}
+		}
+	}
+	return s, nil
+}
+
+// Start begins a window.
+func (p *ProcCollector) Start(context.Context) error {
+	s, err := p.snap()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", p.proc(), err)
+	}
+	p.mu.Lock()
+	p.start = s
+	p.mu.Unlock()
+	return nil
+}
+
+// Stop ends the window and returns its averages.
+func (p *ProcCollector) Stop(context.Context) (HWSample, error) {
+	p.mu.Lock()
+	start := p.start
+	p.start = nil
+	p.mu.Unlock()
+	if start == nil {
+		return HWSample{}, errors.New("collector: Stop without Start")
+	}
+	end, err := p.snap()
+	if err != nil {
+		return HWSample{}, err
+	}
+	secs := end.at.Sub(start.at).Seconds()
+	if secs <= 0 {
+		return HWSample{}, errors.New("collector: empty window")
+	}
+	out := HWSample{Seconds: secs, CPUs: end.cpus, Devices: p.devices()}
+	if dt := float64(end.total - start.total); dt > 0 {
+		out.CPUUserSysPct = 100 * float64(end.busy-start.busy) / dt
+	}
+	out.CtxSwitches = float64(end.ctxt-start.ctxt) / secs
+	out.ReadsPerSec = float64(end.reads-start.reads) / secs
+	out.ReadKBPerSec = float64(end.rsect-start.rsect) / 2 / secs // 512-byte sectors
+	out.WriteKBPerSec = float64(end.wsect-start.wsect) / 2 / secs
+	if p.CgroupCPU != "" && end.cgroupNs >= start.cgroupNs {
+		out.ServerCPUPerSec = float64(end.cgroupNs-start.cgroupNs) / 1e9 / secs
+	}
+	return out, nil
+}
+
+// PerOp divides a window's averages by the step's throughput q.
+func PerOp(s HWSample, q float64, scope string) *HWResult {
+	r := &HWResult{
+		Scope: scope, CPUs: s.CPUs, OpsPerSec: q,
+		CPUUserSysPct: s.CPUUserSysPct, CtxSwitches: s.CtxSwitches, ReadsPerSec: s.ReadsPerSec,
+		ReadKBPerSec: s.ReadKBPerSec, WriteKBPerSec: s.WriteKBPerSec, ServerCPUPerSec: s.ServerCPUPerSec,
+	}
+	if q > 0 {
+		r.CPUPerOp = s.CPUUserSysPct / q
+		r.CSPerOp = s.CtxSwitches / q
+		r.ReadsPerOp = s.ReadsPerSec / q
+		r.ReadKBPerOp = s.ReadKBPerSec / q
+		r.WriteKBPerOp = s.WriteKBPerSec / q
+		r.ServerCPUSecPerOp = s.ServerCPUPerSec / q
+	}
+	return r
+}
+
+// CollectorHandler serves a Collector over HTTP for the agent on another
+// node: POST /start, POST /stop (returns the HWSample as JSON), GET /healthz.
+func CollectorHandler(c Collector) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) {
+		if err := c.Start(r.Context()); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST /stop", func(w http.ResponseWriter, r *http.Request) {
+		s, err := c.Stop(r.Context())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusConflict)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s)
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+	return mux
+}
+
+// HTTPCollector is the agent's client of a remote collector.
+type HTTPCollector struct {
+	URL    string
+	Client *http.Client
+}
+
+func (h *HTTPCollector) client() *http.Client {
+	if h.Client != nil {
+		return h.Client
+	}
+	return &http.Client{Timeout: 10 * time.Second}
+}
+
+func (h *HTTPCollector) post(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(h.URL, "/")+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.client().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("collector %s: %s: %s", path, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return b, nil
+}
+
+func (h *HTTPCollector) Start(ctx context.Context) error {
+	_, err := h.post(ctx, "/start")
+	return err
+}
+
+func (h *HTTPCollector) Stop(ctx context.Context) (HWSample, error) {
+	b, err := h.post(ctx, "/stop")
+	if err != nil {
+		return HWSample{}, err
+	}
+	var s HWSample
+	return s, json.Unmarshal(b, &s)
+}

@@ -1,0 +1,205 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+// LocalOptions describe a local-mode run: one cell against a server that is
+// already listening, results in a directory.
+type LocalOptions struct {
+	PlanFile     string // a plan.json; the flags below then only override
+	Engine       string
+	Host         string
+	Port         int
+	User         string
+	PasswordFile string
+	Database     string
+	// Steps is a comma-separated list of step names, or a set name
+	// ("standard", "extended").
+	Steps         string
+	Tables        int
+	TableSize     int64
+	ReadSeconds   int
+	WriteSeconds  int
+	WarmupSeconds int
+	Threads       string // "1,2,4"
+	Prepared      bool
+	FlushWait     int
+	// Custom are NAME=PATH[:SECONDS] Lua steps.
+	Custom []string
+	// TPC-C knobs.
+	TPCCWarehouses int
+	TPCCTables     int
+	TPCCSeconds    int
+	TPCCIsolation  string
+	TPCCUseFK      bool
+	Out            string
+	ReadyTimeout   int
+}
+
+// Build returns the plan and password for a local run.
+func (o *LocalOptions) Build() (*plan.Plan, string, error) {
+	p := &plan.Plan{}
+	if o.PlanFile != "" {
+		b, err := os.ReadFile(o.PlanFile)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := json.Unmarshal(b, p); err != nil {
+			return nil, "", fmt.Errorf("reading plan %s: %w", o.PlanFile, err)
+		}
+	} else {
+		p.APIVersion = plan.APIVersion
+		p.Run = plan.RunRef{Name: "local"}
+		p.Cell = plan.Cell{Name: "local", Repeat: 1, Attempt: 1}
+		p.Workload = plan.Workload{Tables: 1, TableSize: 10000, ReadSeconds: 60, WriteSeconds: 60, Threads: []int{1}, PreparedStatements: true}
+		p.Server.ReadyTimeoutSeconds = 60
+	}
+	if o.Engine != "" {
+		p.Server.Engine = plan.Engine(o.Engine)
+		p.Cell.Engine = p.Server.Engine
+		p.Cell.Database = o.Engine
+	}
+	if o.Port != 0 {
+		p.Server.Port = o.Port
+	} else if p.Server.Port == 0 {
+		p.Server.Port = p.Server.Engine.DefaultPort()
+	}
+	if o.Database != "" {
+		p.Server.Database = o.Database
+	} else if p.Server.Database == "" {
+		p.Server.Database = "sbtest"
+	}
+	if o.ReadyTimeout > 0 {
+		p.Server.ReadyTimeoutSeconds = o.ReadyTimeout
+	}
+	wl := &p.Workload
+	if o.Steps != "" {
+		switch set := workload.Set(o.Steps); set {
+		case workload.SetStandard, workload.SetExtended:
+			steps, _ := workload.BySet(set)
+			wl.Steps = nil
+			for _, s := range steps {
+				wl.Steps = append(wl.Steps, s.Name)
+			}
+		default:
+			wl.Steps = splitList(o.Steps)
+		}
+	}
+	setInt := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+		}
+	}
+	setInt(&wl.Tables, o.Tables)
+	if o.TableSize > 0 {
+		wl.TableSize = o.TableSize
+	}
+	setInt(&wl.ReadSeconds, o.ReadSeconds)
+	setInt(&wl.WriteSeconds, o.WriteSeconds)
+	if o.WarmupSeconds >= 0 {
+		wl.WarmupSeconds = o.WarmupSeconds
+	}
+	setInt(&wl.FlushWaitSeconds, o.FlushWait)
+	if o.Threads != "" {
+		th, err := parseInts(o.Threads)
+		if err != nil {
+			return nil, "", fmt.Errorf("--threads: %w", err)
+		}
+		wl.Threads = th
+	}
+	if o.PlanFile == "" {
+		wl.PreparedStatements = o.Prepared
+	}
+	for _, c := range o.Custom {
+		name, rest, ok := strings.Cut(c, "=")
+		if !ok || name == "" || rest == "" {
+			return nil, "", fmt.Errorf("--custom %q: want NAME=PATH[:SECONDS]", c)
+		}
+		cs := plan.CustomStep{Name: name, Script: rest}
+		if i := strings.LastIndex(rest, ":"); i > 0 {
+			if n, err := strconv.Atoi(rest[i+1:]); err == nil {
+				cs.Script, cs.DurationSeconds = rest[:i], n
+			}
+		}
+		if abs, err := filepath.Abs(cs.Script); err == nil {
+			cs.Script = abs
+		}
+		wl.Custom = append(wl.Custom, cs)
+	}
+	if o.TPCCWarehouses > 0 || o.TPCCSeconds > 0 || o.TPCCTables > 0 || o.TPCCIsolation != "" || o.TPCCUseFK {
+		if wl.TPCC == nil {
+			wl.TPCC = &plan.TPCC{}
+		}
+		setInt(&wl.TPCC.Warehouses, o.TPCCWarehouses)
+		setInt(&wl.TPCC.Tables, o.TPCCTables)
+		setInt(&wl.TPCC.DurationSeconds, o.TPCCSeconds)
+		if o.TPCCIsolation != "" {
+			wl.TPCC.Isolation = o.TPCCIsolation
+		}
+		wl.TPCC.UseForeignKeys = wl.TPCC.UseForeignKeys || o.TPCCUseFK
+	}
+	if o.Out != "" {
+		p.Results.Dir = o.Out
+		p.Results.ConfigMap = ""
+	}
+	password := ""
+	if o.PasswordFile != "" {
+		b, err := os.ReadFile(o.PasswordFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("--password-file: %w", err)
+		}
+		password = strings.TrimRight(string(b), "\r\n")
+	} else {
+		password = os.Getenv(plan.EnvPassword)
+	}
+	return p, password, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range splitList(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// LoadPlanFile reads the plan the controller mounted ($DBBENCH_PLAN).
+func LoadPlanFile(path string) (*plan.Plan, error) {
+	if path == "" {
+		path = filepath.Join(plan.PlanDir, plan.PlanFile)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading plan: %w", err)
+	}
+	p := &plan.Plan{}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("plan %s: %w", path, err)
+	}
+	return p, nil
+}
