@@ -66,9 +66,9 @@ func testDocument(steps int, threads []int, seconds int) *Document {
 		Provenance: Provenance{
 			ServerVersion: "10.11.19-MariaDB-0+deb12u1", ServerSettings: settings, ServerSettingsSHA256: SettingsDigest(settings),
 			ConfigText: "[mysqld]\ninnodb_buffer_pool_size=128M\n", Image: "docker.io/library/mariadb:10.11",
-			ImageDigest:  "sha256:1111111111111111111111111111111111111111111111111111111111111111",
-			DatabaseNode: Host{NodeName: "node-a", CPUModel: "AMD EPYC 7543", CPUs: 16, PodCPUs: 8, Kernel: "6.1.0-28-amd64", MemoryBytes: 64 << 30},
-			ClientNode:   &Host{NodeName: "node-b", CPUs: 16},
+			ImageDigest:     "sha256:1111111111111111111111111111111111111111111111111111111111111111",
+			DatabaseNode:    Host{NodeName: "node-a", CPUModel: "AMD EPYC 7543", CPUs: 16, PodCPUs: 8, Kernel: "6.1.0-28-amd64", MemoryBytes: 64 << 30},
+			ClientNode:      &Host{NodeName: "node-b", CPUs: 16},
 			SysbenchVersion: "1.0.20",
 		},
 		Load: &Load{Seconds: 95.5, InsertSeconds: 60, InsertsPerSecond: 166666.67, IndexSeconds: ptr(12.5), FlushSeconds: ptr(0.0),

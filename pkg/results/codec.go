@@ -112,8 +112,10 @@ var ErrTooLarge = errors.New("document exceeds the size budget")
 // is replaced by its summary (computed over the samples after the step's
 // warm-up, unless a summary is already there) and, at the finest resolution
 // for which the whole document stays within opts.MaxBytes, by the encoded QPS
-// series. It returns the compact document and its encoding. full is not
-// modified.
+// series (one resolution for all steps, so they stay comparable). If no
+// resolution fits, the series are left out and the summaries remain; if even
+// that exceeds the budget, the error wraps ErrTooLarge. It returns the
+// compact document and its encoding; full is not modified.
 func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 	if full.Form != FormFull {
 		return nil, nil, fmt.Errorf("form: %q is not %q", full.Form, FormFull)
@@ -130,33 +132,64 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 	if opts.Scale == 0 {
 		opts.Scale = 100
 	}
-	c, err := clone(full)
+	// Deep-copy everything but the series, which only feed the summaries and
+	// encodings below: cloning an hour-long series through JSON is the
+	// expensive part otherwise.
+	shallow := *full
+	shallow.Steps = append([]StepResult(nil), full.Steps...)
+	for i := range shallow.Steps {
+		shallow.Steps[i].Series = nil
+	}
+	c, err := clone(&shallow)
 	if err != nil {
 		return nil, nil, err
 	}
 	c.Form = FormCompact
-	series := make([]*Series, len(c.Steps))
 	for i := range c.Steps {
-		s := &c.Steps[i]
-		series[i], s.Series, s.EncodedQPS = s.Series, nil, nil
-		if series[i] != nil && s.Summary == nil {
-			steady := steadySamples(series[i], s.WarmupSeconds)
-			sum := SummarizeSeries(steady, series[i].IntervalSeconds)
+		s, series := &c.Steps[i], full.Steps[i].Series
+		s.EncodedQPS = nil
+		if series != nil && s.Summary == nil {
+			sum := SummarizeSeries(steadySamples(series, s.WarmupSeconds), series.IntervalSeconds)
 			s.Summary = &sum
 		}
 	}
-	var smallest []byte
-	for _, res := range append(opts.Resolutions, 0) { // 0: no series
+	base, err := Marshal(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(base) > opts.MaxBytes {
+		return nil, nil, fmt.Errorf("compact form without series is %d bytes, budget %d: %w", len(base), opts.MaxBytes, ErrTooLarge)
+	}
+	// Try the resolutions finest first; give up on one as soon as its
+	// encodings alone overflow what the summary-only document leaves.
+	const perStepOverhead = 128 // JSON around the data string
+	room := opts.MaxBytes - len(base)
+	for _, res := range opts.Resolutions {
+		if res < 1 {
+			return nil, nil, fmt.Errorf("resolution %d: must be at least 1", res)
+		}
+		enc := make([]*EncodedSeries, len(c.Steps))
+		total, fits := 0, true
 		for i := range c.Steps {
-			c.Steps[i].EncodedQPS = nil
-			if res == 0 || series[i] == nil || len(series[i].QPS) == 0 {
+			series := full.Steps[i].Series
+			if series == nil || len(series.QPS) == 0 {
 				continue
 			}
-			e, err := EncodeSeries(Downsample(series[i].QPS, res), series[i].IntervalSeconds*float64(res), opts.Scale)
+			e, err := EncodeSeries(Downsample(series.QPS, res), series.IntervalSeconds*float64(res), opts.Scale)
 			if err != nil {
 				return nil, nil, fmt.Errorf("steps[%d].series.qps: %w", i, err)
 			}
-			c.Steps[i].EncodedQPS = e
+			enc[i] = e
+			if total += len(e.Data) + perStepOverhead; total > room {
+				fits = false
+				break
+			}
+		}
+		if !fits {
+			continue
+		}
+		for i := range c.Steps {
+			c.Steps[i].EncodedQPS = enc[i]
 		}
 		b, err := Marshal(c)
 		if err != nil {
@@ -165,9 +198,11 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 		if len(b) <= opts.MaxBytes {
 			return c, b, nil
 		}
-		smallest = b
+		for i := range c.Steps {
+			c.Steps[i].EncodedQPS = nil
+		}
 	}
-	return nil, nil, fmt.Errorf("compact form is %d bytes, budget %d: %w", len(smallest), opts.MaxBytes, ErrTooLarge)
+	return c, base, nil
 }
 
 // steadySamples drops the warm-up samples: those that start before warmup.

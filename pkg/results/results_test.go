@@ -129,7 +129,9 @@ func TestValidate(t *testing.T) {
 		{"series lengths", func(d *Document) { d.Steps[0].Series.TPS = d.Steps[0].Series.TPS[1:] }, []string{"steps[0].series.tps: has 4 samples, qps has 5"}},
 		{"series value", func(d *Document) { d.Steps[0].Series.QPS[2] = -5 }, []string{"steps[0].series.qps[2]:"}},
 		{"series interval", func(d *Document) { d.Steps[0].Series.IntervalSeconds = 0 }, []string{"steps[0].series.intervalSeconds:"}},
-		{"encoded in full", func(d *Document) { d.Steps[0].EncodedQPS = &EncodedSeries{Encoding: SeriesEncoding, ResolutionSeconds: 1, Scale: 100} },
+		{"encoded in full", func(d *Document) {
+			d.Steps[0].EncodedQPS = &EncodedSeries{Encoding: SeriesEncoding, ResolutionSeconds: 1, Scale: 100}
+		},
 			[]string{"steps[0].encodedQps: belongs to the compact form"}},
 		{"series in compact", func(d *Document) { d.Form = FormCompact }, []string{"steps[0].series: must be absent"}},
 		{"summary order", func(d *Document) { d.Steps[0].Summary = &SeriesSummary{Min: 5, P5: 4, Median: 6, P95: 7, Max: 8} }, []string{"steps[0].summary: min <= p5"}},
