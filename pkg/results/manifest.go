@@ -13,10 +13,12 @@ import (
 // the relative-throughput, group and scale-up reports need, so they can be
 // made from the manifest alone.
 //
-// Size: a cell with the 32 standard steps at 1 thread count takes about
-// 1 KB, so about a thousand such cells fit in a ConfigMap; a cell with 42
-// steps × 11 thread counts takes about 7 KB (about 140 cells). MarshalManifest
-// refuses a manifest over MaxConfigMapBytes.
+// Size (measured by TestManifestSize with the catalog's step names): a cell
+// with the 32 standard steps at one thread count takes about 1.5 KB, so about
+// 650 such cells fit in a ConfigMap; at 3 thread counts about 2.5 KB (400
+// cells); with 42 steps × 11 thread counts about 8 KB (about 125 cells).
+// MarshalManifest refuses a manifest over MaxConfigMapBytes; a larger run
+// needs its manifest in object storage.
 type Manifest struct {
 	// SchemaVersion is always ManifestSchemaV1 for this type.
 	SchemaVersion string `json:"schemaVersion"`

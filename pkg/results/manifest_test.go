@@ -1,0 +1,164 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/pkg/workload"
+	"github.com/google/go-cmp/cmp"
+)
+
+func testManifest(cells, steps int, threads []int) *Manifest {
+	m := &Manifest{SchemaVersion: ManifestSchemaV1, Run: Run{Name: "r", Namespace: "bench", UID: "u"}, UpdatedAt: t0}
+	for i := 0; i < cells; i++ {
+		d := testDocument(steps, threads, 5)
+		d.Cell.Name = fmt.Sprintf("mariadb-10-11-%03d-r0", i)
+		m.Cells = append(m.Cells, NewManifestCell(d, "Succeeded", d.Cell.Name+"-results", "runs/r/"+d.Cell.Name+".json.gz"))
+	}
+	if cells > 0 {
+		m.Baseline = m.Cells[0].Name
+	}
+	return m
+}
+
+func TestNewManifestCell(t *testing.T) {
+	d := testDocument(2, []int{1, 4}, 5)
+	d.Steps[0].SteadyQPS = 12345.6789
+	d.Steps[1].RowsPerSecond = ptr(2.5e6)
+	d.Steps[3].Error = "lost connection"
+	got := NewManifestCell(d, "Succeeded", "cm", "key")
+	want := ManifestCell{
+		Cell: d.Cell, Phase: "Succeeded", ConfigMap: "cm", ObjectKey: "key",
+		ServerVersion: "10.11.19-MariaDB-0+deb12u1", ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
+		QPS: map[string]map[int]float64{
+			"step-00": {1: 12345.68, 4: 40000},
+			"step-01": {1: 10000}, // the failed 4-thread step has no figure
+		},
+		RowsPerSecond: map[string]map[int]float64{"step-00": {4: 2.5e6}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestManifestRoundTripAndUpsert(t *testing.T) {
+	m := testManifest(3, 2, []int{1, 16})
+	c := m.Cells[1]
+	c.Phase = "Failed"
+	m.Upsert(c)
+	m.Upsert(ManifestCell{Cell: Cell{Name: "new", Engine: "mysql", Version: "8.4", Attempt: 1}, Phase: "Pending"})
+	if len(m.Cells) != 4 || m.Cells[1].Phase != "Failed" || m.Cells[3].Name != "new" {
+		t.Fatalf("Upsert: %+v", m.Cells)
+	}
+	b, err := MarshalManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// thread counts survive as JSON object keys
+	if !strings.Contains(string(b), `"qps":{"step-00":{"1":10000,"16":160000}`) {
+		t.Errorf("unexpected qps encoding: %s", b[:min(len(b), 600)])
+	}
+	got, err := UnmarshalManifest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(m, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if c, ok := got.Cell("new"); !ok || c.Engine != "mysql" {
+		t.Errorf("Cell(new) = %+v, %v", c, ok)
+	}
+	if _, ok := got.Cell("nope"); ok {
+		t.Error("Cell found a missing name")
+	}
+}
+
+func TestManifestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(m *Manifest)
+		want   []string
+	}{
+		{"version", func(m *Manifest) { m.SchemaVersion = SchemaV1 }, []string{"schemaVersion:"}},
+		{"run", func(m *Manifest) { m.Run.Name = "" }, []string{"run.name: must be set"}},
+		{"baseline", func(m *Manifest) { m.Baseline = "ghost" }, []string{`baseline: "ghost" is not one of the cells`}},
+		{"duplicate", func(m *Manifest) { m.Cells[1].Name = m.Cells[0].Name }, []string{"cells[1].name:", "repeats cells[0]"}},
+		{"cell identity", func(m *Manifest) { m.Cells[0].Engine = ""; m.Cells[0].Phase = "" }, []string{"cells[0].engine:", "cells[0].phase: must be set"}},
+		{"qps", func(m *Manifest) { m.Cells[0].QPS["step-00"][0] = -1 }, []string{`cells[0].qps["step-00"][0]: thread count`, "must not be negative"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testManifest(2, 1, []int{1})
+			tt.mutate(m)
+			err := m.Validate()
+			if err == nil {
+				t.Fatal("Validate accepted it")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUnmarshalManifestRefusesOtherVersions(t *testing.T) {
+	b, _ := MarshalManifest(testManifest(1, 1, []int{1}))
+	v2 := strings.Replace(string(b), ManifestSchemaV1, "dbbench.io/results-manifest/v2", 1)
+	var ue *UnsupportedVersionError
+	if _, err := UnmarshalManifest([]byte(v2)); !errors.As(err, &ue) || ue.Got != "dbbench.io/results-manifest/v2" {
+		t.Errorf("v2 manifest: %v", err)
+	}
+	if _, err := Unmarshal(b); !errors.As(err, &ue) {
+		t.Errorf("Unmarshal accepted a manifest: %v", err)
+	}
+}
+
+// TestManifestSize pins the capacity the package documents, with the real
+// step names of the catalog and QPS values with all their digits.
+func TestManifestSize(t *testing.T) {
+	sweep := []int{1, 2, 4, 8, 12, 16, 20, 24, 32, 40, 48}
+	tests := []struct {
+		name    string
+		cells   int
+		steps   []workload.Step
+		threads []int
+		fits    bool
+	}{
+		{"600 cells, 32 steps, 1 thread count", 600, workload.Standard(), []int{16}, true},
+		{"250 cells, 32 steps, 3 thread counts", 250, workload.Standard(), []int{1, 16, 48}, true},
+		{"120 cells, 42 steps x 11 thread counts", 120, workload.Extended(), sweep, true},
+		{"200 cells, 42 steps x 11 thread counts", 200, workload.Extended(), sweep, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testManifest(1, 0, nil)
+			m.Cells[0].QPS = map[string]map[int]float64{}
+			for _, s := range tt.steps {
+				m.Cells[0].QPS[s.Name] = map[int]float64{}
+				for _, th := range tt.threads {
+					m.Cells[0].QPS[s.Name][th] = 123456.78
+				}
+			}
+			for i := 1; i < tt.cells; i++ {
+				c := m.Cells[0]
+				c.Name = fmt.Sprintf("mariadb-10-11-base-%03d-r0", i)
+				m.Cells = append(m.Cells, c)
+			}
+			b, err := MarshalManifest(m)
+			if tt.fits {
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%d bytes, %d per cell", len(b), len(b)/tt.cells)
+				return
+			}
+			if !errors.Is(err, ErrTooLarge) {
+				t.Errorf("want ErrTooLarge, got %v", err)
+			}
+		})
+	}
+}
