@@ -14,9 +14,9 @@ const (
 	// DefaultMinMagnitude is dbbench's default minimum relative change, 3 %.
 	// Otava's default is 0 and Nyrkiö's is 5 %. A 5 % regression must be
 	// reported even when noise makes it measure 4.8 %, so the filter has to sit
-	// well below 5 %; and it has to sit above the shifts that the search for
-	// the best split finds in pure noise (p < 0.001 splits of 1.5-2.7 % on
-	// 1-2 % noise in our tests). See docs/changepoints.md.
+	// below 5 %; and it has to sit above most of the p < 0.001 shifts that
+	// the search for the best split finds in pure noise (up to 3.4 % on 1 %
+	// noise in our tests). See docs/changepoints.md.
 	DefaultMinMagnitude = 0.03
 	// DefaultMinSegmentLength is dbbench's default minimum number of runs on
 	// each side of a change point, so that one or two outlier runs are not

@@ -30,8 +30,9 @@ type otavaCP struct {
 }
 
 type otavaOutput struct {
-	Seconds float64 `json:"seconds"`
-	Results []struct {
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	Results    []struct {
 		Name         string    `json:"name"`
 		ChangePoints []otavaCP `json:"change_points"`
 		Weak         []int     `json:"weak"`
