@@ -144,10 +144,14 @@ build_base() {
 # version_check NAME: a database image must contain the version its tag says.
 version_check() {
 	local version=${E_TAG##*:} out
+	# podman's default rlimits are above this machine's hard limits.
+	run() {
+		podman run --rm --network=none --ulimit nofile=8192:8192 --ulimit nproc=8192:8192 "$@"
+	}
 	case "${E_DIR}" in
-	mariadb) out=$(podman run --rm --network=none --entrypoint mariadbd "${E_TAG}" --version) ;;
-	mysql) out=$(podman run --rm --network=none --entrypoint mysqld "${E_TAG}" --version) ;;
-	postgres) out=$(podman run --rm --network=none --entrypoint postgres "${E_TAG}" --version) ;;
+	mariadb) out=$(run --entrypoint mariadbd "${E_TAG}" --version) ;;
+	mysql) out=$(run --entrypoint mysqld "${E_TAG}" --version) ;;
+	postgres) out=$(run --entrypoint postgres "${E_TAG}" --version) ;;
 	*) return 0 ;;
 	esac
 	if [[ "${out}" != *" ${version}."* ]]; then

@@ -56,6 +56,7 @@ init_database() {
 	rootpw=$(sql_escape "${MARIADB_ROOT_PASSWORD:-}")
 	sql+="SET @@SESSION.SQL_LOG_BIN=0;"
 	sql+="DELETE FROM mysql.user WHERE User='' OR (User='root' AND Host NOT IN ('localhost'));"
+	sql+="DELETE FROM mysql.proxies_priv WHERE Host NOT IN ('localhost');"
 	sql+="SET PASSWORD FOR 'root'@'localhost'=PASSWORD('${rootpw}');"
 	if [ "${rootHost}" != localhost ]; then
 		sql+="CREATE USER 'root'@'$(sql_escape "${rootHost}")' IDENTIFIED BY '${rootpw}';"
