@@ -50,7 +50,36 @@ func Marshal(d *Document) ([]byte, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(d)
+	return json.Marshal(withEmptyArrays(d))
+}
+
+// withEmptyArrays returns d, or a shallow copy of it, in which required
+// arrays that are nil become empty, so they encode as [] rather than null
+// (which the JSON Schema, and readers in other languages, would refuse).
+func withEmptyArrays(d *Document) *Document {
+	needs := d.Steps == nil
+	for _, s := range d.Steps {
+		if sr := s.Series; sr != nil && (sr.QPS == nil || sr.TPS == nil || sr.LatencyMs == nil || sr.ErrorsPerSecond == nil || sr.ReconnectsPerSecond == nil) {
+			needs = true
+		}
+	}
+	if !needs {
+		return d
+	}
+	cp := *d
+	cp.Steps = append([]StepResult{}, d.Steps...)
+	for i := range cp.Steps {
+		if sr := cp.Steps[i].Series; sr != nil {
+			c := *sr
+			for _, col := range []*[]float64{&c.QPS, &c.TPS, &c.LatencyMs, &c.ErrorsPerSecond, &c.ReconnectsPerSecond} {
+				if *col == nil {
+					*col = []float64{}
+				}
+			}
+			cp.Steps[i].Series = &c
+		}
+	}
+	return &cp
 }
 
 // Unmarshal decodes a v1 document, full or compact, and validates it.

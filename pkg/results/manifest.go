@@ -141,6 +141,11 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	if m.Cells == nil {
+		cp := *m
+		cp.Cells = []ManifestCell{} // [] rather than null
+		m = &cp
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, err
