@@ -199,8 +199,7 @@ func (p *parser) line(n int, raw string) error {
 		p.out.Version = &v
 		return nil
 	}
-	if sec, body, ok := isIntervalLine(t); ok {
-		_ = sec
+	if _, body, ok := isIntervalLine(t); ok {
 		if strings.HasPrefix(body, "queue length") {
 			return nil // --rate queue report, not a throughput sample
 		}
@@ -266,26 +265,26 @@ func (p *parser) line(n int, raw string) error {
 	if val == "" {
 		switch key {
 		case "SQL statistics":
-			return p.enter(n, raw, secSQL)
+			return p.enter(n, secSQL)
 		case "queries performed":
 			if p.sec == secSQL {
 				p.sec = secQueriesPerformed
 			}
 			return nil
 		case "General statistics":
-			if err := p.enter(n, raw, secGeneral); err != nil {
+			if err := p.enter(n, secGeneral); err != nil {
 				return err
 			}
 			return p.setLayout(n, raw, LayoutGeneral)
 		case "Throughput":
-			if err := p.enter(n, raw, secGeneral); err != nil {
+			if err := p.enter(n, secGeneral); err != nil {
 				return err
 			}
 			return p.setLayout(n, raw, LayoutThroughput)
 		case "Latency (ms)":
-			return p.enter(n, raw, secLatency)
+			return p.enter(n, secLatency)
 		case "Threads fairness":
-			return p.enter(n, raw, secFairness)
+			return p.enter(n, secFairness)
 		}
 		if p.out.Final != nil {
 			p.sec = secOther // e.g. "CPU speed:", "File operations:" in non-SQL tests
@@ -298,7 +297,7 @@ func (p *parser) line(n int, raw string) error {
 	return p.reportValue(n, raw, key, val)
 }
 
-func (p *parser) enter(n int, raw string, s section) error {
+func (p *parser) enter(n int, s section) error {
 	if p.out.Final == nil {
 		p.out.Final = &Report{}
 		p.seen = map[string]int{}
