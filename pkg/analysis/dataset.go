@@ -1,0 +1,300 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// CellMeta identifies one cell: one (engine, version, config variant,
+// repeat) combination of a run.
+type CellMeta struct {
+	// Name is the cell's unique name in its dataset; reports print it.
+	Name string `json:"name"`
+	// Database is the user's label for the database entry ("mariadb").
+	Database string `json:"database,omitempty"`
+	Engine   string `json:"engine,omitempty"`
+	Version  string `json:"version,omitempty"`
+	Config   string `json:"config,omitempty"`
+	// Repeat numbers repeats of the same combination (from 0 in results
+	// documents).
+	Repeat int `json:"repeat"`
+}
+
+var repeatSuffix = regexp.MustCompile(`-r[0-9]+$`)
+
+// Combination is the identity that repeats of one cell share: database (or
+// engine), version and config joined by "-" when the version is known,
+// otherwise the name without a trailing "-r<N>". Repeat statistics and run
+// histories match cells by it.
+func (c CellMeta) Combination() string {
+	if c.Version == "" {
+		return repeatSuffix.ReplaceAllString(c.Name, "")
+	}
+	db := c.Database
+	if db == "" {
+		db = c.Engine
+	}
+	parts := []string{}
+	for _, p := range []string{db, c.Version, c.Config} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "-")
+}
+
+// Hardware is the per-operation efficiency of the database node for one
+// observation (methodology §4). A nil field was not measured; it is never
+// read as zero.
+type Hardware struct {
+	CPUPerOp     *float64 `json:"cpuPerOp,omitempty"`     // cpu/o
+	CSPerOp      *float64 `json:"csPerOp,omitempty"`      // cs/o
+	ReadsPerOp   *float64 `json:"readsPerOp,omitempty"`   // r/o
+	ReadKBPerOp  *float64 `json:"readKbPerOp,omitempty"`  // rKB/o
+	WriteKBPerOp *float64 `json:"writeKbPerOp,omitempty"` // wKB/o
+	// OpsPerSecond is the divisor q ("o/s"); 0 means "use the
+	// observation's QPS".
+	OpsPerSecond float64 `json:"opsPerSecond,omitempty"`
+}
+
+// TimeSeries is a per-interval throughput series of one observation.
+type TimeSeries struct {
+	// IntervalSeconds is the length of one sample (1 for sysbench
+	// --report-interval=1; more for a downsampled compact document).
+	IntervalSeconds float64 `json:"intervalSeconds"`
+	// WarmupSeconds are dropped from the start before any statistic.
+	WarmupSeconds float64 `json:"warmupSeconds"`
+	// Values are the samples, warm-up included.
+	Values []float64 `json:"values"`
+}
+
+// Steady returns the samples after the warm-up: a sample is kept when it
+// starts at or after WarmupSeconds.
+func (s *TimeSeries) Steady() []float64 {
+	if s == nil {
+		return nil
+	}
+	if !(s.IntervalSeconds > 0) {
+		return s.Values
+	}
+	skip := 0
+	for skip < len(s.Values) && float64(skip)*s.IntervalSeconds < s.WarmupSeconds-1e-9 {
+		skip++
+	}
+	return s.Values[skip:]
+}
+
+// Observation is one measured (cell, step, threads).
+type Observation struct {
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Threads int    `json:"threads"`
+	// QPS is the throughput relative tables compare: steady-state queries
+	// per second (rows per second for steps reported as rows/s).
+	QPS float64 `json:"qps"`
+	// TPS is transactions per second, when known.
+	TPS float64 `json:"tps,omitempty"`
+	// HW is the hardware efficiency, when measured.
+	HW *Hardware `json:"hw,omitempty"`
+	// Series is the throughput over time, when kept.
+	Series *TimeSeries `json:"series,omitempty"`
+}
+
+type obsKey struct {
+	cell, step string
+	threads    int
+}
+
+// Dataset is the input of every report: cells in report order and their
+// observations. Build it with NewDataset, AddCell and Add, or with
+// FromDocuments / FromManifest. It is not safe for concurrent writes.
+type Dataset struct {
+	// Name labels the dataset (the run's name).
+	Name string
+	// Notes record what the adapters skipped (failed steps, unreadable
+	// series), so reports can say so.
+	Notes []string
+
+	cells   []CellMeta
+	cellIdx map[string]int
+	obs     []Observation
+	idx     map[obsKey]int
+	steps   []string
+	stepIdx map[string]int
+}
+
+// NewDataset returns an empty dataset.
+func NewDataset(name string) *Dataset {
+	return &Dataset{Name: name, cellIdx: map[string]int{}, idx: map[obsKey]int{}, stepIdx: map[string]int{}}
+}
+
+// Errors of dataset construction and report options; test with errors.Is.
+var (
+	ErrNoSuchCell    = errors.New("no such cell")
+	ErrDuplicate     = errors.New("duplicate")
+	ErrInvalid       = errors.New("invalid observation")
+	ErrEmpty         = errors.New("no data")
+	ErrNoSuchStep    = errors.New("no such step")
+	ErrNoThreadCount = errors.New("no such thread count")
+)
+
+// AddCell appends a cell; its name must be new and non-empty.
+func (d *Dataset) AddCell(c CellMeta) error {
+	if c.Name == "" {
+		return fmt.Errorf("cell: name must be set: %w", ErrInvalid)
+	}
+	if _, dup := d.cellIdx[c.Name]; dup {
+		return fmt.Errorf("cell %q: %w cell name", c.Name, ErrDuplicate)
+	}
+	d.cellIdx[c.Name] = len(d.cells)
+	d.cells = append(d.cells, c)
+	return nil
+}
+
+// Add records an observation. Its cell is added (by name only) if unknown.
+// It refuses an empty step, threads < 1, a QPS that is negative, NaN or
+// infinite, and a second observation of the same (cell, step, threads).
+func (d *Dataset) Add(o Observation) error {
+	where := fmt.Sprintf("cell %q step %q threads %d", o.Cell, o.Step, o.Threads)
+	switch {
+	case o.Step == "":
+		return fmt.Errorf("%s: step must be set: %w", where, ErrInvalid)
+	case o.Threads < 1:
+		return fmt.Errorf("%s: threads must be at least 1: %w", where, ErrInvalid)
+	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS < 0:
+		return fmt.Errorf("%s: qps %v must be a finite number >= 0: %w", where, o.QPS, ErrInvalid)
+	}
+	k := obsKey{o.Cell, o.Step, o.Threads}
+	if _, dup := d.idx[k]; dup {
+		return fmt.Errorf("%s: %w observation", where, ErrDuplicate)
+	}
+	if _, ok := d.cellIdx[o.Cell]; !ok {
+		if err := d.AddCell(CellMeta{Name: o.Cell}); err != nil {
+			return err
+		}
+	}
+	if _, ok := d.stepIdx[o.Step]; !ok {
+		d.stepIdx[o.Step] = len(d.steps)
+		d.steps = append(d.steps, o.Step)
+	}
+	d.idx[k] = len(d.obs)
+	d.obs = append(d.obs, o)
+	return nil
+}
+
+// Cells returns the cells in report order.
+func (d *Dataset) Cells() []CellMeta { return append([]CellMeta(nil), d.cells...) }
+
+// CellNames returns the cell names in report order.
+func (d *Dataset) CellNames() []string {
+	out := make([]string, len(d.cells))
+	for i, c := range d.cells {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Cell returns the named cell.
+func (d *Dataset) Cell(name string) (CellMeta, bool) {
+	i, ok := d.cellIdx[name]
+	if !ok {
+		return CellMeta{}, false
+	}
+	return d.cells[i], true
+}
+
+// Get returns the observation of (cell, step, threads).
+func (d *Dataset) Get(cell, step string, threads int) (*Observation, bool) {
+	i, ok := d.idx[obsKey{cell, step, threads}]
+	if !ok {
+		return nil, false
+	}
+	return &d.obs[i], true
+}
+
+// Observations returns every observation in insertion order.
+func (d *Dataset) Observations() []Observation { return append([]Observation(nil), d.obs...) }
+
+// Steps returns every step name in first-seen order (cells list their steps
+// in run order, so this is the run order).
+func (d *Dataset) Steps() []string { return append([]string(nil), d.steps...) }
+
+// Threads returns the distinct thread counts, ascending.
+func (d *Dataset) Threads() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, o := range d.obs {
+		if !seen[o.Threads] {
+			seen[o.Threads] = true
+			out = append(out, o.Threads)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// CellThreads returns the thread counts one cell measured, ascending.
+func (d *Dataset) CellThreads(cell string) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, o := range d.obs {
+		if o.Cell == cell && !seen[o.Threads] {
+			seen[o.Threads] = true
+			out = append(out, o.Threads)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// checkCell returns an error naming the known cells when name is unknown.
+func (d *Dataset) checkCell(role, name string) error {
+	if _, ok := d.cellIdx[name]; ok {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %w in dataset %q (cells: %s)", role, name, ErrNoSuchCell, d.Name, listNames(d.CellNames(), 8))
+}
+
+func listNames(names []string, max int) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	if len(names) > max {
+		return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Merge combines datasets into one whose cells are named "<dataset>/<cell>",
+// in the order given; it is how two runs are compared side by side. Dataset
+// names must be distinct and non-empty.
+func Merge(name string, parts ...*Dataset) (*Dataset, error) {
+	out := NewDataset(name)
+	seen := map[string]bool{}
+	for _, p := range parts {
+		if p.Name == "" || seen[p.Name] {
+			return nil, fmt.Errorf("merge: dataset names must be distinct and non-empty (got %q twice or empty): %w", p.Name, ErrDuplicate)
+		}
+		seen[p.Name] = true
+		for _, c := range p.cells {
+			c.Name = p.Name + "/" + c.Name
+			if err := out.AddCell(c); err != nil {
+				return nil, err
+			}
+		}
+		for _, o := range p.obs {
+			o.Cell = p.Name + "/" + o.Cell
+			if err := out.Add(o); err != nil {
+				return nil, err
+			}
+		}
+		for _, n := range p.Notes {
+			out.Notes = append(out.Notes, p.Name+": "+n)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,24 @@
+// Package analysis turns benchmark results into the tables that database
+// performance engineers publish: relative throughput against a base cell,
+// group summaries, hardware efficiency per operation, scale-up with client
+// concurrency, throughput over time, the spread of repeats, and change
+// points across a series of runs.
+//
+// It works on a small input model of its own (Dataset: cells and their
+// Observations, one per step × thread count), so that it can be fed from
+// dbbench results documents and manifests (FromDocuments, FromManifest), from
+// old sysbench output, or from numbers copied out of a blog post. Every
+// report is a plain struct that renders as text, Markdown, CSV (Table) or
+// JSON, and the HTML report draws them as inline SVG.
+//
+// Rules that hold everywhere:
+//
+//   - A ratio of 0 to 0 is 1 (no change), x/0 is +Inf (printed "inf").
+//   - A step a cell did not measure is missing: never 0 and never silently
+//     left out of a ratio. Missing values are printed as "missing" and carry
+//     "missing": true in JSON.
+//   - Text output prints ratios with 2 decimals.
+//
+// docs/reports.md describes every report and the statistics choices. The
+// package has no Kubernetes imports.
+package analysis

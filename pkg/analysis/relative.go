@@ -1,0 +1,217 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+// RelativeOptions select a relative-throughput table.
+type RelativeOptions struct {
+	// Base is the cell every other cell is divided by; "" means the first
+	// cell of the dataset.
+	Base string
+	// Threads is the concurrency to compare; 0 means the only thread count
+	// of the dataset (an error when there are several).
+	Threads int
+	// Cells are the columns, in order; nil means every cell but the base,
+	// in dataset order.
+	Cells []string
+	// Steps are the rows, in order; nil means every step of the dataset
+	// that reports publish (`.pre` and `.warm` left out, unless
+	// IncludeUnreported).
+	Steps             []string
+	IncludeUnreported bool
+}
+
+// RelativeTable is QPS(cell) / QPS(base) per step: rows are steps, columns
+// cells; > 1 means the cell is faster than the base.
+type RelativeTable struct {
+	Base    string   `json:"base"`
+	Threads int      `json:"threads"`
+	Cells   []string `json:"cells"`
+	Steps   []string `json:"steps"`
+	// BaseQPS is the base's QPS per step; nil where the base lacks the step.
+	BaseQPS []*float64 `json:"baseQps"`
+	// Ratios[i][j] is step i, cell j.
+	Ratios [][]Ratio `json:"ratios"`
+	// Missing lists the (cell, step) pairs without a measurement, the base
+	// included, so nothing drops out silently.
+	Missing []MissingValue `json:"missing,omitempty"`
+}
+
+// MissingValue is a (cell, step) that was not measured.
+type MissingValue struct {
+	Cell string `json:"cell"`
+	Step string `json:"step"`
+}
+
+// resolveThreads picks the thread count of a report.
+func resolveThreads(ds *Dataset, threads int) (int, error) {
+	all := ds.Threads()
+	if len(all) == 0 {
+		return 0, fmt.Errorf("dataset %q has no observations: %w", ds.Name, ErrEmpty)
+	}
+	if threads == 0 {
+		if len(all) > 1 {
+			return 0, fmt.Errorf("dataset %q has results at %s threads: choose one: %w", ds.Name, intList(all), ErrNoThreadCount)
+		}
+		return all[0], nil
+	}
+	if !slices.Contains(all, threads) {
+		return 0, fmt.Errorf("threads %d: %w in dataset %q (has %s)", threads, ErrNoThreadCount, ds.Name, intList(all))
+	}
+	return threads, nil
+}
+
+func intList(xs []int) string {
+	s := ""
+	for i, x := range xs {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Itoa(x)
+	}
+	return s
+}
+
+// reportSteps returns the steps a report covers.
+func reportSteps(ds *Dataset, steps []string, includeUnreported bool) ([]string, error) {
+	if steps != nil {
+		known := map[string]bool{}
+		for _, s := range ds.Steps() {
+			known[s] = true
+		}
+		for _, s := range steps {
+			if !known[s] {
+				return nil, fmt.Errorf("step %q: %w in dataset %q (steps: %s)", s, ErrNoSuchStep, ds.Name, listNames(ds.Steps(), 8))
+			}
+		}
+		return steps, nil
+	}
+	var out []string
+	for _, s := range ds.Steps() {
+		if includeUnreported || workload.Reported(s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Relative builds a relative-throughput table.
+func Relative(ds *Dataset, opts RelativeOptions) (*RelativeTable, error) {
+	if len(ds.cells) == 0 {
+		return nil, fmt.Errorf("dataset %q has no cells: %w", ds.Name, ErrEmpty)
+	}
+	base := opts.Base
+	if base == "" {
+		base = ds.cells[0].Name
+	}
+	if err := ds.checkCell("base", base); err != nil {
+		return nil, err
+	}
+	threads, err := resolveThreads(ds, opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	cells := opts.Cells
+	if cells == nil {
+		for _, c := range ds.cells {
+			if c.Name != base {
+				cells = append(cells, c.Name)
+			}
+		}
+	}
+	for _, c := range cells {
+		if err := ds.checkCell("cell", c); err != nil {
+			return nil, err
+		}
+	}
+	steps, err := reportSteps(ds, opts.Steps, opts.IncludeUnreported)
+	if err != nil {
+		return nil, err
+	}
+	t := &RelativeTable{Base: base, Threads: threads, Cells: cells, Steps: steps,
+		BaseQPS: make([]*float64, len(steps)), Ratios: make([][]Ratio, len(steps))}
+	for i, s := range steps {
+		row := make([]Ratio, len(cells))
+		b, okBase := ds.Get(base, s, threads)
+		if okBase {
+			q := b.QPS
+			t.BaseQPS[i] = &q
+		} else {
+			t.Missing = append(t.Missing, MissingValue{Cell: base, Step: s})
+		}
+		for j, c := range cells {
+			o, ok := ds.Get(c, s, threads)
+			switch {
+			case !ok:
+				row[j] = Missing()
+				t.Missing = append(t.Missing, MissingValue{Cell: c, Step: s})
+			case !okBase:
+				row[j] = Missing()
+			default:
+				row[j] = Divide(o.QPS, b.QPS)
+			}
+		}
+		t.Ratios[i] = row
+	}
+	return t, nil
+}
+
+// Column returns the ratios of one cell, in step order.
+func (t *RelativeTable) Column(cell string) ([]Ratio, bool) {
+	j := slices.Index(t.Cells, cell)
+	if j < 0 {
+		return nil, false
+	}
+	out := make([]Ratio, len(t.Steps))
+	for i := range t.Steps {
+		out[i] = t.Ratios[i][j]
+	}
+	return out, true
+}
+
+// Table renders the relative table: a step column, the base's absolute QPS,
+// then one column per cell with 2-decimal ratios.
+func (t *RelativeTable) Table() Table {
+	cols := append([]string{"step", "base qps"}, t.Cells...)
+	out := Table{
+		ID:      fmt.Sprintf("relative.t%d", t.Threads),
+		Title:   fmt.Sprintf("Relative throughput: QPS(cell) / QPS(%s), %d threads (> 1 is faster)", t.Base, t.Threads),
+		Columns: cols,
+	}
+	for i, s := range t.Steps {
+		row := []string{s, "missing"}
+		if t.BaseQPS[i] != nil {
+			row[1] = formatFloat(*t.BaseQPS[i], 2)
+		}
+		for _, r := range t.Ratios[i] {
+			row = append(row, r.String())
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	out.Notes = missingNotes(t.Missing)
+	return out
+}
+
+func missingNotes(m []MissingValue) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	byCell := map[string][]string{}
+	var order []string
+	for _, v := range m {
+		if _, ok := byCell[v.Cell]; !ok {
+			order = append(order, v.Cell)
+		}
+		byCell[v.Cell] = append(byCell[v.Cell], v.Step)
+	}
+	var notes []string
+	for _, c := range order {
+		notes = append(notes, fmt.Sprintf("%s has no result for %s (shown as missing)", c, listNames(byCell[c], 6)))
+	}
+	return notes
+}

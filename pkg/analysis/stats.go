@@ -1,0 +1,217 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// StddevKind selects the standard deviation estimator.
+type StddevKind string
+
+const (
+	// StddevSample divides by n−1 (spreadsheets' STDEV, numpy ddof=1): the
+	// default of the group and repeat reports.
+	StddevSample StddevKind = "sample"
+	// StddevPopulation divides by n (STDEVP, numpy's default ddof=0): what
+	// the coefficient of variation of a time series uses.
+	StddevPopulation StddevKind = "population"
+)
+
+// Validate checks the kind; "" is allowed and means sample.
+func (k StddevKind) Validate() error {
+	switch k {
+	case "", StddevSample, StddevPopulation:
+		return nil
+	}
+	return fmt.Errorf("stddev %q: must be %q or %q", k, StddevSample, StddevPopulation)
+}
+
+// Label is the short name printed in table headers.
+func (k StddevKind) Label() string {
+	if k == StddevPopulation {
+		return "stddev (pop, n)"
+	}
+	return "stddev (sample, n-1)"
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// stddev of xs; NaN when undefined (sample of fewer than 2, or empty), and
+// NaN when any value is infinite.
+func stddev(xs []float64, kind StddevKind) float64 {
+	n := len(xs)
+	div := float64(n)
+	if kind != StddevPopulation {
+		div = float64(n - 1)
+	}
+	if n == 0 || div <= 0 {
+		return math.NaN()
+	}
+	m := mean(xs)
+	if math.IsInf(m, 0) {
+		return math.NaN()
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / div)
+}
+
+// quantileSorted interpolates linearly between closest ranks (type 7, the
+// default of numpy, R and spreadsheets' PERCENTILE/QUARTILE), so the median
+// of an even count is the mean of the middle two.
+func quantileSorted(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := q * float64(n-1)
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= n {
+		return sorted[n-1]
+	}
+	if h == lo {
+		return sorted[i]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}
+
+func sortedCopy(xs []float64) []float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s
+}
+
+// Summary is the five statistics the group tables print, plus the count.
+type Summary struct {
+	N       int `json:"n"`
+	Average Num `json:"average"`
+	Median  Num `json:"median"`
+	Min     Num `json:"min"`
+	Max     Num `json:"max"`
+	Stddev  Num `json:"stddev"`
+}
+
+// Summarize computes a Summary of xs. Infinite values are kept (an x/0 ratio
+// makes the average and max inf and the stddev undefined); an empty input
+// gives N 0 and undefined statistics.
+func Summarize(xs []float64, kind StddevKind) Summary {
+	if len(xs) == 0 {
+		nan := Num(math.NaN())
+		return Summary{Average: nan, Median: nan, Min: nan, Max: nan, Stddev: nan}
+	}
+	s := sortedCopy(xs)
+	return Summary{
+		N:       len(xs),
+		Average: Num(mean(xs)),
+		Median:  Num(quantileSorted(s, 0.5)),
+		Min:     Num(s[0]),
+		Max:     Num(s[len(s)-1]),
+		Stddev:  Num(stddev(xs, kind)),
+	}
+}
+
+// regIncBeta is the regularized incomplete beta function I_x(a, b),
+// evaluated with the continued fraction of Numerical Recipes' betacf
+// (modified Lentz), using the symmetry relation for convergence.
+func regIncBeta(x, a, b float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
+	}
+	la, _ := math.Lgamma(a + b)
+	lb, _ := math.Lgamma(a)
+	lc, _ := math.Lgamma(b)
+	front := math.Exp(la - lb - lc + a*math.Log(x) + b*math.Log1p(-x))
+	if x < (a+1)/(a+b+2) {
+		return front * betaCF(x, a, b) / a
+	}
+	return 1 - front*betaCF(1-x, b, a)/b
+}
+
+func betaCF(x, a, b float64) float64 {
+	const tiny = 1e-300
+	const eps = 1e-15
+	qab, qap, qam := a+b, a+1, a-1
+	c, d := 1.0, 1-qab*x/qap
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	h := d
+	for m := 1; m <= 300; m++ {
+		fm := float64(m)
+		aa := fm * (b - fm) * x / ((qam + 2*fm) * (a + 2*fm))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		h *= d * c
+		aa = -(a + fm) * (qab + fm) * x / ((a + 2*fm) * (qap + 2*fm))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < eps {
+			break
+		}
+	}
+	return h
+}
+
+// studentTwoSided is P(|T| >= |t|) for Student's t with df degrees of
+// freedom (df may be fractional, as Welch's is).
+func studentTwoSided(t, df float64) float64 {
+	if math.IsInf(t, 0) {
+		return 0
+	}
+	return regIncBeta(df/(df+t*t), df/2, 0.5)
+}
+
+// studentQuantile returns q such that P(T <= q) = p for p in (0.5, 1), by
+// bisection on the two-sided tail.
+func studentQuantile(p, df float64) float64 {
+	tail := 2 * (1 - p)
+	lo, hi := 0.0, 1.0
+	for studentTwoSided(hi, df) > tail {
+		hi *= 2
+		if hi > 1e12 {
+			return math.Inf(1)
+		}
+	}
+	for i := 0; i < 200; i++ {
+		mid := (lo + hi) / 2
+		if studentTwoSided(mid, df) > tail {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
