@@ -135,7 +135,7 @@ func runLocal(ctx context.Context, args []string) int {
 	}
 	a := &agent.Agent{
 		Plan: *p, Host: o.Host, User: o.User, Password: password, SysbenchBinary: *sysbenchBin,
-		Sink: agent.DirSink{Dir: p.Results.Dir}, Log: os.Stderr, Version: version,
+		Sink: agent.DirSink{Dir: p.Results.Dir}, Log: os.Stderr, Version: version, ClientOnDBNode: true,
 	}
 	if *hw {
 		a.Collector, a.CollectorScope = &agent.ProcCollector{CgroupCPU: *cgroup}, "local host (client and server together)"

@@ -10,7 +10,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
@@ -34,37 +34,46 @@ type Agent struct {
 
 	// SysbenchBinary is the sysbench executable ("sysbench" from PATH).
 	SysbenchBinary string
-	// Sink receives progress and documents; Reporter rate-limits it.
+	// Sink receives progress and the compact document; if it also implements
+	// FullSink it receives the full form too.
 	Sink ResultSink
 	// ProgressInterval is the minimum time between progress-only writes
 	// (default 5 s).
 	ProgressInterval time.Duration
 	// Collector measures hardware metrics per step; nil for none.
 	Collector Collector
-	// CollectorScope describes where Collector samples ("node", "local host").
+	// CollectorScope describes where Collector samples.
 	CollectorScope string
-	// Log receives human-readable progress and sysbench's output.
+	// ClientOnDBNode is true when sysbench runs on the database's host (local
+	// mode), so node-wide CPU includes the client's.
+	ClientOnDBNode bool
+	// Log receives human-readable progress.
 	Log io.Writer
 	// NodeName and PodName are recorded as provenance.
 	NodeName, PodName string
 	// Version is the agent's version, recorded as provenance.
 	Version string
-	// Document builds the results document from the record; nil uses
-	// DefaultDocument.
-	Document func(*Record, *plan.Plan) ([]byte, error)
 
-	rec      Record
+	doc      results.Document
+	ext      CellExtension
 	progress plan.Progress
 	reporter *Reporter
 	sb       *Sysbench
 	srv      *Server
 }
 
+// FullSink is a ResultSink that also keeps the full form (per-second
+// series), e.g. a directory or object storage.
+type FullSink interface {
+	WriteFull(ctx context.Context, full []byte) error
+}
+
 // Result is how a run ended.
 type Result struct {
 	ExitCode int
 	Err      error
-	Record   *Record
+	// Document is the final full-form document.
+	Document *results.Document
 }
 
 func (a *Agent) logf(format string, args ...any) {
@@ -74,44 +83,51 @@ func (a *Agent) logf(format string, args ...any) {
 	fmt.Fprintf(a.Log, "[%s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-// Run executes the plan. It never panics on bad input: every failure becomes
-// an exit code (pkg/plan), a Failed progress and a failure in the document.
+// Run executes the plan. Every failure becomes an exit code (pkg/plan), a
+// Failed progress and a Failed document that keeps every step measured
+// before it.
 func (a *Agent) Run(ctx context.Context) Result {
 	p := &a.Plan
-	a.rec = Record{Run: p.Run, Cell: p.Cell, StartedAt: time.Now().UTC()}
+	a.initDocument()
 	a.progress = plan.Progress{Attempt: p.Cell.Attempt, Phase: plan.PhaseConnecting, StepsTotal: p.Workload.ExpandedSteps()}
 	interval := a.ProgressInterval
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
 	a.reporter = &Reporter{Sink: a.Sink, MinInterval: interval}
-	a.fillHostProvenance()
 
 	if err := p.Validate(); err != nil {
-		return a.fail(ctx, plan.ExitInvalidPlan, plan.FailureBenchmark, "", 0, err)
+		return a.fail(ctx, plan.ExitInvalidPlan, plan.FailureBenchmark, "", err)
 	}
 	steps, err := ResolveSteps(p)
 	if err != nil {
 		// The contract classes an unknown step as a benchmark failure.
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", 0, err)
+		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
+	}
+	for _, s := range steps {
+		if s.Kind == KindCustom {
+			if _, err := os.Stat(s.Script); err != nil {
+				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("custom step %s: %w", s.Name, err))
+			}
+		}
 	}
 
 	scripts, err := os.MkdirTemp("", "dbbench-lua-")
 	if err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, "", 0, err)
+		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, "", err)
 	}
 	defer os.RemoveAll(scripts)
 	if err := ExtractScripts(scripts); err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, "", 0, fmt.Errorf("writing Lua scripts: %w", err))
+		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, "", fmt.Errorf("writing Lua scripts: %w", err))
 	}
 	a.sb = &Sysbench{
 		Binary: a.SysbenchBinary, ScriptsDir: scripts, Engine: p.Server.Engine,
 		Host: a.Host, Port: p.Server.Port, Database: p.Server.Database, User: a.User, Password: a.Password,
 	}
 	if err := a.sb.DetectVersion(ctx); err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", 0, err)
+		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
 	}
-	a.rec.Provenance.SysbenchVersion = a.sb.Version.Raw
+	a.doc.Provenance.SysbenchVersion = a.sb.Version.String()
 	a.report(ctx, true)
 
 	// Wait for the server at the SQL level.
@@ -125,12 +141,13 @@ func (a *Agent) Run(ctx context.Context) Result {
 	if err := a.srv.WaitReady(ctx, timeout); err != nil {
 		var ce *ConnectError
 		if errors.As(err, &ce) && !ce.Retryable() {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", 0, err)
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
 		}
-		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", 0, err)
+		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", err)
 	}
+	a.doc.StartedAt = time.Now().UTC()
 	if err := a.serverProvenance(ctx); err != nil {
-		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", 0, fmt.Errorf("reading server provenance: %w", err))
+		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", fmt.Errorf("reading server provenance: %w", err))
 	}
 
 	// Load the sbtest tables when any step uses them.
@@ -144,7 +161,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 		a.progress.Phase = plan.PhaseLoading
 		a.report(ctx, true)
 		if err := a.load(ctx); err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "load", 0, err)
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "load", err)
 		}
 	}
 
@@ -153,39 +170,86 @@ func (a *Agent) Run(ctx context.Context) Result {
 	for _, s := range steps {
 		if s.Kind == KindTPCC && !tpccLoaded {
 			if err := a.loadTPCC(ctx, s); err != nil {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, 0, err)
+				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 			}
 			tpccLoaded = true
 		}
 		for _, th := range s.Threads {
+			if ctx.Err() != nil {
+				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err()))
+			}
 			a.progress.Step, a.progress.Threads = s.Name, th
 			a.report(ctx, false)
-			rec := a.runStep(ctx, s, th)
-			a.rec.Steps = append(a.rec.Steps, rec)
+			res := a.runStep(ctx, s, th)
 			a.progress.StepsDone++
-			if rec.Error != "" {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, th, errors.New(rec.Error))
+			a.doc.Steps = append(a.doc.Steps, res)
+			if res.Error != "" {
+				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", s.Name, th, res.Error))
 			}
 			a.report(ctx, true)
 		}
 		if s.Kind == KindCatalog && s.Catalog.FlushAfter {
-			if _, err := a.flush(ctx); err != nil {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, 0, fmt.Errorf("flush after %s: %w", s.Name, err))
+			if err := a.flush(ctx); err != nil {
+				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("flush after %s: %w", s.Name, err))
 			}
 		}
 	}
 	a.progress.Phase = plan.PhaseDone
 	a.progress.Step, a.progress.Threads = "", 0
-	a.rec.FinishedAt = time.Now().UTC()
+	now := time.Now().UTC()
+	a.doc.FinishedAt = &now
+	a.doc.Status = results.Status{Outcome: results.OutcomeSucceeded}
 	err = a.report(ctx, true)
-	return Result{ExitCode: plan.ExitOK, Err: err, Record: &a.rec}
+	return Result{ExitCode: plan.ExitOK, Err: err, Document: &a.doc}
+}
+
+func (a *Agent) initDocument() {
+	p := &a.Plan
+	version := p.Cell.Version
+	a.doc = results.Document{
+		SchemaVersion: results.SchemaV1,
+		Form:          results.FormFull,
+		Run:           results.Run{Name: p.Run.Name, Namespace: p.Run.Namespace, UID: p.Run.UID, Suite: p.Run.Suite},
+		Cell: results.Cell{Name: p.Cell.Name, Database: p.Cell.Database, Engine: string(p.Server.Engine), Version: version,
+			Config: p.Cell.Config, Repeat: p.Cell.Repeat, Attempt: max(p.Cell.Attempt, 1)},
+		StartedAt: time.Now().UTC(),
+		Status:    results.Status{Outcome: results.OutcomeRunning},
+		Steps:     []results.StepResult{},
+	}
+	if a.doc.Run.Name == "" {
+		a.doc.Run.Name = "unnamed"
+	}
+	if a.doc.Cell.Name == "" {
+		a.doc.Cell.Name = "unnamed"
+	}
+	if a.doc.Cell.Engine == "" {
+		a.doc.Cell.Engine = string(p.Cell.Engine)
+	}
+	pv := &a.doc.Provenance
+	pv.Image = p.Cell.Image
+	pv.DBBenchVersion = a.Version
+	h := hostInfo()
+	h.NodeName = a.NodeName
+	if h.NodeName == "" {
+		h.NodeName, _ = os.Hostname()
+	}
+	if a.ClientOnDBNode {
+		pv.DatabaseNode = h
+	}
+	pv.ClientNode = &h
+	a.ext.MetricsScope = a.CollectorScope
 }
 
 // fail records the failure, reports it and returns the exit code.
-func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, step string, threads int, err error) Result {
+func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, step string, err error) Result {
 	a.logf("FAILED: %v", err)
-	a.rec.Failure = &Failure{Class: class, ExitCode: code, Step: step, Threads: threads, Message: err.Error()}
-	a.rec.FinishedAt = time.Now().UTC()
+	now := time.Now().UTC()
+	a.doc.FinishedAt = &now
+	if a.doc.FinishedAt.Before(a.doc.StartedAt) {
+		a.doc.StartedAt = now
+	}
+	a.doc.Status = results.Status{Outcome: results.OutcomeFailed, FailureClass: results.FailureClass(class), Error: err.Error(), FailedStep: step}
+	a.ext.FailureExitCode = code
 	a.progress.Phase = plan.PhaseFailed
 	a.progress.Error = err.Error()
 	a.progress.FailureClass = class
@@ -195,49 +259,55 @@ func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, ste
 	if rerr := a.report(rctx, true); rerr != nil {
 		a.logf("reporting the failure: %v", rerr)
 	}
-	return Result{ExitCode: code, Err: err, Record: &a.rec}
+	return Result{ExitCode: code, Err: err, Document: &a.doc}
 }
 
-// report writes progress, and the document when force is set (a step
+// report writes progress, and the documents when force is set (a step
 // finished, the phase changed, the end).
 func (a *Agent) report(ctx context.Context, force bool) error {
 	if a.reporter == nil || a.reporter.Sink == nil {
 		return nil
 	}
-	var doc []byte
+	var compact []byte
 	if force {
-		build := a.Document
-		if build == nil {
-			build = DefaultDocument
-		}
-		var err error
-		doc, err = build(&a.rec, &a.Plan)
+		setExt(&a.doc.Extensions, a.ext)
+		full, err := results.Marshal(&a.doc)
 		if err != nil {
-			a.logf("building the results document: %v", err)
-			doc = nil
+			a.logf("results document invalid: %v", err)
+		} else if fs, ok := a.Sink.(FullSink); ok {
+			if err := fs.WriteFull(ctx, full); err != nil {
+				a.logf("writing full results: %v", err)
+			}
+		}
+		if err == nil {
+			_, compact, err = results.Compact(&a.doc, results.CompactOptions{})
+			if err != nil {
+				a.logf("compact results document: %v", err)
+			}
 		}
 	}
-	err := a.reporter.Report(ctx, a.progress, doc, force)
+	err := a.reporter.Report(ctx, a.progress, compact, force)
 	if err != nil {
 		a.logf("writing results: %v", err)
 	}
 	return err
 }
 
-// DefaultDocument serialises the record as JSON.
-func DefaultDocument(r *Record, _ *plan.Plan) ([]byte, error) {
-	return json.MarshalIndent(r, "", " ")
-}
-
-func (a *Agent) fillHostProvenance() {
-	pv := &a.rec.Provenance
-	pv.Node, pv.Pod, pv.AgentVersion = a.NodeName, a.PodName, a.Version
-	pv.Hostname, _ = os.Hostname()
-	pv.CPUModel, pv.CPUs = cpuInfo()
+func hostInfo() results.Host {
+	h := results.Host{}
+	h.CPUModel, h.CPUs = cpuInfo()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		pv.Kernel = strings.TrimSpace(string(b))
+		h.Kernel = strings.TrimSpace(string(b))
 	}
-	pv.MetricsScope = a.CollectorScope
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				h.MemoryBytes = kb * 1024
+			}
+		}
+	}
+	return h
 }
 
 func cpuInfo() (string, int) {
@@ -268,12 +338,16 @@ func (a *Agent) serverProvenance(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	vars, dig, err := a.srv.Variables(ctx)
+	vars, err := a.srv.Variables(ctx)
 	if err != nil {
 		return err
 	}
-	a.rec.Provenance.ServerVersion, a.rec.Provenance.Variables, a.rec.Provenance.VariablesDigest = v, vars, dig
-	a.logf("server %s, %d variables (%s), sysbench %s", v, len(vars), dig[:19], a.sb.Version)
+	pv := &a.doc.Provenance
+	pv.ServerVersion, pv.ServerSettings, pv.ServerSettingsSHA256 = v, vars, results.SettingsDigest(vars)
+	if a.doc.Cell.Version == "" {
+		a.doc.Cell.Version = v
+	}
+	a.logf("server %s, %d settings (%s), sysbench %s", v, len(vars), pv.ServerSettingsSHA256[:19], a.sb.Version)
 	return nil
 }
 
@@ -305,6 +379,7 @@ func (a *Agent) sbtestTables() []string {
 // step and the engine flush.
 func (a *Agent) load(ctx context.Context) error {
 	wl := a.Plan.Workload
+	start := time.Now()
 	args := a.commonArgs()
 	a.logf("load: dropping old tables")
 	if inv := a.sb.Run(ctx, "oltp_read_only", args, "cleanup", nil); inv.Err != nil {
@@ -316,15 +391,17 @@ func (a *Agent) load(ctx context.Context) error {
 		return fmt.Errorf("loading data: %w", inv.Err)
 	}
 	rows := int64(wl.Tables) * wl.TableSize
-	lr := &LoadRecord{Command: inv.Command, Seconds: inv.Elapsed.Seconds(), Rows: rows}
-	if lr.Seconds > 0 {
-		lr.InsertsPerSec = float64(rows) / lr.Seconds
+	ld := &results.Load{InsertSeconds: inv.Elapsed.Seconds(), Tables: wl.Tables, RowsPerTable: wl.TableSize, Rows: rows,
+		Commands: [][]string{inv.Command}}
+	if ld.InsertSeconds > 0 {
+		ld.InsertsPerSecond = float64(rows) / ld.InsertSeconds
 	}
-	a.rec.Load = lr
-	a.logf("load: %d rows in %.1f s (%.0f inserts/s)", rows, lr.Seconds, lr.InsertsPerSec)
+	ld.Seconds = time.Since(start).Seconds()
+	a.doc.Load = ld
+	a.logf("load: %d rows in %.1f s (%.0f inserts/s, index included)", rows, ld.InsertSeconds, ld.InsertsPerSecond)
 	a.report(ctx, true)
 
-	// Warm-up read step, recorded but not reported (".warm").
+	// Warm-up read step, recorded in the extension, not as a reported step.
 	warm := RunStep{Name: "read-only.warm", Kind: KindCatalog, Script: "oltp_read_only", Args: []string{"--range-size=100"},
 		Seconds: wl.ReadSeconds, Catalog: workload.Step{Group: workload.GroupRangeAgg}}
 	th := 1
@@ -332,20 +409,21 @@ func (a *Agent) load(ctx context.Context) error {
 		th = wl.Threads[0]
 	}
 	w := a.runStep(ctx, warm, th)
-	lr.Warmup = &w
+	a.ext.Warmup = &w
 	if w.Error != "" {
 		return fmt.Errorf("warm-up read step: %s", w.Error)
 	}
-	fr, err := a.flush(ctx)
-	if err != nil {
+	if err := a.flush(ctx); err != nil {
 		return fmt.Errorf("post-load flush: %w", err)
 	}
-	lr.Flush = &fr
+	fs := a.ext.Flushes[len(a.ext.Flushes)-1].Seconds
+	ld.FlushSeconds = &fs
+	ld.Seconds = time.Since(start).Seconds()
 	return nil
 }
 
 // flush runs the engine flush with the plan's wait cap.
-func (a *Agent) flush(ctx context.Context) (FlushReport, error) {
+func (a *Agent) flush(ctx context.Context) error {
 	wl := a.Plan.Workload
 	wait := time.Duration(wl.FlushWaitSeconds) * time.Second
 	if wl.FlushWaitSeconds <= 0 {
@@ -354,10 +432,12 @@ func (a *Agent) flush(ctx context.Context) (FlushReport, error) {
 	}
 	a.logf("flush: up to %s", wait)
 	fr, err := a.srv.Flush(ctx, a.sbtestTables(), wait)
-	if err == nil {
-		a.logf("flush: %s in %.1f s (dirty %.2f%% -> %.2f%%)", fr.Method, fr.Seconds, fr.DirtyPctBefore, fr.DirtyPctAfter)
+	if err != nil {
+		return err
 	}
-	return fr, err
+	a.ext.Flushes = append(a.ext.Flushes, fr)
+	a.logf("flush: %s in %.1f s (dirty %.2f%% -> %.2f%%)", fr.Method, fr.Seconds, fr.DirtyPctBefore, fr.DirtyPctAfter)
+	return nil
 }
 
 // loadTPCC drops and loads the TPC-C tables.
@@ -370,37 +450,55 @@ func (a *Agent) loadTPCC(ctx context.Context, s RunStep) error {
 	if inv := a.sb.Run(ctx, s.Script, s.Args, "cleanup", nil); inv.Err != nil {
 		return fmt.Errorf("dropping old TPC-C tables: %w", inv.Err)
 	}
-	threads := t.Warehouses * t.Tables
-	if threads > 8 {
-		threads = 8
-	}
+	threads := min(t.Warehouses*t.Tables, 8)
 	a.logf("tpcc load: %d warehouse(s) x %d set(s), %d thread(s)", t.Warehouses, t.Tables, threads)
 	inv := a.sb.Run(ctx, s.Script, append(append([]string{}, s.Args...), "--threads="+strconv.Itoa(threads)), "prepare", nil)
 	if inv.Err != nil {
 		return fmt.Errorf("loading TPC-C data: %w", inv.Err)
 	}
-	// Rows per warehouse at divisor 1: stock 100k, customer+history 60k,
+	// Rows per warehouse at divisor 1: stock 100k, customer + history 60k,
 	// orders 30k, order lines ~300k, new orders 9k; items 100k per set.
-	lr := &LoadRecord{Command: inv.Command, Seconds: inv.Elapsed.Seconds(),
-		Rows: int64(t.Tables) * (100_000 + int64(t.Warehouses)*499_000)}
+	rows := int64(t.Tables) * (100_000 + int64(t.Warehouses)*499_000)
 	if d, err := strconv.Atoi(os.Getenv(EnvTPCCDataDivisor)); err == nil && d > 1 {
-		lr.Rows /= int64(d)
+		rows /= int64(d)
 	}
-	if lr.Seconds > 0 {
-		lr.InsertsPerSec = float64(lr.Rows) / lr.Seconds
+	ld := &results.Load{Seconds: inv.Elapsed.Seconds(), InsertSeconds: inv.Elapsed.Seconds(), Tables: 9 * t.Tables, Rows: rows,
+		Commands: [][]string{inv.Command}}
+	if ld.InsertSeconds > 0 {
+		ld.InsertsPerSecond = float64(rows) / ld.InsertSeconds
 	}
-	a.rec.TPCCLoad = lr
-	a.logf("tpcc load: %.1f s", lr.Seconds)
+	a.ext.TPCCLoad = ld
+	a.logf("tpcc load: ~%d rows in %.1f s", rows, ld.Seconds)
 	return nil
 }
 
+// increasing drops interval samples whose time does not advance (sysbench
+// 1.0.20 can print the last second twice when the run overshoots --time).
+func increasing(in []sysbench.Interval) []sysbench.Interval {
+	out := make([]sysbench.Interval, 0, len(in))
+	prev := 0.0
+	for _, iv := range in {
+		if iv.Second > prev {
+			out = append(out, iv)
+			prev = iv.Second
+		}
+	}
+	return out
+}
+
 // runStep runs one (step, threads) pair and never returns an error: a failure
-// is the record's Error, the measurements that exist are kept.
-func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) StepRecord {
+// is the result's Error, the measurements that exist are kept.
+func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) (res results.StepResult) {
 	wl := a.Plan.Workload
 	warm := wl.WarmupSeconds
-	rec := StepRecord{Step: s.Name, Kind: s.Kind, Script: s.Script, Threads: threads, Seconds: s.Seconds, WarmupSeconds: warm,
-		Group: string(s.Catalog.Group), Started: time.Now().UTC()}
+	started := time.Now().UTC()
+	res = results.StepResult{Step: s.Name, Group: string(s.Catalog.Group), Threads: threads, StartedAt: &started,
+		DurationSeconds: float64(s.Seconds + warm), WarmupSeconds: float64(warm)}
+	ext := StepExtension{Kind: s.Kind, Script: s.Script}
+	defer func() { setExt(&res.Extensions, ext) }()
+	if s.Kind == KindTPCC {
+		res.Group = ""
+	}
 	args := a.commonArgs()
 	if s.Kind == KindTPCC {
 		args = args[2:] // --tables/--table-size mean other things to tpcc.lua
@@ -417,19 +515,17 @@ func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) StepRecord 
 	if s.Kind == KindCatalog && s.Catalog.RowsPerSecond {
 		n, err := a.srv.CountRows(ctx, wl.Tables)
 		if err != nil {
-			rec.Error = err.Error()
-			rec.Ended = time.Now().UTC()
-			return rec
+			res.Error = err.Error()
+			return res
 		}
-		rec.RowsPerScan = n
+		ext.RowsPerScan = n
 	}
 	var ordersBefore int64
 	if s.Kind == KindTPCC {
 		n, err := a.srv.SumNextOrderID(ctx, tpccConfig(wl).Tables)
 		if err != nil {
-			rec.Error = err.Error()
-			rec.Ended = time.Now().UTC()
-			return rec
+			res.Error = err.Error()
+			return res
 		}
 		ordersBefore = n
 	}
@@ -468,60 +564,92 @@ func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) StepRecord 
 	if a.Collector != nil {
 		hw = <-hwDone
 	}
-	rec.Ended = time.Now().UTC()
-	rec.Command = inv.Command
+	ended := time.Now().UTC()
+	res.Command = inv.Command
 	if out := inv.Parsed; out != nil {
-		for _, iv := range out.Intervals {
-			rec.Intervals = append(rec.Intervals, Sample{Second: iv.Second, TPS: iv.TPS, QPS: iv.QPS, LatencyMs: iv.LatencyMs, ErrPerSec: iv.ErrorsPerSec})
+		ivs := increasing(out.Intervals)
+		if len(ivs) > 0 {
+			se := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
+			for _, iv := range ivs {
+				se.QPS = append(se.QPS, iv.QPS)
+				se.TPS = append(se.TPS, iv.TPS)
+				se.LatencyMs = append(se.LatencyMs, iv.LatencyMs)
+				se.ErrorsPerSecond = append(se.ErrorsPerSecond, iv.ErrorsPerSec)
+				se.ReconnectsPerSecond = append(se.ReconnectsPerSecond, iv.ReconnectsPerSec)
+			}
+			res.Series = se
 		}
 		if f := out.Final; f != nil {
-			rec.TPS = f.EventsPerSec
+			res.FinalTPS = f.EventsPerSec
 			if f.SQL != nil {
-				rec.QPS, rec.TPS = f.SQL.QueriesPerSec, f.SQL.TransactionsPerSec
-				rec.Queries, rec.Transactions = f.SQL.Queries, f.SQL.Transactions
-				rec.IgnoredErrors, rec.Reconnects = f.SQL.IgnoredErrors, f.SQL.Reconnects
+				res.FinalQPS, res.FinalTPS = f.SQL.QueriesPerSec, f.SQL.TransactionsPerSec
+				res.Queries, res.Transactions = f.SQL.Queries, f.SQL.Transactions
+				res.Errors, res.ErrorsPerSecond = f.SQL.IgnoredErrors, f.SQL.IgnoredErrorsPerSec
+				res.Reconnects, res.ReconnectsPerSecond = f.SQL.Reconnects, f.SQL.ReconnectsPerSec
 			}
-			rec.LatencyAvgMs, rec.LatencyMaxMs = f.Latency.AvgMs, f.Latency.MaxMs
-			rec.LatencyP95Ms, _ = f.Latency.Get(95)
+			el := f.TotalTimeSeconds
+			res.ElapsedSeconds = &el
+			res.LatencyAvgMs, res.LatencyMaxMs = f.Latency.AvgMs, f.Latency.MaxMs
+			mn := f.Latency.MinMs
+			res.LatencyMinMs = &mn
+			if v, ok := f.Latency.Get(95); ok {
+				res.LatencyP95Ms = &v
+			}
+			if v, ok := f.Latency.Get(99); ok {
+				res.LatencyP99Ms = &v
+			}
 		}
-		if st, err := out.SteadyState(float64(warm)); err == nil {
-			rec.SteadyQPS, rec.SteadyTPS = st.QPS, st.TPS
+		if st, err := sysbench.SteadyStateOf(ivs, float64(warm)); err == nil {
+			res.SteadyQPS, res.SteadyTPS, res.SteadySamples = st.QPS, st.TPS, st.Samples
 		} else if inv.Err == nil {
-			rec.Error = fmt.Sprintf("steady-state throughput: %v", err)
+			res.Error = fmt.Sprintf("steady-state throughput: %v", err)
 		}
 	}
 	if inv.Err != nil {
-		rec.Error = inv.Err.Error()
-		return rec
+		res.Error = inv.Err.Error()
+		return res
 	}
 	if inv.Parsed == nil || inv.Parsed.Final == nil {
-		rec.Error = "sysbench printed no final report: " + tail(inv.Output, 8)
-		return rec
+		res.Error = "sysbench printed no final report: " + tail(inv.Output, 8)
+		return res
 	}
-	if rec.RowsPerScan > 0 {
-		rec.RowsPerSec = rec.SteadyQPS * rec.RowsPerScan
+	if res.Error != "" {
+		return res
+	}
+	q, basis := res.SteadyQPS, "steadyQps"
+	if ext.RowsPerScan > 0 {
+		rps := res.SteadyQPS * ext.RowsPerScan
+		res.RowsPerSecond = &rps
+		q, basis = rps, "rowsPerSecond"
 	}
 	if s.Kind == KindTPCC {
-		after, err := a.srv.SumNextOrderID(ctx, tpccConfig(wl).Tables)
-		if err == nil {
-			if secs := rec.Ended.Sub(rec.Started).Seconds(); secs > 0 {
-				rec.NewOrdersPerMin = float64(after-ordersBefore) / secs * 60
+		if after, err := a.srv.SumNextOrderID(ctx, tpccConfig(wl).Tables); err == nil {
+			if secs := ended.Sub(started).Seconds(); secs > 0 {
+				ext.NewOrdersPerMinute = float64(after-ordersBefore) / secs * 60
 			}
 		}
 	}
 	if a.Collector != nil && hw.Seconds > 0 {
-		q := rec.SteadyQPS
-		if rec.RowsPerSec > 0 {
-			q = rec.RowsPerSec
-		}
-		rec.HW = PerOp(hw, q, a.CollectorScope)
+		res.Hardware = toHardware(hw, q, basis, a.ClientOnDBNode, a.Collector)
 	}
-	if rec.SteadyQPS <= 0 && rec.SteadyTPS <= 0 {
-		rec.Error = "step reported zero throughput"
+	if !(res.SteadyQPS > 0) && !(res.SteadyTPS > 0) {
+		res.Error = "step reported zero throughput"
 	}
-	a.logf("step %s threads=%d: %.1f QPS (steady %.1f), %.1f TPS", s.Name, threads, rec.QPS, rec.SteadyQPS, rec.TPS)
-	return rec
+	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", s.Name, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)
+	return res
 }
 
-// interval fields used above come from pkg/sysbench.
-var _ = sysbench.Interval{}
+func toHardware(s HWSample, q float64, basis string, clientIncluded bool, c Collector) *results.Hardware {
+	f := func(v float64) *float64 { return &v }
+	h := &results.Hardware{OpsPerSecond: q, OpsBasis: basis, CPUs: s.CPUs, Samples: int(math.Round(s.Seconds)),
+		Device: strings.Join(s.Devices, ","), ClientCPUIncluded: clientIncluded,
+		CPUPercent: f(s.CPUUserSysPct), ContextSwitchesPerSecond: f(s.CtxSwitches), ReadsPerSecond: f(s.ReadsPerSec),
+		ReadKBPerSecond: f(s.ReadKBPerSec), WriteKBPerSecond: f(s.WriteKBPerSec)}
+	if pc, ok := c.(*ProcCollector); !ok || pc.CgroupCPU != "" {
+		if s.ServerCPUPerSec > 0 {
+			h.ServerCPUSecondsPerSecond = f(s.ServerCPUPerSec)
+		}
+	}
+	h.Derive()
+	return h
+}

@@ -201,24 +201,6 @@ func (p *ProcCollector) Stop(context.Context) (HWSample, error) {
 	return out, nil
 }
 
-// PerOp divides a window's averages by the step's throughput q.
-func PerOp(s HWSample, q float64, scope string) *HWResult {
-	r := &HWResult{
-		Scope: scope, CPUs: s.CPUs, OpsPerSec: q,
-		CPUUserSysPct: s.CPUUserSysPct, CtxSwitches: s.CtxSwitches, ReadsPerSec: s.ReadsPerSec,
-		ReadKBPerSec: s.ReadKBPerSec, WriteKBPerSec: s.WriteKBPerSec, ServerCPUPerSec: s.ServerCPUPerSec,
-	}
-	if q > 0 {
-		r.CPUPerOp = s.CPUUserSysPct / q
-		r.CSPerOp = s.CtxSwitches / q
-		r.ReadsPerOp = s.ReadsPerSec / q
-		r.ReadKBPerOp = s.ReadKBPerSec / q
-		r.WriteKBPerOp = s.WriteKBPerSec / q
-		r.ServerCPUSecPerOp = s.ServerCPUPerSec / q
-	}
-	return r
-}
-
 // CollectorHandler serves a Collector over HTTP for the agent on another
 // node: POST /start, POST /stop (returns the HWSample as JSON), GET /healthz.
 func CollectorHandler(c Collector) http.Handler {

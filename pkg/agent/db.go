@@ -2,13 +2,10 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -198,15 +195,15 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 }
 
 // Variables returns every global server variable (SHOW GLOBAL VARIABLES, or
-// pg_settings) and a SHA-256 digest of them in name order.
-func (s *Server) Variables(ctx context.Context) (map[string]string, string, error) {
+// pg_settings).
+func (s *Server) Variables(ctx context.Context) (map[string]string, error) {
 	q := "SHOW GLOBAL VARIABLES"
 	if s.Engine == plan.Postgres {
 		q = "SELECT name, setting FROM pg_settings"
 	}
 	rows, err := s.db.QueryContext(ctx, q)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	defer rows.Close()
 	vars := map[string]string{}
@@ -214,27 +211,11 @@ func (s *Server) Variables(ctx context.Context) (map[string]string, string, erro
 		var k string
 		var v sql.NullString
 		if err := rows.Scan(&k, &v); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		vars[k] = v.String
 	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
-	}
-	return vars, digest(vars), nil
-}
-
-func digest(vars map[string]string) string {
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%s\n", k, vars[k])
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return vars, rows.Err()
 }
 
 // CountRows returns the average number of rows of sbtest1..N.

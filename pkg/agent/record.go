@@ -1,133 +1,52 @@
 package agent
 
 import (
-	"time"
+	"encoding/json"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 )
 
-// Record is everything the agent measured in one cell, as it goes. The
-// results document (pkg/results) is built from it after every step, so a
-// failure later never loses what was measured before.
-type Record struct {
-	Run        plan.RunRef `json:"run"`
-	Cell       plan.Cell   `json:"cell"`
-	StartedAt  time.Time   `json:"startedAt"`
-	FinishedAt time.Time   `json:"finishedAt,omitzero"`
-	Provenance Provenance  `json:"provenance"`
-	Load       *LoadRecord `json:"load,omitempty"`
-	TPCCLoad   *LoadRecord `json:"tpccLoad,omitempty"`
-	Steps      []StepRecord
-	// Failure is set when the cell did not complete.
-	Failure *Failure `json:"failure,omitempty"`
-}
+// ExtensionKey namespaces the agent's additions to the results document
+// (results.Document.Extensions and StepResult.Extensions).
+const ExtensionKey = "dbbench.io/agent"
 
-// Failure is why the agent stopped early.
-type Failure struct {
-	Class    plan.FailureClass `json:"class"`
-	ExitCode int               `json:"exitCode"`
-	Step     string            `json:"step,omitempty"`
-	Threads  int               `json:"threads,omitempty"`
-	Message  string            `json:"message"`
-}
-
-// Provenance is what the result must carry to be trusted later.
-type Provenance struct {
-	ServerVersion   string            `json:"serverVersion,omitempty"`
-	Variables       map[string]string `json:"variables,omitempty"`
-	VariablesDigest string            `json:"variablesDigest,omitempty"`
-	Node            string            `json:"node,omitempty"`
-	Pod             string            `json:"pod,omitempty"`
-	Hostname        string            `json:"hostname,omitempty"`
-	CPUModel        string            `json:"cpuModel,omitempty"`
-	CPUs            int               `json:"cpus,omitempty"`
-	Kernel          string            `json:"kernel,omitempty"`
-	SysbenchVersion string            `json:"sysbenchVersion,omitempty"`
-	AgentVersion    string            `json:"agentVersion,omitempty"`
+// CellExtension is what the agent records about a cell beyond schema v1's
+// fields.
+type CellExtension struct {
+	// Warmup is the post-load warm-up read step (not a reported step).
+	Warmup *results.StepResult `json:"warmup,omitempty"`
+	// Flushes are the engine flushes: after the load, and after steps that
+	// ask for one (read-write_range=100).
+	Flushes []FlushReport `json:"flushes,omitempty"`
+	// TPCCLoad is the TPC-C data load, when the plan has a tpcc step.
+	TPCCLoad *results.Load `json:"tpccLoad,omitempty"`
 	// MetricsScope says where hardware metrics were sampled.
 	MetricsScope string `json:"metricsScope,omitempty"`
+	// FailureExitCode is the agent's exit code when the cell failed.
+	FailureExitCode int `json:"failureExitCode,omitempty"`
 }
 
-// LoadRecord is the data load of a cell (sysbench prepare or the TPC-C load).
-type LoadRecord struct {
-	Command       string       `json:"command"`
-	Seconds       float64      `json:"seconds"`
-	Rows          int64        `json:"rows"`
-	InsertsPerSec float64      `json:"insertsPerSec"`
-	Warmup        *StepRecord  `json:"warmup,omitempty"`
-	Flush         *FlushReport `json:"flush,omitempty"`
-}
-
-// StepRecord is one (step, threads) pair.
-type StepRecord struct {
-	Step    string    `json:"step"`
-	Kind    StepKind  `json:"kind"`
-	Group   string    `json:"group,omitempty"`
-	Script  string    `json:"script"`
-	Threads int       `json:"threads"`
-	Command string    `json:"command"`
-	Started time.Time `json:"started"`
-	Ended   time.Time `json:"ended"`
-	// Seconds is the measured duration asked for; WarmupSeconds were added
-	// to sysbench's --time and dropped from the steady-state figures.
-	Seconds       int `json:"seconds"`
-	WarmupSeconds int `json:"warmupSeconds"`
-
-	// QPS and TPS are sysbench's final-report rates (whole run, warm-up
-	// included): the reference studies' figure.
-	QPS float64 `json:"qps"`
-	TPS float64 `json:"tps"`
-	// SteadyQPS and SteadyTPS average the interval samples after warm-up.
-	SteadyQPS float64 `json:"steadyQps"`
-	SteadyTPS float64 `json:"steadyTps"`
-	// RowsPerScan and RowsPerSec are set for steps reported as rows/s.
+// StepExtension is what the agent records about a step beyond schema v1.
+type StepExtension struct {
+	// Kind is catalog, tpcc or custom; Script the sysbench script run.
+	Kind   StepKind `json:"kind"`
+	Script string   `json:"script"`
+	// RowsPerScan is the average table size counted before a rows/s step;
+	// rowsPerSecond = steadyQps × RowsPerScan.
 	RowsPerScan float64 `json:"rowsPerScan,omitempty"`
-	RowsPerSec  float64 `json:"rowsPerSec,omitempty"`
-	// NewOrdersPerMin is TPC-C's NOTPM, from SUM(d_next_o_id) before/after.
-	NewOrdersPerMin float64 `json:"newOrdersPerMin,omitempty"`
-
-	LatencyAvgMs  float64 `json:"latencyAvgMs"`
-	LatencyP95Ms  float64 `json:"latencyP95Ms"`
-	LatencyMaxMs  float64 `json:"latencyMaxMs"`
-	Queries       int64   `json:"queries"`
-	Transactions  int64   `json:"transactions"`
-	IgnoredErrors int64   `json:"ignoredErrors"`
-	Reconnects    int64   `json:"reconnects"`
-
-	Intervals []Sample  `json:"intervals,omitempty"`
-	HW        *HWResult `json:"hw,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	// NewOrdersPerMinute is TPC-C's NOTPM over the whole run (warm-up
+	// included), from SUM(d_next_o_id) before and after.
+	NewOrdersPerMinute float64 `json:"newOrdersPerMinute,omitempty"`
+	// ServerCPUPerSecond etc. could follow; hardware is in StepResult.Hardware.
 }
 
-// Sample is one second of the throughput-over-time series.
-type Sample struct {
-	Second    float64 `json:"s"`
-	TPS       float64 `json:"tps"`
-	QPS       float64 `json:"qps"`
-	LatencyMs float64 `json:"latMs"`
-	ErrPerSec float64 `json:"errPerSec,omitempty"`
-}
-
-// HWResult is methodology §4's efficiency per operation for one step.
-type HWResult struct {
-	// Scope says where the sample was taken ("node", "in-process").
-	Scope string `json:"scope"`
-	// Raw averages over the measured window.
-	CPUUserSysPct float64 `json:"cpuUserSysPct"`
-	CtxSwitches   float64 `json:"csPerSec"`
-	ReadsPerSec   float64 `json:"readsPerSec"`
-	ReadKBPerSec  float64 `json:"readKBPerSec"`
-	WriteKBPerSec float64 `json:"writeKBPerSec"`
-	// ServerCPUSeconds is the server cgroup's CPU-seconds per second (0 when
-	// not available).
-	ServerCPUPerSec float64 `json:"serverCpuPerSec,omitempty"`
-	CPUs            int     `json:"cpus"`
-	// Per operation, q = the step's steady QPS.
-	CPUPerOp          float64 `json:"cpuPerOp"`
-	CSPerOp           float64 `json:"csPerOp"`
-	ReadsPerOp        float64 `json:"readsPerOp"`
-	ReadKBPerOp       float64 `json:"readKBPerOp"`
-	WriteKBPerOp      float64 `json:"writeKBPerOp"`
-	OpsPerSec         float64 `json:"opsPerSec"`
-	ServerCPUSecPerOp float64 `json:"serverCpuSecPerOp,omitempty"`
+func setExt(m *map[string]json.RawMessage, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	if *m == nil {
+		*m = map[string]json.RawMessage{}
+	}
+	(*m)[ExtensionKey] = b
 }

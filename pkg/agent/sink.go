@@ -46,6 +46,17 @@ func (d DirSink) Write(_ context.Context, p plan.Progress, doc []byte) error {
 	return nil
 }
 
+// WriteFull stores the full-form document (per-second series) beside it.
+func (d DirSink) WriteFull(_ context.Context, full []byte) error {
+	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(d.Dir, FullDocumentFile), full)
+}
+
+// FullDocumentFile is the full form's file name in a DirSink.
+const FullDocumentFile = "result-full.json"
+
 func writeAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {

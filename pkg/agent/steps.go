@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -79,7 +80,8 @@ func ResolveSteps(p *plan.Plan) ([]RunStep, error) {
 		s, ok := workload.Lookup(name)
 		if !ok {
 			_, err := workload.Resolve([]string{name})
-			return nil, fmt.Errorf("workload.steps[%d]: %w", i, err)
+			return nil, fmt.Errorf("workload.steps[%d]: %s (steps are catalog names, %q, or custom step names)",
+				i, strings.TrimPrefix(err.Error(), "steps[0]: "), workload.TPCCStep)
 		}
 		secs := wl.ReadSeconds
 		if s.Duration == workload.WriteDuration {

@@ -16,6 +16,7 @@ import (
 
 	dblua "github.com/dbbench/dbbench/lua"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
 
@@ -40,8 +41,8 @@ type Sysbench struct {
 
 // Invocation is one sysbench command and what came of it.
 type Invocation struct {
-	// Command is the exact command line, password replaced by "***".
-	Command string
+	// Command is the exact argv, password redacted (results.RedactCommand).
+	Command []string
 	Output  string
 	Parsed  *sysbench.Output
 	Elapsed time.Duration
@@ -126,7 +127,7 @@ func (s *Sysbench) Run(ctx context.Context, script string, args []string, comman
 	full := append([]string{s.ScriptPath(script)}, s.ConnArgs()...)
 	full = append(full, args...)
 	full = append(full, command)
-	inv.Command = redact(append([]string{filepath.Base(bin)}, full...), s.Password)
+	inv.Command = results.RedactCommand(append([]string{filepath.Base(bin)}, full...))
 
 	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Env = append(os.Environ(), "PGSSLMODE=disable", "LUA_PATH="+filepath.Join(s.ScriptsDir, "dbbench", "?.lua")+";;")
@@ -142,7 +143,7 @@ func (s *Sysbench) Run(ctx context.Context, script string, args []string, comman
 	inv.Elapsed = time.Since(start)
 	inv.Output = buf.String()
 	if s.Password != "" {
-		inv.Output = strings.ReplaceAll(inv.Output, s.Password, "***")
+		inv.Output = strings.ReplaceAll(inv.Output, s.Password, results.Redacted)
 	}
 	parsed, perr := sysbench.ParseString(inv.Output)
 	inv.Parsed = parsed
@@ -183,30 +184,6 @@ func tail(s string, lines int) string {
 		l = l[len(l)-lines:]
 	}
 	return strings.Join(l, " | ")
-}
-
-func redact(argv []string, password string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if password != "" && (strings.HasPrefix(a, "--mysql-password=") || strings.HasPrefix(a, "--pgsql-password=")) {
-			k, _, _ := strings.Cut(a, "=")
-			a = k + "=***"
-		}
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=./,:%+@*", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ExtractScripts writes the embedded Lua scripts to dir/dbbench/*.lua.
