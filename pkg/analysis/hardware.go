@@ -25,7 +25,7 @@ type HWOptions struct {
 
 // HWRow is one cell's absolute figures; a nil value was not measured.
 type HWRow struct {
-	Cell   string      `json:"cell"`
+	Cell   string     `json:"cell"`
 	Values []*float64 `json:"values"`
 }
 

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -214,4 +215,24 @@ func missingNotes(m []MissingValue) []string {
 		notes = append(notes, fmt.Sprintf("%s has no result for %s (shown as missing)", c, listNames(byCell[c], 6)))
 	}
 	return notes
+}
+
+// sortSteps orders step names by the catalog's run order (the 42-step
+// variant's), then unknown names alphabetically.
+func sortSteps(steps []string) {
+	pos := map[string]int{}
+	for i, s := range workload.Extended() {
+		pos[s.Name] = i
+	}
+	sort.SliceStable(steps, func(i, j int) bool {
+		pi, oki := pos[steps[i]]
+		pj, okj := pos[steps[j]]
+		switch {
+		case oki && okj:
+			return pi < pj
+		case oki != okj:
+			return oki
+		}
+		return steps[i] < steps[j]
+	})
 }

@@ -1,0 +1,142 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+// FromDocuments builds a dataset from results documents (full or compact),
+// one cell per document, in the order given. A step that failed (its Error
+// is set) is left out and noted; its ratios then show as missing. The QPS of
+// a step is its steady-state QPS, or its rows/s for steps reported as rows/s
+// (scan). Series come from the full form's series or the compact form's
+// encoded QPS.
+func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
+	ds := NewDataset(name)
+	for i, d := range docs {
+		if d == nil {
+			return nil, fmt.Errorf("document %d is nil", i)
+		}
+		if d.SchemaVersion != results.SchemaV1 {
+			return nil, &results.UnsupportedVersionError{Got: d.SchemaVersion, Want: results.SchemaV1}
+		}
+		c := CellMeta{Name: d.Cell.Name, Database: d.Cell.Database, Engine: d.Cell.Engine,
+			Version: d.Cell.Version, Config: d.Cell.Config, Repeat: d.Cell.Repeat}
+		if err := ds.AddCell(c); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i, err)
+		}
+		if d.Status.Outcome == results.OutcomeFailed {
+			ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s failed: %s", c.Name, d.Status.Error))
+		}
+		for _, s := range d.Steps {
+			if s.Error != "" {
+				ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s step %s (%d threads) failed: %s", c.Name, s.Step, s.Threads, s.Error))
+				continue
+			}
+			o := Observation{Cell: c.Name, Step: s.Step, Threads: s.Threads, QPS: s.SteadyQPS, TPS: s.SteadyTPS}
+			if s.RowsPerSecond != nil {
+				o.QPS = *s.RowsPerSecond
+			}
+			if h := s.Hardware; h != nil {
+				o.HW = &Hardware{CPUPerOp: h.CPUPerOp, CSPerOp: h.ContextSwitchesPerOp, ReadsPerOp: h.ReadsPerOp,
+					ReadKBPerOp: h.ReadKBPerOp, WriteKBPerOp: h.WriteKBPerOp, OpsPerSecond: h.OpsPerSecond}
+			}
+			switch {
+			case s.Series != nil && len(s.Series.QPS) > 0:
+				o.Series = &TimeSeries{IntervalSeconds: s.Series.IntervalSeconds, WarmupSeconds: s.WarmupSeconds, Values: s.Series.QPS}
+			case s.EncodedQPS != nil:
+				v, err := s.EncodedQPS.Decode()
+				if err != nil {
+					ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s step %s (%d threads): series unreadable: %v", c.Name, s.Step, s.Threads, err))
+				} else if len(v) > 0 {
+					o.Series = &TimeSeries{IntervalSeconds: s.EncodedQPS.ResolutionSeconds, WarmupSeconds: s.WarmupSeconds, Values: v}
+				}
+			}
+			if err := ds.Add(o); err != nil {
+				return nil, fmt.Errorf("document %d (cell %s): %w", i, c.Name, err)
+			}
+		}
+	}
+	return ds, nil
+}
+
+// FromManifest builds a dataset from a run manifest's per-cell QPS summary
+// (no hardware figures, no series). Cells without a summary are kept, so
+// their steps show as missing.
+func FromManifest(m *results.Manifest) (*Dataset, error) {
+	if m.SchemaVersion != results.ManifestSchemaV1 {
+		return nil, &results.UnsupportedVersionError{Got: m.SchemaVersion, Want: results.ManifestSchemaV1}
+	}
+	ds := NewDataset(m.Run.Name)
+	for _, mc := range m.Cells {
+		c := CellMeta{Name: mc.Name, Database: mc.Database, Engine: mc.Engine, Version: mc.Version, Config: mc.Config, Repeat: mc.Repeat}
+		if err := ds.AddCell(c); err != nil {
+			return nil, err
+		}
+		if len(mc.QPS) == 0 {
+			ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s (%s) has no results in the manifest", mc.Name, mc.Phase))
+		}
+		// Maps have no order: sort steps by the catalog order, then name.
+		steps := make([]string, 0, len(mc.QPS))
+		for s := range mc.QPS {
+			steps = append(steps, s)
+		}
+		sortSteps(steps)
+		for _, s := range steps {
+			threads := make([]int, 0, len(mc.QPS[s]))
+			for th := range mc.QPS[s] {
+				threads = append(threads, th)
+			}
+			sort.Ints(threads)
+			for _, th := range threads {
+				q := mc.QPS[s][th]
+				if rps, ok := mc.RowsPerSecond[s][th]; ok {
+					q = rps
+				}
+				if err := ds.Add(Observation{Cell: mc.Name, Step: s, Threads: th, QPS: q}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return ds, nil
+}
+
+// ReadResult decodes one results file: a cell document or a run manifest,
+// told apart by schemaVersion. Anything else — another schema version, a
+// JSON file that is not a results document — is an error that says what was
+// found (*results.UnsupportedVersionError for a version mismatch).
+func ReadResult(data []byte) (*results.Document, *results.Manifest, error) {
+	var head struct {
+		SchemaVersion *string `json:"schemaVersion"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	v := ""
+	if head.SchemaVersion != nil {
+		v = *head.SchemaVersion
+	}
+	switch {
+	case v == results.ManifestSchemaV1:
+		m, err := results.UnmarshalManifest(data)
+		return nil, m, err
+	case v == results.SchemaV1:
+		d, err := results.Unmarshal(data)
+		return d, nil, err
+	case strings.HasPrefix(v, "dbbench.io/results-manifest/"):
+		return nil, nil, &results.UnsupportedVersionError{Got: v, Want: results.ManifestSchemaV1}
+	}
+	return nil, nil, &results.UnsupportedVersionError{Got: v, Want: results.SchemaV1}
+}
+
+// IsUnsupportedVersion reports whether err is a schema-version refusal.
+func IsUnsupportedVersion(err error) bool {
+	var u *results.UnsupportedVersionError
+	return errors.As(err, &u)
+}

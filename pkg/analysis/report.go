@@ -1,0 +1,207 @@
+package analysis
+
+import (
+	"fmt"
+)
+
+// ReportOptions tune BuildReport.
+type ReportOptions struct {
+	// Base cell of the relative and group tables; "" means the first cell.
+	Base string
+	// Grouping of the group statistics; nil means CatalogGrouping().
+	Grouping *Grouping
+	// Stddev of the group statistics; "" means sample.
+	Stddev StddevKind
+	// Series tune the throughput-over-time statistics.
+	Series SeriesOptions
+	// IncludeUnreported keeps `.pre` and `.warm` steps.
+	IncludeUnreported bool
+}
+
+// Report is every table of one dataset. Sections that do not apply are
+// empty: hardware tables need hardware figures, scale-up needs two thread
+// counts, series statistics need series, repeats need two cells of one
+// combination.
+type Report struct {
+	Name     string           `json:"name"`
+	Cells    []CellMeta       `json:"cells"`
+	Base     string           `json:"base"`
+	Relative []*RelativeTable `json:"relative"`
+	Groups   []*GroupTable    `json:"groups"`
+	Hardware []*HWTable       `json:"hardware,omitempty"`
+	ScaleUp  []*ScaleUpTable  `json:"scaleUp,omitempty"`
+	Series   []SeriesStats    `json:"series,omitempty"`
+	Repeats  []RepeatStat     `json:"repeats,omitempty"`
+	Notes    []string         `json:"notes,omitempty"`
+}
+
+// BuildReport computes every report of ds.
+func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
+	if len(ds.obs) == 0 {
+		return nil, fmt.Errorf("dataset %q has no observations: %w", ds.Name, ErrEmpty)
+	}
+	g := CatalogGrouping()
+	if opts.Grouping != nil {
+		g = *opts.Grouping
+	}
+	base := opts.Base
+	if base == "" {
+		base = ds.cells[0].Name
+	}
+	if err := ds.checkCell("base", base); err != nil {
+		return nil, err
+	}
+	r := &Report{Name: ds.Name, Cells: ds.Cells(), Base: base, Notes: append([]string(nil), ds.Notes...)}
+	steps, err := reportSteps(ds, nil, opts.IncludeUnreported)
+	if err != nil {
+		return nil, err
+	}
+	for _, th := range ds.Threads() {
+		rel, err := Relative(ds, RelativeOptions{Base: base, Threads: th, Steps: steps})
+		if err != nil {
+			return nil, err
+		}
+		r.Relative = append(r.Relative, rel)
+		if len(rel.Cells) > 0 {
+			gt, err := GroupStats(rel, g, opts.Stddev)
+			if err != nil {
+				return nil, err
+			}
+			r.Groups = append(r.Groups, gt)
+		}
+		for _, s := range steps {
+			if !hasHardware(ds, s, th) {
+				continue
+			}
+			opt := HWOptions{Step: s, Threads: th}
+			if _, ok := ds.Get(base, s, th); ok {
+				opt.Base = base
+			}
+			hw, err := HWEfficiency(ds, opt)
+			if err != nil {
+				return nil, err
+			}
+			r.Hardware = append(r.Hardware, hw)
+		}
+	}
+	for _, c := range ds.cells {
+		if len(ds.CellThreads(c.Name)) < 2 {
+			continue
+		}
+		su, err := ScaleUp(ds, ScaleUpOptions{Cell: c.Name, Steps: steps})
+		if err != nil {
+			return nil, err
+		}
+		r.ScaleUp = append(r.ScaleUp, su)
+	}
+	if r.Series, err = SeriesReport(ds, opts.Series); err != nil {
+		return nil, err
+	}
+	r.Repeats = RepeatStats(ds)
+	return r, nil
+}
+
+func hasHardware(ds *Dataset, step string, threads int) bool {
+	for _, c := range ds.cells {
+		if o, ok := ds.Get(c.Name, step, threads); ok && o.HW != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Tables renders the whole report in a fixed order: relative throughput,
+// group statistics, hardware efficiency, scale-up, throughput over time,
+// repeats.
+func (r *Report) Tables() []Table {
+	var out []Table
+	for _, t := range r.Relative {
+		out = append(out, t.Table())
+	}
+	for _, g := range r.Groups {
+		out = append(out, g.Tables()...)
+	}
+	for _, h := range r.Hardware {
+		out = append(out, h.Tables()...)
+	}
+	for _, s := range r.ScaleUp {
+		out = append(out, s.Tables()...)
+	}
+	if len(r.Series) > 0 {
+		out = append(out, SeriesTable(r.Series))
+	}
+	if len(r.Repeats) > 0 {
+		out = append(out, RepeatTable(r.Repeats))
+	}
+	if len(r.Notes) > 0 && len(out) > 0 {
+		out[0].Notes = append(out[0].Notes, r.Notes...)
+	}
+	return out
+}
+
+// PairedTable is the side-by-side view of two runs: for every cell name the
+// two share, QPS(b) / QPS(a) per step.
+func PairedTable(a, b *Dataset, threads int) (*RelativeTable, error) {
+	m, err := Merge(a.Name+" vs "+b.Name, a, b)
+	if err != nil {
+		return nil, err
+	}
+	th, err := resolveThreads(m, threads)
+	if err != nil {
+		return nil, err
+	}
+	// One column per shared cell: b's cell divided by a's cell.
+	t := &RelativeTable{Base: a.Name, Threads: th}
+	var shared []string
+	for _, c := range a.cells {
+		if _, ok := b.Cell(c.Name); ok {
+			shared = append(shared, c.Name)
+		}
+	}
+	if len(shared) == 0 {
+		return nil, fmt.Errorf("runs %q and %q share no cell name (%s vs %s)", a.Name, b.Name, listNames(a.CellNames(), 5), listNames(b.CellNames(), 5))
+	}
+	steps, err := reportSteps(m, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	t.Cells, t.Steps = shared, steps
+	t.BaseQPS = make([]*float64, len(steps))
+	for _, s := range steps {
+		row := make([]Ratio, len(shared))
+		for j, c := range shared {
+			oa, okA := a.Get(c, s, th)
+			ob, okB := b.Get(c, s, th)
+			switch {
+			case !okA:
+				row[j] = Missing()
+				t.Missing = append(t.Missing, MissingValue{Cell: a.Name + "/" + c, Step: s})
+			case !okB:
+				row[j] = Missing()
+				t.Missing = append(t.Missing, MissingValue{Cell: b.Name + "/" + c, Step: s})
+			default:
+				row[j] = Divide(ob.QPS, oa.QPS)
+			}
+		}
+		t.Ratios = append(t.Ratios, row)
+	}
+	return t, nil
+}
+
+// PairedTableText renders a PairedTable (it has no base column).
+func PairedTableText(t *RelativeTable, a, b string) Table {
+	out := Table{
+		ID:      fmt.Sprintf("paired.t%d", t.Threads),
+		Title:   fmt.Sprintf("%s vs %s: QPS(%s) / QPS(%s) per cell, %d threads (> 1: %s is faster)", b, a, b, a, t.Threads, b),
+		Columns: append([]string{"step"}, t.Cells...),
+	}
+	for i, s := range t.Steps {
+		row := []string{s}
+		for _, r := range t.Ratios[i] {
+			row = append(row, r.String())
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	out.Notes = missingNotes(t.Missing)
+	return out
+}

@@ -1,0 +1,197 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// SeriesOptions tune the throughput-over-time statistics.
+type SeriesOptions struct {
+	// StallFraction: a sample below StallFraction × median is a stall
+	// second; 0 means 0.5.
+	StallFraction float64
+	// LastSeconds limits the box-plot statistics to the last N seconds of
+	// the steady series (the studies use the last 1000 s of a long run);
+	// 0 means the whole steady series.
+	LastSeconds float64
+	// WindowSeconds is the width of the windows whose means show waves;
+	// 0 means 60.
+	WindowSeconds float64
+}
+
+func (o SeriesOptions) withDefaults() SeriesOptions {
+	if o.StallFraction == 0 {
+		o.StallFraction = 0.5
+	}
+	if o.WindowSeconds == 0 {
+		o.WindowSeconds = 60
+	}
+	return o
+}
+
+// Box is a box plot's statistics: quartiles (type 7 interpolation),
+// whiskers at the most extreme samples within 1.5 IQR of the box, and the
+// count of samples beyond them.
+type Box struct {
+	Samples      int     `json:"samples"`
+	FromSecond   float64 `json:"fromSecond"`
+	Min          float64 `json:"min"`
+	Q1           float64 `json:"q1"`
+	Median       float64 `json:"median"`
+	Q3           float64 `json:"q3"`
+	Max          float64 `json:"max"`
+	WhiskerLow   float64 `json:"whiskerLow"`
+	WhiskerHigh  float64 `json:"whiskerHigh"`
+	Outliers     int     `json:"outliers"`
+	Mean         float64 `json:"mean"`
+	SecondsShown float64 `json:"secondsShown"`
+}
+
+// Stall is a run of consecutive stall samples.
+type Stall struct {
+	// StartSecond is when it began, in seconds since the step started
+	// (warm-up included, like the series).
+	StartSecond float64 `json:"startSecond"`
+	Seconds     float64 `json:"seconds"`
+	MinQPS      float64 `json:"minQps"`
+}
+
+// Window is the mean of one WindowSeconds slice of the steady series.
+type Window struct {
+	FromSecond float64 `json:"fromSecond"`
+	Mean       float64 `json:"mean"`
+	Min        float64 `json:"min"`
+	Max        float64 `json:"max"`
+}
+
+// SeriesStats describes one observation's throughput over time, after the
+// warm-up.
+type SeriesStats struct {
+	Cell            string  `json:"cell"`
+	Step            string  `json:"step"`
+	Threads         int     `json:"threads"`
+	IntervalSeconds float64 `json:"intervalSeconds"`
+	Samples         int     `json:"samples"`
+	Mean            float64 `json:"mean"`
+	Median          float64 `json:"median"`
+	// CV is the population stddev over the mean (as pkg/results computes
+	// it for the compact form's summaries); 0 when the mean is 0.
+	CV            float64  `json:"cv"`
+	StallFraction float64  `json:"stallFraction"`
+	StallSeconds  float64  `json:"stallSeconds"`
+	Stalls        []Stall  `json:"stalls,omitempty"`
+	Box           Box      `json:"box"`
+	Windows       []Window `json:"windows,omitempty"`
+}
+
+// AnalyzeSeries computes SeriesStats of a series; it fails on an empty
+// steady series or a non-positive interval.
+func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
+	opts = opts.withDefaults()
+	if s == nil || !(s.IntervalSeconds > 0) {
+		return SeriesStats{}, fmt.Errorf("series: interval must be positive")
+	}
+	if !(opts.StallFraction > 0 && opts.StallFraction < 1) || opts.LastSeconds < 0 || !(opts.WindowSeconds > 0) {
+		return SeriesStats{}, fmt.Errorf("series options %+v: stall fraction must be in (0, 1), last seconds >= 0, window > 0", opts)
+	}
+	steady := s.Steady()
+	if len(steady) == 0 {
+		return SeriesStats{}, fmt.Errorf("series of %d samples has none after the %g s warm-up: %w", len(s.Values), s.WarmupSeconds, ErrEmpty)
+	}
+	iv := s.IntervalSeconds
+	offset := float64(len(s.Values)-len(steady)) * iv
+	st := SeriesStats{IntervalSeconds: iv, Samples: len(steady), StallFraction: opts.StallFraction}
+	sorted := sortedCopy(steady)
+	st.Mean = mean(steady)
+	st.Median = quantileSorted(sorted, 0.5)
+	if st.Mean != 0 {
+		st.CV = stddev(steady, StddevPopulation) / st.Mean
+	}
+	limit := opts.StallFraction * st.Median
+	var cur *Stall
+	for i, v := range steady {
+		if v < limit {
+			st.StallSeconds += iv
+			if cur == nil {
+				st.Stalls = append(st.Stalls, Stall{StartSecond: offset + float64(i)*iv, MinQPS: v})
+				cur = &st.Stalls[len(st.Stalls)-1]
+			}
+			cur.Seconds += iv
+			cur.MinQPS = math.Min(cur.MinQPS, v)
+		} else {
+			cur = nil
+		}
+	}
+	last := steady
+	if opts.LastSeconds > 0 {
+		n := int(math.Ceil(opts.LastSeconds/iv - 1e-9))
+		if n < len(last) {
+			last = last[len(last)-n:]
+		}
+	}
+	st.Box = boxOf(last)
+	st.Box.FromSecond = offset + float64(len(steady)-len(last))*iv
+	st.Box.SecondsShown = float64(len(last)) * iv
+	per := int(math.Max(1, math.Round(opts.WindowSeconds/iv)))
+	for i := 0; i < len(steady); i += per {
+		w := steady[i:min(i+per, len(steady))]
+		ws := sortedCopy(w)
+		st.Windows = append(st.Windows, Window{FromSecond: offset + float64(i)*iv, Mean: mean(w), Min: ws[0], Max: ws[len(ws)-1]})
+	}
+	return st, nil
+}
+
+func boxOf(xs []float64) Box {
+	s := sortedCopy(xs)
+	b := Box{Samples: len(s), Min: s[0], Max: s[len(s)-1], Mean: mean(xs),
+		Q1: quantileSorted(s, 0.25), Median: quantileSorted(s, 0.5), Q3: quantileSorted(s, 0.75)}
+	lo, hi := b.Q1-1.5*(b.Q3-b.Q1), b.Q3+1.5*(b.Q3-b.Q1)
+	b.WhiskerLow, b.WhiskerHigh = b.Max, b.Min
+	for _, v := range s {
+		if v < lo || v > hi {
+			b.Outliers++
+			continue
+		}
+		b.WhiskerLow = math.Min(b.WhiskerLow, v)
+		b.WhiskerHigh = math.Max(b.WhiskerHigh, v)
+	}
+	return b
+}
+
+// SeriesReport analyses every observation of ds that has a series, in
+// dataset order. Observations without a series are skipped.
+func SeriesReport(ds *Dataset, opts SeriesOptions) ([]SeriesStats, error) {
+	var out []SeriesStats
+	for _, o := range ds.obs {
+		if o.Series == nil || len(o.Series.Values) == 0 {
+			continue
+		}
+		st, err := AnalyzeSeries(o.Series, opts)
+		if err != nil {
+			return nil, fmt.Errorf("cell %q step %q threads %d: %w", o.Cell, o.Step, o.Threads, err)
+		}
+		st.Cell, st.Step, st.Threads = o.Cell, o.Step, o.Threads
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// SeriesTable renders series statistics, one row per observation.
+func SeriesTable(stats []SeriesStats) Table {
+	t := Table{
+		ID:      "series",
+		Title:   "Throughput over time (after warm-up)",
+		Columns: []string{"cell", "step", "threads", "samples", "mean", "median", "cv", "stall s", "stalls", "box q1", "box median", "box q3", "box window"},
+	}
+	frac := 0.5
+	for _, s := range stats {
+		frac = s.StallFraction
+		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), fmt.Sprint(s.Samples),
+			formatFloat(s.Mean, 2), formatFloat(s.Median, 2), formatFloat(s.CV, 3),
+			trimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
+			formatFloat(s.Box.Q1, 2), formatFloat(s.Box.Median, 2), formatFloat(s.Box.Q3, 2),
+			fmt.Sprintf("last %s s", trimFloat(s.Box.SecondsShown))})
+	}
+	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", trimFloat(frac))}
+	return t
+}
