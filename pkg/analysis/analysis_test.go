@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -453,5 +454,23 @@ func TestMergeAndPaired(t *testing.T) {
 	}
 	if _, err := Merge("x", a, a); !errors.Is(err, ErrDuplicate) {
 		t.Errorf("merge of one name twice: %v", err)
+	}
+}
+
+func TestQuantilesSelectMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n < 200; n += 7 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = math.Round(rng.Float64()*50) / 10 // many ties
+		}
+		s := sortedCopy(xs)
+		qs := []float64{0, 0.05, 0.25, 0.5, 0.75, 0.95, 1}
+		got := quantilesSelect(append([]float64(nil), xs...), qs...)
+		for i, q := range qs {
+			if want := quantileSorted(s, q); math.Abs(got[i]-want) > 1e-12 {
+				t.Fatalf("n=%d q=%v: %v, sort gives %v", n, q, got[i], want)
+			}
+		}
 	}
 }

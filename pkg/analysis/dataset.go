@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -125,11 +126,13 @@ type Dataset struct {
 	idx     map[obsKey]int
 	steps   []string
 	stepIdx map[string]int
+	// cellThreads are each cell's distinct thread counts, unsorted.
+	cellThreads map[string][]int
 }
 
 // NewDataset returns an empty dataset.
 func NewDataset(name string) *Dataset {
-	return &Dataset{Name: name, cellIdx: map[string]int{}, idx: map[obsKey]int{}, stepIdx: map[string]int{}}
+	return &Dataset{Name: name, cellIdx: map[string]int{}, idx: map[obsKey]int{}, stepIdx: map[string]int{}, cellThreads: map[string][]int{}}
 }
 
 // Errors of dataset construction and report options; test with errors.Is.
@@ -181,6 +184,9 @@ func (d *Dataset) Add(o Observation) error {
 		d.stepIdx[o.Step] = len(d.steps)
 		d.steps = append(d.steps, o.Step)
 	}
+	if !slices.Contains(d.cellThreads[o.Cell], o.Threads) {
+		d.cellThreads[o.Cell] = append(d.cellThreads[o.Cell], o.Threads)
+	}
 	d.idx[k] = len(d.obs)
 	d.obs = append(d.obs, o)
 	return nil
@@ -225,12 +231,12 @@ func (d *Dataset) Steps() []string { return append([]string(nil), d.steps...) }
 
 // Threads returns the distinct thread counts, ascending.
 func (d *Dataset) Threads() []int {
-	seen := map[int]bool{}
 	var out []int
-	for _, o := range d.obs {
-		if !seen[o.Threads] {
-			seen[o.Threads] = true
-			out = append(out, o.Threads)
+	for _, ts := range d.cellThreads {
+		for _, t := range ts {
+			if !slices.Contains(out, t) {
+				out = append(out, t)
+			}
 		}
 	}
 	sort.Ints(out)
@@ -239,14 +245,7 @@ func (d *Dataset) Threads() []int {
 
 // CellThreads returns the thread counts one cell measured, ascending.
 func (d *Dataset) CellThreads(cell string) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, o := range d.obs {
-		if o.Cell == cell && !seen[o.Threads] {
-			seen[o.Threads] = true
-			out = append(out, o.Threads)
-		}
-	}
+	out := slices.Clone(d.cellThreads[cell])
 	sort.Ints(out)
 	return out
 }

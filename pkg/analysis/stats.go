@@ -215,3 +215,88 @@ func studentQuantile(p, df float64) float64 {
 	}
 	return (lo + hi) / 2
 }
+
+// quantilesSelect returns the type-7 quantiles qs (ascending, in [0, 1]) of
+// buf, which it reorders. It uses selection (expected O(n) per quantile)
+// instead of a full sort; the results equal quantileSorted on sorted data.
+func quantilesSelect(buf []float64, qs ...float64) []float64 {
+	out := make([]float64, len(qs))
+	n := len(buf)
+	if n == 0 {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	lo := 0
+	for j, q := range qs {
+		h := q * float64(n-1)
+		i := int(math.Floor(h))
+		if i >= n-1 {
+			i = n - 1
+		}
+		selectK(buf, lo, n-1, i)
+		v := buf[i]
+		if frac := h - float64(i); frac > 0 && i+1 < n {
+			next := buf[i+1]
+			for _, x := range buf[i+2:] {
+				if x < next {
+					next = x
+				}
+			}
+			v += frac * (next - v)
+		}
+		out[j] = v
+		lo = i
+	}
+	return out
+}
+
+// selectK reorders a[lo..hi] so that a[k] is the value a sorted slice would
+// hold there, everything before it is <= and everything after >= (Hoare's
+// selection with a median-of-three pivot).
+func selectK(a []float64, lo, hi, k int) {
+	for hi > lo {
+		if hi-lo < 16 {
+			for i := lo + 1; i <= hi; i++ {
+				for j := i; j > lo && a[j] < a[j-1]; j-- {
+					a[j], a[j-1] = a[j-1], a[j]
+				}
+			}
+			return
+		}
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		pivot := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}

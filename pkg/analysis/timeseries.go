@@ -3,6 +3,9 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // SeriesOptions tune the throughput-over-time statistics.
@@ -101,9 +104,22 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 	iv := s.IntervalSeconds
 	offset := float64(len(s.Values)-len(steady)) * iv
 	st := SeriesStats{IntervalSeconds: iv, Samples: len(steady), StallFraction: opts.StallFraction}
-	sorted := sortedCopy(steady)
+	buf := append([]float64(nil), steady...)
 	st.Mean = mean(steady)
-	st.Median = quantileSorted(sorted, 0.5)
+	last := steady
+	if opts.LastSeconds > 0 {
+		n := int(math.Ceil(opts.LastSeconds/iv - 1e-9))
+		if n < len(last) {
+			last = last[len(last)-n:]
+		}
+	}
+	if len(last) == len(steady) {
+		st.Box = boxOf(last, buf)
+		st.Median = st.Box.Median
+	} else {
+		st.Median = quantilesSelect(buf, 0.5)[0]
+		st.Box = boxOf(last, append(buf[:0], last...))
+	}
 	if st.Mean != 0 {
 		st.CV = stddev(steady, StddevPopulation) / st.Mean
 	}
@@ -122,56 +138,89 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 			cur = nil
 		}
 	}
-	last := steady
-	if opts.LastSeconds > 0 {
-		n := int(math.Ceil(opts.LastSeconds/iv - 1e-9))
-		if n < len(last) {
-			last = last[len(last)-n:]
-		}
-	}
-	st.Box = boxOf(last)
 	st.Box.FromSecond = offset + float64(len(steady)-len(last))*iv
 	st.Box.SecondsShown = float64(len(last)) * iv
 	per := int(math.Max(1, math.Round(opts.WindowSeconds/iv)))
 	for i := 0; i < len(steady); i += per {
 		w := steady[i:min(i+per, len(steady))]
-		ws := sortedCopy(w)
-		st.Windows = append(st.Windows, Window{FromSecond: offset + float64(i)*iv, Mean: mean(w), Min: ws[0], Max: ws[len(ws)-1]})
+		win := Window{FromSecond: offset + float64(i)*iv, Mean: mean(w), Min: w[0], Max: w[0]}
+		for _, v := range w {
+			win.Min, win.Max = math.Min(win.Min, v), math.Max(win.Max, v)
+		}
+		st.Windows = append(st.Windows, win)
 	}
 	return st, nil
 }
 
-func boxOf(xs []float64) Box {
-	s := sortedCopy(xs)
-	b := Box{Samples: len(s), Min: s[0], Max: s[len(s)-1], Mean: mean(xs),
-		Q1: quantileSorted(s, 0.25), Median: quantileSorted(s, 0.5), Q3: quantileSorted(s, 0.75)}
+// boxOf computes box statistics of xs; buf is a scratch copy of xs that it
+// reorders.
+func boxOf(xs, buf []float64) Box {
+	q := quantilesSelect(buf, 0.25, 0.5, 0.75)
+	b := Box{Samples: len(xs), Min: xs[0], Q1: q[0], Median: q[1], Q3: q[2], Max: xs[0], Mean: mean(xs)}
+	for _, v := range xs {
+		if v < b.Min {
+			b.Min = v
+		}
+		if v > b.Max {
+			b.Max = v
+		}
+	}
 	lo, hi := b.Q1-1.5*(b.Q3-b.Q1), b.Q3+1.5*(b.Q3-b.Q1)
 	b.WhiskerLow, b.WhiskerHigh = b.Max, b.Min
-	for _, v := range s {
+	for _, v := range xs {
 		if v < lo || v > hi {
 			b.Outliers++
 			continue
 		}
-		b.WhiskerLow = math.Min(b.WhiskerLow, v)
-		b.WhiskerHigh = math.Max(b.WhiskerHigh, v)
+		if v < b.WhiskerLow {
+			b.WhiskerLow = v
+		}
+		if v > b.WhiskerHigh {
+			b.WhiskerHigh = v
+		}
 	}
 	return b
 }
 
 // SeriesReport analyses every observation of ds that has a series, in
-// dataset order. Observations without a series are skipped.
+// dataset order, spread over GOMAXPROCS goroutines. Observations without a
+// series are skipped.
 func SeriesReport(ds *Dataset, opts SeriesOptions) ([]SeriesStats, error) {
-	var out []SeriesStats
-	for _, o := range ds.obs {
-		if o.Series == nil || len(o.Series.Values) == 0 {
-			continue
+	var todo []int
+	for i, o := range ds.obs {
+		if o.Series != nil && len(o.Series.Values) > 0 {
+			todo = append(todo, i)
 		}
-		st, err := AnalyzeSeries(o.Series, opts)
+	}
+	out := make([]SeriesStats, len(todo))
+	errs := make([]error, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(todo) {
+					return
+				}
+				o := &ds.obs[todo[k]]
+				st, err := AnalyzeSeries(o.Series, opts)
+				if err != nil {
+					errs[k] = fmt.Errorf("cell %q step %q threads %d: %w", o.Cell, o.Step, o.Threads, err)
+					continue
+				}
+				st.Cell, st.Step, st.Threads = o.Cell, o.Step, o.Threads
+				out[k] = st
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("cell %q step %q threads %d: %w", o.Cell, o.Step, o.Threads, err)
+			return nil, err
 		}
-		st.Cell, st.Step, st.Threads = o.Cell, o.Step, o.Threads
-		out = append(out, st)
 	}
 	return out, nil
 }
