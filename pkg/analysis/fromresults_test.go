@@ -1,0 +1,185 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/changepoint"
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// testDoc makes a valid full document with the given steps at one thread
+// count; qps maps step → steady QPS.
+func testDoc(cell, version string, repeat int, qps map[string]float64, steps ...string) *results.Document {
+	d := &results.Document{
+		SchemaVersion: results.SchemaV1, Form: results.FormFull,
+		Run:       results.Run{Name: "r1", Suite: "nightly"},
+		Cell:      results.Cell{Name: cell, Database: "maria", Engine: "mariadb", Version: version, Config: "base", Repeat: repeat, Attempt: 1},
+		StartedAt: t0, Status: results.Status{Outcome: results.OutcomeSucceeded},
+	}
+	for _, s := range steps {
+		q := qps[s]
+		cpu, cs := 55.0, 1000.0
+		series := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
+		for i := 0; i < 20; i++ {
+			series.QPS = append(series.QPS, q)
+			series.TPS = append(series.TPS, q)
+			series.LatencyMs = append(series.LatencyMs, 1)
+			series.ErrorsPerSecond = append(series.ErrorsPerSecond, 0)
+			series.ReconnectsPerSecond = append(series.ReconnectsPerSecond, 0)
+		}
+		h := &results.Hardware{OpsPerSecond: q, OpsBasis: "steadyQps", CPUs: 4, CPUPercent: &cpu, ContextSwitchesPerSecond: &cs}
+		h.Derive()
+		d.Steps = append(d.Steps, results.StepResult{Step: s, Threads: 1, DurationSeconds: 20, WarmupSeconds: 2,
+			SteadyQPS: q, SteadyTPS: q, FinalQPS: q, LatencyAvgMs: 1, LatencyMaxMs: 2, Series: series, Hardware: h})
+	}
+	return d
+}
+
+func TestFromDocuments(t *testing.T) {
+	a := testDoc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
+	b := testDoc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
+	b.Steps[1].Error = "deadlock"
+	// Through the codec, compact form for one of them.
+	data, err := results.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	da, _, err := ReadResult(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cb, err := results.Compact(b, results.CompactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _, err := ReadResult(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := FromDocuments("r1", []*results.Document{da, db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := Relative(ds, RelativeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ratioStrings([]Ratio{rel.Ratios[0][0], rel.Ratios[1][0]}); got[0] != "1.10" || got[1] != "missing" {
+		t.Errorf("ratios %v", got)
+	}
+	if len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], "deadlock") {
+		t.Errorf("notes %v", ds.Notes)
+	}
+	o, _ := ds.Get("maria-11.4-base", "point-query", 1)
+	if o.Series == nil || len(o.Series.Values) != 20 || o.Series.WarmupSeconds != 2 {
+		t.Errorf("compact series %+v", o.Series)
+	}
+	if o.HW == nil || math.Abs(*o.HW.CPUPerOp-55.0/1100) > 1e-12 {
+		t.Errorf("hardware %+v", o.HW)
+	}
+	r, err := BuildReport(ds, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Hardware) != 2 || len(r.Series) != 3 {
+		t.Errorf("report: %d hw tables, %d series", len(r.Hardware), len(r.Series))
+	}
+}
+
+func TestReadResultRefusesUnknownVersions(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"schemaVersion":"dbbench.io/results/v2","steps":[]}`, `"dbbench.io/results/v2" is not "dbbench.io/results/v1"`},
+		{`{"schemaVersion":"dbbench.io/results-manifest/v9"}`, `results-manifest/v1`},
+		{`{"hello":"world"}`, "schemaVersion: missing"},
+		{`[1,2]`, "not a JSON object"},
+	} {
+		_, _, err := ReadResult([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+	_, _, err := ReadResult([]byte(`{"schemaVersion":"dbbench.io/results/v2"}`))
+	if !IsUnsupportedVersion(err) {
+		t.Errorf("not an UnsupportedVersionError: %T", err)
+	}
+	if _, err := FromDocuments("x", []*results.Document{{SchemaVersion: "v0"}}); !IsUnsupportedVersion(err) {
+		t.Errorf("FromDocuments accepted v0: %v", err)
+	}
+}
+
+func TestFromManifest(t *testing.T) {
+	m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: "r1"}, Cells: []results.ManifestCell{
+		{Cell: results.Cell{Name: "a", Engine: "mysql", Version: "8.0", Attempt: 1}, Phase: "Succeeded",
+			QPS: map[string]map[int]float64{"insert": {1: 10, 4: 30}, "point-query": {1: 100, 4: 350}, "scan": {1: 5}},
+			RowsPerSecond: map[string]map[int]float64{"scan": {1: 5e6}}},
+		{Cell: results.Cell{Name: "b", Engine: "mysql", Version: "8.4", Attempt: 1}, Phase: "Failed"},
+	}}
+	ds, err := FromManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(ds.Steps(), ","); got != "scan,point-query,insert" {
+		t.Errorf("steps in catalog order: %s", got)
+	}
+	if o, _ := ds.Get("a", "scan", 1); o.QPS != 5e6 {
+		t.Errorf("scan uses rows/s: %v", o.QPS)
+	}
+	rel, err := Relative(ds, RelativeOptions{Threads: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rel.Ratios[0][0].IsMissing() || len(ds.Notes) != 1 {
+		t.Errorf("failed cell: %v, notes %v", rel.Ratios[0][0], ds.Notes)
+	}
+}
+
+func TestHistory(t *testing.T) {
+	var runs []HistoryRun
+	for i := 0; i < 30; i++ {
+		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
+		_ = ds.AddCell(CellMeta{Name: fmt.Sprintf("c-%d", i), Database: "maria", Version: "11.4", Config: "base"})
+		q := 1000.0 + float64(i%3)
+		if i >= 20 {
+			q = 900 + float64(i%3) // a 10 % regression from run 20
+		}
+		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "point-query", Threads: 1, QPS: q})
+		if i != 7 { // run 7 did not measure insert
+			_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "insert", Threads: 1, QPS: 500 + float64(i%2)})
+		}
+		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+	}
+	// Out of order on input: History sorts by time.
+	runs[3], runs[10] = runs[10], runs[3]
+	h, err := History(runs, HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Series) != 2 || h.Runs[3] != "nightly-03" {
+		t.Fatalf("series %d, runs %v", len(h.Series), h.Runs)
+	}
+	pq := h.Series[0]
+	if pq.Combination != "maria-11.4-base" || len(pq.ChangePoints) != 1 || pq.ChangePoints[0].Run != "nightly-20" {
+		t.Errorf("point-query change points %+v", pq.ChangePoints)
+	}
+	if c := pq.ChangePoints[0]; math.Abs(c.ChangePercent+10) > 0.5 {
+		t.Errorf("change %+v", c)
+	}
+	ins := h.Series[1]
+	if len(ins.ChangePoints) != 0 || len(ins.Values) != 29 || ins.MissingRuns[0] != "nightly-07" {
+		t.Errorf("insert %+v", ins)
+	}
+	bad := changepoint.Options{WindowLen: 1}
+	if _, err := History(runs, HistoryOptions{ChangePoint: &bad}); err == nil {
+		t.Error("invalid detector options accepted")
+	}
+	if _, err := History(nil, HistoryOptions{}); !errors.Is(err, ErrEmpty) {
+		t.Errorf("no runs: %v", err)
+	}
+}
