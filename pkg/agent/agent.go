@@ -599,9 +599,16 @@ func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) (res result
 				res.LatencyP99Ms = &v
 			}
 		}
-		if st, err := sysbench.SteadyStateOf(ivs, float64(warm)); err == nil {
+		st, err := sysbench.SteadyStateOf(ivs, float64(warm))
+		switch {
+		case err == nil:
 			res.SteadyQPS, res.SteadyTPS, res.SteadySamples = st.QPS, st.TPS, st.Samples
-		} else if inv.Err == nil {
+		case (errors.Is(err, sysbench.ErrNoIntervals) || errors.Is(err, sysbench.ErrWarmupTooLong)) && out.Final != nil:
+			// A run of a second or two may end before its first (or first
+			// post-warm-up) interval line: the final report is all there is.
+			res.SteadyQPS, res.SteadyTPS = res.FinalQPS, res.FinalTPS
+			ext.SteadyFromFinal = true
+		case inv.Err == nil:
 			res.Error = fmt.Sprintf("steady-state throughput: %v", err)
 		}
 	}

@@ -37,7 +37,9 @@ type StepExtension struct {
 	// NewOrdersPerMinute is TPC-C's NOTPM over the whole run (warm-up
 	// included), from SUM(d_next_o_id) before and after.
 	NewOrdersPerMinute float64 `json:"newOrdersPerMinute,omitempty"`
-	// ServerCPUPerSecond etc. could follow; hardware is in StepResult.Hardware.
+	// SteadyFromFinal is true when the run was too short for interval
+	// samples after the warm-up, so steadyQps/steadyTps are the final report's.
+	SteadyFromFinal bool `json:"steadyFromFinal,omitempty"`
 }
 
 func setExt(m *map[string]json.RawMessage, v any) {

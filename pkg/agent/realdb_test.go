@@ -1,0 +1,255 @@
+package agent
+
+// Tests against real database servers. They run only with DBBENCH_REAL_DB=1:
+//
+//	DBBENCH_REAL_DB=1 go test ./pkg/agent -run Real -v -timeout 15m
+//
+// TestMain then starts MariaDB and PostgreSQL with hack/dbservers.sh (on
+// 127.0.0.1, non-default ports, temporary data directories) and stops them
+// at the end, unless DBBENCH_KEEP_DB=1. DBBENCH_REAL_DB_ENGINES narrows the
+// engines ("mariadb postgres" by default).
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+const (
+	realUser     = "dbbench"
+	realPassword = "dbbench-pw"
+)
+
+var realPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432}
+
+func realEngines() []plan.Engine {
+	s := os.Getenv("DBBENCH_REAL_DB_ENGINES")
+	if s == "" {
+		s = "mariadb postgres"
+	}
+	var out []plan.Engine
+	for _, f := range strings.Fields(s) {
+		out = append(out, plan.Engine(f))
+	}
+	return out
+}
+
+func dbservers(action string, e plan.Engine) error {
+	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "dbservers.sh"), action, string(e))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(func() int {
+		if os.Getenv("DBBENCH_REAL_DB") != "1" {
+			return m.Run()
+		}
+		// The TPC-C step loads a tenth of the specification's data set.
+		os.Setenv(EnvTPCCDataDivisor, "10")
+		for _, e := range realEngines() {
+			if err := dbservers("start", e); err != nil {
+				fmt.Fprintf(os.Stderr, "starting %s: %v\n", e, err)
+				return 1
+			}
+			if os.Getenv("DBBENCH_KEEP_DB") != "1" {
+				defer dbservers("stop", e)
+			}
+		}
+		return m.Run()
+	}())
+}
+
+func needRealDB(t *testing.T) {
+	t.Helper()
+	if os.Getenv("DBBENCH_REAL_DB") != "1" {
+		t.Skip("set DBBENCH_REAL_DB=1 to run against real MariaDB and PostgreSQL (hack/dbservers.sh)")
+	}
+}
+
+// realPlan is a tiny cell: 1 table x 2000 rows, 2-s steps (1-s runs may end
+// before sysbench's first interval line), threads 1 and 2.
+func realPlan(e plan.Engine, dir string, steps ...string) plan.Plan {
+	return plan.Plan{
+		APIVersion: plan.APIVersion,
+		Run:        plan.RunRef{Name: "realdb", Suite: "extended"},
+		Cell:       plan.Cell{Name: string(e) + "-test", Database: string(e), Engine: e, Version: "debian", Config: "test", Attempt: 1},
+		Server:     plan.Server{Engine: e, Port: realPorts[e], Database: "sbtest", ReadyTimeoutSeconds: 20},
+		Workload: plan.Workload{Steps: steps, Tables: 1, TableSize: 2000, ReadSeconds: 2, WriteSeconds: 2,
+			Threads: []int{1, 2}, PreparedStatements: true, FlushWaitSeconds: 3},
+		Results: plan.Results{Dir: dir},
+	}
+}
+
+// customLua is a user script, run like a catalog step.
+const customLua = `
+function thread_init()
+   drv = sysbench.sql.driver()
+   con = drv:connect()
+end
+function thread_done() con:disconnect() end
+function event()
+   local id = sysbench.rand.uniform(1, sysbench.opt.table_size)
+   con:query(string.format("SELECT COUNT(*) FROM sbtest1 WHERE id BETWEEN %d AND %d", id, id + 9))
+end
+sysbench.cmdline.options = {
+   table_size = {"rows", 1000},
+   tables = {"tables", 1},
+}
+`
+
+func runReal(t *testing.T, p plan.Plan, password string) (Result, *results.Document, *results.Document) {
+	t.Helper()
+	var log strings.Builder
+	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: password, Sink: DirSink{Dir: p.Results.Dir},
+		Collector: &ProcCollector{}, CollectorScope: "test host", ClientOnDBNode: true, Log: &log, Version: "test"}
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	res := a.Run(ctx)
+	if t.Failed() || res.ExitCode != 0 {
+		t.Logf("agent log:\n%s", log.String())
+	}
+	compact, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyDocument))
+	if err != nil {
+		t.Fatalf("no compact document: %v", err)
+	}
+	full, err := os.ReadFile(filepath.Join(p.Results.Dir, FullDocumentFile))
+	if err != nil {
+		t.Fatalf("no full document: %v", err)
+	}
+	return res, validateDocument(t, compact), validateDocument(t, full)
+}
+
+// TestRealCatalog runs the whole 42-step catalog (the 32 reported steps and
+// the .pre steps), TPC-C and a custom Lua step on each engine.
+func TestRealCatalog(t *testing.T) {
+	needRealDB(t)
+	for _, e := range realEngines() {
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			script := filepath.Join(dir, "custom_count.lua")
+			if err := os.WriteFile(script, []byte(customLua), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var steps []string
+			for _, s := range workload.Extended() {
+				steps = append(steps, s.Name)
+			}
+			steps = append(steps, "my-count", workload.TPCCStep)
+			p := realPlan(e, filepath.Join(dir, "out"), steps...)
+			p.Workload.Custom = []plan.CustomStep{{Name: "my-count", Script: script, DurationSeconds: 2}}
+			p.Workload.TPCC = &plan.TPCC{Warehouses: 1, Tables: 1, DurationSeconds: 3, Threads: []int{2}, Isolation: "RC", UseForeignKeys: true}
+
+			res, compact, full := runReal(t, p, realPassword)
+			if res.ExitCode != plan.ExitOK {
+				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
+			}
+			if compact.Status.Outcome != results.OutcomeSucceeded || compact.Form != results.FormCompact || full.Form != results.FormFull {
+				t.Errorf("status %+v, forms %s/%s", compact.Status, compact.Form, full.Form)
+			}
+			want := (len(steps)-1)*2 + 1 // every step at 1 and 2 threads; TPC-C at 2
+			if len(full.Steps) != want {
+				t.Errorf("%d step results, want %d", len(full.Steps), want)
+			}
+			for _, s := range full.Steps {
+				if !(s.SteadyQPS > 0) || !(s.FinalQPS > 0) || s.Error != "" {
+					t.Errorf("%s@%d: steady %.1f final %.1f QPS, error %q", s.Step, s.Threads, s.SteadyQPS, s.FinalQPS, s.Error)
+				}
+				if s.Series == nil || len(s.Series.QPS) == 0 || len(s.Command) == 0 || s.Hardware == nil {
+					t.Errorf("%s@%d: missing series, command or hardware", s.Step, s.Threads)
+				}
+				if strings.Contains(strings.Join(s.Command, " "), realPassword) {
+					t.Errorf("%s@%d: password in the command line", s.Step, s.Threads)
+				}
+				if s.Step == "scan" && (s.RowsPerSecond == nil || *s.RowsPerSecond < s.SteadyQPS*1000) {
+					t.Errorf("scan: rowsPerSecond %v for %.1f scans/s of 2000 rows", s.RowsPerSecond, s.SteadyQPS)
+				}
+			}
+			if l := full.Load; l == nil || l.Rows != 2000 || !(l.InsertsPerSecond > 0) || l.FlushSeconds == nil {
+				t.Errorf("load: %+v", full.Load)
+			}
+			pv := full.Provenance
+			if pv.ServerVersion == "" || len(pv.ServerSettings) < 50 || pv.ServerSettingsSHA256 == "" || pv.SysbenchVersion == "" ||
+				pv.DatabaseNode.CPUs == 0 || pv.DatabaseNode.Kernel == "" {
+				t.Errorf("provenance: version %q, %d settings, digest %q, sysbench %q, node %+v",
+					pv.ServerVersion, len(pv.ServerSettings), pv.ServerSettingsSHA256, pv.SysbenchVersion, pv.DatabaseNode)
+			}
+			if _, ok := full.Extensions[ExtensionKey]; !ok {
+				t.Error("no agent extension (warm-up, flushes)")
+			}
+			prog, _ := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
+			if !strings.Contains(string(prog), `"Done"`) {
+				t.Errorf("progress: %s", prog)
+			}
+		})
+	}
+}
+
+// TestRealBadInput checks that bad input fails with a clear error, the right
+// exit code, and that what was measured before is kept.
+func TestRealBadInput(t *testing.T) {
+	needRealDB(t)
+	e := realEngines()[0]
+	t.Run("wrong password", func(t *testing.T) {
+		p := realPlan(e, t.TempDir(), "point-query")
+		res, doc, _ := runReal(t, p, "not-the-password")
+		if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "rejected the credentials") {
+			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
+		}
+	})
+	t.Run("unknown database", func(t *testing.T) {
+		p := realPlan(e, t.TempDir(), "point-query")
+		p.Server.Database = "no_such_db"
+		res, doc, _ := runReal(t, p, realPassword)
+		if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "no such database") {
+			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
+		}
+	})
+	t.Run("unreachable server", func(t *testing.T) {
+		p := realPlan(e, t.TempDir(), "point-query")
+		p.Server.Port = 1 // nothing listens on 127.0.0.1:1
+		p.Server.ReadyTimeoutSeconds = 3
+		start := time.Now()
+		res, doc, _ := runReal(t, p, realPassword)
+		if res.ExitCode != plan.ExitServerUnreachable || !strings.Contains(doc.Status.Error, "refused connections") ||
+			doc.Status.FailureClass != results.FailureInfrastructure {
+			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
+		}
+		if d := time.Since(start); d < 2*time.Second || d > 30*time.Second {
+			t.Errorf("gave up after %s; the deadline was 3 s", d)
+		}
+	})
+	t.Run("lua syntax error keeps earlier steps", func(t *testing.T) {
+		dir := t.TempDir()
+		bad := filepath.Join(dir, "bad.lua")
+		if err := os.WriteFile(bad, []byte("function event(\n  this is not lua\nend\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := realPlan(e, filepath.Join(dir, "out"), "point-query", "broken")
+		p.Workload.Custom = []plan.CustomStep{{Name: "broken", Script: bad, DurationSeconds: 1}}
+		res, doc, full := runReal(t, p, realPassword)
+		if res.ExitCode != plan.ExitBenchmarkFailed || doc.Status.Outcome != results.OutcomeFailed ||
+			doc.Status.FailedStep != "broken" || !strings.Contains(doc.Status.Error, "bad.lua") {
+			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
+		}
+		var kept int
+		for _, s := range full.Steps {
+			if s.Step == "point-query" && s.SteadyQPS > 0 {
+				kept++
+			}
+		}
+		if kept != 2 {
+			t.Errorf("point-query results kept: %d of 2 (steps: %d)", kept, len(full.Steps))
+		}
+	})
+}
