@@ -117,7 +117,7 @@ func TestReadResultRefusesUnknownVersions(t *testing.T) {
 func TestFromManifest(t *testing.T) {
 	m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: "r1"}, Cells: []results.ManifestCell{
 		{Cell: results.Cell{Name: "a", Engine: "mysql", Version: "8.0", Attempt: 1}, Phase: "Succeeded",
-			QPS: map[string]map[int]float64{"insert": {1: 10, 4: 30}, "point-query": {1: 100, 4: 350}, "scan": {1: 5}},
+			QPS:           map[string]map[int]float64{"insert": {1: 10, 4: 30}, "point-query": {1: 100, 4: 350}, "scan": {1: 5}},
 			RowsPerSecond: map[string]map[int]float64{"scan": {1: 5e6}}},
 		{Cell: results.Cell{Name: "b", Engine: "mysql", Version: "8.4", Attempt: 1}, Phase: "Failed"},
 	}}

@@ -57,7 +57,17 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		return nil, err
 	}
 	for _, th := range ds.Threads() {
-		rel, err := Relative(ds, RelativeOptions{Base: base, Threads: th, Steps: steps})
+		// Only the steps someone measured at this concurrency.
+		var thSteps []string
+		for _, s := range steps {
+			for _, c := range ds.cells {
+				if _, ok := ds.Get(c.Name, s, th); ok {
+					thSteps = append(thSteps, s)
+					break
+				}
+			}
+		}
+		rel, err := Relative(ds, RelativeOptions{Base: base, Threads: th, Steps: thSteps})
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +79,7 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 			}
 			r.Groups = append(r.Groups, gt)
 		}
-		for _, s := range steps {
+		for _, s := range thSteps {
 			if !hasHardware(ds, s, th) {
 				continue
 			}

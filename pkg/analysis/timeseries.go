@@ -85,6 +85,8 @@ type SeriesStats struct {
 	Stalls        []Stall  `json:"stalls,omitempty"`
 	Box           Box      `json:"box"`
 	Windows       []Window `json:"windows,omitempty"`
+
+	src *TimeSeries // for charts
 }
 
 // AnalyzeSeries computes SeriesStats of a series; it fails on an empty
@@ -103,7 +105,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 	}
 	iv := s.IntervalSeconds
 	offset := float64(len(s.Values)-len(steady)) * iv
-	st := SeriesStats{IntervalSeconds: iv, Samples: len(steady), StallFraction: opts.StallFraction}
+	st := SeriesStats{IntervalSeconds: iv, Samples: len(steady), StallFraction: opts.StallFraction, src: s}
 	buf := append([]float64(nil), steady...)
 	st.Mean = mean(steady)
 	last := steady

@@ -1,0 +1,140 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
+)
+
+// CompareOptions are the options of `compare`.
+type CompareOptions struct {
+	OutputFlags
+	RunA, RunB string
+	clients    Clients
+	cluster    *Cluster
+	genericiooptions.IOStreams
+}
+
+// NewCmdCompare builds `kubectl dbbench compare RUN_A RUN_B`.
+func NewCmdCompare(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
+	o := &CompareOptions{IOStreams: streams, clients: clients}
+	cmd := &cobra.Command{
+		Use:   "compare RUN_A RUN_B",
+		Short: "Put two runs side by side",
+		Long: `Put two runs side by side: for every cell name the runs share, QPS(B) / QPS(A)
+per step; then the full report of both runs together, whose cells are named
+RUN/CELL and whose base is RUN_A's base cell (or --base).
+
+With --from-dir DIR, the runs are read from DIR/RUN_A and DIR/RUN_B.`,
+		Example: `  kubectl dbbench compare nightly-41 nightly-42
+  kubectl dbbench compare --from-dir ./results before after -o markdown`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.OutputFlags.AddFlags(cmd.Flags())
+	return cmd
+}
+
+// Complete fills the run names and clients.
+func (o *CompareOptions) Complete(args []string) error {
+	o.RunA, o.RunB = args[0], args[1]
+	if err := o.OutputFlags.Complete(); err != nil {
+		return err
+	}
+	if o.FromDir == "" {
+		c, err := o.clients.Cluster()
+		if err != nil {
+			return err
+		}
+		o.cluster = c
+	}
+	return nil
+}
+
+// Validate checks the arguments.
+func (o *CompareOptions) Validate() error {
+	if o.RunA == o.RunB {
+		return fmt.Errorf("RUN_A and RUN_B are both %q: compare two different runs", o.RunA)
+	}
+	return o.OutputFlags.Validate()
+}
+
+// CompareResult is the JSON output of compare.
+type CompareResult struct {
+	A      string                    `json:"a"`
+	B      string                    `json:"b"`
+	Paired []*analysis.RelativeTable `json:"paired"`
+	Report *analysis.Report          `json:"report"`
+}
+
+// Run loads both runs and prints the comparison.
+func (o *CompareOptions) Run(ctx context.Context) error {
+	load := func(name string) (*analysis.Dataset, string, error) {
+		if o.FromDir != "" {
+			return loadRun(ctx, nil, filepath.Join(o.FromDir, name), name)
+		}
+		return loadRun(ctx, o.cluster, "", name)
+	}
+	a, baseA, err := load(o.RunA)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", o.RunA, err)
+	}
+	b, _, err := load(o.RunB)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", o.RunB, err)
+	}
+	a.Name, b.Name = o.RunA, o.RunB
+	res := CompareResult{A: o.RunA, B: o.RunB}
+	var tables []analysis.Table
+	for _, th := range a.Threads() {
+		if !slices.Contains(b.Threads(), th) {
+			continue
+		}
+		pt, err := analysis.PairedTable(a, b, th)
+		if err != nil {
+			return err
+		}
+		res.Paired = append(res.Paired, pt)
+		tables = append(tables, analysis.PairedTableText(pt, o.RunA, o.RunB))
+	}
+	merged, err := analysis.Merge(o.RunA+" vs "+o.RunB, a, b)
+	if err != nil {
+		return err
+	}
+	base := ""
+	if baseA != "" {
+		base = o.RunA + "/" + baseA
+	}
+	ropts := o.reportOptions(base)
+	if o.Base != "" {
+		ropts.Base = o.Base
+	}
+	r, err := analysis.BuildReport(merged, ropts)
+	if err != nil {
+		return err
+	}
+	res.Report = r
+	tables = append(tables, r.Tables()...)
+	if err := o.write(o.Out, tables, res); err != nil {
+		return err
+	}
+	var paired *analysis.RelativeTable
+	if len(res.Paired) > 0 {
+		paired = res.Paired[0]
+	}
+	return o.writeHTML(o.ErrOut, r, analysis.HTMLOptions{Title: fmt.Sprintf("dbbench: %s vs %s", o.RunB, o.RunA), Paired: paired, PairedName: o.RunB})
+}

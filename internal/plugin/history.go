@@ -1,0 +1,169 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/changepoint"
+)
+
+// HistoryOptions are the options of `history`.
+type HistoryOptions struct {
+	OutputFlags
+	Suite        string
+	Otava        bool
+	MinMagnitude float64
+	clients      Clients
+	cluster      *Cluster
+	genericiooptions.IOStreams
+}
+
+// NewCmdHistory builds `kubectl dbbench history SUITE`.
+func NewCmdHistory(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
+	o := &HistoryOptions{IOStreams: streams, clients: clients}
+	cmd := &cobra.Command{
+		Use:   "history SUITE",
+		Short: "Show the runs of a suite and the change points of every step",
+		Long: `Show the runs of a suite (spec.suite), oldest first, as one QPS series per
+(database-version-config, step, threads), and the change points that
+E-divisive means with a t-test finds in each (pkg/changepoint; defaults:
+p <= 0.001, a change of at least 3 %, at least 3 runs per segment).
+
+With --from-dir DIR, every subdirectory of DIR holding results files is a
+run; those whose documents name the suite are used.`,
+		Example: `  kubectl dbbench history nightly-mariadb
+  kubectl dbbench history nightly-mariadb --otava -o json
+  kubectl dbbench history nightly --from-dir ./runs --html history.html`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.OutputFlags.AddFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&o.Otava, "otava", false, "Use Apache Otava's settings (no minimum magnitude or segment length).")
+	cmd.Flags().Float64Var(&o.MinMagnitude, "min-magnitude", 0, "Smallest relative change reported (e.g. 0.05 for Nyrkiö's 5 %); 0 keeps the detector's default.")
+	return cmd
+}
+
+// Complete fills the suite and clients.
+func (o *HistoryOptions) Complete(args []string) error {
+	o.Suite = args[0]
+	if err := o.OutputFlags.Complete(); err != nil {
+		return err
+	}
+	if o.FromDir == "" {
+		c, err := o.clients.Cluster()
+		if err != nil {
+			return err
+		}
+		o.cluster = c
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *HistoryOptions) Validate() error {
+	if o.MinMagnitude < 0 || o.MinMagnitude >= 1 {
+		return fmt.Errorf("--min-magnitude %v: must be in [0, 1)", o.MinMagnitude)
+	}
+	return o.OutputFlags.Validate()
+}
+
+func (o *HistoryOptions) detectorOptions() changepoint.Options {
+	opts := changepoint.DefaultOptions()
+	if o.Otava {
+		opts = changepoint.OtavaOptions()
+	}
+	if o.MinMagnitude > 0 {
+		opts.MinMagnitude = o.MinMagnitude
+	}
+	return opts
+}
+
+// Run loads the suite's runs and prints the history.
+func (o *HistoryOptions) Run(ctx context.Context) error {
+	var runs []analysis.HistoryRun
+	var err error
+	if o.FromDir != "" {
+		runs, err = o.localRuns()
+	} else {
+		runs, err = o.clusterRuns(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	cpo := o.detectorOptions()
+	h, err := analysis.History(runs, analysis.HistoryOptions{ChangePoint: &cpo})
+	if err != nil {
+		return err
+	}
+	if err := o.write(o.Out, h.Tables(), h); err != nil {
+		return err
+	}
+	return o.writeHTML(o.ErrOut, nil, analysis.HTMLOptions{Title: "dbbench history: " + o.Suite, History: h})
+}
+
+func (o *HistoryOptions) clusterRuns(ctx context.Context) ([]analysis.HistoryRun, error) {
+	views, err := o.cluster.Runs(ctx, o.Suite)
+	if err != nil {
+		return nil, err
+	}
+	if len(views) == 0 {
+		return nil, fmt.Errorf("no benchmarkrun in namespace %q has spec.suite %q", o.cluster.Namespace, o.Suite)
+	}
+	var runs []analysis.HistoryRun
+	for _, v := range views {
+		ds, _, err := o.cluster.Dataset(ctx, v)
+		if err != nil {
+			fmt.Fprintf(o.ErrOut, "skipping run %s: %v\n", v.Name, err)
+			continue
+		}
+		runs = append(runs, analysis.HistoryRun{Name: v.Name, Time: v.When(), Data: ds})
+	}
+	return runs, nil
+}
+
+func (o *HistoryOptions) localRuns() ([]analysis.HistoryRun, error) {
+	entries, err := os.ReadDir(o.FromDir)
+	if err != nil {
+		return nil, err
+	}
+	var runs []analysis.HistoryRun
+	suites := map[string]bool{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		lr, err := LoadDir(filepath.Join(o.FromDir, e.Name()), e.Name())
+		if err != nil {
+			return nil, err
+		}
+		suites[lr.Suite] = true
+		if lr.Suite == o.Suite {
+			runs = append(runs, analysis.HistoryRun{Name: lr.Name, Time: lr.Time, Data: lr.Data})
+		}
+	}
+	if len(runs) == 0 {
+		var found []string
+		for s := range suites {
+			found = append(found, fmt.Sprintf("%q", s))
+		}
+		sort.Strings(found)
+		return nil, fmt.Errorf("no run under %s belongs to suite %q (suites found: %s)", o.FromDir, o.Suite, strings.Join(found, ", "))
+	}
+	return runs, nil
+}

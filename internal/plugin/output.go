@@ -1,0 +1,118 @@
+package plugin
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
+)
+
+// OutputFlags are the flags every report-printing command shares.
+type OutputFlags struct {
+	Output        string
+	HTML          string
+	Base          string
+	GroupingFile  string
+	Stddev        string
+	StallFraction float64
+	LastSeconds   float64
+	FromDir       string
+
+	format   analysis.Format
+	grouping *analysis.Grouping
+}
+
+// AddFlags registers the flags.
+func (o *OutputFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.Output, "output", "o", "table", "Output format: table, markdown, csv or json.")
+	fs.StringVar(&o.HTML, "html", "", "Also write a self-contained HTML report with charts to this file.")
+	fs.StringVar(&o.Base, "base", "", "Cell every other cell is divided by (default: the run's baseline, else its first cell).")
+	fs.StringVar(&o.GroupingFile, "groups", "", "File defining the report groups (\"name: step, step-*\" per line, or JSON); default: the catalog's 4 groups.")
+	fs.StringVar(&o.Stddev, "stddev", "sample", "Standard deviation of the group statistics: sample (n-1) or population (n).")
+	fs.Float64Var(&o.StallFraction, "stall-fraction", 0.5, "A second below this fraction of the median throughput is a stall.")
+	fs.Float64Var(&o.LastSeconds, "last-seconds", 0, "Box-plot statistics over the last N seconds of each step (0: the whole step after warm-up).")
+	fs.StringVar(&o.FromDir, "from-dir", "", "Read results files (*.json) from this directory instead of the cluster.")
+}
+
+// Complete parses the format and loads the grouping file.
+func (o *OutputFlags) Complete() error {
+	f, err := analysis.ParseFormat(o.Output)
+	if err != nil {
+		return err
+	}
+	o.format = f
+	if o.GroupingFile != "" {
+		fh, err := os.Open(o.GroupingFile)
+		if err != nil {
+			return fmt.Errorf("--groups: %w", err)
+		}
+		defer fh.Close()
+		g, err := analysis.ParseGrouping(fh)
+		if err != nil {
+			return fmt.Errorf("--groups %s: %w", o.GroupingFile, err)
+		}
+		if g.Name == "" {
+			g.Name = o.GroupingFile
+		}
+		o.grouping = &g
+	}
+	return nil
+}
+
+// Validate checks the values Complete did not.
+func (o *OutputFlags) Validate() error {
+	if err := analysis.StddevKind(o.Stddev).Validate(); err != nil {
+		return fmt.Errorf("--stddev: %w", err)
+	}
+	if !(o.StallFraction > 0 && o.StallFraction < 1) {
+		return fmt.Errorf("--stall-fraction %v: must be between 0 and 1", o.StallFraction)
+	}
+	if o.LastSeconds < 0 {
+		return fmt.Errorf("--last-seconds %v: must not be negative", o.LastSeconds)
+	}
+	return nil
+}
+
+func (o *OutputFlags) reportOptions(base string) analysis.ReportOptions {
+	if o.Base != "" {
+		base = o.Base
+	}
+	return analysis.ReportOptions{Base: base, Grouping: o.grouping, Stddev: analysis.StddevKind(o.Stddev),
+		Series: analysis.SeriesOptions{StallFraction: o.StallFraction, LastSeconds: o.LastSeconds}}
+}
+
+// write prints tables in the chosen text format, or v as indented JSON.
+func (o *OutputFlags) write(w io.Writer, tables []analysis.Table, v any) error {
+	if o.format == analysis.FormatJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	return analysis.WriteTables(w, o.format, tables)
+}
+
+// writeHTML writes the HTML file when --html was given and says so on
+// stderr.
+func (o *OutputFlags) writeHTML(errOut io.Writer, r *analysis.Report, opts analysis.HTMLOptions) error {
+	if o.HTML == "" {
+		return nil
+	}
+	opts.Grouping = o.grouping
+	f, err := os.Create(o.HTML)
+	if err != nil {
+		return fmt.Errorf("--html: %w", err)
+	}
+	if err := analysis.WriteHTML(f, r, opts); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "wrote %s\n", o.HTML)
+	return nil
+}

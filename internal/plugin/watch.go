@@ -1,0 +1,154 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// WatchOptions are the options of `watch`.
+type WatchOptions struct {
+	RunName  string
+	Interval time.Duration
+	Once     bool
+	Width    int
+	clients  Clients
+	cluster  *Cluster
+	// sleep waits between polls; tests replace it.
+	sleep func(context.Context, time.Duration) error
+	genericiooptions.IOStreams
+}
+
+// NewCmdWatch builds `kubectl dbbench watch RUN`.
+func NewCmdWatch(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
+	o := &WatchOptions{IOStreams: streams, clients: clients, sleep: sleepCtx}
+	cmd := &cobra.Command{
+		Use:   "watch RUN",
+		Short: "Follow a run's progress: cells, current step, progress bars",
+		Long: `Poll a BenchmarkRun's status and print one frame per poll: the run's phase and
+progress, then one line per cell with its phase, a progress bar of its
+(step, threads) pairs and the step running now. Stops when the run has
+Succeeded or Failed (or after one frame with --once).`,
+		Example: `  kubectl dbbench watch nightly-42
+  kubectl dbbench watch nightly-42 --interval 10s`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().DurationVar(&o.Interval, "interval", 5*time.Second, "Time between polls.")
+	cmd.Flags().BoolVar(&o.Once, "once", false, "Print one frame and exit.")
+	cmd.Flags().IntVar(&o.Width, "bar-width", 20, "Width of the progress bars.")
+	return cmd
+}
+
+// Complete fills the run name and clients.
+func (o *WatchOptions) Complete(args []string) error {
+	o.RunName = args[0]
+	c, err := o.clients.Cluster()
+	if err != nil {
+		return err
+	}
+	o.cluster = c
+	return nil
+}
+
+// Validate checks the flags.
+func (o *WatchOptions) Validate() error {
+	if o.Interval < 100*time.Millisecond {
+		return fmt.Errorf("--interval %s: must be at least 100ms", o.Interval)
+	}
+	if o.Width < 5 || o.Width > 200 {
+		return fmt.Errorf("--bar-width %d: must be between 5 and 200", o.Width)
+	}
+	return nil
+}
+
+// Run polls until the run ends.
+func (o *WatchOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	for first := true; ; first = false {
+		run, err := o.cluster.Run(ctx, o.RunName)
+		if err != nil {
+			return err
+		}
+		if !first {
+			fmt.Fprintln(o.Out)
+		}
+		writeFrame(o.Out, run, o.Width)
+		if o.Once || run.Phase == "Succeeded" || run.Phase == "Failed" {
+			return nil
+		}
+		if err := o.sleep(ctx, o.Interval); err != nil {
+			return err
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// writeFrame prints one view of a run.
+func writeFrame(w io.Writer, run *RunView, width int) {
+	phase := run.Phase
+	if phase == "" {
+		phase = "Pending"
+	}
+	progress := run.Progress
+	if progress == "" {
+		progress = fmt.Sprintf("0/%d", len(run.Cells))
+	}
+	fmt.Fprintf(w, "run %s: %s, %s cells done", run.Name, phase, progress)
+	if run.CurrentStep != "" {
+		fmt.Fprintf(w, ", step %s", run.CurrentStep)
+	}
+	fmt.Fprintln(w)
+	nameW := 4
+	for _, c := range run.Cells {
+		nameW = max(nameW, len(c.Name))
+	}
+	for _, c := range run.Cells {
+		done, total := c.StepsDone, c.StepsTotal
+		if c.Phase == "Succeeded" && total > 0 {
+			done = total
+		}
+		frac := 0.0
+		if total > 0 {
+			frac = float64(min(done, total)) / float64(total)
+		}
+		fill := int(frac*float64(width) + 0.5)
+		bar := "[" + strings.Repeat("#", fill) + strings.Repeat(".", width-fill) + "]"
+		line := fmt.Sprintf("  %-*s  %-9s %s %3.0f%%  %d/%d", nameW, c.Name, c.Phase, bar, 100*frac, done, total)
+		if c.CurrentStep != "" && c.Phase != "Succeeded" {
+			line += "  " + c.CurrentStep
+		}
+		if c.Attempts > 1 {
+			line += fmt.Sprintf("  (attempt %d)", c.Attempts)
+		}
+		if c.Message != "" && c.Phase == "Failed" {
+			line += "  " + c.Message
+		}
+		fmt.Fprintln(w, line)
+	}
+}

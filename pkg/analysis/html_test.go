@@ -1,0 +1,212 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+// chartDataset is a small realistic run for the HTML report: four versions,
+// the 32 steps at 1 and 16 threads, hardware figures, per-second series with
+// a stall, one step missing, one x/0 ratio and one 0/0.
+func chartDataset() *Dataset {
+	ds := NewDataset("mariadb-regressions")
+	versions := []string{"10.6", "10.11", "11.4", "11.8"}
+	for vi, v := range versions {
+		name := "mariadb-" + v + "-base"
+		_ = ds.AddCell(CellMeta{Name: name, Database: "mariadb", Engine: "mariadb", Version: v, Config: "base"})
+		for si, s := range workload.Standard() {
+			for _, th := range []int{1, 16} {
+				if vi == 2 && s.Name == "hot-points" {
+					continue // missing
+				}
+				f := 1 + 0.06*math.Sin(float64(si*7+vi*3)) - 0.03*float64(vi)
+				scale := math.Pow(float64(th), 0.9-0.02*float64(si%10))
+				q := 2000 * (1 + float64(si%5)) * f * scale
+				switch {
+				case s.Name == "update-one" && vi == 0:
+					q = 0 // base 0 → inf for the others
+				case s.Name == "scan" && th == 1:
+					q = 0 // 0/0 → 1
+				}
+				cpu, cs, r, rkb, wkb := 0.006*f, 30/f, 0.0, 0.0, 40*f
+				if vi >= 2 {
+					r, rkb = 0.05, 0.2
+				}
+				o := Observation{Cell: name, Step: s.Name, Threads: th, QPS: q,
+					HW: &Hardware{CPUPerOp: &cpu, CSPerOp: &cs, ReadsPerOp: &r, ReadKBPerOp: &rkb, WriteKBPerOp: &wkb, OpsPerSecond: q}}
+				if th == 16 && si < 3 {
+					ts := &TimeSeries{IntervalSeconds: 1, WarmupSeconds: 10}
+					for i := 0; i < 300; i++ {
+						x := q * (1 + 0.04*math.Sin(float64(i)/9+float64(vi)))
+						if vi == 3 && i > 150 && i < 158 {
+							x = q * 0.2 // a stall
+						}
+						ts.Values = append(ts.Values, x)
+					}
+					o.Series = ts
+				}
+				_ = ds.Add(o)
+			}
+		}
+	}
+	return ds
+}
+
+func renderHTML(t *testing.T) (string, *Report) {
+	t.Helper()
+	r, err := BuildReport(chartDataset(), ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), r
+}
+
+// TestHTMLSelfContained checks the page without a browser: no scripts, no
+// external references, one bar chart per group and thread count, the base
+// line, the y-axis caption, series and scale-up charts.
+func TestHTMLSelfContained(t *testing.T) {
+	page, r := renderHTML(t)
+	for _, bad := range []string{"<script", "http://", "https://", "src=", "@import", "url("} {
+		if strings.Contains(strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("page contains %q", bad)
+		}
+	}
+	if got, want := strings.Count(page, `class="chart bars"`), 4*len(r.Relative); got != want {
+		t.Errorf("%d bar charts, want %d", got, want)
+	}
+	if got := strings.Count(page, `class="baseline"`); got != 4*len(r.Relative) {
+		t.Errorf("%d base lines", got)
+	}
+	if !strings.Contains(page, "The y-axis does not start at 0") {
+		t.Error("no y-axis caption")
+	}
+	if got := strings.Count(page, `class="chart series"`); got != 3 {
+		t.Errorf("%d series charts, want 3", got)
+	}
+	if got := strings.Count(page, `class="chart scaleup"`); got != 16 {
+		t.Errorf("%d scale-up charts, want 16 (4 cells × 4 groups)", got)
+	}
+	if !strings.Contains(page, ">inf</text>") || !strings.Contains(page, "×") {
+		t.Error("inf and missing markers not drawn")
+	}
+}
+
+// TestHTMLInChromium renders the page in headless Chromium, checks from the
+// DOM that every chart's SVG has a non-zero size and drawn bars and lines,
+// and checks the screenshot is not blank. It needs /usr/bin/chromium
+// (Debian: apt-get install -y chromium).
+func TestHTMLInChromium(t *testing.T) {
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skip("skipped: /usr/bin/chromium not installed (apt-get install -y chromium)")
+	}
+	page, _ := renderHTML(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("DBBENCH_HTML_OUT"); out != "" {
+		_ = os.WriteFile(out, []byte(page), 0o644) // for looking at it by hand
+	}
+	run := func(extra ...string) []byte {
+		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1200,1600"}, extra...)
+		args = append(args, "file://"+file)
+		cmd := exec.Command(chromium, args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		done := make(chan error, 1)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
+			}
+		case <-time.After(120 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("chromium %v timed out", extra)
+		}
+		return stdout.Bytes()
+	}
+	// A script-free page cannot report layout sizes itself, so the DOM
+	// check reads what Chromium serialised, and the size check uses the
+	// screenshot: every chart's SVG declares its box and the pixels prove
+	// it was painted.
+	dom := string(run("--dump-dom"))
+	svgs := regexp.MustCompile(`<svg class="chart [a-z]+"[^>]*width="([0-9]+)" height="([0-9]+)"`).FindAllStringSubmatch(dom, -1)
+	if len(svgs) < 10 {
+		t.Fatalf("dumped DOM has %d chart SVGs", len(svgs))
+	}
+	for _, m := range svgs {
+		w, _ := strconv.Atoi(m[1])
+		h, _ := strconv.Atoi(m[2])
+		if w == 0 || h == 0 {
+			t.Errorf("chart with zero size: %s", m[0])
+		}
+	}
+	if n := strings.Count(dom, `class="bar"`); n < 100 {
+		t.Errorf("dumped DOM has %d bars", n)
+	}
+	shot := filepath.Join(dir, "out.png")
+	run("--screenshot=" + shot)
+	if out := os.Getenv("DBBENCH_PNG_OUT"); out != "" {
+		data, _ := os.ReadFile(shot)
+		_ = os.WriteFile(out, data, 0o644)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPainted(t, img)
+}
+
+// checkPainted asserts the screenshot has many distinct colours (bars of
+// the palette) and a good share of non-white pixels in the chart area.
+func checkPainted(t *testing.T, img image.Image) {
+	t.Helper()
+	b := img.Bounds()
+	colours := map[uint32]bool{}
+	nonWhite, total := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			total++
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				nonWhite++
+			}
+			colours[(r>>12)<<8|(g>>12)<<4|bl>>12] = true
+		}
+	}
+	t.Logf("screenshot %dx%d: %d colours, %.1f %% non-white", b.Dx(), b.Dy(), len(colours), 100*float64(nonWhite)/float64(total))
+	if len(colours) < 20 || float64(nonWhite)/float64(total) < 0.03 {
+		t.Errorf("screenshot looks blank: %d colours, %d of %d pixels non-white", len(colours), nonWhite, total)
+	}
+	_ = fmt.Sprint()
+}
