@@ -35,7 +35,7 @@ const (
 const (
 	PlanDir          = "/etc/dbbench/plan"
 	PlanFile         = "plan.json"
-	CustomScriptsDir = "/etc/dbbench/custom"
+	CustomScriptsDir = "/etc/dbbench/plan/custom" // custom step scripts, beside the plan
 )
 
 // Keys of the per-cell ConfigMaps.

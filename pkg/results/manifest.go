@@ -111,7 +111,7 @@ func (m *Manifest) Validate() error {
 	names := map[string]int{}
 	for i, cell := range m.Cells {
 		p := fmt.Sprintf("cells[%d]", i)
-		validateCell(c, p, cell.Cell)
+		validateCell(c, p, cell.Cell, 0)
 		c.required(p+".phase", cell.Phase)
 		if j, dup := names[cell.Name]; dup && cell.Name != "" {
 			c.add(p+".name", "%q repeats cells[%d]", cell.Name, j)

@@ -66,7 +66,8 @@ type Cell struct {
 	Version string `json:"version"`
 	// Config is the config variant's name.
 	Config string `json:"config,omitempty"`
-	// Repeat numbers repeats of the same combination from 0.
+	// Repeat numbers repeats of the same combination from 1 (dbbench's cell
+	// names end in -r<repeat>); imported studies may use 0.
 	Repeat int `json:"repeat"`
 	// Attempt numbers infrastructure retries of this repeat from 1; only the
 	// last attempt's document is normally kept.

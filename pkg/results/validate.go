@@ -73,7 +73,7 @@ func (d *Document) Validate() error {
 		c.add("form", "%q is not %q or %q", d.Form, FormFull, FormCompact)
 	}
 	c.required("run.name", d.Run.Name)
-	validateCell(c, "cell", d.Cell)
+	validateCell(c, "cell", d.Cell, 1)
 	if d.StartedAt.IsZero() {
 		c.add("startedAt", "must be set")
 	}
@@ -142,7 +142,10 @@ func (d *Document) Validate() error {
 	return c.err()
 }
 
-func validateCell(c *checker, path string, cell Cell) {
+// validateCell checks a cell's identity. minAttempt is 1 for documents (an
+// agent measured something) and 0 for manifest entries, where 0 means the
+// cell never started (for example its config variant was missing).
+func validateCell(c *checker, path string, cell Cell, minAttempt int) {
 	c.required(path+".name", cell.Name)
 	if !tokenRE.MatchString(cell.Engine) {
 		c.add(path+".engine", "%q is not a lower-case engine name (mysql, mariadb, postgres, ...)", cell.Engine)
@@ -151,8 +154,8 @@ func validateCell(c *checker, path string, cell Cell) {
 	if cell.Repeat < 0 {
 		c.add(path+".repeat", "%d must not be negative", cell.Repeat)
 	}
-	if cell.Attempt < 1 {
-		c.add(path+".attempt", "%d must be at least 1", cell.Attempt)
+	if cell.Attempt < minAttempt {
+		c.add(path+".attempt", "%d must be at least %d", cell.Attempt, minAttempt)
 	}
 }
 

@@ -1,0 +1,43 @@
+package v1alpha1
+
+import "time"
+
+// Accessors for optional fields whose zero value is meaningful (and so are
+// pointers in Go). They return the schema default when the field is unset,
+// which only happens for objects that did not pass through the API server.
+
+// Warmup returns the workload' warm-up seconds (default 10).
+func (w *WorkloadSpec) Warmup() int32 {
+	if w.WarmupSeconds == nil {
+		return 10
+	}
+	return *w.WarmupSeconds
+}
+
+// RetriesPerRun returns the run's retry budget (default 10).
+func (r *RetrySpec) RetriesPerRun() int32 {
+	if r.MaxRetriesPerRun == nil {
+		return 10
+	}
+	return *r.MaxRetriesPerRun
+}
+
+// AttemptsPerCell returns the attempts a cell may make (default 3).
+func (r *RetrySpec) AttemptsPerCell() int32 {
+	if r.MaxAttemptsPerCell < 1 {
+		return 3
+	}
+	return r.MaxAttemptsPerCell
+}
+
+// IsEnabled reports whether the run-level results ConfigMap is written
+// (default true).
+func (c *ConfigMapOutput) IsEnabled() bool { return c.Enabled == nil || *c.Enabled }
+
+// DatabaseReadyTimeout returns timeouts.databaseReady (default 10m).
+func (t *TimeoutsSpec) DatabaseReadyTimeout() time.Duration {
+	if t.DatabaseReady == nil {
+		return 10 * time.Minute
+	}
+	return t.DatabaseReady.Duration
+}

@@ -1,0 +1,752 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Engine is a database engine.
+// +kubebuilder:validation:Enum=mysql;mariadb;postgres
+type Engine string
+
+const (
+	EngineMySQL    Engine = "mysql"
+	EngineMariaDB  Engine = "mariadb"
+	EnginePostgres Engine = "postgres"
+)
+
+// BenchmarkRunSpec declares a benchmark matrix: every (database, version,
+// config variant, repeat) combination becomes one cell with a fresh server and
+// a fresh data load; the workload steps then run in order inside the cell,
+// once per client thread count.
+//
+// +kubebuilder:validation:XValidation:rule="self.databases.all(d, size(d.versions) * (has(d.configs) ? size(d.configs) : 1) * self.workload.repeats <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats); split the matrix into several runs"
+// +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || self.baseline.version in d.versions) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
+// +kubebuilder:validation:XValidation:rule="!has(self.baseline) || !has(self.baseline.repeat) || self.baseline.repeat <= self.workload.repeats",message="baseline.repeat: must not exceed workload.repeats"
+// +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit"
+// +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || !has(self.client.resources) || !has(self.client.resources.limits) || !('cpu' in self.client.resources.limits) || type(self.client.resources.limits.cpu) == int || self.client.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']",message="client.resources.limits.cpu: Guaranteed QoS needs a whole number of CPUs"
+type BenchmarkRunSpec struct {
+	// suite names the regression suite this run belongs to; runs of one suite
+	// form a history that reports and change-point detection compare.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Suite string `json:"suite,omitempty"`
+
+	// databases lists the servers under test. Every database contributes
+	// versions × configs × workload.repeats cells.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	Databases []DatabaseSpec `json:"databases"`
+
+	// workload says which sysbench steps run in each cell, on how much data,
+	// for how long and at which client concurrencies.
+	// +kubebuilder:default={}
+	// +optional
+	Workload WorkloadSpec `json:"workload"`
+
+	// client configures the client pod that runs the dbbench agent.
+	// +kubebuilder:default={}
+	// +optional
+	Client ClientSpec `json:"client"`
+
+	// placement says where database and client pods run, and how isolated
+	// they are from each other and from other cells.
+	// +kubebuilder:default={}
+	// +optional
+	Placement PlacementSpec `json:"placement"`
+
+	// baseline is the cell that reports compare against. Defaults to the
+	// first version of the first database with its first config variant.
+	// +optional
+	Baseline *BaselineSpec `json:"baseline,omitempty"`
+
+	// output says where results go besides the per-cell results ConfigMaps.
+	// +kubebuilder:default={}
+	// +optional
+	Output OutputSpec `json:"output"`
+
+	// timeouts bound how long a cell may take before the attempt counts as
+	// an infrastructure failure.
+	// +kubebuilder:default={}
+	// +optional
+	Timeouts TimeoutsSpec `json:"timeouts"`
+
+	// retry is the budget for retrying cells that failed because of the
+	// infrastructure (pod evicted, node lost, image pull, client OOM, server
+	// not ready in time). Benchmark failures are never retried.
+	// +kubebuilder:default={}
+	// +optional
+	Retry RetrySpec `json:"retry"`
+}
+
+// DatabaseSpec is one database engine with its versions and config variants.
+// +kubebuilder:validation:XValidation:rule="size(self.versions) == 1 || !has(self.image) || self.image.contains('{version}')",message="image: must contain {version} when several versions are listed, or every cell would run the same image"
+type DatabaseSpec struct {
+	// name identifies the database in cell names and reports.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// engine is the database engine: mysql, mariadb or postgres.
+	Engine Engine `json:"engine"`
+
+	// versions are the versions to compare, in report order. Each becomes
+	// the {version} of the image template.
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=40
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9][A-Za-z0-9._-]*$`
+	Versions []string `json:"versions"`
+
+	// image is the image template; {version} is replaced by each version.
+	// Defaults to the official image of the engine: mysql:{version},
+	// mariadb:{version} or postgres:{version}. Images must honour the
+	// official images' contract (credentials from environment variables,
+	// config drop-in directory, data directory, standard port).
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Image string `json:"image,omitempty"`
+
+	// imagePullPolicy of the database container.
+	// +kubebuilder:default=IfNotPresent
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+
+	// configs are named server configuration variants (my.cnf drop-in or
+	// postgresql.conf). Every version runs with every variant. When empty, one
+	// variant named "default" runs the server with its defaults.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	Configs []ConfigVariant `json:"configs,omitempty"`
+
+	// resources of the database container. With placement.qosClass
+	// Guaranteed, limits are required and requests are set equal to them.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// storage holds the data directory: an emptyDir by default, or a
+	// PersistentVolumeClaim created per cell.
+	// +kubebuilder:default={}
+	// +optional
+	Storage StorageSpec `json:"storage"`
+
+	// args are extra arguments for the server process.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Args []string `json:"args,omitempty"`
+
+	// env are extra environment variables for the database container.
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Env []corev1.EnvVar `json:"env,omitempty"`
+}
+
+// ConfigVariant is a named server configuration: inline text or a key of a
+// ConfigMap in the run's namespace. An empty variant means server defaults.
+// +kubebuilder:validation:XValidation:rule="!(has(self.inline) && has(self.configMapKeyRef))",message="configs[]: set at most one of inline and configMapKeyRef"
+type ConfigVariant struct {
+	// name identifies the variant in cell names and reports.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// inline is the configuration text: a my.cnf drop-in for MySQL and
+	// MariaDB (with its [mysqld] section), or postgresql.conf lines.
+	// +kubebuilder:validation:MaxLength=65536
+	// +optional
+	Inline *string `json:"inline,omitempty"`
+
+	// configMapKeyRef takes the configuration text from a ConfigMap key in
+	// the run's namespace. It is copied into the cell when the cell starts.
+	// +optional
+	ConfigMapKeyRef *corev1.ConfigMapKeySelector `json:"configMapKeyRef,omitempty"`
+}
+
+// StorageSpec selects the volume for the data directory.
+// +kubebuilder:validation:XValidation:rule="!(has(self.emptyDir) && has(self.volumeClaim))",message="storage: set at most one of emptyDir and volumeClaim"
+type StorageSpec struct {
+	// emptyDir keeps data on the node's ephemeral storage (the default),
+	// optionally in memory (medium: Memory).
+	// +optional
+	EmptyDir *corev1.EmptyDirVolumeSource `json:"emptyDir,omitempty"`
+
+	// volumeClaim creates a PersistentVolumeClaim per cell attempt.
+	// +optional
+	VolumeClaim *VolumeClaimSpec `json:"volumeClaim,omitempty"`
+}
+
+// VolumeClaimSpec is the per-cell PersistentVolumeClaim.
+type VolumeClaimSpec struct {
+	// storageClassName of the claim; the cluster default when empty.
+	// +optional
+	StorageClassName *string `json:"storageClassName,omitempty"`
+
+	// size of the claim.
+	Size resource.Quantity `json:"size"`
+}
+
+// StepSet names a predefined list of steps.
+// +kubebuilder:validation:Enum=standard;extended
+type StepSet string
+
+const (
+	// StepSetStandard is the 32 reported microbenchmark steps in order.
+	StepSetStandard StepSet = "standard"
+	// StepSetExtended is the 42-step variant with `.pre` read steps first.
+	StepSetExtended StepSet = "extended"
+)
+
+// WorkloadSpec is what each cell runs.
+// +kubebuilder:validation:XValidation:rule="!has(self.steps) || self.steps.all(s, s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only','tpcc'] || (has(self.customSteps) && self.customSteps.exists(c, c.name == s)))",messageExpression="'steps: ' + self.steps.filter(s, !(s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only','tpcc']) && !(has(self.customSteps) && self.customSteps.exists(c, c.name == s)))[0] + ' is neither a catalog step, tpcc, nor the name of a customSteps entry'"
+// +kubebuilder:validation:XValidation:rule="!has(self.steps) || !('tpcc' in self.steps) || has(self.tpcc)",message="tpcc: steps lists tpcc, so workload.tpcc must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.warmupSeconds) || ((!has(self.readSeconds) || self.warmupSeconds < self.readSeconds) && (!has(self.writeSeconds) || self.warmupSeconds < self.writeSeconds))",message="warmupSeconds: must be shorter than readSeconds and writeSeconds"
+type WorkloadSpec struct {
+	// stepSet selects a predefined step list when steps is empty: standard
+	// (the 32 reported steps) or extended (the 42-step variant, which also
+	// runs `.pre` copies of 10 read steps before the writes).
+	// +kubebuilder:default=standard
+	// +optional
+	StepSet StepSet `json:"stepSet,omitempty"`
+
+	// steps, when set, replaces stepSet: catalog step names, "tpcc", or names
+	// of customSteps, run in the order given (the catalog's order is the
+	// methodology's; keep it unless you know why not).
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=64
+	// +optional
+	Steps []string `json:"steps,omitempty"`
+
+	// tables is the number of sysbench tables (sbtest1..N).
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	Tables int32 `json:"tables,omitempty"`
+
+	// tableSize is the number of rows per table.
+	// +kubebuilder:default=1000000
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=10000000000
+	// +optional
+	TableSize int64 `json:"tableSize,omitempty"`
+
+	// readSeconds is how long each read-only step runs (warm-up included).
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	ReadSeconds int32 `json:"readSeconds,omitempty"`
+
+	// writeSeconds is how long each write step runs (warm-up included).
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	WriteSeconds int32 `json:"writeSeconds,omitempty"`
+
+	// warmupSeconds are dropped from the start of every step's per-second
+	// series before steady-state throughput is computed.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	WarmupSeconds *int32 `json:"warmupSeconds,omitempty"`
+
+	// threads are the client concurrencies; every step runs once per value,
+	// in this order, inside the same cell (a sweep, for scale-up reports).
+	// +kubebuilder:default={1}
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=4096
+	// +optional
+	Threads []int32 `json:"threads,omitempty"`
+
+	// preparedStatements runs the steps with server-side prepared statements.
+	// +kubebuilder:default=true
+	// +optional
+	PreparedStatements *bool `json:"preparedStatements,omitempty"`
+
+	// repeats runs every (database, version, config) combination this many
+	// times, each as its own cell, so reports can show the spread.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	Repeats int32 `json:"repeats,omitempty"`
+
+	// flushWaitSeconds caps the wait for the engine's flush after the load;
+	// 0 uses the reference method's min(1200, 60 + rows/1e6) seconds.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=7200
+	// +optional
+	FlushWaitSeconds int32 `json:"flushWaitSeconds,omitempty"`
+
+	// tpcc configures the TPC-C step; it runs where steps lists "tpcc".
+	// +optional
+	TPCC *TPCCSpec `json:"tpcc,omitempty"`
+
+	// customSteps are user Lua scripts for sysbench, run where steps lists
+	// their names.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	// +optional
+	CustomSteps []CustomStep `json:"customSteps,omitempty"`
+}
+
+// TPCCSpec configures the TPC-C step (the knobs of sysbench-tpcc).
+type TPCCSpec struct {
+	// warehouses per table set (sysbench-tpcc's --scale).
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10000
+	// +optional
+	Warehouses int32 `json:"warehouses,omitempty"`
+
+	// tables is the number of table sets (sysbench-tpcc's --tables).
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	Tables int32 `json:"tables,omitempty"`
+
+	// durationSeconds is how long TPC-C runs per thread count.
+	// +kubebuilder:default=600
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=172800
+	// +optional
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
+
+	// threads are TPC-C's client concurrencies; workload.threads when empty.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=4096
+	// +optional
+	Threads []int32 `json:"threads,omitempty"`
+
+	// useForeignKeys creates the schema with foreign keys.
+	// +optional
+	UseForeignKeys bool `json:"useForeignKeys,omitempty"`
+
+	// isolation is the transaction isolation level: RR (repeatable read),
+	// RC (read committed) or SER (serializable).
+	// +kubebuilder:default=RR
+	// +kubebuilder:validation:Enum=RR;RC;SER
+	// +optional
+	Isolation string `json:"isolation,omitempty"`
+}
+
+// CustomStep is a user-supplied sysbench Lua script.
+// +kubebuilder:validation:XValidation:rule="!(self.name in ['tpcc','scan','insert','delete','point-query','write-only'])",message="customSteps[].name: must not shadow a catalog step name"
+type CustomStep struct {
+	// name is the step's name in steps and reports.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=48
+	// +kubebuilder:validation:Pattern=`^[a-z][-a-z0-9_.=]*$`
+	Name string `json:"name"`
+
+	// script is the Lua script, from a ConfigMap key in the run's namespace.
+	Script corev1.ConfigMapKeySelector `json:"script"`
+
+	// durationSeconds is how long the step runs per thread count;
+	// workload.writeSeconds when zero.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	DurationSeconds int32 `json:"durationSeconds,omitempty"`
+
+	// args are extra sysbench options for the script.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Args []string `json:"args,omitempty"`
+}
+
+// ClientSpec configures the client pod that runs the dbbench agent.
+type ClientSpec struct {
+	// image of the dbbench agent; the operator's default when empty.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// resources of the client container. With placement.qosClass
+	// Guaranteed and no limits, the client gets 1 CPU and 1Gi.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+}
+
+// ClientNodePolicy says whether the client shares the database's node.
+// +kubebuilder:validation:Enum=SameNode;OtherNode;Any
+type ClientNodePolicy string
+
+const (
+	// ClientSameNode runs the client on the database's node, as the
+	// reference method does (node-wide CPU then includes the client).
+	ClientSameNode ClientNodePolicy = "SameNode"
+	// ClientOtherNode keeps the client off the database's node.
+	ClientOtherNode ClientNodePolicy = "OtherNode"
+	// ClientAnyNode lets the scheduler decide.
+	ClientAnyNode ClientNodePolicy = "Any"
+)
+
+// QoSClass is the pods' Kubernetes QoS class.
+// +kubebuilder:validation:Enum=Guaranteed;Burstable
+type QoSClass string
+
+const (
+	QoSGuaranteed QoSClass = "Guaranteed"
+	QoSBurstable  QoSClass = "Burstable"
+)
+
+// PlacementSpec says where pods run. Placement is enforced by the Kubernetes
+// scheduler (node selectors, affinities, pod anti-affinity on dbbench labels),
+// never by a lock of dbbench's own.
+type PlacementSpec struct {
+	// database is where database pods may run.
+	// +optional
+	Database PodPlacement `json:"database,omitempty"`
+
+	// client is where client pods may run.
+	// +optional
+	Client PodPlacement `json:"client,omitempty"`
+
+	// clientNode says whether the client runs on the database's node
+	// (SameNode, the reference method's setup), never on it (OtherNode), or
+	// wherever the scheduler puts it (Any).
+	// +kubebuilder:default=SameNode
+	// +optional
+	ClientNode ClientNodePolicy `json:"clientNode,omitempty"`
+
+	// exclusiveNodes keeps every node to at most one cell at a time, across
+	// all BenchmarkRuns, so that no benchmark disturbs another: pods carry a
+	// required anti-affinity against other cells' pods.
+	// +kubebuilder:default=true
+	// +optional
+	ExclusiveNodes *bool `json:"exclusiveNodes,omitempty"`
+
+	// qosClass Guaranteed gives database and client pods requests equal to
+	// limits with whole CPUs (so the static CPU manager can pin them);
+	// Burstable uses the resources as given.
+	// +kubebuilder:default=Burstable
+	// +optional
+	QoSClass QoSClass `json:"qosClass,omitempty"`
+
+	// maxParallelCells is how many cells may run at the same time.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +optional
+	MaxParallelCells int32 `json:"maxParallelCells,omitempty"`
+}
+
+// PodPlacement holds the scheduling constraints of one kind of pod.
+type PodPlacement struct {
+	// nodeSelector must match the node's labels.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// affinity adds scheduling constraints; dbbench merges its own pod
+	// (anti-)affinity terms into it.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// tolerations let the pods run on tainted (for example dedicated) nodes.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// BaselineSpec names the cell that reports compare against.
+type BaselineSpec struct {
+	// database is the name of an entry of spec.databases.
+	Database string `json:"database"`
+
+	// version is one of that database's versions; its first when empty.
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// config is one of that database's config variants; its first when empty.
+	// +optional
+	Config string `json:"config,omitempty"`
+
+	// repeat is the repeat number (1-based); 1 when zero.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Repeat int32 `json:"repeat,omitempty"`
+}
+
+// OutputSpec says where run results go.
+// +kubebuilder:validation:XValidation:rule="!has(self.configMap) || !has(self.configMap.enabled) || self.configMap.enabled || has(self.s3)",message="output: enable configMap or configure s3, or the results would go nowhere"
+type OutputSpec struct {
+	// configMap collects the run's results in a ConfigMap named
+	// <run>-results (a manifest and a per-step summary of every cell; the
+	// full per-cell documents stay in the cells' results ConfigMaps).
+	// +kubebuilder:default={}
+	// +optional
+	ConfigMap ConfigMapOutput `json:"configMap"`
+
+	// s3 uploads full results documents, per-second series, provenance and
+	// reports to an S3-compatible object store.
+	// +optional
+	S3 *S3Output `json:"s3,omitempty"`
+}
+
+// ConfigMapOutput configures the run-level results ConfigMap.
+type ConfigMapOutput struct {
+	// enabled writes the run-level results ConfigMap.
+	// +kubebuilder:default=true
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// S3Output is an S3-compatible object store target.
+type S3Output struct {
+	// endpoint is the store's URL, e.g. https://s3.eu-west-1.amazonaws.com
+	// or http://minio.storage:9000.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^https?://`
+	Endpoint string `json:"endpoint"`
+
+	// bucket receives the objects.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=63
+	Bucket string `json:"bucket"`
+
+	// prefix is prepended to every key: <prefix>/<suite>/<run>/<cell>/...
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Prefix string `json:"prefix,omitempty"`
+
+	// region of the bucket, if the store needs one.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Region string `json:"region,omitempty"`
+
+	// credentialsSecret names a Secret in the run's namespace with the keys
+	// accessKeyID and secretAccessKey. Credentials never go in the spec.
+	CredentialsSecret corev1.LocalObjectReference `json:"credentialsSecret"`
+}
+
+// TimeoutsSpec bounds the phases of a cell attempt.
+// +kubebuilder:validation:XValidation:rule="!has(self.databaseReady) || duration(self.databaseReady) >= duration('10s')",message="databaseReady: must be at least 10s"
+// +kubebuilder:validation:XValidation:rule="!has(self.cell) || duration(self.cell) >= duration('1m')",message="cell: must be at least 1m"
+type TimeoutsSpec struct {
+	// databaseReady is how long the database pod may take to become ready
+	// (image pull and initialisation included).
+	// +kubebuilder:default="10m"
+	// +optional
+	DatabaseReady *metav1.Duration `json:"databaseReady,omitempty"`
+
+	// cell bounds one attempt of a cell from its start. When empty it is
+	// derived from the workload: twice the configured step time plus an
+	// hour for loading.
+	// +optional
+	Cell *metav1.Duration `json:"cell,omitempty"`
+}
+
+// RetrySpec is the infrastructure-failure retry budget.
+type RetrySpec struct {
+	// maxAttemptsPerCell counts the first attempt too.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	MaxAttemptsPerCell int32 `json:"maxAttemptsPerCell,omitempty"`
+
+	// maxRetriesPerRun caps the retries of all cells together.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxRetriesPerRun *int32 `json:"maxRetriesPerRun,omitempty"`
+}
+
+// RunPhase is the coarse state of a run.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed
+type RunPhase string
+
+const (
+	RunPending   RunPhase = "Pending"
+	RunRunning   RunPhase = "Running"
+	RunSucceeded RunPhase = "Succeeded"
+	RunFailed    RunPhase = "Failed"
+)
+
+// CellPhase is the state of a cell.
+// +kubebuilder:validation:Enum=Pending;Starting;Running;Succeeded;Failed
+type CellPhase string
+
+const (
+	// CellPending: not started (waiting for a parallel slot).
+	CellPending CellPhase = "Pending"
+	// CellStarting: the database pod is being scheduled or initialised.
+	CellStarting CellPhase = "Starting"
+	// CellRunning: the client is loading data or running steps.
+	CellRunning CellPhase = "Running"
+	// CellSucceeded: every step ran; results are in the result ConfigMap.
+	CellSucceeded CellPhase = "Succeeded"
+	// CellFailed: a benchmark error, or the retry budget ran out.
+	CellFailed CellPhase = "Failed"
+)
+
+// Condition types of a BenchmarkRun.
+const (
+	// ConditionProgressing is True while cells are pending or running.
+	ConditionProgressing = "Progressing"
+	// ConditionSucceeded is True when every cell succeeded.
+	ConditionSucceeded = "Succeeded"
+	// ConditionFailed is True when the run finished with failed cells.
+	ConditionFailed = "Failed"
+)
+
+// BenchmarkRunStatus is the observed state of a run: a small summary and
+// references to where the full results live.
+type BenchmarkRunStatus struct {
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Progressing, Succeeded, Failed.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// phase summarises the conditions for printing.
+	// +optional
+	Phase RunPhase `json:"phase,omitempty"`
+
+	// startTime is when the first cell started.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// completionTime is when the last cell finished.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// progress is "finished/total cells".
+	// +optional
+	Progress string `json:"progress,omitempty"`
+
+	// currentStep is the step of the first running cell, for printing.
+	// +optional
+	CurrentStep string `json:"currentStep,omitempty"`
+
+	// retriesUsed counts infrastructure retries against retry.maxRetriesPerRun.
+	// +optional
+	RetriesUsed int32 `json:"retriesUsed,omitempty"`
+
+	// cells has one entry per cell, in the matrix's order.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Cells []CellStatus `json:"cells,omitempty"`
+
+	// results points at the run-level results.
+	// +optional
+	Results *ResultsReference `json:"results,omitempty"`
+}
+
+// CellStatus is the state of one cell.
+type CellStatus struct {
+	// name is the cell's name: <database>-<version>-<config>[-r<repeat>].
+	Name string `json:"name"`
+	// database, engine, version, config and repeat identify the cell.
+	Database string `json:"database"`
+	Engine   Engine `json:"engine"`
+	Version  string `json:"version"`
+	Config   string `json:"config"`
+	Repeat   int32  `json:"repeat"`
+	// phase of the cell.
+	Phase CellPhase `json:"phase"`
+	// currentStep is the step running now.
+	// +optional
+	CurrentStep string `json:"currentStep,omitempty"`
+	// stepsDone and stepsTotal count (step, threads) pairs.
+	// +optional
+	StepsDone int32 `json:"stepsDone,omitempty"`
+	// +optional
+	StepsTotal int32 `json:"stepsTotal,omitempty"`
+	// node is where the database pod runs.
+	// +optional
+	Node string `json:"node,omitempty"`
+	// attempts made so far (1 for a cell that never needed a retry).
+	// +optional
+	Attempts int32 `json:"attempts,omitempty"`
+	// startTime and completionTime of the cell.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// attemptStartTime is when the current attempt's database pod was
+	// created; the attempt's timeouts count from it.
+	// +optional
+	AttemptStartTime *metav1.Time `json:"attemptStartTime,omitempty"`
+	// message explains the last failure or retry.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// resultConfigMap holds the cell's results document.
+	// +optional
+	ResultConfigMap string `json:"resultConfigMap,omitempty"`
+}
+
+// ResultsReference points at run-level results.
+type ResultsReference struct {
+	// configMap is the run-level results ConfigMap.
+	// +optional
+	ConfigMap string `json:"configMap,omitempty"`
+	// url is the run's location in the object store, when uploaded.
+	// +optional
+	URL string `json:"url,omitempty"`
+}
+
+// BenchmarkRun runs a database benchmark matrix on pinned nodes and collects
+// comparable, provenance-carrying results.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=br;bench,categories=dbbench
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name: must be at most 63 characters (it is used in label values)"
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.currentStep`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BenchmarkRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec declares the matrix. It is immutable: to change a run, create a
+	// new one (results must describe exactly what ran).
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: create a new BenchmarkRun instead"
+	Spec BenchmarkRunSpec `json:"spec"`
+
+	// status is the observed state.
+	// +optional
+	Status BenchmarkRunStatus `json:"status,omitempty"`
+}
+
+// BenchmarkRunList is a list of BenchmarkRuns.
+//
+// +kubebuilder:object:root=true
+type BenchmarkRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BenchmarkRun{}, &BenchmarkRunList{})
+}

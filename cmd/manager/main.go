@@ -1,0 +1,31 @@
+// Command dbbench-manager runs the dbbench controllers.
+package main
+
+import (
+	"flag"
+	"os"
+
+	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/manager"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+)
+
+func main() {
+	var opts manager.Options
+	flag.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint (0 disables it).")
+	flag.StringVar(&opts.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
+	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "Elect a leader so that only one replica reconciles.")
+	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (the pod's namespace when empty).")
+	flag.StringVar(&opts.AgentImage, "agent-image", controllers.DefaultAgentImage, "Default image of the client pods' dbbench agent.")
+	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Runs reconciled in parallel.")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+
+	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
+		ctrl.Log.Error(err, "Manager stopped")
+		os.Exit(1)
+	}
+}

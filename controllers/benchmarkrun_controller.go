@@ -1,0 +1,135 @@
+// Package controllers holds the dbbench reconcilers.
+package controllers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// DefaultAgentImage is the agent image used when neither the manager's flag
+// nor the run's spec.client.image says otherwise.
+const DefaultAgentImage = "docker.io/dbbench/agent:dev"
+
+// BenchmarkRunReconciler runs the cells of BenchmarkRuns: it creates each
+// cell's database pod and client Job, follows them to completion, retries
+// infrastructure failures within the run's budget and collects results.
+//
+// State lives in the run's status and in the child objects (whose names are
+// deterministic), so a restarted manager continues where the last one
+// stopped without duplicating or losing cells.
+type BenchmarkRunReconciler struct {
+	client.Client
+	// APIReader reads objects the manager does not cache (user ConfigMaps
+	// holding config variants and custom scripts).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+	// AgentImage is the default client image.
+	AgentImage string
+	// MaxConcurrentReconciles is the number of runs reconciled in parallel.
+	MaxConcurrentReconciles int
+}
+
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=services;secrets;serviceaccounts,verbs=create
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=create
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile moves one run forward and writes its status once.
+func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	run := &dbbenchv1alpha1.BenchmarkRun{}
+	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !run.DeletionTimestamp.IsZero() {
+		// Children carry owner references; garbage collection removes them.
+		return ctrl.Result{}, nil
+	}
+	original := run.DeepCopy()
+	p := &runPass{r: r, run: run, now: r.Clock.Now(), log: log.FromContext(ctx)}
+	result, err := p.reconcile(ctx)
+
+	if !equality.Semantic.DeepEqual(original.Status, run.Status) {
+		run.Status.ObservedGeneration = run.Generation
+		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
+		if perr := r.Status().Patch(ctx, run, patch); perr != nil {
+			if apierrors.IsConflict(perr) {
+				// Someone wrote in between: redo the pass on fresh state.
+				return ctrl.Result{Requeue: true}, err
+			}
+			return ctrl.Result{}, errors.Join(err, perr)
+		}
+	}
+	// Events follow the status write, so they never announce a state that
+	// was not recorded.
+	p.emitEvents()
+	return result, err
+}
+
+// SetupWithManager registers the controller. Children are mapped back to
+// their run by the dbbench.io/run label, which the client pods (owned by
+// their Job, not by the run) carry too.
+func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	toRun := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		name, ok := o.GetLabels()[specs.LabelRun]
+		if !ok {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}}}
+	})
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.AgentImage == "" {
+		r.AgentImage = DefaultAgentImage
+	}
+	n := r.MaxConcurrentReconciles
+	if n < 1 {
+		n = 4
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&dbbenchv1alpha1.BenchmarkRun{}).
+		Watches(&corev1.Pod{}, toRun).
+		Watches(&batchv1.Job{}, toRun).
+		Watches(&corev1.ConfigMap{}, toRun).
+		WithOptions(controller.Options{MaxConcurrentReconciles: n}).
+		Named("benchmarkrun").
+		Complete(r)
+}
+
+// requeueAt keeps the earliest of the deadlines a pass has seen.
+type requeueAt struct{ d time.Duration }
+
+func (q *requeueAt) after(d time.Duration) {
+	if d <= 0 {
+		d = time.Second
+	}
+	if q.d == 0 || d < q.d {
+		q.d = d
+	}
+}

@@ -1,0 +1,229 @@
+package controllers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+var ctx = context.Background()
+
+// newNamespace creates a namespace of its own for a test.
+func newNamespace(t *testing.T) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"}}
+	if err := k8sClient.Create(ctx, ns); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	return ns.Name
+}
+
+// minimalRun is the smallest useful spec: one database, one version.
+func minimalRun(ns, name string) *dbbenchv1alpha1.BenchmarkRun {
+	return &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+			Databases: []dbbenchv1alpha1.DatabaseSpec{{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"11.8"}}},
+		},
+	}
+}
+
+func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
+	t.Helper()
+	run := &dbbenchv1alpha1.BenchmarkRun{}
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
+		t.Fatalf("getting run: %v", err)
+	}
+	return run
+}
+
+// eventually polls cond until it returns "" (success) or the deadline passes,
+// then fails with the last explanation.
+func eventually(t *testing.T, what string, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		if last = cond(); last == "" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s: %s", what, last)
+}
+
+func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
+	t.Helper()
+	var pods corev1.PodList
+	if err := k8sClient.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
+		t.Fatalf("listing pods: %v", err)
+	}
+	return pods.Items
+}
+
+func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
+	t.Helper()
+	var jobs batchv1.JobList
+	if err := k8sClient.List(ctx, &jobs, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
+		t.Fatalf("listing jobs: %v", err)
+	}
+	return jobs.Items
+}
+
+func dbPods(t *testing.T, ns, run string) []corev1.Pod {
+	return listPods(t, ns, map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleDatabase})
+}
+
+// markPodReady plays the kubelet: the pod runs on node with an IP and is ready.
+func markPodReady(t *testing.T, pod *corev1.Pod, node, ip string) {
+	t.Helper()
+	fresh := &corev1.Pod{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
+		t.Fatalf("getting pod: %v", err)
+	}
+	// The scheduler would bind the pod; envtest has none, so set the node
+	// through the binding subresource like the scheduler does.
+	if fresh.Spec.NodeName == "" && node != "" {
+		binding := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: fresh.Name, Namespace: fresh.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+		if err := k8sClient.SubResource("binding").Create(ctx, fresh, binding); err != nil {
+			t.Fatalf("binding pod %s: %v", fresh.Name, err)
+		}
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
+			t.Fatalf("getting pod: %v", err)
+		}
+	}
+	now := metav1.Now()
+	fresh.Status.Phase = corev1.PodRunning
+	fresh.Status.PodIP = ip
+	fresh.Status.PodIPs = []corev1.PodIP{{IP: ip}}
+	fresh.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+	fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
+		Name: specs.DatabaseContainer, Ready: true, Image: fresh.Spec.Containers[0].Image, ImageID: "sha256:0",
+		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
+	}}
+	if err := k8sClient.Status().Update(ctx, fresh); err != nil {
+		t.Fatalf("updating pod status: %v", err)
+	}
+}
+
+// markPodEvicted plays the kubelet evicting a pod.
+func markPodEvicted(t *testing.T, pod *corev1.Pod) {
+	t.Helper()
+	fresh := &corev1.Pod{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
+		t.Fatalf("getting pod: %v", err)
+	}
+	fresh.Status.Phase = corev1.PodFailed
+	fresh.Status.Reason = "Evicted"
+	fresh.Status.Message = "The node was low on resource: memory."
+	if err := k8sClient.Status().Update(ctx, fresh); err != nil {
+		t.Fatalf("updating pod status: %v", err)
+	}
+}
+
+// writeProgress plays the agent writing its progress (and, when done, a
+// results document) to the cell's result ConfigMap.
+func writeProgress(t *testing.T, ns, cm string, p plan.Progress, doc string) {
+	t.Helper()
+	raw, _ := json.Marshal(p)
+	eventuallyNoConflict(t, func() error {
+		obj := &corev1.ConfigMap{}
+		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: cm}, obj); err != nil {
+			return err
+		}
+		if obj.Data == nil {
+			obj.Data = map[string]string{}
+		}
+		obj.Data[plan.ResultKeyProgress] = string(raw)
+		if doc != "" {
+			obj.Data[plan.ResultKeyDocument] = doc
+		}
+		return k8sClient.Update(ctx, obj)
+	})
+}
+
+// finishJob plays the Job controller marking a Job complete or failed.
+func finishJob(t *testing.T, job *batchv1.Job, succeeded bool) {
+	t.Helper()
+	eventuallyNoConflict(t, func() error {
+		fresh := &batchv1.Job{}
+		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		start := metav1.NewTime(now.Add(-time.Minute))
+		fresh.Status.StartTime = &start
+		if succeeded {
+			fresh.Status.Succeeded = 1
+			fresh.Status.CompletionTime = &now
+			fresh.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now, Reason: "CompletionsReached"},
+				{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now, Reason: "CompletionsReached"},
+			}
+		} else {
+			fresh.Status.Failed = 1
+			fresh.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, LastTransitionTime: now, Reason: "BackoffLimitExceeded"},
+				{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, LastTransitionTime: now, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"},
+			}
+		}
+		fresh.Status.Ready = ptr.To[int32](0)
+		return k8sClient.Status().Update(ctx, fresh)
+	})
+}
+
+func eventuallyNoConflict(t *testing.T, f func() error) {
+	t.Helper()
+	var err error
+	for i := 0; i < 20; i++ {
+		if err = f(); err == nil || !apierrors.IsConflict(err) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+}
+
+// cellByName returns a cell's status entry.
+func cellByName(run *dbbenchv1alpha1.BenchmarkRun, name string) *dbbenchv1alpha1.CellStatus {
+	for i := range run.Status.Cells {
+		if run.Status.Cells[i].Name == name {
+			return &run.Status.Cells[i]
+		}
+	}
+	return nil
+}
+
+func cellPhases(run *dbbenchv1alpha1.BenchmarkRun) string {
+	var b strings.Builder
+	for _, c := range run.Status.Cells {
+		fmt.Fprintf(&b, "%s=%s/a%d ", c.Name, c.Phase, c.Attempts)
+	}
+	return b.String()
+}
+
+// agentCompletes plays a whole successful client attempt: progress, a results
+// document, and the Job's success.
+func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int) {
+	t.Helper()
+	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
+	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, sampleDocument(job.Labels[specs.LabelCell]))
+	finishJob(t, job, true)
+}

@@ -1,0 +1,485 @@
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// failure is why an attempt of a cell ended badly. infrastructure failures
+// are retried within the budget; benchmark failures fail the cell.
+type failure struct {
+	infrastructure bool
+	reason         string
+	message        string
+}
+
+func infra(reason, format string, a ...any) *failure {
+	return &failure{infrastructure: true, reason: reason, message: fmt.Sprintf(format, a...)}
+}
+
+func benchmark(reason, format string, a ...any) *failure {
+	return &failure{reason: reason, message: fmt.Sprintf(format, a...)}
+}
+
+func (p *runPass) createAgentRBAC(ctx context.Context, cells []matrix.Cell) error {
+	sa, role, rb := specs.AgentRBAC(p.run, cells)
+	for _, obj := range []client.Object{sa, role, rb} {
+		if err := p.create(ctx, obj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// adoptAttempts makes the status count the attempts whose children exist:
+// if a manager created attempt N+1 and died before recording it, the next
+// manager continues with N+1 rather than creating a duplicate.
+func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
+	if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
+		return
+	}
+	for _, pod := range p.kids.pods {
+		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+			continue
+		}
+		n, err := strconv.Atoi(pod.Labels[specs.LabelAttempt])
+		if err == nil && int32(n) > cs.Attempts {
+			if cs.Attempts > 0 {
+				p.run.Status.RetriesUsed += int32(n) - cs.Attempts
+			}
+			cs.Attempts = int32(n)
+			cs.AttemptStartTime = &metav1.Time{Time: p.now}
+			if cs.Phase == dbbenchv1alpha1.CellPending {
+				cs.Phase = dbbenchv1alpha1.CellStarting
+				cs.StartTime = &pod.CreationTimestamp
+			}
+		}
+	}
+}
+
+// startCell creates the cell's long-lived children and its first database pod.
+func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	serverConfig, scripts, ferr := p.cellInputs(ctx, c)
+	if ferr != nil {
+		p.failCell(ctx, c, cs, ferr)
+		return nil
+	}
+	cred := specs.Credentials{Password: randomPassword(), RootPassword: randomPassword()}
+	cm, err := specs.ConfigMap(p.run, c, specs.Plan(p.run, c, 1, p.steps), serverConfig, scripts)
+	if err != nil {
+		return err
+	}
+	for _, obj := range []client.Object{
+		specs.Secret(p.run, c, cred), cm, specs.ResultConfigMap(p.run, c), specs.Service(p.run, c),
+	} {
+		if err := p.create(ctx, obj); err != nil {
+			return err
+		}
+	}
+	cs.Attempts = 1
+	cs.Phase = dbbenchv1alpha1.CellStarting
+	cs.StartTime = &metav1.Time{Time: p.now}
+	cs.AttemptStartTime = cs.StartTime
+	cs.ResultConfigMap = specs.ResultConfigMapName(c)
+	if err := p.createDatabase(ctx, c, 1); err != nil {
+		return err
+	}
+	p.requeue.after(p.run.Spec.Timeouts.DatabaseReadyTimeout())
+	return nil
+}
+
+// cellInputs reads the config variant's text and the custom steps' scripts.
+// A missing ConfigMap or key is the spec's fault, not the infrastructure's.
+func (p *runPass) cellInputs(ctx context.Context, c matrix.Cell) (string, map[string]string, *failure) {
+	read := func(field string, ref corev1.ConfigMapKeySelector) (string, *failure) {
+		var cm corev1.ConfigMap
+		err := p.r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.run.Namespace, Name: ref.Name}, &cm)
+		if apierrors.IsNotFound(err) {
+			return "", benchmark("ConfigMissing", "%s: ConfigMap %s/%s not found", field, p.run.Namespace, ref.Name)
+		}
+		if err != nil {
+			return "", infra("APIError", "%s: reading ConfigMap %s: %v", field, ref.Name, err)
+		}
+		text, ok := cm.Data[ref.Key]
+		if !ok {
+			return "", benchmark("ConfigMissing", "%s: ConfigMap %s has no key %q", field, ref.Name, ref.Key)
+		}
+		return text, nil
+	}
+	var server string
+	switch {
+	case c.Config.Inline != nil:
+		server = *c.Config.Inline
+	case c.Config.ConfigMapKeyRef != nil:
+		text, f := read(fmt.Sprintf("databases[%s].configs[%s].configMapKeyRef", c.Database.Name, c.Config.Name), *c.Config.ConfigMapKeyRef)
+		if f != nil {
+			return "", nil, f
+		}
+		server = text
+	}
+	scripts := map[string]string{}
+	for _, cs := range p.run.Spec.Workload.CustomSteps {
+		text, f := read(fmt.Sprintf("workload.customSteps[%s].script", cs.Name), cs.Script)
+		if f != nil {
+			return "", nil, f
+		}
+		scripts[cs.Name] = text
+	}
+	return server, scripts, nil
+}
+
+func hasConfig(c matrix.Cell) bool {
+	return (c.Config.Inline != nil && *c.Config.Inline != "") || c.Config.ConfigMapKeyRef != nil
+}
+
+func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32) error {
+	if pvc := specs.DataClaim(p.run, c, attempt); pvc != nil {
+		if err := p.create(ctx, pvc); err != nil {
+			return err
+		}
+	}
+	return p.create(ctx, specs.DatabasePod(p.run, c, attempt, hasConfig(c)))
+}
+
+// progressCell follows an attempt: database pod → ready → client Job →
+// finished, and turns what it sees into the cell's phase. A finished client
+// Job decides first: once the agent is done, what happens to the database
+// pod (which this controller deletes itself) no longer matters.
+func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	attempt := cs.Attempts
+	pod := p.kids.pods[specs.DatabasePodName(c, attempt)]
+	job := p.kids.jobs[specs.ClientJobName(c, attempt)]
+	if cs.AttemptStartTime == nil {
+		cs.AttemptStartTime = &metav1.Time{Time: p.now}
+	}
+	started := cs.AttemptStartTime.Time
+
+	prog := p.progress(c, attempt)
+	if prog != nil {
+		cs.CurrentStep = prog.Step
+		cs.StepsDone = int32(prog.StepsDone)
+		if prog.StepsTotal > 0 {
+			cs.StepsTotal = int32(prog.StepsTotal)
+		}
+	}
+	if job != nil {
+		switch {
+		case jobCondition(job, batchv1.JobComplete):
+			if prog == nil || prog.Phase != plan.PhaseDone {
+				return p.attemptFailed(ctx, c, cs, benchmark("NoResults", "agent %s finished without reporting a completed results document", job.Name))
+			}
+			p.succeedCell(ctx, c, cs)
+			return nil
+		case jobCondition(job, batchv1.JobFailed):
+			return p.attemptFailed(ctx, c, cs, p.clientFailure(c, attempt, job, prog))
+		}
+	}
+
+	if pod == nil {
+		if cs.Phase == dbbenchv1alpha1.CellRunning {
+			return p.attemptFailed(ctx, c, cs, infra("DatabasePodDeleted", "database pod %s disappeared during the benchmark", specs.DatabasePodName(c, attempt)))
+		}
+		// Not in the cache yet, or deleted before it ran anything:
+		// creating it again is harmless either way.
+		return p.createDatabase(ctx, c, attempt)
+	}
+	if f := databaseFailure(pod, cs.Phase == dbbenchv1alpha1.CellRunning); f != nil {
+		return p.attemptFailed(ctx, c, cs, f)
+	}
+	cs.Node = pod.Spec.NodeName
+
+	if cs.Phase == dbbenchv1alpha1.CellStarting {
+		if !podReady(pod) {
+			limit := p.run.Spec.Timeouts.DatabaseReadyTimeout()
+			if p.now.Sub(started) >= limit {
+				return p.attemptFailed(ctx, c, cs, infra("DatabaseNotReady", "database pod %s not ready within %s: %s", pod.Name, limit, waitingReason(pod)))
+			}
+			p.requeue.after(started.Add(limit).Sub(p.now))
+			return nil
+		}
+		if job == nil {
+			if err := p.create(ctx, specs.ClientJob(p.run, c, attempt, p.r.AgentImage, pod.Status.PodIP)); err != nil {
+				return err
+			}
+		}
+		cs.Phase = dbbenchv1alpha1.CellRunning
+	} else if job == nil {
+		return p.create(ctx, specs.ClientJob(p.run, c, attempt, p.r.AgentImage, pod.Status.PodIP))
+	}
+
+	limit := p.cellTimeout()
+	if p.now.Sub(started) >= limit {
+		return p.attemptFailed(ctx, c, cs, infra("CellTimeout", "attempt %d exceeded the cell timeout of %s", attempt, limit))
+	}
+	p.requeue.after(started.Add(limit).Sub(p.now))
+	return nil
+}
+
+// cellTimeout is timeouts.cell, or twice the configured step time plus an
+// hour for the load and flush.
+func (p *runPass) cellTimeout() time.Duration {
+	if t := p.run.Spec.Timeouts.Cell; t != nil {
+		return t.Duration
+	}
+	w := p.run.Spec.Workload
+	threads := max(len(w.Threads), 1)
+	var secs int64
+	for _, s := range p.steps {
+		switch {
+		case s == "tpcc" && w.TPCC != nil:
+			secs += int64(w.TPCC.DurationSeconds) * int64(max(len(w.TPCC.Threads), threads))
+		default:
+			secs += int64(max(w.ReadSeconds, w.WriteSeconds)) * int64(threads)
+		}
+	}
+	return 2*time.Duration(secs)*time.Second + time.Hour
+}
+
+// progress decodes the agent's progress record of this attempt, if any.
+func (p *runPass) progress(c matrix.Cell, attempt int32) *plan.Progress {
+	cm := p.kids.results[specs.ResultConfigMapName(c)]
+	if cm == nil {
+		return nil
+	}
+	raw, ok := cm.Data[plan.ResultKeyProgress]
+	if !ok {
+		return nil
+	}
+	var prog plan.Progress
+	if err := json.Unmarshal([]byte(raw), &prog); err != nil || prog.Attempt != int(attempt) {
+		return nil
+	}
+	return &prog
+}
+
+// clientFailure classifies a failed client Job: by the agent's own report
+// when it made one, else by how its pod ended.
+func (p *runPass) clientFailure(c matrix.Cell, attempt int32, job *batchv1.Job, prog *plan.Progress) *failure {
+	if prog != nil && prog.Phase == plan.PhaseFailed {
+		if prog.FailureClass == plan.FailureBenchmark {
+			return benchmark("BenchmarkFailed", "step %s: %s", prog.Step, prog.Error)
+		}
+		return infra("AgentFailed", "%s", prog.Error)
+	}
+	for _, pod := range p.kids.pods {
+		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleClient ||
+			pod.Labels[specs.LabelAttempt] != strconv.Itoa(int(attempt)) {
+			continue
+		}
+		if disrupted(pod) {
+			return infra("ClientEvicted", "client pod %s was evicted or disrupted: %s", pod.Name, pod.Status.Message)
+		}
+		for _, st := range pod.Status.ContainerStatuses {
+			t := st.State.Terminated
+			if t == nil {
+				continue
+			}
+			switch {
+			case t.Reason == "OOMKilled":
+				return infra("ClientOOMKilled", "client pod %s ran out of memory", pod.Name)
+			case t.ExitCode == plan.ExitBenchmarkFailed || t.ExitCode == plan.ExitInvalidPlan:
+				return benchmark("BenchmarkFailed", "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
+			default:
+				return infra("AgentFailed", "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
+			}
+		}
+	}
+	return infra("ClientFailed", "client job %s failed: %s", job.Name, jobMessage(job))
+}
+
+// attemptFailed retries an infrastructure failure while the budget lasts,
+// and fails the cell otherwise.
+func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) error {
+	st := &p.run.Status
+	retry := p.run.Spec.Retry
+	if !f.infrastructure {
+		p.failCell(ctx, c, cs, f)
+		return nil
+	}
+	if cs.Attempts >= retry.AttemptsPerCell() || st.RetriesUsed >= retry.RetriesPerRun() {
+		f.message = fmt.Sprintf("%s (retry budget exhausted after %d attempts, %d retries used by the run)", f.message, cs.Attempts, st.RetriesUsed)
+		p.failCell(ctx, c, cs, f)
+		return nil
+	}
+	if err := p.removeAttempt(ctx, c, cs.Attempts); err != nil {
+		return err
+	}
+	cs.Attempts++
+	st.RetriesUsed++
+	cs.AttemptStartTime = &metav1.Time{Time: p.now}
+	cs.Phase = dbbenchv1alpha1.CellStarting
+	cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
+	cs.Message = fmt.Sprintf("attempt %d: %s: %s", cs.Attempts-1, f.reason, f.message)
+	p.event(true, "CellRetried", "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
+	return p.createDatabase(ctx, c, cs.Attempts)
+}
+
+// removeAttempt deletes an attempt's database pod, client Job and claim.
+func (p *runPass) removeAttempt(ctx context.Context, c matrix.Cell, attempt int32) error {
+	if pod := p.kids.pods[specs.DatabasePodName(c, attempt)]; pod != nil {
+		if err := p.remove(ctx, pod); err != nil {
+			return err
+		}
+	}
+	if job := p.kids.jobs[specs.ClientJobName(c, attempt)]; job != nil {
+		if err := p.remove(ctx, job); err != nil {
+			return err
+		}
+	}
+	if pvc := specs.DataClaim(p.run, c, attempt); pvc != nil {
+		return p.remove(ctx, pvc)
+	}
+	return nil
+}
+
+func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
+	cs.Phase = dbbenchv1alpha1.CellSucceeded
+	cs.CompletionTime = &metav1.Time{Time: p.now}
+	cs.CurrentStep = ""
+	cs.StepsDone = cs.StepsTotal
+	p.event(false, "CellSucceeded", "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
+	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
+}
+
+func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) {
+	cs.Phase = dbbenchv1alpha1.CellFailed
+	cs.CompletionTime = &metav1.Time{Time: p.now}
+	cs.Message = fmt.Sprintf("%s: %s", f.reason, f.message)
+	p.event(true, "CellFailed", "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
+	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
+}
+
+// releaseCell frees a finished cell's node: the database pod goes, the Job
+// (with the agent's logs) and the results stay until the run is deleted.
+func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	for a := int32(1); a <= cs.Attempts; a++ {
+		if pod := p.kids.pods[specs.DatabasePodName(c, a)]; pod != nil {
+			if err := p.remove(ctx, pod); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// databaseFailure says whether the database pod's state ends the attempt.
+// A server that crashes after it was ready is the benchmark's finding (the
+// server under test failed), not the infrastructure's.
+func databaseFailure(pod *corev1.Pod, running bool) *failure {
+	if !pod.DeletionTimestamp.IsZero() {
+		return infra("DatabasePodDeleted", "database pod %s is being deleted", pod.Name)
+	}
+	if disrupted(pod) {
+		return infra("DatabaseEvicted", "database pod %s was evicted or disrupted: %s %s", pod.Name, pod.Status.Reason, pod.Status.Message)
+	}
+	if pod.Status.Phase == corev1.PodFailed {
+		return infra("DatabasePodFailed", "database pod %s failed: %s %s", pod.Name, pod.Status.Reason, pod.Status.Message)
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if w := st.State.Waiting; w != nil && (w.Reason == "InvalidImageName" || w.Reason == "ErrImageNeverPull") {
+			return benchmark("InvalidImage", "database image %s: %s", st.Image, w.Message)
+		}
+		last := st.LastTerminationState.Terminated
+		if last == nil {
+			continue
+		}
+		if running && st.RestartCount > 0 {
+			return benchmark("DatabaseCrashed", "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, lastLine(last.Message))
+		}
+		if st.RestartCount >= 3 {
+			return benchmark("DatabaseCrashLoop", "database server keeps exiting at start (exit code %d, %s), check the config variant: %s", last.ExitCode, last.Reason, lastLine(last.Message))
+		}
+	}
+	return nil
+}
+
+func disrupted(pod *corev1.Pod) bool {
+	if pod.Status.Reason == "Evicted" || pod.Status.Reason == "NodeLost" || pod.Status.Reason == "Preempted" {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func podReady(pod *corev1.Pod) bool {
+	if pod.Status.PodIP == "" {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func waitingReason(pod *corev1.Pod) string {
+	for _, st := range pod.Status.ContainerStatuses {
+		if w := st.State.Waiting; w != nil {
+			return fmt.Sprintf("%s %s", w.Reason, w.Message)
+		}
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Status != corev1.ConditionTrue && c.Message != "" {
+			return fmt.Sprintf("%s: %s", c.Type, c.Message)
+		}
+	}
+	return fmt.Sprintf("phase %s", pod.Status.Phase)
+}
+
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
+	for _, c := range job.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func jobMessage(job *batchv1.Job) string {
+	for _, c := range job.Status.Conditions {
+		if c.Type == batchv1.JobFailed {
+			return fmt.Sprintf("%s: %s", c.Reason, c.Message)
+		}
+	}
+	return "no reason given"
+}
+
+// lastLine keeps the end of a termination message, where errors are.
+func lastLine(s string) string {
+	const keep = 300
+	if len(s) > keep {
+		s = "…" + s[len(s)-keep:]
+	}
+	return s
+}
+
+// randomPassword returns 24 URL-safe characters (144 random bits).
+func randomPassword() string {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("crypto/rand failed: %v", err))
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,541 @@
+package controllers_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// sampleDocument is a valid compact results document, as the agent writes.
+func sampleDocument(cell string) string {
+	now := time.Now().UTC()
+	doc := &results.Document{
+		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
+		Run:       results.Run{Name: "r"},
+		Cell:      results.Cell{Name: cell, Engine: "mariadb", Version: "11.8", Repeat: 1, Attempt: 1},
+		StartedAt: now, FinishedAt: &now,
+		Status:     results.Status{Outcome: results.OutcomeSucceeded},
+		Provenance: results.Provenance{ServerVersion: "11.8.3-MariaDB", DatabaseNode: results.Host{NodeName: "node-a"}},
+		Steps: []results.StepResult{
+			{Step: "point-query", Group: "point", Threads: 1, DurationSeconds: 10, SteadyQPS: 1234.5, SteadyTPS: 1234.5, SteadySamples: 9, FinalQPS: 1200, FinalTPS: 1200, Queries: 12000, Transactions: 12000, LatencyAvgMs: 0.8, LatencyMaxMs: 3},
+			{Step: "point-query", Group: "point", Threads: 4, DurationSeconds: 10, SteadyQPS: 4000, SteadyTPS: 4000, SteadySamples: 9, FinalQPS: 3900, FinalTPS: 3900, Queries: 39000, Transactions: 39000, LatencyAvgMs: 1, LatencyMaxMs: 5},
+		},
+	}
+	b, err := results.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("sample document is invalid: %v", err))
+	}
+	return string(b)
+}
+
+// matrixRun is the example: 3 versions × 2 configs × threads
+// [1, 4, 16] → 6 cells (the thread sweep runs inside each cell).
+func matrixRun(ns, name string) *dbbenchv1alpha1.BenchmarkRun {
+	run := minimalRun(ns, name)
+	run.Spec.Databases[0].Versions = []string{"10.5", "10.11", "11.8"}
+	run.Spec.Databases[0].Configs = []dbbenchv1alpha1.ConfigVariant{
+		{Name: "default"},
+		{Name: "bp4g", Inline: ptr.To("[mysqld]\ninnodb_buffer_pool_size=4G\n")},
+	}
+	run.Spec.Databases[0].Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"),
+	}}
+	run.Spec.Workload.Threads = []int32{1, 4, 16}
+	run.Spec.Workload.Steps = []string{"point-query", "update-index"}
+	run.Spec.Placement = dbbenchv1alpha1.PlacementSpec{
+		MaxParallelCells: 6,
+		QoSClass:         dbbenchv1alpha1.QoSGuaranteed,
+		ClientNode:       dbbenchv1alpha1.ClientOtherNode,
+		Database: dbbenchv1alpha1.PodPlacement{
+			NodeSelector: map[string]string{"dbbench.io/pool": "db"},
+			Tolerations:  []corev1.Toleration{{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "db", Effect: corev1.TaintEffectNoSchedule}},
+		},
+		Client: dbbenchv1alpha1.PodPlacement{NodeSelector: map[string]string{"dbbench.io/pool": "client"}},
+	}
+	return run
+}
+
+func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := matrixRun(ns, "matrix")
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+
+	var pods []corev1.Pod
+	eventually(t, "6 database pods", func() string {
+		pods = dbPods(t, ns, run.Name)
+		if len(pods) != 6 {
+			return fmt.Sprintf("%d pods", len(pods))
+		}
+		return ""
+	})
+	run = getRun(t, ns, run.Name)
+	wantCells := []string{
+		"maria-10.5-default", "maria-10.5-bp4g", "maria-10.11-default",
+		"maria-10.11-bp4g", "maria-11.8-default", "maria-11.8-bp4g",
+	}
+	var gotCells []string
+	for _, c := range run.Status.Cells {
+		gotCells = append(gotCells, c.Name)
+		if c.Phase != dbbenchv1alpha1.CellStarting || c.Attempts != 1 || c.StepsTotal != 6 {
+			t.Errorf("cell %s: phase %s attempts %d stepsTotal %d, want Starting, 1, 6", c.Name, c.Phase, c.Attempts, c.StepsTotal)
+		}
+	}
+	if diff := cmp.Diff(wantCells, gotCells); diff != "" {
+		t.Errorf("cells (-want +got):\n%s", diff)
+	}
+
+	for _, pod := range pods {
+		cell := pod.Labels[specs.LabelCell]
+		// Every cell has its Secret, config and result ConfigMaps and a
+		// headless Service, all owned by the run.
+		for _, obj := range []client.Object{
+			&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: cell + "-creds"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: cell + "-config"}},
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: cell + "-result"}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: cell + "-db"}},
+		} {
+			if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: obj.GetName()}, obj); err != nil {
+				t.Errorf("cell %s: %T %s: %v", cell, obj, obj.GetName(), err)
+				continue
+			}
+			if !metav1.IsControlledBy(obj, run) {
+				t.Errorf("%T %s is not controlled by the run", obj, obj.GetName())
+			}
+		}
+		c := pod.Spec.Containers[0]
+		if !strings.HasPrefix(c.Image, "mariadb:") {
+			t.Errorf("pod %s image %q, want mariadb:<version>", pod.Name, c.Image)
+		}
+		// Guaranteed QoS: requests equal limits, whole CPUs.
+		if diff := cmp.Diff(c.Resources.Limits, c.Resources.Requests); diff != "" {
+			t.Errorf("pod %s requests differ from limits:\n%s", pod.Name, diff)
+		}
+		if diff := cmp.Diff(map[string]string{"dbbench.io/pool": "db"}, pod.Spec.NodeSelector); diff != "" {
+			t.Errorf("pod %s nodeSelector:\n%s", pod.Name, diff)
+		}
+		// The API server's admission adds not-ready/unreachable tolerations.
+		if len(pod.Spec.Tolerations) == 0 || pod.Spec.Tolerations[0].Key != "dedicated" {
+			t.Errorf("pod %s tolerations %v", pod.Name, pod.Spec.Tolerations)
+		}
+		anti := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+		if len(anti) != 1 || anti[0].TopologyKey != "kubernetes.io/hostname" || anti[0].LabelSelector.MatchLabels[specs.LabelExclusive] != "true" {
+			t.Errorf("pod %s exclusivity anti-affinity: %+v", pod.Name, anti)
+		}
+		if pod.Spec.SecurityContext.RunAsNonRoot == nil || !*pod.Spec.SecurityContext.RunAsNonRoot {
+			t.Errorf("pod %s runs as root", pod.Name)
+		}
+		for _, e := range c.Env {
+			if strings.Contains(e.Name, "PASSWORD") && e.Value != "" {
+				t.Errorf("pod %s has a plaintext password in %s", pod.Name, e.Name)
+			}
+		}
+	}
+
+	// The kubelet reports one database ready: its client Job appears, on
+	// another node than the database, with the pod IP to connect to.
+	markPodReady(t, &pods[0], "node-db-1", "10.88.0.10")
+	cell := pods[0].Labels[specs.LabelCell]
+	var job batchv1.Job
+	eventually(t, "the client job", func() string {
+		jobs := listJobs(t, ns, map[string]string{specs.LabelCell: cell})
+		if len(jobs) != 1 {
+			return fmt.Sprintf("%d jobs", len(jobs))
+		}
+		job = jobs[0]
+		return ""
+	})
+	tpl := job.Spec.Template.Spec
+	if got := envValue(tpl.Containers[0].Env, plan.EnvHost); got != "10.88.0.10" {
+		t.Errorf("client %s=%q, want the database pod IP", plan.EnvHost, got)
+	}
+	if diff := cmp.Diff(map[string]string{"dbbench.io/pool": "client"}, tpl.NodeSelector); diff != "" {
+		t.Errorf("client nodeSelector:\n%s", diff)
+	}
+	anti := tpl.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(anti) != 2 || anti[1].LabelSelector.MatchLabels[specs.LabelRole] != specs.RoleDatabase {
+		t.Errorf("client anti-affinity (exclusive + other node than its database): %+v", anti)
+	}
+	if r := tpl.Containers[0].Resources; r.Limits.Cpu().String() != "1" || cmp.Diff(r.Limits, r.Requests) != "" {
+		t.Errorf("client resources %+v, want Guaranteed with the default 1 CPU", r)
+	}
+	if *job.Spec.BackoffLimit != 0 {
+		t.Errorf("client backoffLimit %d: retries are the controller's decision", *job.Spec.BackoffLimit)
+	}
+	eventually(t, "the cell to run on its node", func() string {
+		var c *dbbenchv1alpha1.CellStatus
+		for _, cs := range getRun(t, ns, run.Name).Status.Cells {
+			if cs.ResultConfigMap == cell+"-result" {
+				c = &cs
+			}
+		}
+		if c.Phase != dbbenchv1alpha1.CellRunning || c.Node != "node-db-1" {
+			return fmt.Sprintf("%s on %q", c.Phase, c.Node)
+		}
+		return ""
+	})
+}
+
+func ifNot(ok bool) string {
+	if ok {
+		return ""
+	}
+	return " (not yet)"
+}
+
+func envValue(env []corev1.EnvVar, name string) string {
+	for _, e := range env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+// driveCellsToCompletion plays kubelet, agent and Job controller for every
+// cell of a run until the run finishes.
+func driveCellsToCompletion(t *testing.T, ns, name string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		run := getRun(t, ns, name)
+		if meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) ||
+			meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionFailed) {
+			return
+		}
+		for _, pod := range dbPods(t, ns, name) {
+			if pod.DeletionTimestamp == nil && pod.Status.PodIP == "" {
+				markPodReady(t, &pod, "node-1", "10.88.0.20")
+			}
+		}
+		for _, job := range listJobs(t, ns, map[string]string{specs.LabelRun: name}) {
+			if len(job.Status.Conditions) == 0 {
+				attempt := 0
+				fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
+				agentCompletes(t, ns, &job, attempt)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("run %s did not finish: %s", name, cellPhases(getRun(t, ns, name)))
+}
+
+func TestRunCompletesWithConditionsAndResults(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := minimalRun(ns, "complete")
+	run.Spec.Databases[0].Versions = []string{"10.11", "11.8"}
+	run.Spec.Workload.Threads = []int32{1, 4}
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Placement.MaxParallelCells = 1
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	// maxParallelCells 1: one database pod at a time.
+	eventually(t, "the first database pod", func() string {
+		if pods := dbPods(t, ns, run.Name); len(pods) != 1 {
+			var names []string
+			for _, p := range pods {
+				names = append(names, p.Name)
+			}
+			return fmt.Sprintf("%d pods: %v; %s", len(pods), names, cellPhases(getRun(t, ns, run.Name)))
+		}
+		return ""
+	})
+	time.Sleep(300 * time.Millisecond)
+	if n := len(dbPods(t, ns, run.Name)); n != 1 {
+		t.Fatalf("%d database pods with maxParallelCells 1", n)
+	}
+	driveCellsToCompletion(t, ns, run.Name)
+
+	run = getRun(t, ns, run.Name)
+	if !meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
+		t.Fatalf("run did not succeed: %+v", run.Status.Conditions)
+	}
+	if c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionProgressing); c == nil || c.Status != metav1.ConditionFalse {
+		t.Errorf("Progressing: %+v", c)
+	}
+	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded || run.Status.Progress != "2/2" || run.Status.CompletionTime == nil {
+		t.Errorf("status phase %s progress %s completion %v", run.Status.Phase, run.Status.Progress, run.Status.CompletionTime)
+	}
+	if run.Status.ObservedGeneration != run.Generation {
+		t.Errorf("observedGeneration %d, generation %d", run.Status.ObservedGeneration, run.Generation)
+	}
+	if run.Status.Results == nil || run.Status.Results.ConfigMap != "complete-results" {
+		t.Fatalf("results reference %+v", run.Status.Results)
+	}
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "complete-results"}, &cm); err != nil {
+		t.Fatalf("run results ConfigMap: %v", err)
+	}
+	m, err := results.UnmarshalManifest([]byte(cm.Data[controllers.ManifestKey]))
+	if err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if m.Baseline != "maria-10.11-default" || len(m.Cells) != 2 {
+		t.Fatalf("manifest baseline %q cells %d", m.Baseline, len(m.Cells))
+	}
+	for _, c := range m.Cells {
+		if c.Phase != "Succeeded" || c.QPS["point-query"][4] != 4000 || c.ConfigMap == "" {
+			t.Errorf("manifest cell %+v", c)
+		}
+	}
+	// Finished cells give their node back: every database pod is being
+	// deleted (envtest has no kubelet to finish the graceful deletion), and
+	// there was exactly one per cell.
+	pods := dbPods(t, ns, run.Name)
+	if len(pods) != 2 {
+		t.Errorf("%d database pods, want one per cell", len(pods))
+	}
+	for _, pod := range pods {
+		if pod.DeletionTimestamp == nil {
+			t.Errorf("database pod %s of a finished cell was not deleted", pod.Name)
+		}
+	}
+}
+
+func TestInfrastructureFailureIsRetried(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := minimalRun(ns, "retry")
+	run.Spec.Workload.Steps = []string{"point-query"}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	var pod corev1.Pod
+	eventually(t, "attempt 1", func() string {
+		pods := dbPods(t, ns, run.Name)
+		if len(pods) != 1 {
+			return fmt.Sprintf("%d pods", len(pods))
+		}
+		pod = pods[0]
+		return ""
+	})
+	markPodReady(t, &pod, "node-1", "10.88.0.30")
+	eventually(t, "the client job", func() string {
+		return ifNot(len(listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
+	})
+	// The node runs out of memory and evicts the database mid-cell.
+	markPodEvicted(t, &pod)
+	eventually(t, "attempt 2", func() string {
+		c := getRun(t, ns, run.Name).Status.Cells[0]
+		if c.Attempts != 2 || c.Phase != dbbenchv1alpha1.CellStarting {
+			return fmt.Sprintf("attempts %d phase %s", c.Attempts, c.Phase)
+		}
+		if !strings.Contains(c.Message, "DatabaseEvicted") {
+			return "message " + c.Message
+		}
+		return ""
+	})
+	driveCellsToCompletion(t, ns, run.Name)
+	run = getRun(t, ns, run.Name)
+	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded || run.Status.RetriesUsed != 1 || run.Status.Cells[0].Attempts != 2 {
+		t.Fatalf("phase %s retries %d attempts %d", run.Status.Phase, run.Status.RetriesUsed, run.Status.Cells[0].Attempts)
+	}
+}
+
+func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := minimalRun(ns, "benchfail")
+	run.Spec.Workload.Steps = []string{"point-query", "update-index"}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	var pod corev1.Pod
+	eventually(t, "the database pod", func() string {
+		pods := dbPods(t, ns, run.Name)
+		if len(pods) != 1 {
+			return "no pod"
+		}
+		pod = pods[0]
+		return ""
+	})
+	markPodReady(t, &pod, "node-1", "10.88.0.40")
+	var job batchv1.Job
+	eventually(t, "the client job", func() string {
+		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})
+		if len(jobs) != 1 {
+			return "no job"
+		}
+		job = jobs[0]
+		return ""
+	})
+	cm := pod.Labels[specs.LabelCell] + "-result"
+	writeProgress(t, ns, cm, plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "update-index", StepsDone: 1, StepsTotal: 2,
+		Error: "Duplicate entry '7' for key 'PRIMARY'", FailureClass: plan.FailureBenchmark}, "")
+	finishJob(t, &job, false)
+	eventually(t, "the run to fail", func() string {
+		r := getRun(t, ns, run.Name)
+		if !meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionFailed) {
+			return cellPhases(r)
+		}
+		return ""
+	})
+	run = getRun(t, ns, run.Name)
+	c := run.Status.Cells[0]
+	if c.Phase != dbbenchv1alpha1.CellFailed || c.Attempts != 1 || run.Status.RetriesUsed != 0 {
+		t.Errorf("cell %s attempts %d retries %d, want Failed after 1 attempt", c.Phase, c.Attempts, run.Status.RetriesUsed)
+	}
+	if !strings.Contains(c.Message, "update-index") || !strings.Contains(c.Message, "Duplicate entry") {
+		t.Errorf("message %q does not say which step failed and why", c.Message)
+	}
+	cond := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionFailed)
+	if !strings.Contains(cond.Message, c.Name) {
+		t.Errorf("Failed condition %q does not name the cell", cond.Message)
+	}
+}
+
+func TestRetryBudgetIsHonoured(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := minimalRun(ns, "budget")
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Retry = dbbenchv1alpha1.RetrySpec{MaxAttemptsPerCell: 2, MaxRetriesPerRun: ptr.To[int32](10)}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	for attempt := 1; attempt <= 2; attempt++ {
+		var pod corev1.Pod
+		eventually(t, fmt.Sprintf("attempt %d", attempt), func() string {
+			for _, p := range dbPods(t, ns, run.Name) {
+				if p.Labels[specs.LabelAttempt] == fmt.Sprint(attempt) && p.Status.Phase != corev1.PodFailed {
+					pod = p
+					return ""
+				}
+			}
+			return "no pod"
+		})
+		markPodEvicted(t, &pod)
+	}
+	eventually(t, "the cell to fail", func() string {
+		c := getRun(t, ns, run.Name).Status.Cells[0]
+		if c.Phase != dbbenchv1alpha1.CellFailed {
+			return string(c.Phase)
+		}
+		if !strings.Contains(c.Message, "retry budget exhausted") {
+			return c.Message
+		}
+		return ""
+	})
+}
+
+func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
+	ns := newNamespace(t)
+	m := startManager(t, nil)
+	run := minimalRun(ns, "notready")
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Timeouts.DatabaseReady = &metav1.Duration{Duration: time.Minute}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	eventually(t, "attempt 1", func() string { return ifNot(len(dbPods(t, ns, run.Name)) == 1) })
+	// The image never arrives; time passes beyond the timeout.
+	m.clock.SetTime(m.clock.Now().Add(2 * time.Minute))
+	// Any change to the run's children triggers a pass; touch the result
+	// ConfigMap as the agent would.
+	cell := dbPods(t, ns, run.Name)[0].Labels[specs.LabelCell]
+	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
+	eventually(t, "attempt 2", func() string {
+		c := getRun(t, ns, run.Name).Status.Cells[0]
+		if c.Attempts != 2 || !strings.Contains(c.Message, "DatabaseNotReady") {
+			return fmt.Sprintf("attempts %d message %q", c.Attempts, c.Message)
+		}
+		return ""
+	})
+}
+
+func TestMissingConfigMapFailsTheCellNamingIt(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := minimalRun(ns, "nocfg")
+	run.Spec.Databases[0].Configs = []dbbenchv1alpha1.ConfigVariant{{
+		Name: "tuned", ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "my-cnf"}, Key: "my.cnf"},
+	}}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	eventually(t, "the run to fail", func() string {
+		r := getRun(t, ns, run.Name)
+		if r.Status.Phase != dbbenchv1alpha1.RunFailed {
+			return string(r.Status.Phase)
+		}
+		if msg := r.Status.Cells[0].Message; !strings.Contains(msg, "configs[tuned].configMapKeyRef") || !strings.Contains(msg, "my-cnf") {
+			return msg
+		}
+		return ""
+	})
+}
+
+// The manager stops in the middle of a run and a new one takes over: the run
+// finishes with every cell exactly once.
+func TestManagerRestartLosesNothing(t *testing.T) {
+	ns := newNamespace(t)
+	first := startManager(t, nil)
+	run := minimalRun(ns, "restart")
+	run.Spec.Databases[0].Versions = []string{"10.5", "10.11", "11.8"}
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Placement.MaxParallelCells = 2
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	var pods []corev1.Pod
+	eventually(t, "two database pods", func() string {
+		pods = dbPods(t, ns, run.Name)
+		return ifNot(len(pods) == 2)
+	})
+	markPodReady(t, &pods[0], "node-1", "10.88.0.50")
+	eventually(t, "a client job", func() string {
+		return ifNot(len(listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
+	})
+	first.stop()
+
+	// While no manager runs, the first cell's agent finishes.
+	jobs := listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})
+	agentCompletes(t, ns, &jobs[0], 1)
+
+	startManager(t, nil)
+	driveCellsToCompletion(t, ns, run.Name)
+	run = getRun(t, ns, run.Name)
+	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded {
+		t.Fatalf("run %s: %s", run.Status.Phase, cellPhases(run))
+	}
+	for _, c := range run.Status.Cells {
+		if c.Attempts != 1 {
+			t.Errorf("cell %s took %d attempts", c.Name, c.Attempts)
+		}
+	}
+	// Exactly one client Job per cell ever existed.
+	perCell := map[string]int{}
+	for _, j := range listJobs(t, ns, map[string]string{specs.LabelRun: run.Name}) {
+		perCell[j.Labels[specs.LabelCell]]++
+	}
+	if len(perCell) != 3 {
+		t.Errorf("jobs for %d cells, want 3: %v", len(perCell), perCell)
+	}
+	for cell, n := range perCell {
+		if n != 1 {
+			t.Errorf("cell %s has %d jobs", cell, n)
+		}
+	}
+}
+

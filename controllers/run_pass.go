@@ -1,0 +1,265 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// runPass is one reconcile pass over one run: it reads the children once,
+// changes run.Status in memory, and queues events for after the status write.
+type runPass struct {
+	r    *BenchmarkRunReconciler
+	run  *dbbenchv1alpha1.BenchmarkRun
+	now  time.Time
+	log  logr.Logger
+	kids children
+	// steps are the step names every cell runs.
+	steps   []string
+	requeue requeueAt
+	events  []event
+}
+
+type event struct {
+	warning bool
+	reason  string
+	action  string
+	note    string
+}
+
+// children indexes a run's child objects by name.
+type children struct {
+	pods    map[string]*corev1.Pod
+	jobs    map[string]*batchv1.Job
+	results map[string]*corev1.ConfigMap
+}
+
+func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
+	st := &p.run.Status
+	cells := matrix.Expand(p.run)
+	steps, err := matrix.Steps(p.run.Spec.Workload)
+	if err != nil {
+		// The schema rejects such specs; this guards against a CRD older
+		// than the controller.
+		p.finish(fmt.Sprintf("invalid workload: %v", err))
+		return ctrl.Result{}, nil
+	}
+	p.steps = steps
+	p.syncCellEntries(cells)
+	if finished(st) {
+		return ctrl.Result{}, nil
+	}
+	if err := p.listChildren(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
+	if st.StartTime == nil {
+		if err := p.createAgentRBAC(ctx, cells); err != nil {
+			return ctrl.Result{}, err
+		}
+		st.StartTime = &metav1.Time{Time: p.now}
+		p.event(false, "RunStarted", "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
+	}
+
+	active := 0
+	for i := range st.Cells {
+		if ph := st.Cells[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
+			active++
+		}
+	}
+	maxParallel := int(p.run.Spec.Placement.MaxParallelCells)
+	if maxParallel < 1 {
+		maxParallel = 1
+	}
+	for i, c := range cells {
+		cs := &st.Cells[i]
+		p.adoptAttempts(c, cs)
+		var err error
+		switch cs.Phase {
+		case dbbenchv1alpha1.CellPending:
+			if active >= maxParallel {
+				continue
+			}
+			active++
+			err = p.startCell(ctx, c, cs)
+		case dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellRunning:
+			err = p.progressCell(ctx, c, cs)
+		default:
+			err = p.releaseCell(ctx, c, cs)
+		}
+		if err != nil {
+			// Keep what this pass changed; the error requeues the run.
+			p.summarize()
+			return ctrl.Result{}, fmt.Errorf("cell %s: %w", c.Name, err)
+		}
+	}
+	p.summarize()
+	if allDone(st) {
+		if err := p.writeRunResults(ctx, cells); err != nil {
+			return ctrl.Result{}, err
+		}
+		p.finish("")
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+}
+
+// syncCellEntries makes status.cells hold one entry per cell in matrix order,
+// keeping the state of entries that exist.
+func (p *runPass) syncCellEntries(cells []matrix.Cell) {
+	st := &p.run.Status
+	if len(st.Cells) == len(cells) {
+		same := true
+		for i := range cells {
+			if st.Cells[i].Name != cells[i].Name {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	old := make(map[string]dbbenchv1alpha1.CellStatus, len(st.Cells))
+	for _, cs := range st.Cells {
+		old[cs.Name] = cs
+	}
+	out := make([]dbbenchv1alpha1.CellStatus, len(cells))
+	for i, c := range cells {
+		if cs, ok := old[c.Name]; ok {
+			out[i] = cs
+			continue
+		}
+		out[i] = dbbenchv1alpha1.CellStatus{
+			Name: c.Name, Database: c.Database.Name, Engine: c.Database.Engine,
+			Version: c.Version, Config: c.Config.Name, Repeat: c.Repeat,
+			Phase: dbbenchv1alpha1.CellPending, StepsTotal: int32(p.stepsTotal()),
+		}
+	}
+	st.Cells = out
+}
+
+func (p *runPass) stepsTotal() int {
+	w := p.run.Spec.Workload
+	n := 0
+	for _, s := range p.steps {
+		if s == "tpcc" && w.TPCC != nil && len(w.TPCC.Threads) > 0 {
+			n += len(w.TPCC.Threads)
+			continue
+		}
+		n += max(len(w.Threads), 1)
+	}
+	return n
+}
+
+// listChildren reads the run's pods, Jobs and result ConfigMaps from the
+// cache, keeping only those this run controls (a deleted and re-created run
+// of the same name may briefly share the label with its predecessor's).
+func (p *runPass) listChildren(ctx context.Context) error {
+	sel := client.MatchingLabels{specs.LabelRun: p.run.Name}
+	ns := client.InNamespace(p.run.Namespace)
+	p.kids = children{pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, results: map[string]*corev1.ConfigMap{}}
+
+	var pods corev1.PodList
+	if err := p.r.List(ctx, &pods, ns, sel); err != nil {
+		return fmt.Errorf("listing pods: %w", err)
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		// Client pods are owned by their Job; database pods by the run.
+		if pod.Labels[specs.LabelRole] == specs.RoleDatabase && !metav1.IsControlledBy(pod, p.run) {
+			continue
+		}
+		p.kids.pods[pod.Name] = pod
+	}
+	var jobs batchv1.JobList
+	if err := p.r.List(ctx, &jobs, ns, sel); err != nil {
+		return fmt.Errorf("listing jobs: %w", err)
+	}
+	for i := range jobs.Items {
+		if metav1.IsControlledBy(&jobs.Items[i], p.run) {
+			p.kids.jobs[jobs.Items[i].Name] = &jobs.Items[i]
+		}
+	}
+	var cms corev1.ConfigMapList
+	if err := p.r.List(ctx, &cms, ns, client.MatchingLabels{specs.LabelRun: p.run.Name, specs.LabelRole: specs.RoleResult}); err != nil {
+		return fmt.Errorf("listing result configmaps: %w", err)
+	}
+	for i := range cms.Items {
+		if metav1.IsControlledBy(&cms.Items[i], p.run) {
+			p.kids.results[cms.Items[i].Name] = &cms.Items[i]
+		}
+	}
+	return nil
+}
+
+// create creates a child owned by the run; an existing object of that name
+// counts as success, because names are deterministic and a previous pass (or
+// manager) may have created it before its status write was lost.
+func (p *runPass) create(ctx context.Context, obj client.Object) error {
+	if err := controllerutil.SetControllerReference(p.run, obj, p.r.Scheme); err != nil {
+		return fmt.Errorf("setting owner of %T %s: %w", obj, obj.GetName(), err)
+	}
+	if err := p.r.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating %s %s: %w", kind(obj), obj.GetName(), err)
+	}
+	return nil
+}
+
+// remove deletes a child if it exists and is not already going away.
+func (p *runPass) remove(ctx context.Context, obj client.Object) error {
+	if obj == nil || !obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	err := p.r.Delete(ctx, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting %s %s: %w", kind(obj), obj.GetName(), err)
+	}
+	return nil
+}
+
+func kind(obj runtime.Object) string {
+	switch obj.(type) {
+	case *corev1.Pod:
+		return "pod"
+	case *batchv1.Job:
+		return "job"
+	case *corev1.ConfigMap:
+		return "configmap"
+	case *corev1.Secret:
+		return "secret"
+	case *corev1.Service:
+		return "service"
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+func (p *runPass) event(warning bool, reason, action, note string) {
+	p.events = append(p.events, event{warning: warning, reason: reason, action: action, note: note})
+}
+
+func (p *runPass) emitEvents() {
+	if p.r.Recorder == nil {
+		return
+	}
+	for _, e := range p.events {
+		t := corev1.EventTypeNormal
+		if e.warning {
+			t = corev1.EventTypeWarning
+		}
+		p.r.Recorder.Eventf(p.run, nil, t, e.reason, e.action, "%s", e.note)
+	}
+}

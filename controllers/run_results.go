@@ -1,0 +1,93 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// ManifestKey is the run-level results ConfigMap key of the run manifest.
+const ManifestKey = "manifest.json"
+
+// writeRunResults writes the run-level results ConfigMap once every cell has
+// finished: the run manifest, with each cell's per-step QPS summary and where
+// its full document lives. The per-cell documents stay in their own
+// ConfigMaps, so nothing is copied twice.
+func (p *runPass) writeRunResults(ctx context.Context, cells []matrix.Cell) error {
+	name := specs.RunResultsConfigMapName(p.run)
+	p.run.Status.Results = &dbbenchv1alpha1.ResultsReference{}
+	if !p.run.Spec.Output.ConfigMap.IsEnabled() {
+		return nil
+	}
+	m := p.manifest(cells)
+	data, err := results.MarshalManifest(m)
+	if errors.Is(err, results.ErrTooLarge) {
+		// Keep the index and drop the summaries: reports then read the
+		// cells' own documents.
+		for i := range m.Cells {
+			m.Cells[i].QPS, m.Cells[i].RowsPerSecond = nil, nil
+		}
+		data, err = results.MarshalManifest(m)
+	}
+	if err != nil {
+		return fmt.Errorf("encoding the run manifest: %w", err)
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.run.Namespace, Labels: map[string]string{
+			specs.LabelManagedBy: specs.ManagedByValue, specs.LabelRun: p.run.Name, specs.LabelRole: specs.RoleRunData,
+		}},
+		Immutable: boolPtr(true),
+		Data:      map[string]string{ManifestKey: string(data)},
+	}
+	if err := p.create(ctx, cm); err != nil {
+		return err
+	}
+	p.run.Status.Results.ConfigMap = name
+	return nil
+}
+
+// manifest indexes the cells; a cell without a readable document still gets
+// an entry with its phase, so the manifest says what is missing.
+func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
+	m := &results.Manifest{
+		SchemaVersion: results.ManifestSchemaV1,
+		Run:           results.Run{Name: p.run.Name, Namespace: p.run.Namespace, UID: string(p.run.UID), Suite: p.run.Spec.Suite},
+		UpdatedAt:     p.now.UTC(),
+		Baseline:      matrix.BaselineName(p.run),
+	}
+	for i, c := range cells {
+		cs := p.run.Status.Cells[i]
+		cmName := specs.ResultConfigMapName(c)
+		entry := results.ManifestCell{
+			Cell: results.Cell{
+				Name: c.Name, Database: c.Database.Name, Engine: string(c.Database.Engine),
+				Version: c.Version, Config: c.Config.Name, Repeat: int(c.Repeat), Attempt: int(cs.Attempts),
+			},
+			Phase: string(cs.Phase),
+		}
+		if cm := p.kids.results[cmName]; cm != nil {
+			if raw, ok := cm.Data[plan.ResultKeyDocument]; ok {
+				if doc, err := results.Unmarshal([]byte(raw)); err == nil {
+					entry = results.NewManifestCell(doc, string(cs.Phase), cmName, "")
+					entry.Name = c.Name
+				} else {
+					p.log.Info("Skipped an unreadable results document", "cell", c.Name, "configMap", cmName, "error", err.Error())
+				}
+				entry.ConfigMap = cmName
+			}
+		}
+		m.Cells = append(m.Cells, entry)
+	}
+	return m
+}
+
+func boolPtr(b bool) *bool { return &b }

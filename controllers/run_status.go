@@ -1,0 +1,98 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// summarize derives the printable summary (phase, progress, current step and
+// the Progressing condition) from the cells.
+func (p *runPass) summarize() {
+	st := &p.run.Status
+	var done, running, pending int
+	st.CurrentStep = ""
+	for _, cs := range st.Cells {
+		switch cs.Phase {
+		case dbbenchv1alpha1.CellSucceeded, dbbenchv1alpha1.CellFailed:
+			done++
+		case dbbenchv1alpha1.CellPending:
+			pending++
+		default:
+			running++
+			if st.CurrentStep == "" {
+				st.CurrentStep = cs.CurrentStep
+			}
+		}
+	}
+	st.Progress = fmt.Sprintf("%d/%d", done, len(st.Cells))
+	if finished(st) {
+		return
+	}
+	st.Phase = dbbenchv1alpha1.RunRunning
+	if running == 0 && done == 0 {
+		st.Phase = dbbenchv1alpha1.RunPending
+	}
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, "CellsRunning",
+		fmt.Sprintf("%d running, %d pending, %d finished", running, pending, done))
+}
+
+// finish sets the terminal conditions. reason, when set, fails the run as a
+// whole (an invalid spec); otherwise the outcome follows from the cells.
+func (p *runPass) finish(invalid string) {
+	st := &p.run.Status
+	var failed []string
+	for _, cs := range st.Cells {
+		if cs.Phase == dbbenchv1alpha1.CellFailed {
+			failed = append(failed, cs.Name)
+		}
+	}
+	if st.CompletionTime == nil {
+		st.CompletionTime = &metav1.Time{Time: p.now}
+	}
+	st.CurrentStep = ""
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, "Finished", "No cells are running")
+	switch {
+	case invalid != "":
+		st.Phase = dbbenchv1alpha1.RunFailed
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, "InvalidSpec", invalid)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, "InvalidSpec", invalid)
+	case len(failed) > 0:
+		msg := fmt.Sprintf("%d of %d cells failed: %s", len(failed), len(st.Cells), strings.Join(failed, ", "))
+		st.Phase = dbbenchv1alpha1.RunFailed
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, "CellsFailed", msg)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, "CellsFailed", msg)
+		p.event(true, "RunFailed", "Finish", msg)
+	default:
+		msg := fmt.Sprintf("All %d cells succeeded", len(st.Cells))
+		st.Phase = dbbenchv1alpha1.RunSucceeded
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionTrue, "AllCellsSucceeded", msg)
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionFalse, "AllCellsSucceeded", msg)
+		p.event(false, "RunSucceeded", "Finish", msg)
+	}
+}
+
+func (p *runPass) setCondition(t string, s metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&p.run.Status.Conditions, metav1.Condition{
+		Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: p.run.Generation,
+	})
+}
+
+// finished reports whether the run reached a terminal condition.
+func finished(st *dbbenchv1alpha1.BenchmarkRunStatus) bool {
+	return meta.IsStatusConditionTrue(st.Conditions, dbbenchv1alpha1.ConditionSucceeded) ||
+		meta.IsStatusConditionTrue(st.Conditions, dbbenchv1alpha1.ConditionFailed)
+}
+
+func allDone(st *dbbenchv1alpha1.BenchmarkRunStatus) bool {
+	for _, cs := range st.Cells {
+		if cs.Phase != dbbenchv1alpha1.CellSucceeded && cs.Phase != dbbenchv1alpha1.CellFailed {
+			return false
+		}
+	}
+	return len(st.Cells) > 0
+}

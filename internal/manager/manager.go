@@ -1,0 +1,103 @@
+// Package manager wires the dbbench controllers into a controller-runtime
+// manager. It is shared by cmd/manager, the envtest suite and the controller
+// benchmark, so that they all run the same configuration.
+package manager
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// Options configure the manager.
+type Options struct {
+	MetricsAddr             string
+	ProbeAddr               string
+	LeaderElection          bool
+	LeaderElectionNamespace string
+	AgentImage              string
+	MaxConcurrentReconciles int
+	// Clock replaces the real clock in tests.
+	Clock clock.PassiveClock
+	// SkipNameValidation allows several managers in one process (tests and
+	// benchmarks start and stop managers; metrics names would clash).
+	SkipNameValidation bool
+}
+
+// Scheme holds the types the manager reads and writes.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(dbbenchv1alpha1.AddToScheme(s))
+	return s
+}
+
+// New builds a manager with the dbbench controllers registered. Pods, Jobs
+// and ConfigMaps are cached only when dbbench manages them: a benchmark
+// operator must not hold every pod of a large cluster in memory.
+func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	managed := labels.SelectorFromSet(labels.Set{specs.LabelManagedBy: specs.ManagedByValue})
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  Scheme(),
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:  opts.ProbeAddr,
+		LeaderElection:          opts.LeaderElection,
+		LeaderElectionID:        "dbbench-manager.dbbench.io",
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		Controller: config.Controller{SkipNameValidation: &opts.SkipNameValidation},
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}:       {Label: managed},
+			&batchv1.Job{}:      {Label: managed},
+			&corev1.ConfigMap{}: {Label: managed},
+		}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	r := &controllers.BenchmarkRunReconciler{
+		Client:                  mgr.GetClient(),
+		APIReader:               mgr.GetAPIReader(),
+		Scheme:                  mgr.GetScheme(),
+		Recorder:                mgr.GetEventRecorder("dbbench-manager"),
+		Clock:                   opts.Clock,
+		AgentImage:              opts.AgentImage,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	return mgr, nil
+}
+
+// Run builds the manager and runs it until ctx ends.
+func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
+	mgr, err := New(cfg, opts)
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctx)
+}

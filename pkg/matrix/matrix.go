@@ -1,0 +1,212 @@
+// Package matrix expands a BenchmarkRun into its cells: one per (database,
+// version, config variant, repeat), in a deterministic order, with
+// deterministic names for the cell and its child objects. The thread sweep
+// and the steps run inside a cell, so they do not multiply cells.
+package matrix
+
+import (
+	"fmt"
+	"hash/fnv"
+	"strings"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+// DefaultConfigName names the implicit variant of a database without configs.
+const DefaultConfigName = "default"
+
+// Cell is one combination of the matrix.
+type Cell struct {
+	// Index is the cell's position in the matrix order (0-based).
+	Index int
+	// Name is the human name used in status and reports:
+	// <database>-<version>-<config>[-r<repeat>].
+	Name string
+	// ObjectBase prefixes the names of the cell's child objects. It is a
+	// DNS-1035 label of at most MaxObjectBaseLen characters, unique per run
+	// and run UID.
+	ObjectBase string
+
+	Database *dbbenchv1alpha1.DatabaseSpec
+	Config   dbbenchv1alpha1.ConfigVariant
+	Version  string
+	// Repeat is 1-based.
+	Repeat int32
+	// Image is the database image with {version} substituted.
+	Image string
+}
+
+// MaxObjectBaseLen leaves room for suffixes such as "-client-a10" within the
+// 63-character limit of label values and Service names.
+const MaxObjectBaseLen = 47
+
+// DefaultImage returns the official image template of an engine.
+func DefaultImage(e dbbenchv1alpha1.Engine) string {
+	return string(e) + ":{version}"
+}
+
+// Expand returns the run's cells. Repeats are the outermost loop so that
+// repeats of one combination are spread over the run's duration instead of
+// running back to back (drift in the environment then shows as spread rather
+// than as a difference between versions); then databases, versions and
+// config variants in spec order.
+func Expand(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
+	repeats := run.Spec.Workload.Repeats
+	if repeats < 1 {
+		repeats = 1
+	}
+	var cells []Cell
+	for rep := int32(1); rep <= repeats; rep++ {
+		for i := range run.Spec.Databases {
+			db := &run.Spec.Databases[i]
+			for _, version := range db.Versions {
+				for _, cfg := range Configs(db) {
+					name := fmt.Sprintf("%s-%s-%s", db.Name, version, cfg.Name)
+					if repeats > 1 {
+						name = fmt.Sprintf("%s-r%d", name, rep)
+					}
+					image := db.Image
+					if image == "" {
+						image = DefaultImage(db.Engine)
+					}
+					cells = append(cells, Cell{
+						Index:      len(cells),
+						Name:       name,
+						ObjectBase: ObjectBase(run.Name, string(run.UID), name),
+						Database:   db,
+						Config:     cfg,
+						Version:    version,
+						Repeat:     rep,
+						Image:      strings.ReplaceAll(image, "{version}", version),
+					})
+				}
+			}
+		}
+	}
+	return cells
+}
+
+// Configs returns a database's config variants, or the implicit "default"
+// (server defaults) when it declares none.
+func Configs(db *dbbenchv1alpha1.DatabaseSpec) []dbbenchv1alpha1.ConfigVariant {
+	if len(db.Configs) == 0 {
+		return []dbbenchv1alpha1.ConfigVariant{{Name: DefaultConfigName}}
+	}
+	return db.Configs
+}
+
+// BaselineName returns the name of the baseline cell: spec.baseline, with
+// omitted parts taken from the first version, config and repeat; or the
+// first cell of the matrix.
+func BaselineName(run *dbbenchv1alpha1.BenchmarkRun) string {
+	b := run.Spec.Baseline
+	if b == nil {
+		cells := Expand(run)
+		if len(cells) == 0 {
+			return ""
+		}
+		return cells[0].Name
+	}
+	for i := range run.Spec.Databases {
+		db := &run.Spec.Databases[i]
+		if db.Name != b.Database {
+			continue
+		}
+		version := b.Version
+		if version == "" && len(db.Versions) > 0 {
+			version = db.Versions[0]
+		}
+		config := b.Config
+		if config == "" {
+			config = Configs(db)[0].Name
+		}
+		name := fmt.Sprintf("%s-%s-%s", db.Name, version, config)
+		if run.Spec.Workload.Repeats > 1 {
+			rep := b.Repeat
+			if rep < 1 {
+				rep = 1
+			}
+			name = fmt.Sprintf("%s-r%d", name, rep)
+		}
+		return name
+	}
+	return ""
+}
+
+// Steps returns the step names a cell runs, in order: spec.workload.steps, or
+// the step set's names.
+func Steps(w dbbenchv1alpha1.WorkloadSpec) ([]string, error) {
+	if len(w.Steps) > 0 {
+		return append([]string(nil), w.Steps...), nil
+	}
+	steps, err := workload.BySet(workload.Set(w.StepSet))
+	if err != nil {
+		return nil, fmt.Errorf("workload.stepSet: %w", err)
+	}
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.Name
+	}
+	return names, nil
+}
+
+// ObjectBase builds the child-object name prefix of a cell: the run name and
+// cell name, sanitised to a DNS-1035 label and truncated, plus a short hash of
+// the run UID and cell name so that truncation never makes two cells (or a
+// re-created run with the same name) collide.
+func ObjectBase(runName, runUID, cellName string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(runUID))
+	_, _ = h.Write([]byte{0})
+	_, _ = h.Write([]byte(cellName))
+	suffix := fmt.Sprintf("%05x", h.Sum32()&0xfffff)
+	run := truncate(sanitize(runName), 20)
+	cell := truncate(sanitize(cellName), MaxObjectBaseLen-len(run)-len(suffix)-2)
+	parts := []string{run, cell, suffix}
+	out := strings.Join(nonEmpty(parts), "-")
+	if out[0] < 'a' || out[0] > 'z' {
+		out = "c" + out[:len(out)-1]
+	}
+	return out
+}
+
+// sanitize lowercases and replaces every character outside [a-z0-9-] by '-',
+// collapsing runs of '-'.
+func sanitize(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		ok := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
+		if !ok {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		b.WriteRune(r)
+		dash = false
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+func truncate(s string, n int) string {
+	if n < 0 {
+		n = 0
+	}
+	if len(s) > n {
+		s = s[:n]
+	}
+	return strings.Trim(s, "-")
+}
+
+func nonEmpty(in []string) []string {
+	out := in[:0]
+	for _, s := range in {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

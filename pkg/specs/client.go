@@ -1,0 +1,105 @@
+package specs
+
+import (
+	"fmt"
+	"path"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
+)
+
+// AgentUID is the unprivileged user the agent image runs as.
+const AgentUID int64 = 65532
+
+// ClientJob builds attempt `attempt` of a cell's client Job. It is created
+// once the database pod is ready, so the agent gets the pod's IP directly
+// (no Service NAT in the measured path) and the scheduler can place the
+// client relative to a pod that exists.
+func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, agentImage, dbPodIP string) *batchv1.Job {
+	p := run.Spec.Placement
+	image := run.Spec.Client.Image
+	if image == "" {
+		image = agentImage
+	}
+	fallback := corev1.ResourceList(nil)
+	if p.QoSClass == dbbenchv1alpha1.QoSGuaranteed {
+		fallback = DefaultClientLimits
+	}
+	field := func(name, fieldPath string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: fieldPath}}}
+	}
+	labels := attemptLabels(run, c, RoleClient, attempt)
+
+	items := []corev1.KeyToPath{{Key: plan.ConfigKeyPlan, Path: plan.PlanFile}}
+	for _, cs := range run.Spec.Workload.CustomSteps {
+		items = append(items, corev1.KeyToPath{Key: CustomScriptKey(cs.Name), Path: path.Join("custom", cs.Name+".lua")})
+	}
+
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: ClientJobName(c, attempt), Namespace: run.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			// Retries are the controller's decision: it tells benchmark
+			// failures from infrastructure failures and keeps the budget.
+			BackoffLimit: ptr.To[int32](0),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: AgentServiceAccountName(run),
+					EnableServiceLinks: ptr.To(false),
+					NodeSelector:       p.Client.NodeSelector,
+					Tolerations:        p.Client.Tolerations,
+					Affinity:           withCellTerms(p.Client.Affinity, run, c, true),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To(AgentUID),
+						RunAsGroup:     ptr.To(AgentUID),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:  AgentContainer,
+						Image: image,
+						// Images are pinned per run; a tag that moves
+						// mid-run would mix agent versions.
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Args:            []string{"run"},
+						Env: []corev1.EnvVar{
+							{Name: plan.EnvPlanPath, Value: path.Join(plan.PlanDir, plan.PlanFile)},
+							{Name: plan.EnvHost, Value: dbPodIP},
+							secretEnv(plan.EnvUser, SecretName(c), SecretKeyUser),
+							secretEnv(plan.EnvPassword, SecretName(c), SecretKeyPassword),
+							field(plan.EnvNodeName, "spec.nodeName"),
+							field(plan.EnvPodName, "metadata.name"),
+						},
+						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "plan", MountPath: plan.PlanDir, ReadOnly: true},
+							{Name: "tmp", MountPath: "/tmp"},
+						},
+						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							ReadOnlyRootFilesystem:   ptr.To(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						{Name: "plan", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)}, Items: items,
+						}}},
+						{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+					},
+				},
+			},
+		},
+	}
+}
+
+// CustomScriptKey is the config ConfigMap key holding a custom step's script.
+func CustomScriptKey(step string) string { return fmt.Sprintf("custom-%s.lua", step) }

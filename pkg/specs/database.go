@@ -1,0 +1,178 @@
+package specs
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+)
+
+// DatabasePod builds attempt `attempt` of a cell's database pod. hasConfig
+// says whether the config variant has any text (an empty variant runs the
+// server with its defaults, so nothing is mounted or passed).
+func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, hasConfig bool) *corev1.Pod {
+	db := c.Database
+	k := contracts[db.Engine]
+	p := run.Spec.Placement
+
+	args := []string{}
+	var mounts []corev1.VolumeMount
+	volumes := []corev1.Volume{dataVolume(c, attempt), {
+		Name: "run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+	}}
+	mounts = append(mounts, corev1.VolumeMount{Name: "data", MountPath: k.dataDir})
+	if hasConfig {
+		volumes = append(volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)}},
+		}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "config", MountPath: k.configPath, SubPath: ConfigKeyServer, ReadOnly: true})
+		args = append(args, k.configArgs...)
+	}
+	if db.Engine == dbbenchv1alpha1.EnginePostgres {
+		// The official image's entrypoint passes arguments starting with
+		// "-" to postgres.
+		mounts = append(mounts, corev1.VolumeMount{Name: "run", MountPath: "/var/run/postgresql"})
+	} else {
+		mounts = append(mounts, corev1.VolumeMount{Name: "run", MountPath: "/run/mysqld"})
+	}
+	args = append(args, db.Args...)
+
+	env := append(k.env(SecretName(c)), db.Env...)
+
+	container := corev1.Container{
+		Name:            DatabaseContainer,
+		Image:           c.Image,
+		ImagePullPolicy: db.ImagePullPolicy,
+		Args:            args,
+		Env:             env,
+		Ports:           []corev1.ContainerPort{{Name: k.portName, ContainerPort: k.port, Protocol: corev1.ProtocolTCP}},
+		// The official entrypoints initialise the data directory with a
+		// temporary server that does not listen on TCP, so an open port
+		// means the real server is up. The agent then waits at the SQL
+		// level as well.
+		ReadinessProbe: &corev1.Probe{
+			ProbeHandler:     corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(k.port)}},
+			PeriodSeconds:    2,
+			FailureThreshold: 3,
+		},
+		Resources:                qosResources(p.QoSClass, db.Resources, nil),
+		VolumeMounts:             mounts,
+		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+		SecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: ptr.To(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			// The official images write sockets, pid files and init
+			// scratch outside the data directory.
+			ReadOnlyRootFilesystem: ptr.To(false),
+		},
+	}
+
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      DatabasePodName(c, attempt),
+			Namespace: run.Namespace,
+			Labels:    attemptLabels(run, c, RoleDatabase, attempt),
+		},
+		Spec: corev1.PodSpec{
+			Containers:                    []corev1.Container{container},
+			Volumes:                       volumes,
+			RestartPolicy:                 corev1.RestartPolicyAlways,
+			AutomountServiceAccountToken:  ptr.To(false),
+			EnableServiceLinks:            ptr.To(false),
+			TerminationGracePeriodSeconds: ptr.To[int64](30),
+			NodeSelector:                  p.Database.NodeSelector,
+			Tolerations:                   p.Database.Tolerations,
+			Affinity:                      withCellTerms(p.Database.Affinity, run, c, false),
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsNonRoot:   ptr.To(true),
+				RunAsUser:      ptr.To(k.uid),
+				RunAsGroup:     ptr.To(k.uid),
+				FSGroup:        ptr.To(k.uid),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+			},
+		},
+	}
+}
+
+func dataVolume(c matrix.Cell, attempt int32) corev1.Volume {
+	s := c.Database.Storage
+	if s.VolumeClaim != nil {
+		return corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: DataClaimName(c, attempt)},
+		}}
+	}
+	ed := &corev1.EmptyDirVolumeSource{}
+	if s.EmptyDir != nil {
+		ed = s.EmptyDir.DeepCopy()
+	}
+	return corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: ed}}
+}
+
+// DataClaim builds the per-attempt PersistentVolumeClaim, or nil when the
+// database uses an emptyDir.
+func DataClaim(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32) *corev1.PersistentVolumeClaim {
+	vc := c.Database.Storage.VolumeClaim
+	if vc == nil {
+		return nil
+	}
+	return &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: DataClaimName(c, attempt), Namespace: run.Namespace,
+			Labels: attemptLabels(run, c, RoleDatabase, attempt),
+		},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: vc.StorageClassName,
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: vc.Size}},
+		},
+	}
+}
+
+// qosResources returns the container resources for the QoS class: with
+// Guaranteed, requests equal limits (fallback supplies limits the user left
+// out); otherwise the resources as given.
+func qosResources(qos dbbenchv1alpha1.QoSClass, in corev1.ResourceRequirements, fallback corev1.ResourceList) corev1.ResourceRequirements {
+	out := *in.DeepCopy()
+	if qos != dbbenchv1alpha1.QoSGuaranteed {
+		return out
+	}
+	if out.Limits == nil {
+		out.Limits = corev1.ResourceList{}
+	}
+	for name, q := range fallback {
+		if _, ok := out.Limits[name]; !ok {
+			out.Limits[name] = q
+		}
+	}
+	out.Requests = corev1.ResourceList{}
+	for name, q := range out.Limits {
+		out.Requests[name] = q.DeepCopy()
+	}
+	return out
+}
+
+// DefaultClientLimits are the client's limits under Guaranteed QoS when the
+// spec gives none: one whole CPU, so the client can be pinned too.
+var DefaultClientLimits = corev1.ResourceList{
+	corev1.ResourceCPU:    resource.MustParse("1"),
+	corev1.ResourceMemory: resource.MustParse("1Gi"),
+}
+
+// Service builds the cell's headless Service: a stable DNS name for people
+// debugging a cell. The agent connects by pod IP, so no Service NAT sits in
+// the measured path.
+func Service(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell) *corev1.Service {
+	k := contracts[c.Database.Engine]
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: ServiceName(c), Namespace: run.Namespace, Labels: CellLabels(run, c, RoleDatabase)},
+		Spec: corev1.ServiceSpec{
+			ClusterIP: corev1.ClusterIPNone,
+			Selector:  map[string]string{LabelCell: c.ObjectBase, LabelRole: RoleDatabase},
+			Ports:     []corev1.ServicePort{{Name: k.portName, Port: k.port, TargetPort: intstr.FromInt32(k.port)}},
+		},
+	}
+}

@@ -1,0 +1,67 @@
+package specs
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+)
+
+// HostnameTopologyKey makes a pod (anti-)affinity term mean "the same node".
+const HostnameTopologyKey = "kubernetes.io/hostname"
+
+// withCellTerms returns the user's affinity with dbbench's own terms merged
+// in. Placement is the scheduler's job: exclusivity is a required pod
+// anti-affinity against other cells' exclusive pods in every namespace, and
+// the client's node policy is a required pod (anti-)affinity to its cell's
+// database pod.
+func withCellTerms(user *corev1.Affinity, run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, client bool) *corev1.Affinity {
+	a := &corev1.Affinity{}
+	if user != nil {
+		a = user.DeepCopy()
+	}
+	if exclusive(run) {
+		term := corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{LabelExclusive: "true"},
+				MatchExpressions: []metav1.LabelSelectorRequirement{{
+					Key: LabelCell, Operator: metav1.LabelSelectorOpNotIn, Values: []string{c.ObjectBase},
+				}},
+			},
+			// An empty selector means every namespace: other runs'
+			// benchmarks disturb results as much as this run's.
+			NamespaceSelector: &metav1.LabelSelector{},
+			TopologyKey:       HostnameTopologyKey,
+		}
+		a.PodAntiAffinity = ensureAnti(a.PodAntiAffinity)
+		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term)
+	}
+	if client {
+		dbTerm := corev1.PodAffinityTerm{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelCell: c.ObjectBase, LabelRole: RoleDatabase}},
+			TopologyKey:   HostnameTopologyKey,
+		}
+		switch run.Spec.Placement.ClientNode {
+		case dbbenchv1alpha1.ClientSameNode, "":
+			if a.PodAffinity == nil {
+				a.PodAffinity = &corev1.PodAffinity{}
+			}
+			a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution, dbTerm)
+		case dbbenchv1alpha1.ClientOtherNode:
+			a.PodAntiAffinity = ensureAnti(a.PodAntiAffinity)
+			a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, dbTerm)
+		}
+	}
+	if a.NodeAffinity == nil && a.PodAffinity == nil && a.PodAntiAffinity == nil {
+		return nil
+	}
+	return a
+}
+
+func ensureAnti(p *corev1.PodAntiAffinity) *corev1.PodAntiAffinity {
+	if p == nil {
+		return &corev1.PodAntiAffinity{}
+	}
+	return p
+}
