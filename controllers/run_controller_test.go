@@ -538,4 +538,3 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 		}
 	}
 }
-

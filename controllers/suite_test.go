@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zapcore"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/dbbench/dbbench/internal/manager"
 )

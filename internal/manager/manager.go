@@ -62,7 +62,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "dbbench-manager.dbbench.io",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
-		Controller: config.Controller{SkipNameValidation: &opts.SkipNameValidation},
+		Controller:              config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}:       {Label: managed},
 			&batchv1.Job{}:      {Label: managed},
