@@ -1,0 +1,310 @@
+package controllers_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// validRunYAML is accepted; every case of the invalid table breaks one thing.
+const validRunYAML = `
+apiVersion: dbbench.io/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: valid
+spec:
+  databases:
+    - name: maria
+      engine: mariadb
+      versions: ["10.11", "11.8"]
+      configs:
+        - name: default
+        - name: small
+          inline: "[mysqld]\ninnodb_buffer_pool_size=128M\n"
+  workload:
+    steps: [point-query, update-index]
+    threads: [1, 4]
+`
+
+func parseRun(t *testing.T, text string) *unstructured.Unstructured {
+	t.Helper()
+	obj := map[string]any{}
+	if err := yaml.Unmarshal([]byte(text), &obj); err != nil {
+		t.Fatalf("parsing YAML: %v", err)
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// set assigns value at a dotted path; "databases.0" indexes a list.
+func set(obj map[string]any, path string, value any) {
+	parts := strings.Split(path, ".")
+	var cur any = obj
+	for i, p := range parts {
+		last := i == len(parts)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[p] = value
+				return
+			}
+			if _, ok := c[p]; !ok {
+				c[p] = map[string]any{}
+			}
+			cur = c[p]
+		case []any:
+			idx := int(p[0] - '0')
+			if last {
+				c[idx] = value
+				return
+			}
+			cur = c[idx]
+		}
+	}
+}
+
+func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
+	ns := newNamespace(t)
+	run := parseRun(t, validRunYAML)
+	run.SetNamespace(ns)
+	if err := k8sClient.Create(ctx, run, client.DryRunAll); err != nil {
+		t.Fatalf("valid spec refused: %v", err)
+	}
+	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkrun_*.yaml"))
+	if len(samples) < 3 {
+		t.Fatalf("found %d samples", len(samples))
+	}
+	for _, f := range samples {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := parseRun(t, string(text))
+		obj.SetNamespace(ns)
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
+		}
+	}
+}
+
+func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
+	ns := newNamespace(t)
+	cases := []struct {
+		name   string
+		mutate func(spec map[string]any)
+		want   string
+	}{
+		{"no databases", func(s map[string]any) { s["databases"] = []any{} },
+			"spec.databases: Invalid value"},
+		{"unknown engine", func(s map[string]any) { set(s, "databases.0.engine", "oracle") },
+			`spec.databases[0].engine: Unsupported value: "oracle"`},
+		{"no versions", func(s map[string]any) { set(s, "databases.0.versions", []any{}) },
+			"spec.databases[0].versions"},
+		{"duplicate database names", func(s map[string]any) {
+			db := s["databases"].([]any)[0]
+			s["databases"] = []any{db, db}
+		}, "spec.databases[1]: Duplicate value"},
+		{"duplicate versions", func(s map[string]any) { set(s, "databases.0.versions", []any{"11.8", "11.8"}) },
+			"spec.databases[0].versions[1]: Duplicate value"},
+		{"image template without {version}", func(s map[string]any) { set(s, "databases.0.image", "mariadb:latest") },
+			"image: must contain {version}"},
+		{"config with inline and configMapKeyRef", func(s map[string]any) {
+			set(s, "databases.0.configs.1.configMapKeyRef", map[string]any{"name": "x", "key": "my.cnf"})
+		}, "configs[]: set at most one of inline and configMapKeyRef"},
+		{"bad database name", func(s map[string]any) { set(s, "databases.0.name", "Maria_DB") },
+			"spec.databases[0].name"},
+		{"unknown step", func(s map[string]any) { set(s, "workload.steps", []any{"point-query", "update-everything"}) },
+			"steps: update-everything is neither a catalog step"},
+		{"tpcc without settings", func(s map[string]any) { set(s, "workload.steps", []any{"tpcc"}) },
+			"tpcc: steps lists tpcc, so workload.tpcc must be set"},
+		{"zero threads", func(s map[string]any) { set(s, "workload.threads", []any{0}) },
+			"spec.workload.threads[0]"},
+		{"too many thread counts", func(s map[string]any) {
+			var th []any
+			for i := 1; i <= 17; i++ {
+				th = append(th, i)
+			}
+			set(s, "workload.threads", th)
+		}, "spec.workload.threads: Too many"},
+		{"zero tables", func(s map[string]any) { set(s, "workload.tables", 0) },
+			"spec.workload.tables"},
+		{"warm-up longer than the step", func(s map[string]any) {
+			set(s, "workload.readSeconds", 10)
+			set(s, "workload.warmupSeconds", 10)
+		}, "warmupSeconds: must be shorter than readSeconds and writeSeconds"},
+		{"matrix too large", func(s map[string]any) {
+			var v []any
+			for i := 0; i < 16; i++ {
+				v = append(v, "10."+string(rune('a'+i)))
+			}
+			set(s, "databases.0.versions", v)
+			set(s, "databases.0.image", "mariadb:{version}")
+			set(s, "workload.repeats", 4)
+		}, "at most 100 cells"},
+		{"baseline names no database", func(s map[string]any) { set(s, "baseline", map[string]any{"database": "mysql"}) },
+			"baseline: must name a database"},
+		{"baseline names no version", func(s map[string]any) {
+			set(s, "baseline", map[string]any{"database": "maria", "version": "9.9"})
+		}, "baseline: must name a database"},
+		{"Guaranteed QoS without limits", func(s map[string]any) { set(s, "placement.qosClass", "Guaranteed") },
+			"placement.qosClass: Guaranteed needs databases[].resources.limits"},
+		{"Guaranteed QoS with a fraction of a CPU", func(s map[string]any) {
+			set(s, "placement.qosClass", "Guaranteed")
+			set(s, "databases.0.resources", map[string]any{"limits": map[string]any{"cpu": "500m", "memory": "1Gi"}})
+		}, "whole number of CPUs"},
+		{"unknown client node policy", func(s map[string]any) { set(s, "placement.clientNode", "Elsewhere") },
+			`spec.placement.clientNode: Unsupported value: "Elsewhere"`},
+		{"no parallel cells", func(s map[string]any) { set(s, "placement.maxParallelCells", 0) },
+			"spec.placement.maxParallelCells"},
+		{"results go nowhere", func(s map[string]any) { set(s, "output.configMap.enabled", false) },
+			"output: enable configMap or configure s3"},
+		{"s3 endpoint without scheme", func(s map[string]any) {
+			set(s, "output.s3", map[string]any{"endpoint": "minio:9000", "bucket": "results", "credentialsSecret": map[string]any{"name": "s3"}})
+		}, "spec.output.s3.endpoint"},
+		{"database ready timeout too short", func(s map[string]any) { set(s, "timeouts.databaseReady", "1s") },
+			"databaseReady: must be at least 10s"},
+		{"custom step shadowing a catalog step", func(s map[string]any) {
+			set(s, "workload.customSteps", []any{map[string]any{"name": "scan", "script": map[string]any{"name": "x", "key": "x.lua"}}})
+		}, "customSteps[].name: must not shadow"},
+		{"both emptyDir and volumeClaim", func(s map[string]any) {
+			set(s, "databases.0.storage", map[string]any{"emptyDir": map[string]any{}, "volumeClaim": map[string]any{"size": "10Gi"}})
+		}, "storage: set at most one of emptyDir and volumeClaim"},
+		{"retry attempts out of range", func(s map[string]any) { set(s, "retry.maxAttemptsPerCell", 50) },
+			"spec.retry.maxAttemptsPerCell"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := parseRun(t, validRunYAML)
+			run.SetNamespace(ns)
+			tc.mutate(run.Object["spec"].(map[string]any))
+			err := k8sClient.Create(ctx, run, client.DryRunAll)
+			if err == nil {
+				t.Fatalf("accepted; want refusal mentioning %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("refused with\n  %v\nwant it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunNameLongerThanALabelValueIsRefused(t *testing.T) {
+	run := parseRun(t, validRunYAML)
+	run.SetNamespace(newNamespace(t))
+	run.SetName(strings.Repeat("r", 64))
+	err := k8sClient.Create(ctx, run, client.DryRunAll)
+	if err == nil || !strings.Contains(err.Error(), "metadata.name: must be at most 63 characters") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSpecIsImmutable(t *testing.T) {
+	run := parseRun(t, validRunYAML)
+	run.SetNamespace(newNamespace(t))
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating: %v", err)
+	}
+	set(run.Object["spec"].(map[string]any), "workload.threads", []any{1, 2})
+	err := k8sClient.Update(ctx, run)
+	if err == nil || !strings.Contains(err.Error(), "spec is immutable") {
+		t.Fatalf("update of spec: got %v, want refusal", err)
+	}
+	// Metadata stays editable: labels and annotations are how GitOps tools
+	// and people mark runs.
+	run.SetLabels(map[string]string{"team": "perf"})
+	set(run.Object["spec"].(map[string]any), "workload.threads", []any{1, 4})
+	if err := k8sClient.Update(ctx, run); err != nil {
+		t.Fatalf("label update refused: %v", err)
+	}
+}
+
+func TestDefaultsMakeAMinimalSpecUseful(t *testing.T) {
+	ns := newNamespace(t)
+	text, err := os.ReadFile(filepath.Join("..", "config", "samples", "benchmarkrun_minimal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := parseRun(t, string(text))
+	obj.SetNamespace(ns)
+	if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	var run dbbenchv1alpha1.BenchmarkRun
+	if err := runtimeFromUnstructured(obj, &run); err != nil {
+		t.Fatal(err)
+	}
+	w := run.Spec.Workload
+	if w.StepSet != "standard" || w.Tables != 1 || w.TableSize != 1000000 || w.ReadSeconds != 300 || w.WriteSeconds != 600 ||
+		w.Warmup() != 10 || len(w.Threads) != 1 || w.Threads[0] != 1 || w.Repeats != 1 || w.PreparedStatements == nil || !*w.PreparedStatements {
+		t.Errorf("workload defaults: %+v", w)
+	}
+	p := run.Spec.Placement
+	if p.ClientNode != "SameNode" || p.ExclusiveNodes == nil || !*p.ExclusiveNodes || p.QoSClass != "Burstable" || p.MaxParallelCells != 1 {
+		t.Errorf("placement defaults: %+v", p)
+	}
+	if run.Spec.Retry.AttemptsPerCell() != 3 || run.Spec.Retry.MaxRetriesPerRun == nil || *run.Spec.Retry.MaxRetriesPerRun != 10 {
+		t.Errorf("retry defaults: %+v", run.Spec.Retry)
+	}
+	if run.Spec.Timeouts.DatabaseReady == nil || run.Spec.Timeouts.DatabaseReady.Duration.String() != "10m0s" || !run.Spec.Output.ConfigMap.IsEnabled() {
+		t.Errorf("timeouts/output defaults: %+v %+v", run.Spec.Timeouts, run.Spec.Output)
+	}
+	if run.Spec.Databases[0].ImagePullPolicy != "IfNotPresent" {
+		t.Errorf("imagePullPolicy default %q", run.Spec.Databases[0].ImagePullPolicy)
+	}
+}
+
+// kubectl explain must read well: field comments become its text. The test
+// runs the real kubectl against the envtest API server when one is built
+// (hack/build-k8s.sh kubectl; make test-envtest does it).
+func TestKubectlExplainReadsWell(t *testing.T) {
+	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	user, err := testEnv.ControlPlane.AddUser(envtestAdmin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.placement").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl explain: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{
+		"GROUP:      dbbench.io", "placement says where pods run",
+		"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
+		"database\t<Object>", "client\t<Object>",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("kubectl explain output lacks %q:\n%s", want, text)
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("kubectl explain benchmarkrun.spec.placement:\n%s", text)
+	}
+}
+
+func runtimeFromUnstructured(u *unstructured.Unstructured, out *dbbenchv1alpha1.BenchmarkRun) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out)
+}
+
+func envtestAdmin() envtest.User {
+	return envtest.User{Name: "admin", Groups: []string{"system:masters"}}
+}
