@@ -59,7 +59,7 @@ func (o *ReportOptions) Complete(args []string) error {
 	if err := o.OutputFlags.Complete(); err != nil {
 		return err
 	}
-	if o.FromDir == "" {
+	if o.FromDir == "" && o.RunName != "" {
 		c, err := o.clients.Cluster()
 		if err != nil {
 			return err
