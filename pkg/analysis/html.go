@@ -130,7 +130,21 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	}
 	if opts.History != nil {
 		b.WriteString("<h2>History and change points</h2>\n")
+		// Series with change points first; at most MaxSeriesCharts charts.
+		var with, without []HistorySeries
 		for _, s := range opts.History.Series {
+			if len(s.ChangePoints) > 0 {
+				with = append(with, s)
+			} else {
+				without = append(without, s)
+			}
+		}
+		all := append(with, without...)
+		if len(all) > opts.MaxSeriesCharts {
+			fmt.Fprintf(&b, "<p class=\"note\">Charts of the first %d of %d series, those with change points first (%d); the tables below list them all.</p>\n", opts.MaxSeriesCharts, len(all), len(with))
+			all = all[:opts.MaxSeriesCharts]
+		}
+		for _, s := range all {
 			b.WriteString(historyChart(s))
 		}
 		for _, t := range opts.History.Tables() {
@@ -265,8 +279,8 @@ func legend(b *strings.Builder, names []string, y int) {
 	x := marginL
 	for i, n := range names {
 		label := n
-		if len(label) > 26 {
-			label = label[:25] + "…"
+		if len(label) > 40 {
+			label = label[:39] + "…"
 		}
 		w := 24 + int(6.6*float64(len([]rune(label))))
 		if x+w > chartW-marginR {
@@ -478,6 +492,9 @@ func historyChart(s HistorySeries) string {
 		xs[i] = float64(i)
 	}
 	polyline(&b, xs, s.Values, x, y, palette[0], "line", s.Step)
+	for i, v := range s.Values {
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%s: %s</title></circle>`, x(xs[i]), y(v), palette[0], esc(s.Runs[i]), formatFloat(v, 2))
+	}
 	for _, c := range s.ChangePoints {
 		cx := x(float64(c.Index))
 		fmt.Fprintf(&b, `<line class="changepoint" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#d62728" stroke-dasharray="4 3"/>`, cx, marginT, cx, lineFrame.h-lineFrame.mb)
