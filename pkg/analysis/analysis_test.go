@@ -6,10 +6,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 // build makes a dataset from {cell: {step: qps}} at one thread count, cells
@@ -471,6 +474,29 @@ func TestQuantilesSelectMatchesSort(t *testing.T) {
 			if want := quantileSorted(s, q); math.Abs(got[i]-want) > 1e-12 {
 				t.Fatalf("n=%d q=%v: %v, sort gives %v", n, q, got[i], want)
 			}
+		}
+	}
+}
+
+func TestFiveGroupExample(t *testing.T) {
+	f, err := os.Open("testdata/groups-5.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := ParseGrouping(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"point, part 1", "point, part 2", "range, part 1", "range, part 2", "writes"}, g.Names()); d != "" {
+		t.Error(d)
+	}
+	cat := CatalogGrouping()
+	for _, s := range workload.Standard() {
+		got, ok := g.GroupOf(s.Name)
+		want, _ := cat.GroupOf(s.Name)
+		if !ok || !strings.HasPrefix(got, strings.TrimSuffix(want, "s")) {
+			t.Errorf("%s: in %q, catalog says %q", s.Name, got, want)
 		}
 	}
 }
