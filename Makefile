@@ -20,6 +20,7 @@ help: ## Show the targets.
 .PHONY: manifests
 manifests: ## Regenerate the CRD and RBAC manifests from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=dbbench-manager crd:allowDangerousTypes=false paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkruns.yaml docs/api.md
 
 .PHONY: generate
 generate: ## Regenerate the deepcopy code.
@@ -35,12 +36,12 @@ vet: ## go vet the code.
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config/crd config/rbac || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
+	@git diff --exit-code -- api config/crd config/rbac docs/api.md || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet test-unit test-envtest ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet test-unit test-envtest test-agent ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-unit
 test-unit: ## Unit tests of the pure packages (no servers).
@@ -49,6 +50,10 @@ test-unit: ## Unit tests of the pure packages (no servers).
 .PHONY: test-envtest
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... -count=1 -timeout 15m
+
+.PHONY: test-agent
+test-agent: ## The agent's whole catalog on real MariaDB and PostgreSQL servers on loopback (installs them from Debian).
+	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 20m
 
 ##@ Benchmarks
 

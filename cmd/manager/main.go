@@ -18,13 +18,15 @@ func main() {
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "Elect a leader so that only one replica reconciles.")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (the pod's namespace when empty).")
 	flag.StringVar(&opts.AgentImage, "agent-image", controllers.DefaultAgentImage, "Default image of the client pods' dbbench agent.")
-	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Runs reconciled in parallel.")
+	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 8, "Runs reconciled in parallel.")
+	flag.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 100, "Sustained API requests per second of the manager's client.")
+	flag.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 200, "Burst of API requests of the manager's client.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
-	if err := manager.Run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
+	if err := manager.Run(ctrl.SetupSignalHandler(), manager.WithRateLimits(ctrl.GetConfigOrDie(), opts), opts); err != nil {
 		ctrl.Log.Error(err, "Manager stopped")
 		os.Exit(1)
 	}

@@ -35,6 +35,11 @@ type Options struct {
 	LeaderElectionNamespace string
 	AgentImage              string
 	MaxConcurrentReconciles int
+	// KubeAPIQPS and KubeAPIBurst rate-limit the manager's API client. A
+	// cell costs a handful of writes, so client-go's defaults (5/10) would
+	// make a large matrix wait on the client rather than on the cluster.
+	KubeAPIQPS   float64
+	KubeAPIBurst int
 	// Clock replaces the real clock in tests.
 	Clock clock.PassiveClock
 	// SkipNameValidation allows several managers in one process (tests and
@@ -91,6 +96,17 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// WithRateLimits applies the options' client rate limits to cfg.
+func WithRateLimits(cfg *rest.Config, opts Options) *rest.Config {
+	if opts.KubeAPIQPS > 0 {
+		cfg.QPS = float32(opts.KubeAPIQPS)
+	}
+	if opts.KubeAPIBurst > 0 {
+		cfg.Burst = opts.KubeAPIBurst
+	}
+	return cfg
 }
 
 // Run builds the manager and runs it until ctx ends.

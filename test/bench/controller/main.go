@@ -1,0 +1,482 @@
+// Command controller is the controller benchmark (make bench-controller):
+// against a real kube-apiserver + etcd (envtest) with 500 Node objects, it
+// runs the real dbbench-manager binary as its own process, applies 200 runs
+// of 10 cells each, plays kubelet and agent for every cell, and prints how
+// fast cells' pods appear, how many API writes a cell costs the manager over
+// its life, and the manager's peak memory.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/manager"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+func main() {
+	nodes := flag.Int("nodes", 500, "Node objects to create")
+	runs := flag.Int("runs", 200, "BenchmarkRuns to apply")
+	cellsPerRun := flag.Int("cells", 10, "cells per run (versions of one database)")
+	workers := flag.Int("sim-workers", 16, "goroutines playing kubelet and agent")
+	flag.Parse()
+	if err := run(*nodes, *runs, *cellsPerRun, *workers); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-controller:", err)
+		os.Exit(1)
+	}
+}
+
+func run(nodes, runs, cellsPerRun, workers int) error {
+	ctx := context.Background()
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		return fmt.Errorf("starting envtest: %w", err)
+	}
+	defer env.Stop() //nolint:errcheck
+	cfg.QPS, cfg.Burst = 2000, 4000
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: manager.Scheme()})
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "bench-controller-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	fmt.Printf("Creating %d nodes...\n", nodes)
+	if err := createNodes(ctx, c, nodes); err != nil {
+		return err
+	}
+
+	// The manager under test: the real binary, its own process.
+	bin := filepath.Join(tmp, "dbbench-manager")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/manager")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building the manager: %w", err)
+	}
+	user, err := env.ControlPlane.AddUser(envtest.User{Name: "dbbench-manager", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(tmp, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		return err
+	}
+	const metricsAddr = "127.0.0.1:18089"
+	mgr := exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0", "--zap-log-level", "error")
+	mgr.Stderr = os.Stderr
+	if err := mgr.Start(); err != nil {
+		return err
+	}
+	defer mgr.Process.Kill() //nolint:errcheck
+
+	sim := newSimulator(c, nodes)
+	simCtx, stopSim := context.WithCancel(ctx)
+	defer stopSim()
+	if err := sim.start(simCtx, workers); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second) // let the manager's caches sync
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
+	if err := c.Create(ctx, ns); err != nil {
+		return err
+	}
+	total := runs * cellsPerRun
+	fmt.Printf("Applying %d runs × %d cells = %d cells...\n", runs, cellsPerRun, total)
+	applyStart := time.Now()
+	for i := 0; i < runs; i++ {
+		r := benchRun(ns.Name, fmt.Sprintf("run-%03d", i), cellsPerRun)
+		sim.noteRun(r.Name, time.Now())
+		if err := c.Create(ctx, r); err != nil {
+			return fmt.Errorf("creating %s: %w", r.Name, err)
+		}
+	}
+	applyDone := time.Since(applyStart)
+
+	// Wait for every run to finish.
+	deadline := time.Now().Add(15 * time.Minute)
+	var done int
+	for time.Now().Before(deadline) {
+		var list dbbenchv1alpha1.BenchmarkRunList
+		if err := c.List(ctx, &list, client.InNamespace(ns.Name)); err != nil {
+			return err
+		}
+		done = 0
+		for _, r := range list.Items {
+			if meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
+				done++
+			}
+		}
+		if done == runs {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	wall := time.Since(applyStart)
+	if done != runs {
+		return fmt.Errorf("only %d of %d runs succeeded within the deadline", done, runs)
+	}
+	time.Sleep(2 * time.Second) // last deletions and events
+	peak, err := peakRSS(mgr.Process.Pid)
+	if err != nil {
+		return err
+	}
+	byMethod, err := scrapeRequests("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		return err
+	}
+	evCount, err := countEvents(ctx, c, ns.Name)
+	if err != nil {
+		return err
+	}
+
+	lat := sim.podLatencies()
+	writes := byMethod["POST"] + byMethod["PUT"] + byMethod["PATCH"] + byMethod["DELETE"]
+	fmt.Println()
+	fmt.Printf("dbbench controller benchmark: %d nodes, %d runs × %d cells = %d cells (maxParallelCells %d)\n", nodes, runs, cellsPerRun, total, cellsPerRun)
+	fmt.Printf("  apply of all runs took                     %8.2f s\n", applyDone.Seconds())
+	fmt.Printf("  run applied → its database pods exist: p50 %8.2f s   p95 %6.2f s   max %6.2f s   (target ≤ 30 s)\n",
+		pct(lat, 50), pct(lat, 95), pct(lat, 100))
+	fmt.Printf("  first apply → last cell's pod exists       %8.2f s\n", sim.lastPod().Sub(applyStart).Seconds())
+	fmt.Printf("  first apply → all %d runs Succeeded      %8.2f s\n", runs, wall.Seconds())
+	fmt.Printf("  manager API requests: %s\n", formatMethods(byMethod))
+	fmt.Printf("  manager API writes per cell                %8.2f (%.2f without the %d events)   (target ≤ 10)\n",
+		float64(writes)/float64(total), float64(writes-evCount)/float64(total), evCount)
+	fmt.Printf("  manager API requests per cell              %8.2f\n", float64(sum(byMethod))/float64(total))
+	fmt.Printf("  manager peak RSS                           %8.1f MiB   (target < 256 MiB)\n", float64(peak)/1024)
+	return nil
+}
+
+func benchRun(ns, name string, cells int) *dbbenchv1alpha1.BenchmarkRun {
+	versions := make([]string, cells)
+	for i := range versions {
+		versions[i] = fmt.Sprintf("11.%d", i)
+	}
+	return &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+			Databases: []dbbenchv1alpha1.DatabaseSpec{{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: versions}},
+			Workload:  dbbenchv1alpha1.WorkloadSpec{Steps: []string{"point-query"}, Threads: []int32{1}},
+			Placement: dbbenchv1alpha1.PlacementSpec{MaxParallelCells: int32(cells)},
+		},
+	}
+}
+
+func createNodes(ctx context.Context, c client.Client, n int) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 32)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			name := fmt.Sprintf("node-%03d", i)
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{specs.HostnameTopologyKey: name}}}
+			if err := c.Create(ctx, node); err != nil {
+				errs <- err
+				return
+			}
+			node.Status = corev1.NodeStatus{
+				Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
+				Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
+				Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
+			}
+			if err := c.Status().Update(ctx, node); err != nil {
+				errs <- err
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// simulator plays the kubelet (binds database pods to nodes and makes them
+// ready) and the agent + Job controller (reports results, completes Jobs).
+type simulator struct {
+	c     client.WithWatch
+	nodes int
+
+	mu        sync.Mutex
+	runStart  map[string]time.Time
+	latencies []float64
+	last      time.Time
+	next      int
+}
+
+func newSimulator(c client.WithWatch, nodes int) *simulator {
+	return &simulator{c: c, nodes: nodes, runStart: map[string]time.Time{}}
+}
+
+func (s *simulator) noteRun(name string, t time.Time) {
+	s.mu.Lock()
+	s.runStart[name] = t
+	s.mu.Unlock()
+}
+
+func (s *simulator) start(ctx context.Context, workers int) error {
+	pw, err := s.c.Watch(ctx, &corev1.PodList{}, client.MatchingLabels{specs.LabelRole: specs.RoleDatabase})
+	if err != nil {
+		return err
+	}
+	jw, err := s.c.Watch(ctx, &batchv1.JobList{}, client.MatchingLabels{specs.LabelManagedBy: specs.ManagedByValue})
+	if err != nil {
+		return err
+	}
+	work := make(chan func(), 100000)
+	for i := 0; i < workers; i++ {
+		go func() {
+			for f := range work {
+				f()
+			}
+		}()
+	}
+	go func() {
+		for ev := range pw.ResultChan() {
+			pod, ok := ev.Object.(*corev1.Pod)
+			if !ok || ev.Type != watch.Added {
+				continue
+			}
+			s.seenPod(pod)
+			work <- func() { s.kubelet(ctx, pod) }
+		}
+	}()
+	go func() {
+		for ev := range jw.ResultChan() {
+			job, ok := ev.Object.(*batchv1.Job)
+			if !ok || ev.Type != watch.Added {
+				continue
+			}
+			work <- func() { s.agent(ctx, job) }
+		}
+	}()
+	return nil
+}
+
+func (s *simulator) seenPod(pod *corev1.Pod) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if start, ok := s.runStart[pod.Labels[specs.LabelRun]]; ok {
+		s.latencies = append(s.latencies, now.Sub(start).Seconds())
+	}
+	if now.After(s.last) {
+		s.last = now
+	}
+}
+
+func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
+	s.mu.Lock()
+	node := fmt.Sprintf("node-%03d", s.next%s.nodes)
+	s.next++
+	s.mu.Unlock()
+	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+	if err := s.c.SubResource("binding").Create(ctx, pod, b); err != nil {
+		fmt.Fprintln(os.Stderr, "binding:", err)
+		return
+	}
+	for i := 0; i < 10; i++ {
+		fresh := &corev1.Pod{}
+		if err := s.c.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
+			return
+		}
+		fresh.Status.Phase = corev1.PodRunning
+		fresh.Status.PodIP = "10.88.0.2"
+		fresh.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+		if err := s.c.Status().Update(ctx, fresh); err == nil {
+			return
+		}
+	}
+}
+
+func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
+	cell := job.Labels[specs.LabelCell]
+	attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt])
+	now := time.Now().UTC()
+	doc := &results.Document{
+		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
+		Run: results.Run{Name: job.Labels[specs.LabelRun]}, Cell: results.Cell{Name: cell, Engine: "mariadb", Version: "11", Repeat: 1, Attempt: attempt},
+		StartedAt: now, FinishedAt: &now, Status: results.Status{Outcome: results.OutcomeSucceeded},
+		Steps: []results.StepResult{{Step: "point-query", Group: "point", Threads: 1, DurationSeconds: 1, SteadyQPS: 1000, SteadyTPS: 1000, SteadySamples: 1, FinalQPS: 1000, FinalTPS: 1000, Queries: 1000, Transactions: 1000, LatencyAvgMs: 1, LatencyMaxMs: 1}},
+	}
+	raw, _ := results.Marshal(doc)
+	prog := fmt.Sprintf(`{"attempt":%d,"phase":%q,"stepsDone":1,"stepsTotal":1}`, attempt, plan.PhaseDone)
+	for i := 0; i < 10; i++ {
+		cm := &corev1.ConfigMap{}
+		if err := s.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: cell + "-result"}, cm); err != nil {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		cm.Data = map[string]string{plan.ResultKeyProgress: prog, plan.ResultKeyDocument: string(raw)}
+		if err := s.c.Update(ctx, cm); err == nil {
+			break
+		}
+	}
+	for i := 0; i < 10; i++ {
+		fresh := &batchv1.Job{}
+		if err := s.c.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
+			return
+		}
+		t := metav1.Now()
+		start := metav1.NewTime(t.Add(-time.Second))
+		fresh.Status.StartTime, fresh.Status.CompletionTime, fresh.Status.Succeeded = &start, &t, 1
+		fresh.Status.Ready = ptr.To[int32](0)
+		fresh.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: t},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: t},
+		}
+		if err := s.c.Status().Update(ctx, fresh); err == nil {
+			return
+		}
+	}
+}
+
+func (s *simulator) podLatencies() []float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]float64(nil), s.latencies...)
+	sort.Float64s(out)
+	return out
+}
+
+func (s *simulator) lastPod() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+func pct(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted)-1) * p / 100)
+	return sorted[i]
+}
+
+// peakRSS reads VmHWM (the resident set's high-water mark) in KiB.
+func peakRSS(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// scrapeRequests sums the manager's client-go request counter by method.
+func scrapeRequests(url string) (map[string]int, error) {
+	resp, err := http.Get(url) //nolint:gosec // loopback metrics endpoint of the process we started
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]int{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "rest_client_requests_total{") {
+			continue
+		}
+		i := strings.Index(line, `method="`)
+		if i < 0 {
+			continue
+		}
+		method := line[i+8:]
+		method = method[:strings.IndexByte(method, '"')]
+		fields := strings.Fields(line)
+		v, _ := strconv.ParseFloat(fields[len(fields)-1], 64)
+		out[method] += int(v)
+	}
+	return out, sc.Err()
+}
+
+func countEvents(ctx context.Context, c client.Client, ns string) (int, error) {
+	var list corev1.EventList
+	if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return 0, err
+	}
+	return len(list.Items), nil
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func formatMethods(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
