@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # dbservers.sh starts and stops real database servers for the agent's tests:
-# MariaDB (Debian bookworm: 10.11) and PostgreSQL (15), each in a temporary
-# data directory, listening on 127.0.0.1 only, on a non-default port.
+# MariaDB (Debian bookworm: 10.11), PostgreSQL (15) and MySQL (Debian sid:
+# 9.7), each in a temporary data directory, listening on 127.0.0.1 only, on a
+# non-default port.
 #
-#   hack/dbservers.sh start mariadb|postgres|all
-#   hack/dbservers.sh stop  mariadb|postgres|all
-#   hack/dbservers.sh env   mariadb|postgres      # prints the connection as shell variables
+#   hack/dbservers.sh start mariadb|postgres|mysql|all
+#   hack/dbservers.sh stop  mariadb|postgres|mysql|all
+#   hack/dbservers.sh env   mariadb|postgres|mysql  # prints the connection as shell variables
 #
 # Every server gets the same account: user dbbench, password dbbench-pw,
-# database sbtest. Ports: MariaDB 33306, PostgreSQL 35432 (override with
-# DBBENCH_MARIADB_PORT / DBBENCH_POSTGRES_PORT). Data lives under
+# database sbtest. Ports: MariaDB 33306, PostgreSQL 35432, MySQL 34306
+# (override with DBBENCH_MARIADB_PORT / DBBENCH_POSTGRES_PORT /
+# DBBENCH_MYSQL_PORT). Data lives under
 # ${DBBENCH_DB_ROOT:-/tmp/dbbench-dbservers}/<engine> and is removed on stop.
 #
+# MySQL is packaged by Debian sid only, and mysql-server conflicts with
+# libmariadb3 (which the host's sysbench needs), so it runs from its own root:
+# debootstrap --variant=minbase sid into
+# ${XDG_CACHE_HOME:-$HOME/.cache}/dbbench/rootfs/sid-mysql (built once, then
+# reused; delete it to rebuild), with mysql-server installed there by apt-get
+# in a chroot; mysqld then runs chrooted. DEBIAN_MIRROR overrides the mirror,
+# which is otherwise the one the host's apt sources already use.
+#
 # The servers are sized for tests (small buffer pools), not for benchmarks.
-# MySQL 9.7 (Debian sid in a separate root) is not built here yet; see
-# docs/agent.md.
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -24,6 +32,8 @@ source "${HACK_DIR}/lib.sh"
 ROOT="${DBBENCH_DB_ROOT:-/tmp/dbbench-dbservers}"
 MARIADB_PORT="${DBBENCH_MARIADB_PORT:-33306}"
 POSTGRES_PORT="${DBBENCH_POSTGRES_PORT:-35432}"
+MYSQL_PORT="${DBBENCH_MYSQL_PORT:-34306}"
+MYSQL_ROOTFS="${DBBENCH_CACHE}/rootfs/sid-mysql"
 DB_USER=dbbench
 DB_PASSWORD=dbbench-pw
 DB_NAME=sbtest
@@ -33,6 +43,7 @@ need_packages() {
 	case "$1" in
 	mariadb) pkgs+=(mariadb-server mariadb-client) ;;
 	postgres) pkgs+=(postgresql) ;;
+	mysql) pkgs+=(debootstrap) ;;
 	esac
 	apt_install "${pkgs[@]}"
 }
@@ -170,10 +181,147 @@ postgres_stop() {
 	log "postgres stopped"
 }
 
+# ------------------------------------------------------------------ MySQL
+
+# host_mirror prints the Debian mirror the host's apt sources use (deb822
+# "URIs:" or one-line "deb" entries), skipping the security archive.
+host_mirror() {
+	if [ -n "${DEBIAN_MIRROR:-}" ]; then
+		echo "${DEBIAN_MIRROR}"
+		return 0
+	fi
+	local m
+	m="$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '$1 == "URIs:" { for (i = 2; i <= NF; i++) print $i } $1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) { print $i; break } }' |
+		grep -E '/debian/?$' | head -1)"
+	[ -n "${m}" ] || {
+		log "no Debian mirror in /etc/apt/sources.list*; set DEBIAN_MIRROR"
+		return 1
+	}
+	echo "${m%/}"
+}
+
+# mysql_rootfs builds the sid root with mysql-server once; a complete root
+# (marked by .dbbench-ready) is reused. Built in a temporary directory and
+# renamed, so an interrupted build never looks complete.
+mysql_rootfs() {
+	[ -f "${MYSQL_ROOTFS}/.dbbench-ready" ] && return 0
+	need_packages mysql
+	local mirror tmp
+	mirror="$(host_mirror)"
+	mkdir -p "$(dirname "${MYSQL_ROOTFS}")"
+	tmp="${MYSQL_ROOTFS}.tmp"
+	rm -rf "${tmp}" "${MYSQL_ROOTFS}"
+	log "debootstrap --variant=minbase sid ${MYSQL_ROOTFS} ${mirror} (once; a few minutes)"
+	if ! debootstrap --variant=minbase sid "${tmp}" "${mirror}" >"${tmp}.log" 2>&1; then
+		tail -20 "${tmp}.log" >&2
+		return 1
+	fi
+	echo "deb ${mirror} sid main" >"${tmp}/etc/apt/sources.list"
+	# No service starts inside the root while packages are installed.
+	printf '#!/bin/sh\nexit 101\n' >"${tmp}/usr/sbin/policy-rc.d"
+	chmod 0755 "${tmp}/usr/sbin/policy-rc.d"
+	log "installing mysql-server in the sid root"
+	# sid's Release files are valid for a week only; a mirror snapshot older
+	# than that is still what we want.
+	if ! chroot "${tmp}" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+		sh -c 'apt-get -o Acquire::Check-Valid-Until=false update &&
+			apt-get install -y --no-install-recommends mysql-server &&
+			apt-get clean' >>"${tmp}.log" 2>&1; then
+		tail -30 "${tmp}.log" >&2
+		return 1
+	fi
+	# The package's own data directory is not used: every start initialises a
+	# fresh one.
+	rm -rf "${tmp}/var/lib/mysql/"*
+	chroot "${tmp}" /usr/sbin/mysqld --version >"${tmp}/.dbbench-ready"
+	mv "${tmp}" "${MYSQL_ROOTFS}"
+	rm -f "${tmp}.log"
+	log "sid root ready: $(cat "${MYSQL_ROOTFS}/.dbbench-ready")"
+}
+
+# The server's files live inside the root (mysqld is chrooted and sees only
+# it) under /srv/dbbench-mysql; ${ROOT}/mysql is a link to them, for people.
+MYSQL_IN=/srv/dbbench-mysql
+
+mysql_pid() {
+	local f="${MYSQL_ROOTFS}${MYSQL_IN}/mysqld.pid"
+	[ -f "${f}" ] && kill -0 "$(cat "${f}")" 2>/dev/null && cat "${f}"
+}
+
+mysql_client() { # SQL through the root's own client, over the socket, as root
+	chroot "${MYSQL_ROOTFS}" /usr/bin/mysql --socket="${MYSQL_IN}/mysqld.sock" -uroot "$@"
+}
+
+mysql_start() {
+	if mysql_pid >/dev/null; then
+		log "mysql already running (pid $(mysql_pid))"
+		return 0
+	fi
+	need_packages mysql
+	mysql_rootfs
+	local dir="${MYSQL_ROOTFS}${MYSQL_IN}"
+	rm -rf "${dir}" "${ROOT}/mysql"
+	mkdir -p "${dir}/data" "${dir}/tmp" "${ROOT}"
+	ln -s "${dir}" "${ROOT}/mysql"
+	# mysqlx=OFF: the X protocol would otherwise listen on *:33060.
+	cat >"${dir}/my.cnf" <<EOF
+[mysqld]
+user=root
+datadir=${MYSQL_IN}/data
+tmpdir=${MYSQL_IN}/tmp
+socket=${MYSQL_IN}/mysqld.sock
+pid-file=${MYSQL_IN}/mysqld.pid
+port=${MYSQL_PORT}
+bind-address=127.0.0.1
+mysqlx=OFF
+skip-name-resolve
+log-error=${MYSQL_IN}/error.log
+innodb_buffer_pool_size=256M
+innodb_redo_log_capacity=256M
+innodb_flush_log_at_trx_commit=2
+skip-log-bin
+max_connections=200
+performance_schema=OFF
+EOF
+	chroot "${MYSQL_ROOTFS}" /usr/sbin/mysqld --defaults-file="${MYSQL_IN}/my.cnf" --initialize-insecure \
+		>"${dir}/install.log" 2>&1 || {
+		cat "${dir}/install.log" "${dir}/error.log" >&2 2>/dev/null
+		return 1
+	}
+	# setsid: the server must not die with the shell that started it.
+	setsid chroot "${MYSQL_ROOTFS}" /usr/sbin/mysqld --defaults-file="${MYSQL_IN}/my.cnf" \
+		>>"${dir}/stdout.log" 2>&1 </dev/null &
+	wait_for 90 "mysql socket" mysql_client -e 'SELECT 1' || {
+		tail -30 "${dir}/error.log" >&2
+		return 1
+	}
+	# The default plugin, caching_sha2_password: sysbench 1.0.20 (libmariadb)
+	# and the Go driver both authenticate over plain TCP.
+	mysql_client <<EOF
+CREATE DATABASE IF NOT EXISTS ${DB_NAME};
+CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASSWORD}';
+GRANT ALL ON *.* TO '${DB_USER}'@'127.0.0.1';
+FLUSH PRIVILEGES;
+EOF
+	log "mysql $(mysql_client -N -e 'SELECT VERSION()') listening on 127.0.0.1:${MYSQL_PORT} (chroot ${MYSQL_ROOTFS})"
+}
+
+mysql_stop() {
+	local pid
+	if pid="$(mysql_pid)"; then
+		kill "${pid}" 2>/dev/null || true
+		wait_for 90 "mysql to stop" bash -c "! kill -0 ${pid}" || kill -9 "${pid}" 2>/dev/null || true
+	fi
+	rm -rf "${MYSQL_ROOTFS:?}${MYSQL_IN}" "${ROOT}/mysql"
+	log "mysql stopped"
+}
+
 print_env() {
 	case "$1" in
 	mariadb) echo "DBBENCH_TEST_MARIADB=127.0.0.1:${MARIADB_PORT}" ;;
 	postgres) echo "DBBENCH_TEST_POSTGRES=127.0.0.1:${POSTGRES_PORT}" ;;
+	mysql) echo "DBBENCH_TEST_MYSQL=127.0.0.1:${MYSQL_PORT}" ;;
 	esac
 	echo "DBBENCH_TEST_DB_USER=${DB_USER}"
 	echo "DBBENCH_TEST_DB_PASSWORD=${DB_PASSWORD}"
@@ -181,17 +329,17 @@ print_env() {
 }
 
 usage() {
-	echo "usage: $0 start|stop|env mariadb|postgres|all" >&2
+	echo "usage: $0 start|stop|env mariadb|postgres|mysql|all" >&2
 	exit 64
 }
 
 [ $# -eq 2 ] || usage
 action=$1
 engines=("$2")
-[ "$2" = all ] && engines=(mariadb postgres)
+[ "$2" = all ] && engines=(mariadb postgres mysql)
 for e in "${engines[@]}"; do
 	case "${e}" in
-	mariadb | postgres) ;;
+	mariadb | postgres | mysql) ;;
 	*) usage ;;
 	esac
 	case "${action}" in

@@ -4,10 +4,11 @@ package agent
 //
 //	DBBENCH_REAL_DB=1 go test ./pkg/agent -run Real -v -timeout 15m
 //
-// TestMain then starts MariaDB and PostgreSQL with hack/dbservers.sh (on
-// 127.0.0.1, non-default ports, temporary data directories) and stops them
+// TestMain then starts MariaDB, PostgreSQL and MySQL with hack/dbservers.sh
+// (on 127.0.0.1, non-default ports, temporary data directories; MySQL 9.7
+// runs from a Debian sid root built once in the user's cache) and stops them
 // at the end, unless DBBENCH_KEEP_DB=1. DBBENCH_REAL_DB_ENGINES narrows the
-// engines ("mariadb postgres" by default).
+// engines ("mariadb postgres mysql" by default).
 
 import (
 	"context"
@@ -29,12 +30,12 @@ const (
 	realPassword = "dbbench-pw"
 )
 
-var realPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432}
+var realPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432, plan.MySQL: 34306}
 
 func realEngines() []plan.Engine {
 	s := os.Getenv("DBBENCH_REAL_DB_ENGINES")
 	if s == "" {
-		s = "mariadb postgres"
+		s = "mariadb postgres mysql"
 	}
 	var out []plan.Engine
 	for _, f := range strings.Fields(s) {
@@ -72,7 +73,7 @@ func TestMain(m *testing.M) {
 func needRealDB(t *testing.T) {
 	t.Helper()
 	if os.Getenv("DBBENCH_REAL_DB") != "1" {
-		t.Skip("set DBBENCH_REAL_DB=1 to run against real MariaDB and PostgreSQL (hack/dbservers.sh)")
+		t.Skip("set DBBENCH_REAL_DB=1 to run against real MariaDB, PostgreSQL and MySQL (hack/dbservers.sh)")
 	}
 }
 
@@ -199,22 +200,25 @@ func TestRealCatalog(t *testing.T) {
 // exit code, and that what was measured before is kept.
 func TestRealBadInput(t *testing.T) {
 	needRealDB(t)
+	// Each engine reports its own error codes for these two.
+	for _, e := range realEngines() {
+		t.Run(string(e)+"/wrong password", func(t *testing.T) {
+			p := realPlan(e, t.TempDir(), "point-query")
+			res, doc, _ := runReal(t, p, "not-the-password")
+			if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "rejected the credentials") {
+				t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
+			}
+		})
+		t.Run(string(e)+"/unknown database", func(t *testing.T) {
+			p := realPlan(e, t.TempDir(), "point-query")
+			p.Server.Database = "no_such_db"
+			res, doc, _ := runReal(t, p, realPassword)
+			if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "no such database") {
+				t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
+			}
+		})
+	}
 	e := realEngines()[0]
-	t.Run("wrong password", func(t *testing.T) {
-		p := realPlan(e, t.TempDir(), "point-query")
-		res, doc, _ := runReal(t, p, "not-the-password")
-		if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "rejected the credentials") {
-			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
-		}
-	})
-	t.Run("unknown database", func(t *testing.T) {
-		p := realPlan(e, t.TempDir(), "point-query")
-		p.Server.Database = "no_such_db"
-		res, doc, _ := runReal(t, p, realPassword)
-		if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "no such database") {
-			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
-		}
-	})
 	t.Run("unreachable server", func(t *testing.T) {
 		p := realPlan(e, t.TempDir(), "point-query")
 		p.Server.Port = 1 // nothing listens on 127.0.0.1:1
