@@ -161,6 +161,16 @@ version_check() {
 	log "${E_TAG}: ${out}"
 }
 
+# podman_build HASH CTX BUILD-ARGS...: build E_TAG from CTX, logging to CTX.log.
+podman_build() {
+	local hash=$1 ctx=$2
+	shift 2
+	podman build --network=host --pull=never --layers=false --label "dbbench.hash=${hash}" \
+		"$@" -t "${E_TAG}" -f "${ctx}/Dockerfile" "${ctx}" >"${ctx}.log" 2>&1 && return 0
+	log "podman build of ${E_TAG} failed"
+	return 1
+}
+
 # build NAME builds the image (and its base) unless the archive for its hash
 # is cached.
 build() {
@@ -202,8 +212,9 @@ build() {
 		log "building ${E_TAG} (${name}, ${hash})"
 		local args=() kv
 		for kv in ${E_ARGS}; do args+=(--build-arg "${kv}"); done
-		if ! podman build --network=host --pull=never --layers=false --label "dbbench.hash=${hash}" \
-			"${args[@]}" -t "${E_TAG}" -f "${ctx}/Dockerfile" "${ctx}" >"${ctx}.log" 2>&1; then
+		# One retry: package scripts that start a server during installation
+		# (mysql-server's postinst) have timed out on this loaded 2-core machine.
+		if ! podman_build "${hash}" "${ctx}" "${args[@]}" && ! podman_build "${hash}" "${ctx}" "${args[@]}"; then
 			tail -30 "${ctx}.log" >&2
 			log "building ${E_TAG} failed (full log above: ${ctx}.log)"
 			rm -rf "${ctx}"

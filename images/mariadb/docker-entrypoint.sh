@@ -37,7 +37,7 @@ init_database() {
 	note "Initializing database files in ${datadir}"
 	local out
 	if ! out=$(mariadb-install-db --datadir="${datadir}" --auth-root-authentication-method=normal \
-		--skip-test-db --skip-name-resolve --rpm --user="$(id -un)" 2>&1); then
+		--skip-test-db --skip-name-resolve --rpm 2>&1); then
 		printf '%s\n' "${out}" >&2
 		die "mariadb-install-db failed"
 	fi
