@@ -2,8 +2,9 @@
 # images-smoke.sh checks that each database image honours the official
 # images' contract the way the operator uses it: one pod per image in the
 # local cluster, with the operator's security context (uid/gid 999, fsGroup
-# 999, no privilege escalation, all capabilities dropped), an emptyDir data
-# directory, credentials from the environment and a config drop-in; then a
+# 999, no privilege escalation, all capabilities dropped), emptyDirs for the
+# data and socket directories, credentials from the environment and the config
+# file mounted where pkg/specs mounts it (subPath); then a
 # SQL query over TCP to the pod IP with those credentials, which must see the
 # drop-in's setting.
 #
@@ -28,7 +29,7 @@ IMAGES=("$@")
 MAX_CONN=123
 
 pod_yaml() {
-	local name=$1 image=$2 engine=${2%%:*} env mounts args="" cfgdir
+	local name=$1 image=$2 engine=${2%%:*} env mounts args=""
 	case "${engine}" in
 	mariadb | mysql)
 		local p=MARIADB
@@ -38,10 +39,10 @@ pod_yaml() {
     - {name: ${p}_USER, value: dbbench}
     - {name: ${p}_PASSWORD, value: \"dbbench pw'1\"}
     - {name: ${p}_DATABASE, value: sbtest}"
-		cfgdir=/etc/mysql/conf.d
 		mounts="
     - {name: data, mountPath: /var/lib/mysql}
-    - {name: config, mountPath: ${cfgdir}}"
+    - {name: config, mountPath: /etc/mysql/conf.d/zz-dbbench.cnf, subPath: server.cnf, readOnly: true}
+    - {name: run, mountPath: /run/mysqld}"
 		;;
 	postgres)
 		env="
@@ -49,12 +50,12 @@ pod_yaml() {
     - {name: POSTGRES_PASSWORD, value: \"dbbench pw'1\"}
     - {name: POSTGRES_DB, value: sbtest}
     - {name: PGDATA, value: /var/lib/postgresql/data/pgdata}"
-		cfgdir=/etc/dbbench/config
 		mounts="
     - {name: data, mountPath: /var/lib/postgresql/data}
-    - {name: config, mountPath: ${cfgdir}}"
+    - {name: config, mountPath: /etc/dbbench/config/postgresql.conf, subPath: postgresql.conf, readOnly: true}
+    - {name: run, mountPath: /var/run/postgresql}"
 		args="
-    args: [-c, 'listen_addresses=*', -c, config_file=${cfgdir}/postgresql.conf]"
+    args: [-c, 'listen_addresses=*', -c, config_file=/etc/dbbench/config/postgresql.conf]"
 		;;
 	esac
 	cat <<EOF
@@ -86,10 +87,8 @@ spec:
     volumeMounts:${mounts}
   volumes:
   - {name: data, emptyDir: {}}
-  - name: config
-    configMap:
-      name: ${name}
-      items: [{key: $([ "${engine}" = postgres ] && echo postgresql.conf || echo server.cnf), path: $([ "${engine}" = postgres ] && echo postgresql.conf || echo server.cnf)}]
+  - {name: run, emptyDir: {}}
+  - {name: config, configMap: {name: ${name}}}
 EOF
 }
 
