@@ -79,6 +79,21 @@ type CompareResult struct {
 	B      string                    `json:"b"`
 	Paired []*analysis.RelativeTable `json:"paired"`
 	Report *analysis.Report          `json:"report"`
+	// Repeats compares the repeats of the combinations both runs repeated.
+	Repeats []analysis.Comparison `json:"repeats,omitempty"`
+}
+
+// repeatedCombinations lists the combinations with at least two cells.
+func repeatedCombinations(ds *analysis.Dataset) []string {
+	n := map[string]int{}
+	var out []string
+	for _, c := range ds.Cells() {
+		k := c.Combination()
+		if n[k]++; n[k] == 2 {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Run loads both runs and prints the comparison.
@@ -129,6 +144,20 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 	}
 	res.Report = r
 	tables = append(tables, r.Tables()...)
+	// Repeats: Welch's t-test per combination both runs repeated.
+	for _, comb := range repeatedCombinations(a) {
+		if !slices.Contains(repeatedCombinations(b), comb) {
+			continue
+		}
+		cs, err := analysis.CompareRepeats(merged, o.RunA+"/"+comb, o.RunB+"/"+comb, analysis.CompareOptions{})
+		if err != nil {
+			return err
+		}
+		res.Repeats = append(res.Repeats, cs...)
+	}
+	if len(res.Repeats) > 0 {
+		tables = append(tables, analysis.ComparisonTable(res.Repeats))
+	}
 	if err := o.write(o.Out, tables, res); err != nil {
 		return err
 	}

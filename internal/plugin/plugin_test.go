@@ -483,3 +483,39 @@ func TestWatchUntilDone(t *testing.T) {
 		t.Errorf("%d polls:\n%s", polls, out.String())
 	}
 }
+
+func TestCompareRepeats(t *testing.T) {
+	root := t.TempDir()
+	for _, run := range []struct {
+		name string
+		qps  []float64
+	}{{"before", []float64{1000, 1010, 990}}, {"after", []float64{900, 905, 895}}} {
+		var docs []*results.Document
+		for r, q := range run.qps {
+			d := doc(run.name, "s", fmt.Sprintf("mariadb-11-4-base-r%d", r), "11.4", t0.Add(time.Duration(r)*time.Hour),
+				map[string]float64{"point-query@1": q, "insert@1": 500 + float64(r)}, "point-query@1", "insert@1")
+			d.Cell.Repeat = r
+			docs = append(docs, d)
+		}
+		writeDocs(t, filepath.Join(root, run.name), docs...)
+	}
+	out, _, err := runCmd(t, noCluster{}, "compare", "before", "after", "--from-dir", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Repeats compared (Welch's t-test)",
+		"point-query  1        before/mariadb-11.4-base  after/mariadb-11.4-base  3/3    1000.00  900.00  0.90",
+		"slower",
+		"insert       1        before/mariadb-11.4-base  after/mariadb-11.4-base  3/3    501.00   501.00  1.00",
+		"within noise",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare lacks %q:\n%s", want, out)
+		}
+	}
+	// Repeats of the two runs are not pooled in the merged report.
+	if !strings.Contains(out, "before/mariadb-11.4-base  point-query  1        3  1000.00") {
+		t.Errorf("merged repeats pooled:\n%s", out)
+	}
+}

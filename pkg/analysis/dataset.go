@@ -268,8 +268,9 @@ func listNames(names []string, max int) string {
 	return strings.Join(names, ", ")
 }
 
-// Merge combines datasets into one whose cells are named "<dataset>/<cell>",
-// in the order given; it is how two runs are compared side by side. Dataset
+// Merge combines datasets into one whose cells are named "<dataset>/<cell>"
+// (and whose combinations are "<dataset>/<combination>"), in the order
+// given; it is how two runs are compared side by side. Dataset
 // names must be distinct and non-empty.
 func Merge(name string, parts ...*Dataset) (*Dataset, error) {
 	out := NewDataset(name)
@@ -281,6 +282,14 @@ func Merge(name string, parts ...*Dataset) (*Dataset, error) {
 		seen[p.Name] = true
 		for _, c := range p.cells {
 			c.Name = p.Name + "/" + c.Name
+			// Keep combinations apart too, so repeats of one run are not
+			// pooled with the other's.
+			if c.Version != "" {
+				if c.Database == "" {
+					c.Database = c.Engine
+				}
+				c.Database = p.Name + "/" + c.Database
+			}
 			if err := out.AddCell(c); err != nil {
 				return nil, err
 			}
