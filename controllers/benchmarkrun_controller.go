@@ -46,6 +46,9 @@ type BenchmarkRunReconciler struct {
 	Clock     clock.PassiveClock
 	// AgentImage is the default client image.
 	AgentImage string
+	// DisableCollector leaves the hardware-metrics sidecar out of database
+	// pods (steps then have no per-operation hardware figures).
+	DisableCollector bool
 	// MaxConcurrentReconciles is the number of runs reconciled in parallel.
 	MaxConcurrentReconciles int
 }

@@ -145,6 +145,15 @@ func (p *runPass) cellInputs(ctx context.Context, c matrix.Cell) (string, map[st
 	return server, scripts, nil
 }
 
+// collectorImage is the image of the hardware-metrics sidecar (the agent's,
+// which holds the collector), or empty when the operator runs without one.
+func (p *runPass) collectorImage() string {
+	if p.r.DisableCollector {
+		return ""
+	}
+	return specs.AgentImage(p.run, p.r.AgentImage)
+}
+
 func hasConfig(c matrix.Cell) bool {
 	return (c.Config.Inline != nil && *c.Config.Inline != "") || c.Config.ConfigMapKeyRef != nil
 }
@@ -155,7 +164,7 @@ func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int
 			return err
 		}
 	}
-	return p.create(ctx, specs.DatabasePod(p.run, c, attempt, hasConfig(c)))
+	return p.create(ctx, specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage()))
 }
 
 // progressCell follows an attempt: database pod → ready → client Job →
@@ -215,13 +224,13 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 			return nil
 		}
 		if job == nil {
-			if err := p.create(ctx, specs.ClientJob(p.run, c, attempt, p.r.AgentImage, pod.Status.PodIP)); err != nil {
+			if err := p.create(ctx, specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), pod.Status.PodIP, p.collectorImage() != "")); err != nil {
 				return err
 			}
 		}
 		cs.Phase = dbbenchv1alpha1.CellRunning
 	} else if job == nil {
-		return p.create(ctx, specs.ClientJob(p.run, c, attempt, p.r.AgentImage, pod.Status.PodIP))
+		return p.create(ctx, specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), pod.Status.PodIP, p.collectorImage() != ""))
 	}
 
 	limit := p.cellTimeout()

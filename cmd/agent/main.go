@@ -152,8 +152,9 @@ func runCollector(ctx context.Context, args []string) int {
 	listen := fs.String("listen", ":9100", "address to serve on")
 	cgroup := fs.String("server-cgroup-cpu", "", "the server's cgroup cpu.stat (v2) or cpuacct.usage (v1)")
 	devices := fs.String("devices", "", "block devices to count (default: all disks)")
+	podProcs := fs.Bool("pod-processes", false, "measure the server's CPU as that of every other process in the (shared) pod process namespace")
 	_ = fs.Parse(args)
-	c := &agent.ProcCollector{CgroupCPU: *cgroup}
+	c := &agent.ProcCollector{CgroupCPU: *cgroup, PodProcesses: *podProcs}
 	if *devices != "" {
 		c.Devices = strings.Split(*devices, ",")
 	}

@@ -18,9 +18,10 @@ func main() {
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "Elect a leader so that only one replica reconciles.")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (the pod's namespace when empty).")
 	flag.StringVar(&opts.AgentImage, "agent-image", controllers.DefaultAgentImage, "Default image of the client pods' dbbench agent.")
-	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 8, "Runs reconciled in parallel.")
-	flag.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 100, "Sustained API requests per second of the manager's client.")
-	flag.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 200, "Burst of API requests of the manager's client.")
+	flag.BoolVar(&opts.DisableCollector, "disable-hardware-collector", false, "Run database pods without the hardware-metrics sidecar.")
+	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 16, "Runs reconciled in parallel.")
+	flag.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 500, "Sustained API requests per second of the manager's client.")
+	flag.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 1000, "Burst of API requests of the manager's client.")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()

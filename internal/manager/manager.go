@@ -34,6 +34,7 @@ type Options struct {
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	AgentImage              string
+	DisableCollector        bool
 	MaxConcurrentReconciles int
 	// KubeAPIQPS and KubeAPIBurst rate-limit the manager's API client. A
 	// cell costs a handful of writes, so client-go's defaults (5/10) would
@@ -84,6 +85,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Recorder:                mgr.GetEventRecorder("dbbench-manager"),
 		Clock:                   opts.Clock,
 		AgentImage:              opts.AgentImage,
+		DisableCollector:        opts.DisableCollector,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {

@@ -652,7 +652,7 @@ func toHardware(s HWSample, q float64, basis string, clientIncluded bool, c Coll
 		Device: strings.Join(s.Devices, ","), ClientCPUIncluded: clientIncluded,
 		CPUPercent: f(s.CPUUserSysPct), ContextSwitchesPerSecond: f(s.CtxSwitches), ReadsPerSecond: f(s.ReadsPerSec),
 		ReadKBPerSecond: f(s.ReadKBPerSec), WriteKBPerSecond: f(s.WriteKBPerSec)}
-	if pc, ok := c.(*ProcCollector); !ok || pc.CgroupCPU != "" {
+	if pc, ok := c.(*ProcCollector); !ok || pc.CgroupCPU != "" || pc.PodProcesses {
 		if s.ServerCPUPerSec > 0 {
 			h.ServerCPUSecondsPerSecond = f(s.ServerCPUPerSec)
 		}

@@ -53,6 +53,13 @@ type ProcCollector struct {
 	// CgroupCPU is the server cgroup's cpu.stat (v2, usage_usec) or
 	// cpuacct.usage (v1, nanoseconds); empty for none.
 	CgroupCPU string
+	// PodProcesses measures the server's CPU as the CPU time of every other
+	// process the collector can see, when it runs as a sidecar in the
+	// database pod with a shared process namespace. Unlike a cgroup path, this
+	// works on cgroup v1 nodes, where a container cannot see its sibling's
+	// cgroup. Processes that exit (PostgreSQL backends) are counted through
+	// their parent's reaped-children time.
+	PodProcesses bool
 
 	mu    sync.Mutex
 	start *procSnap
@@ -88,6 +95,47 @@ func (p *ProcCollector) devices() []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat (USER_HZ, 100 on
+// every Linux architecture dbbench runs on).
+const userHZ = 100
+
+// podProcessesCPU sums utime, stime, cutime and cstime, in nanoseconds, of
+// every process in the collector's PID namespace except itself and PID 1 (the
+// pod's pause process).
+func (p *ProcCollector) podProcessesCPU() uint64 {
+	entries, err := os.ReadDir(p.proc())
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	var ticks uint64
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self || pid == 1 {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(p.proc(), e.Name(), "stat"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		// The command name may hold spaces; fields resume after its ')'.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		// After ')': state(0) ... utime(11) stime(12) cutime(13) cstime(14).
+		if len(f) < 15 {
+			continue
+		}
+		for _, k := range []int{11, 12, 13, 14} {
+			v, _ := strconv.ParseUint(f[k], 10, 64)
+			ticks += v
+		}
+	}
+	return ticks * (1e9 / userHZ)
 }
 
 func (p *ProcCollector) snap() (*procSnap, error) {
@@ -140,7 +188,9 @@ func (p *ProcCollector) snap() (*procSnap, error) {
 			s.wsect += ws
 		}
 	}
-	if p.CgroupCPU != "" {
+	if p.PodProcesses {
+		s.cgroupNs = p.podProcessesCPU()
+	} else if p.CgroupCPU != "" {
 		if b, err := os.ReadFile(p.CgroupCPU); err == nil {
 			txt := strings.TrimSpace(string(b))
 			if strings.HasPrefix(txt, "usage_usec") || strings.Contains(txt, "\nusage_usec") {
@@ -195,7 +245,7 @@ func (p *ProcCollector) Stop(context.Context) (HWSample, error) {
 	out.ReadsPerSec = float64(end.reads-start.reads) / secs
 	out.ReadKBPerSec = float64(end.rsect-start.rsect) / 2 / secs // 512-byte sectors
 	out.WriteKBPerSec = float64(end.wsect-start.wsect) / 2 / secs
-	if p.CgroupCPU != "" && end.cgroupNs >= start.cgroupNs {
+	if (p.CgroupCPU != "" || p.PodProcesses) && end.cgroupNs >= start.cgroupNs {
 		out.ServerCPUPerSec = float64(end.cgroupNs-start.cgroupNs) / 1e9 / secs
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"fmt"
+	"net"
 	"path"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,12 +22,8 @@ const AgentUID int64 = 65532
 // once the database pod is ready, so the agent gets the pod's IP directly
 // (no Service NAT in the measured path) and the scheduler can place the
 // client relative to a pod that exists.
-func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, agentImage, dbPodIP string) *batchv1.Job {
+func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, image, dbPodIP string, collector bool) *batchv1.Job {
 	p := run.Spec.Placement
-	image := run.Spec.Client.Image
-	if image == "" {
-		image = agentImage
-	}
 	fallback := corev1.ResourceList(nil)
 	if p.QoSClass == dbbenchv1alpha1.QoSGuaranteed {
 		fallback = DefaultClientLimits
@@ -76,6 +73,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 							secretEnv(plan.EnvPassword, SecretName(c), SecretKeyPassword),
 							field(plan.EnvNodeName, "spec.nodeName"),
 							field(plan.EnvPodName, "metadata.name"),
+							{Name: plan.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
 						},
 						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
 						VolumeMounts: []corev1.VolumeMount{
@@ -103,3 +101,19 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 
 // CustomScriptKey is the config ConfigMap key holding a custom step's script.
 func CustomScriptKey(step string) string { return fmt.Sprintf("custom-%s.lua", step) }
+
+// AgentImage returns the run's client image: spec.client.image, or the
+// operator's default.
+func AgentImage(run *dbbenchv1alpha1.BenchmarkRun, defaultImage string) string {
+	if run.Spec.Client.Image != "" {
+		return run.Spec.Client.Image
+	}
+	return defaultImage
+}
+
+func collectorURL(collector bool, dbPodIP string) string {
+	if !collector || dbPodIP == "" {
+		return ""
+	}
+	return fmt.Sprintf("http://%s", net.JoinHostPort(dbPodIP, fmt.Sprint(CollectorPort)))
+}

@@ -1,6 +1,8 @@
 package specs
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,10 +13,28 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 )
 
+// CollectorPort is where the hardware-metrics collector beside the database
+// listens; the agent asks it to start and stop each step's window.
+const CollectorPort = 9100
+
+// CollectorContainer is the collector sidecar's name.
+const CollectorContainer = "collector"
+
+// collectorResources are small and fixed; requests equal limits so the pod
+// stays Guaranteed when asked to be (the sidecar's fraction of a CPU only
+// keeps it out of the static CPU manager's pinning, which it does not need).
+var collectorResources = corev1.ResourceRequirements{
+	Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+	Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
+}
+
 // DatabasePod builds attempt `attempt` of a cell's database pod. hasConfig
 // says whether the config variant has any text (an empty variant runs the
-// server with its defaults, so nothing is mounted or passed).
-func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, hasConfig bool) *corev1.Pod {
+// server with its defaults, so nothing is mounted or passed). With a
+// collectorImage, a sidecar samples the node's /proc (CPU, context switches,
+// disk I/O) and the server's own CPU during each step: the pod shares its
+// process namespace so the sidecar sees the server's processes.
+func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, hasConfig bool, collectorImage string) *corev1.Pod {
 	db := c.Database
 	k := contracts[db.Engine]
 	p := run.Spec.Placement
@@ -71,6 +91,24 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 		},
 	}
 
+	containers := []corev1.Container{container}
+	if collectorImage != "" {
+		containers = append(containers, corev1.Container{
+			Name:            CollectorContainer,
+			Image:           collectorImage,
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			Args:            []string{"collector", "--listen", fmt.Sprintf(":%d", CollectorPort), "--pod-processes"},
+			Ports:           []corev1.ContainerPort{{Name: "collector", ContainerPort: CollectorPort, Protocol: corev1.ProtocolTCP}},
+			Resources:       *collectorResources.DeepCopy(),
+			SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false),
+				ReadOnlyRootFilesystem:   ptr.To(true),
+				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			},
+			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+		})
+	}
+
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      DatabasePodName(c, attempt),
@@ -78,7 +116,8 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			Labels:    attemptLabels(run, c, RoleDatabase, attempt),
 		},
 		Spec: corev1.PodSpec{
-			Containers:                    []corev1.Container{container},
+			Containers:                    containers,
+			ShareProcessNamespace:         ptr.To(collectorImage != ""),
 			Volumes:                       volumes,
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			AutomountServiceAccountToken:  ptr.To(false),

@@ -243,18 +243,31 @@ func GroupOf(name string) (Group, bool) {
 	return s.Group, ok
 }
 
+// suggest names the catalog steps that share the longest prefix with name
+// (at least 4 characters), the likely intended ones.
 func suggest(name string) string {
-	var near []string
-	base := strings.TrimSuffix(name, PreSuffix)
+	best, bestLen := []string(nil), 3
 	for _, n := range Names() {
-		if strings.HasPrefix(n, base) || strings.HasPrefix(base, n) || strings.Contains(n, strings.SplitN(base, "_", 2)[0]) {
-			near = append(near, n)
+		l := commonPrefix(n, name)
+		switch {
+		case l > bestLen:
+			best, bestLen = []string{n}, l
+		case l == bestLen && best != nil:
+			best = append(best, n)
 		}
 	}
-	if len(near) == 0 || len(near) > 6 {
+	if len(best) == 0 || len(best) > 5 {
 		return ""
 	}
-	return " (did you mean " + strings.Join(near, ", ") + "?)"
+	return " (did you mean " + strings.Join(best, ", ") + "?)"
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 func clone(in []Step) []Step {

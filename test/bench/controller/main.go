@@ -23,10 +23,11 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -63,7 +64,7 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 	}
 	defer env.Stop() //nolint:errcheck
 	cfg.QPS, cfg.Burst = 2000, 4000
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: manager.Scheme()})
+	c, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,8 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 		if done == runs {
 			break
 		}
-		time.Sleep(time.Second)
+		fmt.Printf("  %3.0f s: %d/%d runs succeeded, %d database pods seen\n", time.Since(applyStart).Seconds(), done, runs, len(sim.podLatencies()))
+		time.Sleep(5 * time.Second)
 	}
 	wall := time.Since(applyStart)
 	if done != runs {
@@ -232,18 +234,19 @@ func createNodes(ctx context.Context, c client.Client, n int) error {
 // simulator plays the kubelet (binds database pods to nodes and makes them
 // ready) and the agent + Job controller (reports results, completes Jobs).
 type simulator struct {
-	c     client.WithWatch
+	c     client.Client
 	nodes int
 
 	mu        sync.Mutex
 	runStart  map[string]time.Time
+	seen      map[string]bool
 	latencies []float64
 	last      time.Time
 	next      int
 }
 
-func newSimulator(c client.WithWatch, nodes int) *simulator {
-	return &simulator{c: c, nodes: nodes, runStart: map[string]time.Time{}}
+func newSimulator(c client.Client, nodes int) *simulator {
+	return &simulator{c: c, nodes: nodes, runStart: map[string]time.Time{}, seen: map[string]bool{}}
 }
 
 func (s *simulator) noteRun(name string, t time.Time) {
@@ -252,15 +255,14 @@ func (s *simulator) noteRun(name string, t time.Time) {
 	s.mu.Unlock()
 }
 
+// simDone marks Jobs the simulator has finished, so its polls list only the
+// rest.
+const simDone = "bench.dbbench.io/done"
+
+// start polls for database pods not yet bound and Jobs not yet finished and
+// hands them to workers. Polling with selective lists keeps the simulator's
+// load on the API server small and independent of watch behaviour.
 func (s *simulator) start(ctx context.Context, workers int) error {
-	pw, err := s.c.Watch(ctx, &corev1.PodList{}, client.MatchingLabels{specs.LabelRole: specs.RoleDatabase})
-	if err != nil {
-		return err
-	}
-	jw, err := s.c.Watch(ctx, &batchv1.JobList{}, client.MatchingLabels{specs.LabelManagedBy: specs.ManagedByValue})
-	if err != nil {
-		return err
-	}
 	work := make(chan func(), 100000)
 	for i := 0; i < workers; i++ {
 		go func() {
@@ -269,31 +271,72 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 			}
 		}()
 	}
-	go func() {
-		for ev := range pw.ResultChan() {
-			pod, ok := ev.Object.(*corev1.Pod)
-			if !ok || ev.Type != watch.Added {
-				continue
-			}
-			s.seenPod(pod)
-			work <- func() { s.kubelet(ctx, pod) }
+	pending := map[string]bool{}
+	var mu sync.Mutex
+	claim := func(key string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if pending[key] {
+			return false
 		}
-	}()
+		pending[key] = true
+		return true
+	}
+	release := func(key string) {
+		mu.Lock()
+		delete(pending, key)
+		mu.Unlock()
+	}
 	go func() {
-		for ev := range jw.ResultChan() {
-			job, ok := ev.Object.(*batchv1.Job)
-			if !ok || ev.Type != watch.Added {
-				continue
+		for ctx.Err() == nil {
+			var pods corev1.PodList
+			if err := s.c.List(ctx, &pods, client.MatchingLabels{specs.LabelRole: specs.RoleDatabase}, client.MatchingFields{"spec.nodeName": ""}); err == nil {
+				for i := range pods.Items {
+					pod := &pods.Items[i]
+					key := "pod/" + pod.Namespace + "/" + pod.Name
+					if !claim(key) {
+						continue
+					}
+					s.seenPod(pod)
+					work <- func() { s.kubelet(ctx, pod); release(key) }
+				}
 			}
-			work <- func() { s.agent(ctx, job) }
+			var jobs batchv1.JobList
+			if err := s.c.List(ctx, &jobs, client.HasLabels{specs.LabelManagedBy}, notDone{}); err == nil {
+				for i := range jobs.Items {
+					job := &jobs.Items[i]
+					key := "job/" + job.Namespace + "/" + job.Name
+					if !claim(key) {
+						continue
+					}
+					work <- func() { s.agent(ctx, job) }
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 	}()
 	return nil
 }
 
+// notDone selects Jobs without the simulator's done label.
+type notDone struct{}
+
+func (notDone) ApplyToList(o *client.ListOptions) {
+	sel, _ := labels.Parse("!" + simDone)
+	if o.LabelSelector != nil {
+		reqs, _ := o.LabelSelector.Requirements()
+		sel = sel.Add(reqs...)
+	}
+	o.LabelSelector = sel
+}
+
 func (s *simulator) seenPod(pod *corev1.Pod) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.seen[pod.Name] {
+		return
+	}
+	s.seen[pod.Name] = true
 	now := time.Now()
 	if start, ok := s.runStart[pod.Labels[specs.LabelRun]]; ok {
 		s.latencies = append(s.latencies, now.Sub(start).Seconds())
@@ -309,13 +352,18 @@ func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
 	s.next++
 	s.mu.Unlock()
 	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-	if err := s.c.SubResource("binding").Create(ctx, pod, b); err != nil {
+	// A list older than an earlier binding offers the pod again; it is
+	// then already bound, which is fine.
+	if err := s.c.SubResource("binding").Create(ctx, pod, b); err != nil && !apierrors.IsConflict(err) {
 		fmt.Fprintln(os.Stderr, "binding:", err)
 		return
 	}
 	for i := 0; i < 10; i++ {
 		fresh := &corev1.Pod{}
 		if err := s.c.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
+			return
+		}
+		if podReady(fresh) {
 			return
 		}
 		fresh.Status.Phase = corev1.PodRunning
@@ -364,6 +412,16 @@ func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
 			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: t},
 		}
 		if err := s.c.Status().Update(ctx, fresh); err == nil {
+			break
+		}
+	}
+	for i := 0; i < 10; i++ {
+		fresh := &batchv1.Job{}
+		if err := s.c.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
+			return
+		}
+		fresh.Labels[simDone] = "true"
+		if err := s.c.Update(ctx, fresh); err == nil {
 			return
 		}
 	}
@@ -381,6 +439,15 @@ func (s *simulator) lastPod() time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.last
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 func pct(sorted []float64, p float64) float64 {

@@ -1,0 +1,217 @@
+package specs
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
+)
+
+func testRun(engine dbbenchv1alpha1.Engine, mutate ...func(*dbbenchv1alpha1.BenchmarkRun)) (*dbbenchv1alpha1.BenchmarkRun, matrix.Cell) {
+	r := &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "run", Namespace: "ns", UID: "uid"},
+		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+			Databases: []dbbenchv1alpha1.DatabaseSpec{{Name: "db", Engine: engine, Versions: []string{"1"}, ImagePullPolicy: corev1.PullIfNotPresent}},
+			Workload:  dbbenchv1alpha1.WorkloadSpec{Tables: 2, TableSize: 1000, ReadSeconds: 30, WriteSeconds: 60, Threads: []int32{1, 8}, Repeats: 1},
+		},
+	}
+	for _, m := range mutate {
+		m(r)
+	}
+	return r, matrix.Expand(r)[0]
+}
+
+func TestDatabasePodFollowsTheOfficialImageContract(t *testing.T) {
+	tests := []struct {
+		engine    dbbenchv1alpha1.Engine
+		hasConfig bool
+		wantEnv   []string
+		wantMount string
+		wantArgs  []string
+		wantPort  int32
+	}{
+		{"mariadb", true, []string{"MARIADB_ROOT_PASSWORD", "MARIADB_USER", "MARIADB_PASSWORD", "MARIADB_DATABASE"}, "/etc/mysql/conf.d/zz-dbbench.cnf", []string{}, 3306},
+		{"mysql", true, []string{"MYSQL_ROOT_PASSWORD", "MYSQL_USER", "MYSQL_PASSWORD", "MYSQL_DATABASE"}, "/etc/mysql/conf.d/zz-dbbench.cnf", []string{}, 3306},
+		{"postgres", true, []string{"POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "PGDATA"}, "/etc/dbbench/config/postgresql.conf",
+			[]string{"-c", "listen_addresses=*", "-c", "config_file=/etc/dbbench/config/postgresql.conf"}, 5432},
+		{"postgres", false, []string{"POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB", "PGDATA"}, "", []string{}, 5432},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.engine), func(t *testing.T) {
+			run, cell := testRun(tt.engine)
+			pod := DatabasePod(run, cell, 2, tt.hasConfig, "")
+			c := pod.Spec.Containers[0]
+			var env []string
+			for _, e := range c.Env {
+				env = append(env, e.Name)
+				if strings.Contains(e.Name, "PASSWORD") && (e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != SecretName(cell)) {
+					t.Errorf("%s does not come from the cell Secret", e.Name)
+				}
+			}
+			if diff := cmp.Diff(tt.wantEnv, env); diff != "" {
+				t.Errorf("env (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantArgs, c.Args); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+			mounted := ""
+			for _, m := range c.VolumeMounts {
+				if m.Name == "config" {
+					mounted = m.MountPath
+				}
+			}
+			if mounted != tt.wantMount {
+				t.Errorf("config mounted at %q, want %q", mounted, tt.wantMount)
+			}
+			if c.Ports[0].ContainerPort != tt.wantPort || c.ReadinessProbe.TCPSocket.Port.IntVal != tt.wantPort {
+				t.Errorf("port %d / readiness %v", c.Ports[0].ContainerPort, c.ReadinessProbe.TCPSocket.Port)
+			}
+			if pod.Name != cell.ObjectBase+"-db-a2" || pod.Labels[LabelAttempt] != "2" || pod.Labels[LabelExclusive] != "true" {
+				t.Errorf("name %s labels %v", pod.Name, pod.Labels)
+			}
+			sc := pod.Spec.SecurityContext
+			if !*sc.RunAsNonRoot || *sc.RunAsUser != 999 || *sc.FSGroup != 999 || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+				t.Errorf("pod security context %+v", sc)
+			}
+			if *c.SecurityContext.AllowPrivilegeEscalation || len(c.SecurityContext.Capabilities.Drop) != 1 {
+				t.Errorf("container security context %+v", c.SecurityContext)
+			}
+			if *pod.Spec.AutomountServiceAccountToken {
+				t.Error("the database pod needs no API token")
+			}
+		})
+	}
+}
+
+func TestCollectorSidecarSharesTheProcessNamespace(t *testing.T) {
+	run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) { r.Spec.Placement.QoSClass = dbbenchv1alpha1.QoSGuaranteed })
+	pod := DatabasePod(run, cell, 1, false, "agent:1")
+	if len(pod.Spec.Containers) != 2 || pod.Spec.Containers[1].Name != CollectorContainer || !*pod.Spec.ShareProcessNamespace {
+		t.Fatalf("containers %d shareProcessNamespace %v", len(pod.Spec.Containers), pod.Spec.ShareProcessNamespace)
+	}
+	side := pod.Spec.Containers[1]
+	if diff := cmp.Diff(side.Resources.Limits, side.Resources.Requests); diff != "" {
+		t.Errorf("sidecar would break Guaranteed QoS:\n%s", diff)
+	}
+	job := ClientJob(run, cell, 1, "agent:1", "10.0.0.7", true)
+	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvCollectorURL); got != "http://10.0.0.7:9100" {
+		t.Errorf("collector URL %q", got)
+	}
+	if got := envOf(ClientJob(run, cell, 1, "agent:1", "10.0.0.7", false).Spec.Template.Spec.Containers[0].Env, plan.EnvCollectorURL); got != "" {
+		t.Errorf("collector URL without collector: %q", got)
+	}
+}
+
+func envOf(env []corev1.EnvVar, name string) string {
+	for _, e := range env {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return ""
+}
+
+func TestQoSResources(t *testing.T) {
+	limits := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")}
+	in := corev1.ResourceRequirements{Limits: limits, Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}
+	got := qosResources(dbbenchv1alpha1.QoSGuaranteed, in, nil)
+	if diff := cmp.Diff(limits, got.Requests); diff != "" {
+		t.Errorf("Guaranteed requests (-want +got):\n%s", diff)
+	}
+	if got := qosResources(dbbenchv1alpha1.QoSBurstable, in, nil); got.Requests.Cpu().String() != "1" {
+		t.Errorf("Burstable changed requests: %v", got.Requests)
+	}
+	got = qosResources(dbbenchv1alpha1.QoSGuaranteed, corev1.ResourceRequirements{}, DefaultClientLimits)
+	if got.Requests.Cpu().String() != "1" || got.Limits.Memory().String() != "1Gi" {
+		t.Errorf("fallback limits: %+v", got)
+	}
+}
+
+func TestClientPlacement(t *testing.T) {
+	tests := []struct {
+		policy    dbbenchv1alpha1.ClientNodePolicy
+		exclusive bool
+		wantAff   int // required pod affinity terms
+		wantAnti  int // required pod anti-affinity terms
+	}{
+		{dbbenchv1alpha1.ClientSameNode, true, 1, 1},
+		{dbbenchv1alpha1.ClientOtherNode, true, 0, 2},
+		{dbbenchv1alpha1.ClientAnyNode, true, 0, 1},
+		{dbbenchv1alpha1.ClientAnyNode, false, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.policy), func(t *testing.T) {
+			run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) {
+				r.Spec.Placement.ClientNode = tt.policy
+				r.Spec.Placement.ExclusiveNodes = ptr.To(tt.exclusive)
+				r.Spec.Placement.Client.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{}}
+			})
+			aff := ClientJob(run, cell, 1, "agent", "10.0.0.1", false).Spec.Template.Spec.Affinity
+			if aff == nil || aff.NodeAffinity == nil {
+				t.Fatalf("the user's node affinity was dropped: %+v", aff)
+			}
+			n, a := 0, 0
+			if aff.PodAffinity != nil {
+				n = len(aff.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+			}
+			if aff.PodAntiAffinity != nil {
+				a = len(aff.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+			}
+			if n != tt.wantAff || a != tt.wantAnti {
+				t.Errorf("affinity terms %d, anti-affinity terms %d; want %d, %d", n, a, tt.wantAff, tt.wantAnti)
+			}
+			if run.Spec.Placement.Client.Affinity.PodAffinity != nil || run.Spec.Placement.Client.Affinity.PodAntiAffinity != nil {
+				t.Error("the builder modified the spec")
+			}
+		})
+	}
+}
+
+func TestPlanAndRBAC(t *testing.T) {
+	run, cell := testRun("postgres", func(r *dbbenchv1alpha1.BenchmarkRun) {
+		r.Spec.Workload.TPCC = &dbbenchv1alpha1.TPCCSpec{Warehouses: 2, Tables: 1, DurationSeconds: 10, Isolation: "RC"}
+		r.Spec.Workload.CustomSteps = []dbbenchv1alpha1.CustomStep{{Name: "mine"}}
+	})
+	p := Plan(run, cell, 3, []string{"point-query", "tpcc", "mine"})
+	if err := p.Validate(); err != nil {
+		t.Fatalf("plan invalid: %v", err)
+	}
+	if p.Server.Port != 5432 || p.Cell.Attempt != 3 || p.Workload.WarmupSeconds != 10 || !p.Workload.PreparedStatements {
+		t.Errorf("plan %+v", p)
+	}
+	if diff := cmp.Diff([]int{1, 8}, p.Workload.TPCC.Threads); diff != "" {
+		t.Errorf("TPC-C threads default to the workload's:\n%s", diff)
+	}
+	if c := p.Workload.Custom[0]; c.Script != "/etc/dbbench/plan/custom/mine.lua" || c.DurationSeconds != 60 {
+		t.Errorf("custom step %+v", c)
+	}
+	job := ClientJob(run, cell, 3, "agent", "10.0.0.1", false)
+	var paths []string
+	for _, it := range job.Spec.Template.Spec.Volumes[0].ConfigMap.Items {
+		paths = append(paths, plan.PlanDir+"/"+it.Path)
+	}
+	if diff := cmp.Diff([]string{"/etc/dbbench/plan/plan.json", "/etc/dbbench/plan/custom/mine.lua"}, paths); diff != "" {
+		t.Errorf("the plan and script land where the plan says (-want +got):\n%s", diff)
+	}
+
+	cells := matrix.Expand(run)
+	_, role, rb := AgentRBAC(run, cells)
+	rule := role.Rules[0]
+	if diff := cmp.Diff([]string{"get", "update", "patch"}, rule.Verbs); diff != "" {
+		t.Errorf("agent verbs: %s", diff)
+	}
+	if len(rule.ResourceNames) != len(cells) || rule.ResourceNames[0] != ResultConfigMapName(cells[0]) {
+		t.Errorf("agent may touch %v", rule.ResourceNames)
+	}
+	if rb.Subjects[0].Name != job.Spec.Template.Spec.ServiceAccountName {
+		t.Errorf("binding subject %s, job service account %s", rb.Subjects[0].Name, job.Spec.Template.Spec.ServiceAccountName)
+	}
+}

@@ -1,0 +1,438 @@
+// Command fidelity is the agent's fidelity benchmark (make bench-fidelity):
+// does a step measured through the agent give the throughput a plain sysbench
+// command line gives?
+//
+// On a real local server from hack/dbservers.sh (MariaDB by default; started
+// here when nothing listens on its port, and stopped again at the end), it
+// runs the same steps with the same duration, threads and data several times,
+// interleaved:
+//
+//   - agent: the real dbbench-agent binary in local mode (built from
+//     ./cmd/agent unless -agent is given): its own load (cleanup, one-thread
+//     prepare, warm-up read step, InnoDB flush / VACUUM + CHECKPOINT), then
+//     the steps;
+//   - plain: the same load as plain sysbench commands (and the same flush
+//     SQL), then each step as the sysbench command line a person would type:
+//     the stock script, the connection, --tables --table-size
+//     --rand-type=uniform --threads --time --report-interval=1 run. The agent
+//     also passes --db-ps-mode=auto --events=0 --percentile=95, which are
+//     sysbench 1.0.20's defaults.
+//
+// Pair i runs agent then plain when i is even, plain then agent when odd, so
+// a drift of the machine over time does not favour one side. The QPS of both
+// sides is computed the same way from sysbench's own output: "steady" is the
+// mean of the 1-s interval samples after the warm-up (what the agent
+// reports), "whole" is the final report's "queries: N (X per sec.)", which
+// includes the warm-up and the connection set-up. The ratio agent/plain is
+// printed per pair and summarised per step (mean, min, max, sample stddev);
+// the exit status is 1 when a step's mean steady ratio is below -target.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/agent"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/sysbench"
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+// The account hack/dbservers.sh creates on every server.
+const (
+	dbUser     = "dbbench"
+	dbPassword = "dbbench-pw"
+	dbName     = "sbtest"
+)
+
+var defaultPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432, plan.MySQL: 34306}
+
+type config struct {
+	engine    plan.Engine
+	port      int
+	steps     []workload.Step
+	pairs     int
+	seconds   int
+	warmup    int
+	threads   int
+	tableSize int64
+	flushWait int
+	target    float64
+	agentBin  string
+	sysbench  string
+	sslOff    string // the TLS-off option of this sysbench version
+	work      string
+}
+
+// measure is one side's figures for one step in one pair.
+type measure struct {
+	Steady, Whole float64
+}
+
+type pairResult struct {
+	Order        string
+	Agent, Plain map[string]measure
+}
+
+func main() {
+	var (
+		c        config
+		engine   = flag.String("engine", "mariadb", "mariadb, mysql or postgres (a hack/dbservers.sh server)")
+		steps    = flag.String("steps", "point-query,read-write_range=10", "catalog steps that use stock sysbench scripts")
+		jsonOut  = flag.String("json", "", "also write every figure to this JSON file")
+		keepDB   = flag.Bool("keep-db", false, "leave a server this program started running")
+		keepWork = flag.Bool("keep-work", false, "keep the agent's result directories and the plain outputs")
+	)
+	flag.IntVar(&c.port, "port", 0, "server port (default: hack/dbservers.sh's for the engine)")
+	flag.IntVar(&c.pairs, "pairs", 5, "agent/plain pairs")
+	flag.IntVar(&c.seconds, "seconds", 10, "measured seconds per step (after the warm-up)")
+	flag.IntVar(&c.warmup, "warmup", 2, "warm-up seconds dropped from each step's steady QPS (both sides)")
+	flag.IntVar(&c.threads, "threads", 2, "sysbench threads")
+	flag.Int64Var(&c.tableSize, "table-size", 100000, "rows in the one sbtest table")
+	flag.IntVar(&c.flushWait, "flush-wait", 30, "cap of the post-load flush, seconds")
+	flag.Float64Var(&c.target, "target", 0.98, "fail when a step's mean steady ratio agent/plain is below this")
+	flag.StringVar(&c.agentBin, "agent", "", "dbbench-agent binary (default: go build ./cmd/agent)")
+	flag.StringVar(&c.sysbench, "sysbench", "sysbench", "sysbench binary")
+	flag.Parse()
+
+	c.engine = plan.Engine(*engine)
+	if _, ok := defaultPorts[c.engine]; !ok {
+		fatalf("unknown engine %q (mariadb, mysql, postgres)", *engine)
+	}
+	if c.port == 0 {
+		c.port = defaultPorts[c.engine]
+	}
+	for _, n := range strings.Split(*steps, ",") {
+		s, ok := workload.Lookup(strings.TrimSpace(n))
+		if !ok {
+			fatalf("unknown step %q", n)
+		}
+		if strings.HasPrefix(s.Script, "dbbench/") || s.RowsPerSecond {
+			fatalf("step %q uses our own Lua script or reports rows/s; pick steps of stock sysbench", n)
+		}
+		c.steps = append(c.steps, s)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, c, *jsonOut, *keepDB, *keepWork))
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "fidelity: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func repoRoot() string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		fatalf("go list -m: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func listening(port int) bool {
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+func dbservers(root, action string, e plan.Engine) error {
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "dbservers.sh"), action, string(e))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}
+
+func run(ctx context.Context, c config, jsonOut string, keepDB, keepWork bool) int {
+	root := repoRoot()
+	work, err := os.MkdirTemp("", "dbbench-fidelity-")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	c.work = work
+	if !keepWork {
+		defer os.RemoveAll(work)
+	} else {
+		logf("work directory: %s", work)
+	}
+
+	if c.agentBin == "" {
+		c.agentBin = filepath.Join(work, "dbbench-agent")
+		logf("building ./cmd/agent")
+		b := exec.Command("go", "build", "-o", c.agentBin, "./cmd/agent")
+		b.Dir, b.Stdout, b.Stderr = root, os.Stderr, os.Stderr
+		if err := b.Run(); err != nil {
+			fatalf("go build ./cmd/agent: %v", err)
+		}
+	}
+	if !listening(c.port) {
+		if c.port != defaultPorts[c.engine] {
+			fatalf("nothing listens on 127.0.0.1:%d", c.port)
+		}
+		if err := dbservers(root, "start", c.engine); err != nil {
+			fatalf("hack/dbservers.sh start %s: %v", c.engine, err)
+		}
+		if !keepDB {
+			defer dbservers(root, "stop", c.engine)
+		}
+	}
+	vout, err := exec.Command(c.sysbench, "--version").Output()
+	if err != nil {
+		fatalf("%s --version: %v", c.sysbench, err)
+	}
+	ver, err := sysbench.ParseVersion(string(vout))
+	if err != nil {
+		fatalf("%s --version: %v", c.sysbench, err)
+	}
+	c.sslOff = ver.MySQLSSLOff()
+	pwFile := filepath.Join(work, "pw")
+	if err := os.WriteFile(pwFile, []byte(dbPassword), 0o600); err != nil {
+		fatalf("%v", err)
+	}
+
+	var names []string
+	for _, s := range c.steps {
+		names = append(names, s.Name)
+	}
+	logf("%s, %s on 127.0.0.1:%d: %d pairs of {agent, plain} x [%s], %d s + %d s warm-up per step, %d threads, 1 x %d rows",
+		ver, c.engine, c.port, c.pairs, strings.Join(names, ", "), c.seconds, c.warmup, c.threads, c.tableSize)
+
+	var pairs []pairResult
+	for i := 0; i < c.pairs; i++ {
+		pr := pairResult{Order: "agent,plain"}
+		sides := []string{"agent", "plain"}
+		if i%2 == 1 {
+			sides = []string{"plain", "agent"}
+			pr.Order = "plain,agent"
+		}
+		for _, side := range sides {
+			var m map[string]measure
+			var err error
+			if side == "agent" {
+				m, err = runAgent(ctx, c, i, pwFile)
+				pr.Agent = m
+			} else {
+				m, err = runPlain(ctx, c, i)
+				pr.Plain = m
+			}
+			if err != nil {
+				logf("pair %d, %s: %v", i+1, side, err)
+				return 2
+			}
+			for _, n := range names {
+				logf("pair %d %-5s %-22s steady %9.1f QPS  whole-run %9.1f QPS", i+1, side, n, m[n].Steady, m[n].Whole)
+			}
+		}
+		pairs = append(pairs, pr)
+	}
+	code := report(os.Stdout, c, names, pairs)
+	if jsonOut != "" {
+		b, _ := json.MarshalIndent(map[string]any{
+			"engine": c.engine, "port": c.port, "steps": names, "pairs": pairs, "seconds": c.seconds,
+			"warmupSeconds": c.warmup, "threads": c.threads, "tableSize": c.tableSize,
+		}, "", "  ")
+		if err := os.WriteFile(jsonOut, b, 0o644); err != nil {
+			logf("writing %s: %v", jsonOut, err)
+			return 2
+		}
+	}
+	return code
+}
+
+// runAgent runs dbbench-agent local and reads the steps' figures from its
+// full results document.
+func runAgent(ctx context.Context, c config, pair int, pwFile string) (map[string]measure, error) {
+	out := filepath.Join(c.work, fmt.Sprintf("agent-%d", pair+1))
+	var names []string
+	for _, s := range c.steps {
+		names = append(names, s.Name)
+	}
+	secs := strconv.Itoa(c.seconds)
+	cmd := exec.CommandContext(ctx, c.agentBin, "local",
+		"--engine", string(c.engine), "--host", "127.0.0.1", "--port", strconv.Itoa(c.port),
+		"--user", dbUser, "--password-file", pwFile, "--database", dbName,
+		"--steps", strings.Join(names, ","), "--tables", "1", "--table-size", strconv.FormatInt(c.tableSize, 10),
+		"--read-seconds", secs, "--write-seconds", secs, "--warmup-seconds", strconv.Itoa(c.warmup),
+		"--threads", strconv.Itoa(c.threads), "--flush-wait", strconv.Itoa(c.flushWait),
+		"--sysbench", c.sysbench, "--out", out)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("dbbench-agent local: %v\n%s", err, log.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, agent.FullDocumentFile))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := results.Unmarshal(b)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]measure{}
+	for _, s := range doc.Steps {
+		if s.Threads == c.threads {
+			m[s.Step] = measure{Steady: s.SteadyQPS, Whole: s.FinalQPS}
+		}
+	}
+	for _, n := range names {
+		if _, ok := m[n]; !ok {
+			return nil, fmt.Errorf("no result for %s in %s", n, out)
+		}
+	}
+	return m, nil
+}
+
+// runPlain loads the data as the agent does, with plain sysbench commands and
+// the same flush, then runs each step as a plain sysbench command line.
+func runPlain(ctx context.Context, c config, pair int) (map[string]measure, error) {
+	conn := []string{
+		"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(c.port),
+		"--mysql-user=" + dbUser, "--mysql-password=" + dbPassword, "--mysql-db=" + dbName, c.sslOff,
+	}
+	if c.engine == plan.Postgres {
+		conn = []string{
+			"--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port=" + strconv.Itoa(c.port),
+			"--pgsql-user=" + dbUser, "--pgsql-password=" + dbPassword, "--pgsql-db=" + dbName,
+		}
+	}
+	data := []string{"--tables=1", "--table-size=" + strconv.FormatInt(c.tableSize, 10), "--rand-type=uniform"}
+	timeArg := "--time=" + strconv.Itoa(c.seconds+c.warmup)
+	thr := "--threads=" + strconv.Itoa(c.threads)
+	sb := func(name string, args ...string) (*sysbench.Output, error) {
+		full := append([]string{args[0]}, conn...)
+		full = append(full, args[1:]...)
+		cmd := exec.CommandContext(ctx, c.sysbench, full...)
+		cmd.Env = append(os.Environ(), "PGSSLMODE=disable")
+		b, err := cmd.CombinedOutput()
+		_ = os.WriteFile(filepath.Join(c.work, fmt.Sprintf("plain-%d-%s.txt", pair+1, name)), b, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("sysbench %s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		return sysbench.ParseString(string(b))
+	}
+
+	// The load: what the agent does, step by step.
+	if _, err := sb("cleanup", append(append([]string{"oltp_read_only"}, data...), "cleanup")...); err != nil {
+		return nil, err
+	}
+	if _, err := sb("prepare", append(append([]string{"oltp_read_only"}, data...), "--threads=1", "prepare")...); err != nil {
+		return nil, err
+	}
+	if _, err := sb("warm", append(append([]string{"oltp_read_only"}, data...),
+		thr, timeArg, "--report-interval=1", "--range-size=100", "run")...); err != nil {
+		return nil, err
+	}
+	srv := &agent.Server{Engine: c.engine, Host: "127.0.0.1", Port: c.port, Database: dbName, User: dbUser, Password: dbPassword}
+	if err := srv.WaitReady(ctx, 10*time.Second); err != nil {
+		return nil, err
+	}
+	_, err := srv.Flush(ctx, []string{"sbtest1"}, time.Duration(c.flushWait)*time.Second)
+	srv.Close()
+	if err != nil {
+		return nil, fmt.Errorf("flush: %w", err)
+	}
+
+	m := map[string]measure{}
+	for _, s := range c.steps {
+		args := append([]string{s.Script}, data...)
+		args = append(args, thr, timeArg, "--report-interval=1")
+		args = append(args, s.Args...)
+		args = append(args, "run")
+		o, err := sb(s.Name, args...)
+		if err != nil {
+			return nil, err
+		}
+		if o.Final == nil || o.Final.SQL == nil {
+			return nil, fmt.Errorf("%s: no final report", s.Name)
+		}
+		st, err := o.SteadyState(float64(c.warmup))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		m[s.Name] = measure{Steady: st.QPS, Whole: o.Final.SQL.QueriesPerSec}
+	}
+	return m, nil
+}
+
+type stats struct{ mean, min, max, sd float64 }
+
+func summarize(xs []float64) stats {
+	s := stats{min: math.Inf(1), max: math.Inf(-1)}
+	for _, x := range xs {
+		s.mean += x
+		s.min = math.Min(s.min, x)
+		s.max = math.Max(s.max, x)
+	}
+	s.mean /= float64(len(xs))
+	if len(xs) > 1 {
+		for _, x := range xs {
+			s.sd += (x - s.mean) * (x - s.mean)
+		}
+		s.sd = math.Sqrt(s.sd / float64(len(xs)-1))
+	}
+	return s
+}
+
+func report(w *os.File, c config, names []string, pairs []pairResult) int {
+	fmt.Fprintf(w, "\nfidelity: %s, %d pairs, %d s + %d s warm-up per step, %d threads, 1 x %d rows\n",
+		c.engine, len(pairs), c.seconds, c.warmup, c.threads, c.tableSize)
+	fmt.Fprintln(w, "ratio = agent QPS / plain sysbench QPS, per pair; stddev is the sample stddev (n-1)")
+	code := 0
+	for _, n := range names {
+		fmt.Fprintf(w, "\n%s\n", n)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "pair\torder\tagent steady\tplain steady\tratio\tagent whole\tplain whole\tratio\t")
+		var rs, rw, rx []float64
+		for i, p := range pairs {
+			a, b := p.Agent[n], p.Plain[n]
+			rs = append(rs, a.Steady/b.Steady)
+			rw = append(rw, a.Whole/b.Whole)
+			rx = append(rx, a.Steady/b.Whole)
+			fmt.Fprintf(tw, "%d\t%s\t%.1f\t%.1f\t%.4f\t%.1f\t%.1f\t%.4f\t\n", i+1, p.Order, a.Steady, b.Steady, a.Steady/b.Steady,
+				a.Whole, b.Whole, a.Whole/b.Whole)
+		}
+		tw.Flush()
+		for _, row := range []struct {
+			label string
+			xs    []float64
+		}{
+			{"steady/steady (like with like)", rs},
+			{"whole/whole   (like with like)", rw},
+			{"steady/whole  (mixed definitions)", rx},
+		} {
+			s := summarize(row.xs)
+			fmt.Fprintf(w, "  %s: mean %.4f  min %.4f  max %.4f  stddev %.4f\n", row.label, s.mean, s.min, s.max, s.sd)
+		}
+		if s := summarize(rs); s.mean < c.target {
+			fmt.Fprintf(w, "  FAIL: mean steady ratio %.4f < target %.2f\n", s.mean, c.target)
+			code = 1
+		} else {
+			fmt.Fprintf(w, "  ok: mean steady ratio %.4f >= target %.2f\n", s.mean, c.target)
+		}
+	}
+	if code != 0 {
+		fmt.Fprintln(w, "\nfidelity: FAILED")
+	}
+	return code
+}
