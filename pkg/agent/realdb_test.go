@@ -12,10 +12,13 @@ package agent
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +60,15 @@ func TestMain(m *testing.M) {
 		}
 		// The TPC-C step loads a tenth of the specification's data set.
 		os.Setenv(EnvTPCCDataDivisor, "10")
+		// The engines' catalog runs are parallel subtests that mostly wait on
+		// sysbench's clock: run all of them at once even when -parallel
+		// (GOMAXPROCS by default: 2 here) is lower, unless it was given.
+		flag.Parse()
+		explicit := false
+		flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+		if n := len(realEngines()); !explicit && n > runtime.GOMAXPROCS(0) {
+			_ = flag.Set("test.parallel", strconv.Itoa(n))
+		}
 		for _, e := range realEngines() {
 			if err := dbservers("start", e); err != nil {
 				fmt.Fprintf(os.Stderr, "starting %s: %v\n", e, err)
