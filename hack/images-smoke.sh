@@ -6,7 +6,8 @@
 # data and socket directories, credentials from the environment and the config
 # file mounted where pkg/specs mounts it (subPath); then a
 # SQL query over TCP to the pod IP with those credentials, which must see the
-# drop-in's setting.
+# drop-in's setting. The query comes from a second pod (same image, sleeping),
+# across the bridge, as the benchmark client's queries do.
 #
 #   hack/images-smoke.sh                     # every database image
 #   hack/images-smoke.sh mariadb:10.11 postgres:17
@@ -89,26 +90,44 @@ spec:
   - {name: data, emptyDir: {}}
   - {name: run, emptyDir: {}}
   - {name: config, configMap: {name: ${name}}}
+---
+# The client: the same image (it has the engine's own client), in another
+# pod, so the query crosses the bridge as the benchmark client's does.
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}-client, namespace: ${NS}, labels: {app: dbbench-smoke}}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 0
+  securityContext: {runAsUser: 65532, runAsGroup: 65532, runAsNonRoot: true}
+  containers:
+  - name: client
+    image: docker.io/library/${image}
+    imagePullPolicy: Never
+    command: [sleep, infinity]
+    securityContext:
+      allowPrivilegeEscalation: false
+      capabilities: {drop: [ALL]}
 EOF
 }
 
-# query NAME IMAGE: a query over TCP to the pod's own IP with the env
-# credentials; prints "version|max_connections".
+# query NAME IMAGE: a query from the client pod over TCP to the server pod's
+# IP with the env credentials; prints "version|max_connections".
 query() {
 	local name=$1 engine=${2%%:*} ip
 	ip=$(kubectl -n "${NS}" get pod "${name}" -o 'jsonpath={.status.podIP}')
 	[ -n "${ip}" ] || return 1
 	case "${engine}" in
 	mariadb)
-		kubectl -n "${NS}" exec "${name}" -- mariadb -h "${ip}" -P 3306 -u dbbench "-pdbbench pw'1" sbtest -N -B \
+		kubectl -n "${NS}" exec "${name}-client" -- mariadb -h "${ip}" -P 3306 -u dbbench "-pdbbench pw'1" sbtest -N -B \
 			-e "SELECT CONCAT(VERSION(), '|', @@max_connections)" 2>/dev/null
 		;;
 	mysql)
-		kubectl -n "${NS}" exec "${name}" -- mysql -h "${ip}" -P 3306 -u dbbench "-pdbbench pw'1" sbtest -N -B \
+		kubectl -n "${NS}" exec "${name}-client" -- mysql -h "${ip}" -P 3306 -u dbbench "-pdbbench pw'1" sbtest -N -B \
 			-e "SELECT CONCAT(VERSION(), '|', @@max_connections)" 2>/dev/null
 		;;
 	postgres)
-		kubectl -n "${NS}" exec "${name}" -- env "PGPASSWORD=dbbench pw'1" psql -h "${ip}" -p 5432 -U dbbench -d sbtest \
+		kubectl -n "${NS}" exec "${name}-client" -- env "PGPASSWORD=dbbench pw'1" psql -h "${ip}" -p 5432 -U dbbench -d sbtest \
 			-At -c "SELECT current_setting('server_version') || '|' || current_setting('max_connections')" 2>/dev/null
 		;;
 	esac
@@ -139,7 +158,7 @@ while [ ${#DONE[@]} -lt ${#IMAGES[@]} ]; do
 		fi
 		if out=$(query "${name}" "${image}") && [ -n "${out}" ]; then
 			if [ "${out##*|}" = "${MAX_CONN}" ]; then
-				log "ok   ${image}: server ${out%%|*} answered over TCP after $((SECONDS - start))s (config drop-in applied)"
+				log "ok   ${image}: server ${out%%|*} answered a client pod over TCP after $((SECONDS - start))s (config drop-in applied)"
 				DONE[${image}]=ok
 			else
 				log "FAIL ${image}: answered, but max_connections=${out##*|}, not ${MAX_CONN}: the config drop-in was ignored"

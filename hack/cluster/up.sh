@@ -293,6 +293,14 @@ sysctl_set() { # remember the first value seen so down.sh can restore it
 }
 
 setup_network() {
+	# Another interface on the pod range (podman's default network,
+	# cni-podman0, is also 10.88.0.0/16) would take the pods' return traffic.
+	local other
+	other=$(ip -o -4 addr show | awk -v b="${CLUSTER_BRIDGE}" '$2 != b && $4 ~ /^10\.88\./ { print $2 }' | sort -u | tr '\n' ' ')
+	if [ -n "${other}" ]; then
+		log "interface(s) ${other}hold addresses in ${CLUSTER_POD_CIDR}, the cluster's pod network; remove them (podman's default network: \`ip link delete cni-podman0\`) and rerun"
+		exit 1
+	fi
 	modprobe br_netfilter 2>/dev/null || true
 	if ! ip link show "${CLUSTER_BRIDGE}" >/dev/null 2>&1; then
 		step "creating bridge ${CLUSTER_BRIDGE} ${CLUSTER_NODE_IP}/16"
