@@ -60,10 +60,13 @@ start() {
 		posix "${dir}/data" >>"${dir}/versitygw.log" 2>&1 </dev/null &
 	echo $! >"${dir}/versitygw.pid"
 	local deadline=$((SECONDS + 20))
+	local pid
+	pid="$(cat "${dir}/versitygw.pid")"
 	until port_open "${port}"; do
-		if ! running "${dir}"; then
+		# kill -0, not running(): the child may not have exec'd yet.
+		if ! kill -0 "${pid}" 2>/dev/null; then
 			log "versitygw exited; last lines of ${dir}/versitygw.log:"
-			tail -n 20 "${dir}/versitygw.log" >&2
+			tail -n 20 "${dir}/versitygw.log" >&2 || true
 			rm -f "${dir}/versitygw.pid"
 			return 1
 		fi

@@ -101,6 +101,8 @@ func TestClassify(t *testing.T) {
 		{minio.ErrorResponse{StatusCode: 400, Code: "ExpiredToken"}, KindAuth},
 		{minio.ErrorResponse{StatusCode: 404, Code: "NoSuchKey"}, KindNotFound},
 		{minio.ErrorResponse{StatusCode: 404, Code: "NoSuchBucket"}, KindPermanent},
+		{minio.ErrorResponse{StatusCode: 404, Code: "NoSuchUpload"}, KindPermanent},
+		{minio.ErrorResponse{StatusCode: 404, Code: "XAdminUserNotFound"}, KindAuth},
 		{minio.ErrorResponse{StatusCode: 503, Code: "SlowDown"}, KindTransient},
 		{minio.ErrorResponse{StatusCode: 500, Code: "InternalError"}, KindTransient},
 		{minio.ErrorResponse{StatusCode: 502, Code: "502 Bad Gateway"}, KindTransient},

@@ -136,6 +136,9 @@ var authCodes = map[string]bool{
 	"AccessDenied": true, "InvalidAccessKeyId": true, "SignatureDoesNotMatch": true,
 	"InvalidToken": true, "ExpiredToken": true, "TokenRefreshRequired": true,
 	"AuthorizationHeaderMalformed": true, "AllAccessDisabled": true, "AccountProblem": true,
+	// versitygw answers an unknown access key with 404 XAdminUserNotFound
+	// (AWS: 403 InvalidAccessKeyId).
+	"XAdminUserNotFound": true,
 }
 
 var transientCodes = map[string]bool{
@@ -153,7 +156,8 @@ func classify(err error) Kind {
 		switch {
 		case authCodes[er.Code] || er.StatusCode == http.StatusUnauthorized || er.StatusCode == http.StatusForbidden:
 			return KindAuth
-		case er.Code == minio.NoSuchKey || er.StatusCode == http.StatusNotFound && er.Code != minio.NoSuchBucket:
+		case er.Code == minio.NoSuchKey:
+			// minio-go's name for any 404 to a body-less HEAD as well.
 			return KindNotFound
 		case transientCodes[er.Code]:
 			return KindTransient

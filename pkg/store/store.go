@@ -293,7 +293,11 @@ func (s *Store) Stat(ctx context.Context, key string) (Object, error) {
 }
 
 // Uploaded reports whether key exists (one HEAD, retried like every
-// request). An unreachable store is an error, never "false".
+// request). An unreachable store or refused credentials are an error, never
+// "false" — except on servers that answer an unknown access key with a 404
+// (versitygw does), which a body-less HEAD cannot tell from a missing
+// object. "false" is the safe answer for an outbox: the next UploadCell
+// reports the auth error.
 func (s *Store) Uploaded(ctx context.Context, key string) (bool, error) {
 	_, err := s.Stat(ctx, key)
 	if errors.Is(err, ErrNotFound) {
