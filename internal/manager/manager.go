@@ -5,6 +5,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -90,6 +91,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
+	}
+	sr := &controllers.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	if err := errors.Join(sr.SetupWithManager(mgr), controllers.SetupMetricsWithManager(mgr)); err != nil {
+		return nil, fmt.Errorf("setting up the BenchmarkSchedule controller and metrics: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err

@@ -1,0 +1,269 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// scheduleOwnerIndex indexes BenchmarkRuns by the name of the
+// BenchmarkSchedule that controls them.
+const scheduleOwnerIndex = "dbbench.io/schedule-owner"
+
+// BenchmarkScheduleReconciler creates BenchmarkRuns from BenchmarkSchedules
+// at their cron times, like the CronJob controller creates Jobs.
+//
+// Each pass computes the most recent due time from status.lastScheduleTime
+// and the injected clock, creates the run for it under a name derived from
+// that time (so a restart that lost a status write finds the run instead of
+// creating a second one), prunes the history and returns RequeueAfter until
+// the next time.
+type BenchmarkScheduleReconciler struct {
+	client.Client
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+}
+
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkschedules,verbs=get;list;watch
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkschedules/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkschedules/finalizers,verbs=update
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile runs one pass over a schedule and writes its status once.
+func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	sched := &dbbenchv1alpha1.BenchmarkSchedule{}
+	if err := r.Get(ctx, req.NamespacedName, sched); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !sched.DeletionTimestamp.IsZero() {
+		// Runs carry owner references; garbage collection removes them.
+		return ctrl.Result{}, nil
+	}
+	original := sched.DeepCopy()
+	p := &schedulePass{r: r, sched: sched, now: r.Clock.Now(), log: log.FromContext(ctx)}
+	result, err := p.reconcile(ctx)
+
+	if !equality.Semantic.DeepEqual(original.Status, sched.Status) {
+		sched.Status.ObservedGeneration = sched.Generation
+		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
+		if perr := r.Status().Patch(ctx, sched, patch); perr != nil {
+			if apierrors.IsConflict(perr) {
+				// The run names are deterministic: redoing the pass on
+				// fresh state cannot create a second run.
+				return ctrl.Result{Requeue: true}, err
+			}
+			return ctrl.Result{}, errors.Join(err, fmt.Errorf("writing schedule status: %w", perr))
+		}
+	}
+	p.emitEvents()
+	return result, err
+}
+
+// SetupWithManager registers the controller and the index of runs by their
+// schedule.
+func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &dbbenchv1alpha1.BenchmarkRun{}, scheduleOwnerIndex,
+		func(o client.Object) []string {
+			ref := metav1.GetControllerOf(o)
+			if ref == nil || ref.APIVersion != dbbenchv1alpha1.GroupVersion.String() || ref.Kind != "BenchmarkSchedule" {
+				return nil
+			}
+			return []string{ref.Name}
+		})
+	if err != nil {
+		return fmt.Errorf("indexing runs by schedule: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&dbbenchv1alpha1.BenchmarkSchedule{}).
+		Owns(&dbbenchv1alpha1.BenchmarkRun{}).
+		Named("benchmarkschedule").
+		Complete(r)
+}
+
+// schedulePass is one reconcile pass over one schedule: it changes
+// sched.Status in memory and queues events for after the status write.
+type schedulePass struct {
+	r      *BenchmarkScheduleReconciler
+	sched  *dbbenchv1alpha1.BenchmarkSchedule
+	now    time.Time
+	log    logr.Logger
+	events []scheduleEvent
+}
+
+type scheduleEvent struct {
+	warning bool
+	reason  string
+	action  string
+	note    string
+}
+
+func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
+	spec := &p.sched.Spec
+	st := &p.sched.Status
+	runs, err := p.listRuns(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p.syncActive(runs.active)
+	p.syncLastSuccessful(runs.succeeded)
+	if err := p.pruneHistory(ctx, runs); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	schedule, reason, err := parseSchedule(spec)
+	if err != nil {
+		if p.setReady(metav1.ConditionFalse, reason, err.Error()) {
+			p.event(true, reason, "Schedule", err.Error())
+		}
+		// A spec change brings the schedule back; nothing to wait for.
+		return ctrl.Result{}, nil
+	}
+	if spec.Suspend != nil && *spec.Suspend {
+		p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend is true: no runs are created")
+		return ctrl.Result{}, nil
+	}
+
+	earliest := p.sched.CreationTimestamp.Time
+	if st.LastScheduleTime != nil {
+		earliest = st.LastScheduleTime.Time
+	}
+	next := schedule.Next(p.now)
+	result := ctrl.Result{RequeueAfter: max(next.Sub(p.now), time.Second)}
+	nextMsg := fmt.Sprintf("Next run at %s", next.UTC().Format(time.RFC3339))
+	due, missed, ok := mostRecentTime(schedule, earliest, p.now)
+	if !ok {
+		p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
+		return result, nil
+	}
+	if missed > maxCountedMisses {
+		p.event(true, "TooManyMissedTimes", "Schedule", fmt.Sprintf(
+			"More than %d schedule times passed since %s; only the most recent counts (check the controller's clock, or set startingDeadlineSeconds)",
+			maxCountedMisses, earliest.UTC().Format(time.RFC3339)))
+	}
+	if d := spec.StartingDeadlineSeconds; d != nil && due.Add(time.Duration(*d)*time.Second).Before(p.now) {
+		p.event(true, "MissedSchedule", "Schedule", fmt.Sprintf(
+			"Skipped the run for %s: more than startingDeadlineSeconds (%d) late", due.UTC().Format(time.RFC3339), *d))
+		p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
+		return result, nil
+	}
+
+	if len(runs.active) > 0 {
+		switch spec.ConcurrencyPolicy {
+		case dbbenchv1alpha1.ConcurrencyAllow:
+		case dbbenchv1alpha1.ConcurrencyReplace:
+			for _, run := range runs.active {
+				if err := p.deleteRun(ctx, run, "RunReplaced", fmt.Sprintf(
+					"Deleted active run %s to start the run for %s (concurrencyPolicy Replace)", run.Name, due.UTC().Format(time.RFC3339))); err != nil {
+					return ctrl.Result{}, err
+				}
+			}
+			st.Active = nil
+		default: // Forbid, and the zero value of an object the API server did not default.
+			msg := fmt.Sprintf("The run for %s waits for active run %s (concurrencyPolicy Forbid)", due.UTC().Format(time.RFC3339), runs.active[0].Name)
+			if p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, msg) {
+				p.event(false, "RunSkipped", "Schedule", msg)
+			}
+			// The run that finishes wakes the schedule; the time still
+			// starts then if it is within startingDeadlineSeconds.
+			return result, nil
+		}
+	}
+
+	run, err := p.buildRun(due)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	switch err := p.r.Create(ctx, run); {
+	case apierrors.IsAlreadyExists(err):
+		// Created by an earlier pass whose status write was lost.
+		p.log.V(1).Info("Found the run already created", "run", klog.KObj(run))
+	case err != nil:
+		return ctrl.Result{}, fmt.Errorf("creating run %s: %w", run.Name, err)
+	default:
+		p.log.Info("Created run", "run", klog.KObj(run), "scheduledTime", due)
+		p.event(false, "RunCreated", "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
+	}
+	st.LastScheduleTime = &metav1.Time{Time: due}
+	p.addActive(run)
+	p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
+	return result, nil
+}
+
+// buildRun is the run for schedule time due.
+func (p *schedulePass) buildRun(due time.Time) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	tpl := &p.sched.Spec.RunTemplate
+	run := &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   p.sched.Namespace,
+			Name:        runName(p.sched.Name, due),
+			Labels:      map[string]string{},
+			Annotations: map[string]string{},
+		},
+		Spec: *tpl.Spec.DeepCopy(),
+	}
+	for k, v := range tpl.Metadata.Labels {
+		run.Labels[k] = v
+	}
+	for k, v := range tpl.Metadata.Annotations {
+		run.Annotations[k] = v
+	}
+	run.Labels[dbbenchv1alpha1.LabelSchedule] = p.sched.Name
+	run.Annotations[dbbenchv1alpha1.AnnotationScheduledTime] = due.UTC().Format(time.RFC3339)
+	if run.Spec.Suite == "" {
+		run.Spec.Suite = p.sched.Name
+	}
+	if err := ctrl.SetControllerReference(p.sched, run, p.r.Scheme); err != nil {
+		return nil, fmt.Errorf("setting the owner of run %s: %w", run.Name, err)
+	}
+	return run, nil
+}
+
+// setReady sets the Ready condition and reports whether it changed.
+func (p *schedulePass) setReady(status metav1.ConditionStatus, reason, msg string) bool {
+	old := meta.FindStatusCondition(p.sched.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
+	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != msg
+	meta.SetStatusCondition(&p.sched.Status.Conditions, metav1.Condition{
+		Type: dbbenchv1alpha1.ScheduleConditionReady, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: p.sched.Generation, LastTransitionTime: metav1.Time{Time: p.now},
+	})
+	return changed
+}
+
+func (p *schedulePass) event(warning bool, reason, action, note string) {
+	p.events = append(p.events, scheduleEvent{warning: warning, reason: reason, action: action, note: note})
+}
+
+func (p *schedulePass) emitEvents() {
+	if p.r.Recorder == nil {
+		return
+	}
+	for _, e := range p.events {
+		t := corev1.EventTypeNormal
+		if e.warning {
+			t = corev1.EventTypeWarning
+		}
+		p.r.Recorder.Eventf(p.sched, nil, t, e.reason, e.action, "%s", e.note)
+	}
+}
