@@ -25,7 +25,10 @@
 // reports), "whole" is the final report's "queries: N (X per sec.)", which
 // includes the warm-up and the connection set-up. The ratio agent/plain is
 // printed per pair and summarised per step (mean, min, max, sample stddev);
-// the exit status is 1 when a step's mean steady ratio is below -target.
+// the exit status is 1 when a step's mean steady ratio is below -target. The
+// agent process's own CPU time (sampled from /proc, sysbench excluded) is
+// printed too. -aa runs plain sysbench on both sides: the ratio's noise floor
+// on this machine.
 package main
 
 import (
@@ -39,6 +42,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,6 +79,7 @@ type config struct {
 	agentBin  string
 	sysbench  string
 	sslOff    string // the TLS-off option of this sysbench version
+	control   bool   // A/A: the "agent" side is a second plain run
 	work      string
 }
 
@@ -107,6 +112,7 @@ func main() {
 	flag.Float64Var(&c.target, "target", 0.98, "fail when a step's mean steady ratio agent/plain is below this")
 	flag.StringVar(&c.agentBin, "agent", "", "dbbench-agent binary (default: go build ./cmd/agent)")
 	flag.StringVar(&c.sysbench, "sysbench", "sysbench", "sysbench binary")
+	flag.BoolVar(&c.control, "aa", false, "control run: plain sysbench on both sides (the noise floor of the ratio)")
 	flag.Parse()
 
 	c.engine = plan.Engine(*engine)
@@ -229,8 +235,11 @@ func run(ctx context.Context, c config, jsonOut string, keepDB, keepWork bool) i
 		for _, side := range sides {
 			var m map[string]measure
 			var err error
-			if side == "agent" {
+			if side == "agent" && !c.control {
 				m, err = runAgent(ctx, c, i, pwFile)
+				pr.Agent = m
+			} else if side == "agent" {
+				m, err = runPlain(ctx, c, i)
 				pr.Agent = m
 			} else {
 				m, err = runPlain(ctx, c, i)
@@ -278,7 +287,35 @@ func runAgent(ctx context.Context, c config, pair int, pwFile string) (map[strin
 		"--sysbench", c.sysbench, "--out", out)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Run(); err != nil {
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("dbbench-agent local: %v", err)
+	}
+	// The agent's own CPU (utime + stime of its process, not of its sysbench
+	// children), sampled until it exits: an upper bound of what it takes from
+	// the benchmark.
+	done := make(chan struct{})
+	cpu := make(chan float64, 1)
+	go func() {
+		var last float64
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if v, err := ownCPUSeconds(cmd.Process.Pid); err == nil {
+				last = v
+			}
+			select {
+			case <-done:
+				cpu <- last
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	agentCPU, wall := <-cpu, time.Since(start).Seconds()
+	if err != nil {
 		return nil, fmt.Errorf("dbbench-agent local: %v\n%s", err, log.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, agent.FullDocumentFile))
@@ -295,6 +332,7 @@ func runAgent(ctx context.Context, c config, pair int, pwFile string) (map[strin
 			m[s.Step] = measure{Steady: s.SteadyQPS, Whole: s.FinalQPS}
 		}
 	}
+	m[agentCPUKey] = measure{Steady: agentCPU, Whole: wall}
 	for _, n := range names {
 		if _, ok := m[n]; !ok {
 			return nil, fmt.Errorf("no result for %s in %s", n, out)
@@ -375,7 +413,36 @@ func runPlain(ctx context.Context, c config, pair int) (map[string]measure, erro
 	return m, nil
 }
 
-type stats struct{ mean, min, max, sd float64 }
+// agentCPUKey holds, in an agent side's measures, the agent process's own CPU
+// seconds (Steady) and its wall seconds (Whole).
+const agentCPUKey = "(agent cpu)"
+
+// ownCPUSeconds is utime + stime of a process itself (fields 14 and 15 of
+// /proc/PID/stat; its waited-for children are in 16 and 17).
+func ownCPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces: split after its ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+	}
+	ut, err1 := strconv.ParseFloat(f[11], 64)
+	st, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("unreadable /proc/%d/stat", pid)
+	}
+	const clkTck = 100 // USER_HZ on Linux
+	return (ut + st) / clkTck, nil
+}
+
+type stats struct{ mean, median, min, max, sd float64 }
 
 func summarize(xs []float64) stats {
 	s := stats{min: math.Inf(1), max: math.Inf(-1)}
@@ -385,6 +452,13 @@ func summarize(xs []float64) stats {
 		s.max = math.Max(s.max, x)
 	}
 	s.mean /= float64(len(xs))
+	sorted := append([]float64(nil), xs...)
+	sort.Float64s(sorted)
+	if n := len(sorted); n%2 == 1 {
+		s.median = sorted[n/2]
+	} else {
+		s.median = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
 	if len(xs) > 1 {
 		for _, x := range xs {
 			s.sd += (x - s.mean) * (x - s.mean)
@@ -394,10 +468,23 @@ func summarize(xs []float64) stats {
 	return s
 }
 
+// tQuantile975 is Student's t 0.975 quantile for df degrees of freedom.
+func tQuantile975(df int) float64 {
+	t := []float64{0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+		2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086}
+	if df < len(t) {
+		return t[df]
+	}
+	return 1.96 + 2.4/float64(df) // within 0.5 % of the exact value above 20
+}
+
 func report(w *os.File, c config, names []string, pairs []pairResult) int {
 	fmt.Fprintf(w, "\nfidelity: %s, %d pairs, %d s + %d s warm-up per step, %d threads, 1 x %d rows\n",
 		c.engine, len(pairs), c.seconds, c.warmup, c.threads, c.tableSize)
 	fmt.Fprintln(w, "ratio = agent QPS / plain sysbench QPS, per pair; stddev is the sample stddev (n-1)")
+	if c.control {
+		fmt.Fprintln(w, "CONTROL (-aa): the \"agent\" column is a second plain sysbench run")
+	}
 	code := 0
 	for _, n := range names {
 		fmt.Fprintf(w, "\n%s\n", n)
@@ -422,7 +509,12 @@ func report(w *os.File, c config, names []string, pairs []pairResult) int {
 			{"steady/whole  (mixed definitions)", rx},
 		} {
 			s := summarize(row.xs)
-			fmt.Fprintf(w, "  %s: mean %.4f  min %.4f  max %.4f  stddev %.4f\n", row.label, s.mean, s.min, s.max, s.sd)
+			fmt.Fprintf(w, "  %s: mean %.4f  median %.4f  min %.4f  max %.4f  stddev %.4f\n", row.label, s.mean, s.median, s.min, s.max, s.sd)
+		}
+		if len(rs) > 1 {
+			s := summarize(rs)
+			h := tQuantile975(len(rs)-1) * s.sd / math.Sqrt(float64(len(rs)))
+			fmt.Fprintf(w, "  95%% confidence interval of the mean steady ratio: [%.4f, %.4f]\n", s.mean-h, s.mean+h)
 		}
 		if s := summarize(rs); s.mean < c.target {
 			fmt.Fprintf(w, "  FAIL: mean steady ratio %.4f < target %.2f\n", s.mean, c.target)
@@ -430,6 +522,15 @@ func report(w *os.File, c config, names []string, pairs []pairResult) int {
 		} else {
 			fmt.Fprintf(w, "  ok: mean steady ratio %.4f >= target %.2f\n", s.mean, c.target)
 		}
+	}
+	var cpuS, wallS float64
+	for _, p := range pairs {
+		cpuS += p.Agent[agentCPUKey].Steady
+		wallS += p.Agent[agentCPUKey].Whole
+	}
+	if wallS > 0 {
+		fmt.Fprintf(w, "\nagent process's own CPU (not sysbench's): %.2f s over %.0f s of agent runs = %.2f%% of one core\n",
+			cpuS, wallS, 100*cpuS/wallS)
 	}
 	if code != 0 {
 		fmt.Fprintln(w, "\nfidelity: FAILED")
