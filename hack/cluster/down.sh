@@ -53,12 +53,16 @@ if containerd_up; then
 	tasks=$(ctr_k8s tasks ls -q 2>/dev/null || true)
 	if [ -n "${tasks}" ]; then
 		log "killing $(wc -w <<<"${tasks}") containers"
-		for t in ${tasks}; do ctr_k8s tasks kill -s SIGKILL "${t}" >/dev/null 2>&1 || true; done
-		for t in ${tasks}; do
-			for _ in $(seq 1 50); do
-				ctr_k8s tasks delete "${t}" >/dev/null 2>&1 && break
-				sleep 0.1
-			done
+		for t in ${tasks}; do ctr_k8s tasks kill -a -s SIGKILL "${t}" >/dev/null 2>&1 & done
+		wait
+		# containerd's CRI plugin reaps and deletes the exited tasks itself;
+		# delete whatever it has not after a few seconds.
+		for _ in $(seq 1 20); do
+			[ -z "$(ctr_k8s tasks ls -q 2>/dev/null)" ] && break
+			sleep 0.5
+		done
+		for t in $(ctr_k8s tasks ls -q 2>/dev/null || true); do
+			ctr_k8s tasks delete -f "${t}" >/dev/null 2>&1 || true
 		done
 	fi
 	for c in $(ctr_k8s containers ls -q 2>/dev/null || true); do
@@ -104,7 +108,7 @@ for ipt in iptables ip6tables; do
 	for table in filter nat mangle; do
 		rules=$("${ipt}" -w -t "${table}" -S 2>/dev/null) || continue
 		# Jumps into our chains from the built-in chains.
-		grep -E -- '^-A [A-Z]+ .*-j (KUBE-|DBBENCH-)' <<<"${rules}" | grep -vE '^-A (KUBE-|DBBENCH-)' |
+		{ grep -E -- '^-A [A-Z]+ .*-j (KUBE-|DBBENCH-)' <<<"${rules}" || true; } | { grep -vE '^-A (KUBE-|DBBENCH-)' || true; } |
 			while read -r rule; do
 				eval "${ipt} -w -t ${table} ${rule/-A/-D}" 2>/dev/null || true
 			done
@@ -134,7 +138,7 @@ done
 # Directories outside the state directory that the runtime creates.
 rm -rf "${CLUSTER_DIR}/cni-ipam"
 if [ -f "${CLUSTER_RUN}/created-run-containerd" ]; then
-	rmdir /run/containerd/s /run/containerd 2>/dev/null || true
+	find /run/containerd -depth -type d -empty -delete 2>/dev/null || true
 	rm -f "${CLUSTER_RUN}/created-run-containerd"
 fi
 if [ -d /var/log/containers ]; then

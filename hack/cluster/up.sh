@@ -161,11 +161,19 @@ make_pki() {
 
 # ---------------------------------------------------------------- configs
 
+# put FILE: write stdin to FILE unless FILE already has that content (the
+# kubelet and kube-proxy exit when their config file changes under them).
+put() {
+	local tmp="$1.tmp"
+	cat >"${tmp}"
+	if cmp -s "${tmp}" "$1"; then rm -f "${tmp}"; else mv "${tmp}" "$1"; fi
+}
+
 write_configs() {
 	mkdir -p "${CLUSTER_CONF}/cni" "${CLUSTER_CONF}/certs.d"
 	# Pods get routes to the pod and Service ranges only (no default route),
 	# and no masquerading: they cannot address anything off this machine.
-	cat >"${CLUSTER_CONF}/cni/10-dbbench.conflist" <<EOF
+	put "${CLUSTER_CONF}/cni/10-dbbench.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
   "name": "dbbench",
@@ -192,10 +200,10 @@ EOF
 	local host
 	for host in _default docker.io registry.k8s.io quay.io ghcr.io gcr.io; do
 		mkdir -p "${CLUSTER_CONF}/certs.d/${host}"
-		printf 'server = "http://127.0.0.1:9"\n\n[host."http://127.0.0.1:9"]\n  capabilities = ["pull", "resolve"]\n' \
-			>"${CLUSTER_CONF}/certs.d/${host}/hosts.toml"
+		printf 'server = "http://127.0.0.1:9"\n\n[host."http://127.0.0.1:9"]\n  capabilities = ["pull", "resolve"]\n' |
+			put "${CLUSTER_CONF}/certs.d/${host}/hosts.toml"
 	done
-	cat >"${CLUSTER_CONF}/containerd.toml" <<EOF
+	put "${CLUSTER_CONF}/containerd.toml" <<EOF
 version = 2
 root = "${CONTAINERD_ROOT}"
 state = "${CONTAINERD_STATE}"
@@ -219,6 +227,7 @@ state = "${CONTAINERD_STATE}"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
+        Root = "${CONTAINERD_STATE}/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${CLUSTER_CONF}/cni"
@@ -226,8 +235,8 @@ state = "${CONTAINERD_STATE}"
     config_path = "${CLUSTER_CONF}/certs.d"
 EOF
 	# Pods with dnsPolicy Default get this, never the host's resolvers.
-	printf 'nameserver %s\n' "${CLUSTER_DNS_IP}" >"${CLUSTER_CONF}/resolv.conf"
-	cat >"${CLUSTER_CONF}/kubelet.yaml" <<EOF
+	printf 'nameserver %s\n' "${CLUSTER_DNS_IP}" | put "${CLUSTER_CONF}/resolv.conf"
+	put "${CLUSTER_CONF}/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: ${CLUSTER_NODE_IP}
@@ -255,7 +264,7 @@ evictionHard: {memory.available: 200Mi, nodefs.available: 2%, imagefs.available:
 imageGCHighThresholdPercent: 95
 imageGCLowThresholdPercent: 90
 EOF
-	cat >"${CLUSTER_CONF}/kube-proxy.yaml" <<EOF
+	put "${CLUSTER_CONF}/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 mode: iptables
@@ -268,7 +277,7 @@ nodePortAddresses: ["${CLUSTER_NODE_IP}/32"]
 # Leave the host's conntrack sysctls alone.
 conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 EOF
-	cat >"${CLUSTER_CONF}/Corefile" <<EOF
+	put "${CLUSTER_CONF}/Corefile" <<EOF
 # Cluster names only: nothing is forwarded to outside resolvers.
 ${CLUSTER_DOMAIN}:53 in-addr.arpa:53 ip6.arpa:53 {
     bind ${CLUSTER_DNS_IP}
@@ -372,7 +381,7 @@ start_controllers() {
 start_containerd() {
 	mkdir -p "${CONTAINERD_ROOT}" "${CONTAINERD_STATE}"
 	# The runc shims put their sockets in /run/containerd/s whatever the
-	# config says; remember whether that directory was ours to remove.
+	# config says; remember whether /run/containerd was ours to remove.
 	[ -d /run/containerd ] || touch "${CLUSTER_RUN}/created-run-containerd"
 	daemon containerd containerd --config "${CLUSTER_CONF}/containerd.toml"
 	wait_for 60 containerd containerd containerd_up
