@@ -617,3 +617,40 @@ func TestRealS3ConfirmationCatchesABadWrite(t *testing.T) {
 	}
 	checkStored(t, s, srv, objs)
 }
+
+// A long cell (32 steps of 30 minutes at 1 s) through the whole path:
+// measures the object sizes and the upload and read-back times.
+func TestRealS3LargeCell(t *testing.T) {
+	srv := startS3(t)
+	s := newRealStore(t, srv, "")
+	ctx := context.Background()
+	d := testDoc("standard", "long", "cell-r1", 1800)
+	for i := 2; len(d.Steps) < 32; i++ {
+		st := d.Steps[i%2]
+		st.Step = fmt.Sprintf("step-%02d", i)
+		d.Steps = append(d.Steps, st)
+	}
+	start := time.Now()
+	objs, err := s.UploadCell(ctx, d, CellExtras{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := time.Since(start)
+	start = time.Now()
+	again, err := s.UploadCell(ctx, d, CellExtras{})
+	if err != nil || !again[len(again)-1].Unchanged {
+		t.Fatalf("re-upload: %v", err)
+	}
+	re := time.Since(start)
+	start = time.Now()
+	got, err := s.GetCellDocument(ctx, "standard", "long", "cell-r1")
+	if err != nil || len(got.Steps) != 32 || len(got.Steps[31].Series.QPS) != 1800 {
+		t.Fatalf("read back: %v", err)
+	}
+	read := time.Since(start)
+	for _, o := range objs {
+		t.Logf("%-16s %8.1f KiB", o.Key[strings.LastIndex(o.Key, "/")+1:], float64(o.Size)/1024)
+	}
+	t.Logf("upload %v, identical re-upload %v, GetCellDocument %v", up.Round(time.Millisecond), re.Round(time.Millisecond), read.Round(time.Millisecond))
+	checkStored(t, s, srv, objs)
+}
