@@ -69,12 +69,14 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 			if apierrors.IsConflict(perr) {
 				// The run names are deterministic: redoing the pass on
 				// fresh state cannot create a second run.
+				p.emitEvents(false)
 				return ctrl.Result{Requeue: true}, err
 			}
+			p.emitEvents(false)
 			return ctrl.Result{}, errors.Join(err, fmt.Errorf("writing schedule status: %w", perr))
 		}
 	}
-	p.emitEvents()
+	p.emitEvents(true)
 	return result, err
 }
 
@@ -117,6 +119,13 @@ type scheduleEvent struct {
 	reason  string
 	action  string
 	note    string
+	// related is the run the event is about. The events API folds events
+	// with the same reason and objects into one series and keeps only the
+	// first note, so without it the second run's event would be lost.
+	related *dbbenchv1alpha1.BenchmarkRun
+	// done marks an event about a run created or deleted: it is emitted
+	// even when the status write fails, because the action happened.
+	done bool
 }
 
 func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
@@ -145,9 +154,15 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, nil
 	}
 
+	// Count from the last time scheduled; the runs' own record of it wins
+	// when the schedule read from the cache predates its last status write.
 	earliest := p.sched.CreationTimestamp.Time
 	if st.LastScheduleTime != nil {
 		earliest = st.LastScheduleTime.Time
+	}
+	if runs.latest.After(earliest) {
+		earliest = runs.latest
+		st.LastScheduleTime = &metav1.Time{Time: runs.latest}
 	}
 	next := schedule.Next(p.now)
 	result := ctrl.Result{RequeueAfter: max(next.Sub(p.now), time.Second)}
@@ -169,6 +184,14 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return result, nil
 	}
 
+	if _, ok := runs.byName[runName(p.sched.Name, due)]; ok {
+		// The run for this time exists: a pass whose status write was
+		// lost (or read a stale cache) created it. Never replace or wait
+		// for the run of the very time being scheduled.
+		st.LastScheduleTime = &metav1.Time{Time: due}
+		p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
+		return result, nil
+	}
 	if len(runs.active) > 0 {
 		switch spec.ConcurrencyPolicy {
 		case dbbenchv1alpha1.ConcurrencyAllow:
@@ -183,7 +206,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		default: // Forbid, and the zero value of an object the API server did not default.
 			msg := fmt.Sprintf("The run for %s waits for active run %s (concurrencyPolicy Forbid)", due.UTC().Format(time.RFC3339), runs.active[0].Name)
 			if p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, msg) {
-				p.event(false, "RunSkipped", "Schedule", msg)
+				p.runEvent(runs.active[0], false, false, "RunSkipped", "Schedule", msg)
 			}
 			// The run that finishes wakes the schedule; the time still
 			// starts then if it is within startingDeadlineSeconds.
@@ -203,7 +226,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, fmt.Errorf("creating run %s: %w", run.Name, err)
 	default:
 		p.log.Info("Created run", "run", klog.KObj(run), "scheduledTime", due)
-		p.event(false, "RunCreated", "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
+		p.runEvent(run, true, false, "RunCreated", "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
 	}
 	st.LastScheduleTime = &metav1.Time{Time: due}
 	p.addActive(run)
@@ -255,15 +278,31 @@ func (p *schedulePass) event(warning bool, reason, action, note string) {
 	p.events = append(p.events, scheduleEvent{warning: warning, reason: reason, action: action, note: note})
 }
 
-func (p *schedulePass) emitEvents() {
+// runEvent queues an event about a run; done says the run was created or
+// deleted.
+func (p *schedulePass) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done, warning bool, reason, action, note string) {
+	p.events = append(p.events, scheduleEvent{warning: warning, reason: reason, action: action, note: note, related: run, done: done})
+}
+
+// emitEvents emits the queued events; without a status write only those
+// about runs created or deleted, so that no event announces a state the
+// status does not record.
+func (p *schedulePass) emitEvents(statusWritten bool) {
 	if p.r.Recorder == nil {
 		return
 	}
 	for _, e := range p.events {
+		if !statusWritten && !e.done {
+			continue
+		}
 		t := corev1.EventTypeNormal
 		if e.warning {
 			t = corev1.EventTypeWarning
 		}
-		p.r.Recorder.Eventf(p.sched, nil, t, e.reason, e.action, "%s", e.note)
+		var related runtime.Object
+		if e.related != nil {
+			related = e.related
+		}
+		p.r.Recorder.Eventf(p.sched, related, t, e.reason, e.action, "%s", e.note)
 	}
 }

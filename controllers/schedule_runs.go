@@ -17,9 +17,14 @@ import (
 )
 
 // scheduleRuns are a schedule's runs by state; runs being deleted are left
-// out. succeeded and failed are ordered oldest first.
+// out. succeeded and failed are ordered oldest first. byName has every run,
+// those being deleted too.
 type scheduleRuns struct {
 	active, succeeded, failed []*dbbenchv1alpha1.BenchmarkRun
+	byName                    map[string]*dbbenchv1alpha1.BenchmarkRun
+	// latest is the newest schedule time a run exists for (from the runs'
+	// scheduled-time annotation).
+	latest time.Time
 }
 
 func (p *schedulePass) listRuns(ctx context.Context) (scheduleRuns, error) {
@@ -27,9 +32,13 @@ func (p *schedulePass) listRuns(ctx context.Context) (scheduleRuns, error) {
 	if err := p.r.List(ctx, &list, client.InNamespace(p.sched.Namespace), client.MatchingFields{scheduleOwnerIndex: p.sched.Name}); err != nil {
 		return scheduleRuns{}, fmt.Errorf("listing the schedule's runs: %w", err)
 	}
-	var out scheduleRuns
+	out := scheduleRuns{byName: map[string]*dbbenchv1alpha1.BenchmarkRun{}}
 	for i := range list.Items {
 		run := &list.Items[i]
+		out.byName[run.Name] = run
+		if t, err := time.Parse(time.RFC3339, run.Annotations[dbbenchv1alpha1.AnnotationScheduledTime]); err == nil && t.After(out.latest) {
+			out.latest = t
+		}
 		if !run.DeletionTimestamp.IsZero() {
 			continue
 		}
@@ -118,6 +127,9 @@ func (p *schedulePass) pruneHistory(ctx context.Context, runs scheduleRuns) erro
 		if h.limit != nil {
 			limit = *h.limit
 		}
+		if n := len(h.runs); n > int(limit) {
+			p.log.V(1).Info("Pruning finished runs", "field", h.field, "limit", limit, "oldestFirst", klog.KObjSlice(h.runs))
+		}
 		for i := 0; i < len(h.runs)-int(limit); i++ {
 			run := h.runs[i]
 			if err := p.deleteRun(ctx, run, "RunDeleted", fmt.Sprintf("Deleted finished run %s (%s %d)", run.Name, h.field, limit)); err != nil {
@@ -139,6 +151,6 @@ func (p *schedulePass) deleteRun(ctx context.Context, run *dbbenchv1alpha1.Bench
 		return fmt.Errorf("deleting run %s: %w", run.Name, err)
 	}
 	p.log.Info("Deleted run", "run", klog.KObj(run), "reason", reason)
-	p.event(false, reason, "Delete", note)
+	p.runEvent(run, true, false, reason, "Delete", note)
 	return nil
 }

@@ -1,0 +1,613 @@
+package controllers_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// The schedule tests drive the controller with a fake clock: they create a
+// schedule, move the clock past a cron boundary and poke the schedule (an
+// annotation change) so that the controller runs a pass at the new time
+// instead of waiting for its real-time RequeueAfter.
+
+// scheduleClock returns a fake clock at the real time, and the first minute
+// boundary after it. The API server stamps creationTimestamp with the real
+// time, and the controller counts schedule times from it, so the test keeps
+// clear of a real minute boundary.
+func scheduleClock(t *testing.T) (*clocktesting.FakePassiveClock, time.Time) {
+	t.Helper()
+	now := time.Now()
+	if next := now.Truncate(time.Minute).Add(time.Minute); next.Sub(now) < 5*time.Second {
+		time.Sleep(next.Sub(now) + 100*time.Millisecond)
+		now = time.Now()
+	}
+	return clocktesting.NewFakePassiveClock(now), now.Truncate(time.Minute).Add(time.Minute)
+}
+
+// newSchedule is a schedule of the minimal run, every minute, Allow.
+func newSchedule(ns, name string) *dbbenchv1alpha1.BenchmarkSchedule {
+	return &dbbenchv1alpha1.BenchmarkSchedule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: dbbenchv1alpha1.BenchmarkScheduleSpec{
+			Schedule:          "* * * * *",
+			TimeZone:          ptr.To("UTC"),
+			ConcurrencyPolicy: dbbenchv1alpha1.ConcurrencyAllow,
+			RunTemplate: dbbenchv1alpha1.BenchmarkRunTemplate{
+				Metadata: dbbenchv1alpha1.RunTemplateMetadata{Labels: map[string]string{"team": "storage"}},
+				Spec:     minimalRun(ns, "").Spec,
+			},
+		},
+	}
+}
+
+func createSchedule(t *testing.T, s *dbbenchv1alpha1.BenchmarkSchedule) {
+	t.Helper()
+	if err := k8sClient.Create(ctx, s); err != nil {
+		t.Fatalf("creating schedule: %v", err)
+	}
+}
+
+func getSchedule(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkSchedule {
+	t.Helper()
+	s := &dbbenchv1alpha1.BenchmarkSchedule{}
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
+		t.Fatalf("getting schedule: %v", err)
+	}
+	return s
+}
+
+var pokes atomic.Int64
+
+// advance sets the fake clock and pokes the schedule so the controller runs
+// a pass at that time.
+func advance(t *testing.T, rm *runningManager, ns, name string, to time.Time) {
+	t.Helper()
+	rm.clock.SetTime(to)
+	poke(t, ns, name)
+}
+
+func poke(t *testing.T, ns, name string) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{"test.dbbench.io/poke":"%d"}}}`, pokes.Add(1))
+	s := &dbbenchv1alpha1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := k8sClient.Patch(ctx, s, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		t.Fatalf("poking schedule: %v", err)
+	}
+}
+
+// scheduledRuns lists a schedule's runs (by its label), sorted by name.
+func scheduledRuns(t *testing.T, ns, schedule string) []dbbenchv1alpha1.BenchmarkRun {
+	t.Helper()
+	var list dbbenchv1alpha1.BenchmarkRunList
+	if err := k8sClient.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels{dbbenchv1alpha1.LabelSchedule: schedule}); err != nil {
+		t.Fatalf("listing runs: %v", err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	return list.Items
+}
+
+func runNames(runs []dbbenchv1alpha1.BenchmarkRun) []string {
+	names := []string{}
+	for _, r := range runs {
+		names = append(names, r.Name)
+	}
+	return names
+}
+
+// nameFor is the run name the controller must use for schedule time tm.
+func nameFor(schedule string, tm time.Time) string {
+	return fmt.Sprintf("%s-%d", schedule, tm.Unix()/60)
+}
+
+// waitRuns waits until the schedule's runs are exactly names.
+func waitRuns(t *testing.T, ns, schedule string, names ...string) []dbbenchv1alpha1.BenchmarkRun {
+	t.Helper()
+	want := strings.Join(names, ",")
+	var runs []dbbenchv1alpha1.BenchmarkRun
+	eventually(t, "runs "+want, func() string {
+		runs = scheduledRuns(t, ns, schedule)
+		if got := strings.Join(runNames(runs), ","); got != want {
+			return "runs are [" + got + "]"
+		}
+		return ""
+	})
+	return runs
+}
+
+// waitReady waits until the Ready condition has status and reason and its
+// message contains msg.
+func waitReady(t *testing.T, ns, name string, status metav1.ConditionStatus, reason, msg string) *dbbenchv1alpha1.BenchmarkSchedule {
+	t.Helper()
+	var s *dbbenchv1alpha1.BenchmarkSchedule
+	eventually(t, fmt.Sprintf("Ready=%s %s %q", status, reason, msg), func() string {
+		s = getSchedule(t, ns, name)
+		c := meta.FindStatusCondition(s.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
+		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, msg) {
+			return fmt.Sprintf("conditions %+v", s.Status.Conditions)
+		}
+		return ""
+	})
+	return s
+}
+
+// finishRun plays the run controller finishing a run: it writes the
+// terminal conditions (and completionTime) through the status subresource.
+func finishRun(t *testing.T, ns, name string, succeeded bool, at time.Time) {
+	t.Helper()
+	eventuallyNoConflict(t, func() error {
+		run := &dbbenchv1alpha1.BenchmarkRun{}
+		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
+			return err
+		}
+		yes, no := dbbenchv1alpha1.ConditionSucceeded, dbbenchv1alpha1.ConditionFailed
+		run.Status.Phase = dbbenchv1alpha1.RunSucceeded
+		if !succeeded {
+			yes, no = no, yes
+			run.Status.Phase = dbbenchv1alpha1.RunFailed
+		}
+		meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: yes, Status: metav1.ConditionTrue, Reason: "Test", Message: "finished by the test"})
+		meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: no, Status: metav1.ConditionFalse, Reason: "Test", Message: "finished by the test"})
+		run.Status.CompletionTime = &metav1.Time{Time: at}
+		return k8sClient.Status().Update(ctx, run)
+	})
+}
+
+// waitEvent waits for an event of the schedule with reason whose note
+// contains note.
+func waitEvent(t *testing.T, ns, schedule, reason, note string) {
+	t.Helper()
+	eventually(t, "event "+reason, func() string {
+		var list eventsv1.EventList
+		if err := k8sClient.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		var seen []string
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "BenchmarkSchedule" && e.Regarding.Name == schedule {
+				if e.Reason == reason && strings.Contains(e.Note, note) {
+					return ""
+				}
+				seen = append(seen, e.Reason+": "+e.Note)
+			}
+		}
+		return fmt.Sprintf("events %q", seen)
+	})
+}
+
+func TestScheduleCreatesRunOnTime(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	createSchedule(t, newSchedule(ns, "nightly"))
+
+	waitReady(t, ns, "nightly", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at "+b.UTC().Format(time.RFC3339))
+	if runs := scheduledRuns(t, ns, "nightly"); len(runs) != 0 {
+		t.Fatalf("runs before the first schedule time: %v", runNames(runs))
+	}
+
+	advance(t, rm, ns, "nightly", b.Add(time.Second))
+	runs := waitRuns(t, ns, "nightly", nameFor("nightly", b))
+	run := runs[0]
+	if run.Spec.Suite != "nightly" {
+		t.Errorf("suite = %q, want the schedule's name", run.Spec.Suite)
+	}
+	if run.Labels["team"] != "storage" || run.Labels[dbbenchv1alpha1.LabelSchedule] != "nightly" {
+		t.Errorf("labels = %v", run.Labels)
+	}
+	if got := run.Annotations[dbbenchv1alpha1.AnnotationScheduledTime]; got != b.UTC().Format(time.RFC3339) {
+		t.Errorf("scheduled-time annotation = %q", got)
+	}
+	owner := metav1.GetControllerOf(&run)
+	if owner == nil || owner.Kind != "BenchmarkSchedule" || owner.Name != "nightly" {
+		t.Errorf("controller reference = %+v", owner)
+	}
+	s := waitReady(t, ns, "nightly", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at "+b.Add(time.Minute).UTC().Format(time.RFC3339))
+	if s.Status.LastScheduleTime == nil || !s.Status.LastScheduleTime.Time.Equal(b) {
+		t.Errorf("lastScheduleTime = %v, want %v", s.Status.LastScheduleTime, b)
+	}
+	if len(s.Status.Active) != 1 || s.Status.Active[0].Name != run.Name || s.Status.Active[0].UID != run.UID {
+		t.Errorf("active = %+v", s.Status.Active)
+	}
+	if s.Status.ObservedGeneration != s.Generation {
+		t.Errorf("observedGeneration = %d, generation %d", s.Status.ObservedGeneration, s.Generation)
+	}
+	waitEvent(t, ns, "nightly", "RunCreated", run.Name)
+
+	// More passes at the same time create nothing more.
+	poke(t, ns, "nightly")
+	poke(t, ns, "nightly")
+	time.Sleep(time.Second)
+	if runs := scheduledRuns(t, ns, "nightly"); len(runs) != 1 {
+		t.Fatalf("runs after more passes at the same time: %v", runNames(runs))
+	}
+
+	// The template's suite, when set, is kept; each later time gets its run.
+	s = getSchedule(t, ns, "nightly")
+	s.Spec.RunTemplate.Spec.Suite = "mariadb-lts"
+	if err := k8sClient.Update(ctx, s); err != nil {
+		t.Fatalf("updating schedule: %v", err)
+	}
+	advance(t, rm, ns, "nightly", b.Add(time.Minute+time.Second))
+	runs = waitRuns(t, ns, "nightly", nameFor("nightly", b), nameFor("nightly", b.Add(time.Minute)))
+	if runs[1].Spec.Suite != "mariadb-lts" {
+		t.Errorf("suite = %q, want the template's", runs[1].Spec.Suite)
+	}
+}
+
+func TestScheduleSkipsTimesBeyondStartingDeadline(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	s := newSchedule(ns, "late")
+	s.Spec.StartingDeadlineSeconds = ptr.To[int64](30)
+	createSchedule(t, s)
+	waitReady(t, ns, "late", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at")
+
+	// The controller was "down" over b and b+1m: the most recent time is
+	// 45 s late, beyond the 30 s deadline.
+	advance(t, rm, ns, "late", b.Add(time.Minute+45*time.Second))
+	waitEvent(t, ns, "late", "MissedSchedule", b.Add(time.Minute).UTC().Format(time.RFC3339))
+	if runs := scheduledRuns(t, ns, "late"); len(runs) != 0 {
+		t.Fatalf("runs for times beyond the deadline: %v", runNames(runs))
+	}
+	if got := getSchedule(t, ns, "late").Status.LastScheduleTime; got != nil {
+		t.Errorf("lastScheduleTime = %v after a missed time", got)
+	}
+
+	// The next time is on time again.
+	advance(t, rm, ns, "late", b.Add(2*time.Minute+10*time.Second))
+	waitRuns(t, ns, "late", nameFor("late", b.Add(2*time.Minute)))
+}
+
+func TestScheduleForbidWaitsForTheActiveRun(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	s := newSchedule(ns, "forbid")
+	s.Spec.ConcurrencyPolicy = dbbenchv1alpha1.ConcurrencyForbid
+	createSchedule(t, s)
+
+	advance(t, rm, ns, "forbid", b.Add(time.Second))
+	first := nameFor("forbid", b)
+	waitRuns(t, ns, "forbid", first)
+
+	advance(t, rm, ns, "forbid", b.Add(time.Minute+time.Second))
+	waitReady(t, ns, "forbid", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "waits for active run "+first)
+	waitEvent(t, ns, "forbid", "RunSkipped", first)
+	if runs := scheduledRuns(t, ns, "forbid"); len(runs) != 1 {
+		t.Fatalf("Forbid started a second run while %s is active: %v", first, runNames(runs))
+	}
+
+	// The active run finishes: the waiting time starts (no deadline).
+	finishRun(t, ns, first, true, b.Add(time.Minute+2*time.Second))
+	waitRuns(t, ns, "forbid", first, nameFor("forbid", b.Add(time.Minute)))
+	s = getSchedule(t, ns, "forbid")
+	if s.Status.LastSuccessfulTime == nil || !s.Status.LastSuccessfulTime.Time.Equal(b.Add(time.Minute+2*time.Second)) {
+		t.Errorf("lastSuccessfulTime = %v", s.Status.LastSuccessfulTime)
+	}
+	if len(s.Status.Active) != 1 || s.Status.Active[0].Name != nameFor("forbid", b.Add(time.Minute)) {
+		t.Errorf("active = %+v", s.Status.Active)
+	}
+}
+
+func TestScheduleReplaceDeletesTheActiveRun(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	s := newSchedule(ns, "replace")
+	s.Spec.ConcurrencyPolicy = dbbenchv1alpha1.ConcurrencyReplace
+	createSchedule(t, s)
+
+	advance(t, rm, ns, "replace", b.Add(time.Second))
+	first := nameFor("replace", b)
+	waitRuns(t, ns, "replace", first)
+
+	advance(t, rm, ns, "replace", b.Add(time.Minute+time.Second))
+	second := nameFor("replace", b.Add(time.Minute))
+	waitRuns(t, ns, "replace", second)
+	waitEvent(t, ns, "replace", "RunReplaced", first)
+	s = getSchedule(t, ns, "replace")
+	if len(s.Status.Active) != 1 || s.Status.Active[0].Name != second {
+		t.Errorf("active = %+v", s.Status.Active)
+	}
+}
+
+func TestScheduleAllowRunsConcurrently(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	createSchedule(t, newSchedule(ns, "allow"))
+
+	advance(t, rm, ns, "allow", b.Add(time.Second))
+	waitRuns(t, ns, "allow", nameFor("allow", b))
+	advance(t, rm, ns, "allow", b.Add(time.Minute+time.Second))
+	waitRuns(t, ns, "allow", nameFor("allow", b), nameFor("allow", b.Add(time.Minute)))
+	eventually(t, "two active runs", func() string {
+		if a := getSchedule(t, ns, "allow").Status.Active; len(a) != 2 {
+			return fmt.Sprintf("active = %+v", a)
+		}
+		return ""
+	})
+}
+
+func TestScheduleHistoryLimitsDeleteTheOldestFinishedRuns(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	s := newSchedule(ns, "hist")
+	s.Spec.SuccessfulRunsHistoryLimit = ptr.To[int32](2)
+	s.Spec.FailedRunsHistoryLimit = ptr.To[int32](1)
+	createSchedule(t, s)
+
+	// Six nights: four succeed, then two fail; each finishes before the next.
+	var names []string
+	for i := 0; i < 6; i++ {
+		at := b.Add(time.Duration(i) * time.Minute)
+		advance(t, rm, ns, "hist", at.Add(time.Second))
+		name := nameFor("hist", at)
+		eventually(t, "run "+name, func() string {
+			run := &dbbenchv1alpha1.BenchmarkRun{}
+			if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
+				return err.Error()
+			}
+			return ""
+		})
+		finishRun(t, ns, name, i < 4, at.Add(30*time.Second))
+		names = append(names, name)
+	}
+	// Kept: the two newest succeeded (nights 3, 4) and the newest failed (6).
+	waitRuns(t, ns, "hist", names[2], names[3], names[5])
+	waitEvent(t, ns, "hist", "RunDeleted", names[0]+" (successfulRunsHistoryLimit 2)")
+	waitEvent(t, ns, "hist", "RunDeleted", names[4]+" (failedRunsHistoryLimit 1)")
+	s = getSchedule(t, ns, "hist")
+	if len(s.Status.Active) != 0 {
+		t.Errorf("active = %+v", s.Status.Active)
+	}
+	if s.Status.LastSuccessfulTime == nil || !s.Status.LastSuccessfulTime.Time.Equal(b.Add(3*time.Minute+30*time.Second)) {
+		t.Errorf("lastSuccessfulTime = %v", s.Status.LastSuccessfulTime)
+	}
+}
+
+func TestScheduleSuspendStopsCreation(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	s := newSchedule(ns, "paused")
+	s.Spec.Suspend = ptr.To(true)
+	createSchedule(t, s)
+
+	advance(t, rm, ns, "paused", b.Add(time.Second))
+	waitReady(t, ns, "paused", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend")
+	advance(t, rm, ns, "paused", b.Add(2*time.Minute+time.Second))
+	waitReady(t, ns, "paused", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend")
+	time.Sleep(time.Second)
+	if runs := scheduledRuns(t, ns, "paused"); len(runs) != 0 {
+		t.Fatalf("a suspended schedule created runs: %v", runNames(runs))
+	}
+
+	// Resumed without a deadline: the most recent missed time starts, once.
+	s = getSchedule(t, ns, "paused")
+	s.Spec.Suspend = ptr.To(false)
+	if err := k8sClient.Update(ctx, s); err != nil {
+		t.Fatalf("resuming: %v", err)
+	}
+	waitRuns(t, ns, "paused", nameFor("paused", b.Add(2*time.Minute)))
+	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at")
+}
+
+func TestScheduleManagerRestartCreatesNoDuplicates(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	createSchedule(t, newSchedule(ns, "restart"))
+	advance(t, rm, ns, "restart", b.Add(time.Second))
+	want := nameFor("restart", b)
+	uid := waitRuns(t, ns, "restart", want)[0].UID
+	eventually(t, "lastScheduleTime", func() string {
+		if getSchedule(t, ns, "restart").Status.LastScheduleTime == nil {
+			return "not set"
+		}
+		return ""
+	})
+	rm.stop()
+
+	// The worst case: the manager died after creating the run but before
+	// its status write landed. Without its scheduled-time annotation too,
+	// only the run's name says which time it was created for.
+	eventuallyNoConflict(t, func() error {
+		s := getSchedule(t, ns, "restart")
+		s.Status.LastScheduleTime = nil
+		s.Status.Active = nil
+		return k8sClient.Status().Update(ctx, s)
+	})
+	eventuallyNoConflict(t, func() error {
+		run := getRun(t, ns, want)
+		delete(run.Annotations, dbbenchv1alpha1.AnnotationScheduledTime)
+		return k8sClient.Update(ctx, run)
+	})
+
+	rm = startManager(t, clock)
+	poke(t, ns, "restart")
+	eventually(t, "status rebuilt by the new manager", func() string {
+		s := getSchedule(t, ns, "restart")
+		if s.Status.LastScheduleTime == nil || !s.Status.LastScheduleTime.Time.Equal(b) || len(s.Status.Active) != 1 {
+			return fmt.Sprintf("status %+v", s.Status)
+		}
+		return ""
+	})
+	runs := waitRuns(t, ns, "restart", want)
+	if runs[0].UID != uid {
+		t.Errorf("the run was recreated (uid %s, was %s)", runs[0].UID, uid)
+	}
+
+	// And the new manager goes on with the next time.
+	advance(t, rm, ns, "restart", b.Add(time.Minute+time.Second))
+	waitRuns(t, ns, "restart", want, nameFor("restart", b.Add(time.Minute)))
+}
+
+func TestScheduleInvalidCronOrTimeZoneGivesACondition(t *testing.T) {
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+
+	s := newSchedule(ns, "bad-cron")
+	s.Spec.Schedule = "61 * * * *" // five fields, so the schema lets it through
+	createSchedule(t, s)
+	waitReady(t, ns, "bad-cron", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, `schedule "61 * * * *"`)
+	waitEvent(t, ns, "bad-cron", dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "61 * * * *")
+
+	z := newSchedule(ns, "bad-zone")
+	z.Spec.TimeZone = ptr.To("Mars/Olympus_Mons")
+	createSchedule(t, z)
+	waitReady(t, ns, "bad-zone", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidTimeZone, `timeZone "Mars/Olympus_Mons": unknown time zone`)
+
+	advance(t, rm, ns, "bad-cron", b.Add(time.Second))
+	poke(t, ns, "bad-zone")
+	time.Sleep(time.Second)
+	if runs := append(scheduledRuns(t, ns, "bad-cron"), scheduledRuns(t, ns, "bad-zone")...); len(runs) != 0 {
+		t.Fatalf("invalid schedules created runs: %v", runNames(runs))
+	}
+
+	// Fixing the spec brings the schedule back.
+	s = getSchedule(t, ns, "bad-cron")
+	s.Spec.Schedule = "*/1 * * * *"
+	if err := k8sClient.Update(ctx, s); err != nil {
+		t.Fatalf("fixing the schedule: %v", err)
+	}
+	waitReady(t, ns, "bad-cron", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at")
+	waitRuns(t, ns, "bad-cron", nameFor("bad-cron", b))
+}
+
+func TestScheduleTimeZoneMovesTheRunTimes(t *testing.T) {
+	ns := newNamespace(t)
+	clock, _ := scheduleClock(t)
+	rm := startManager(t, clock)
+	// 02:30 in Asia/Kolkata (UTC+5:30, no DST) is 21:00 UTC the day before.
+	s := newSchedule(ns, "kolkata")
+	s.Spec.Schedule = "30 2 * * *"
+	s.Spec.TimeZone = ptr.To("Asia/Kolkata")
+	createSchedule(t, s)
+	now := clock.Now().UTC()
+	due := time.Date(now.Year(), now.Month(), now.Day(), 21, 0, 0, 0, time.UTC)
+	if !due.After(now) {
+		due = due.AddDate(0, 0, 1)
+	}
+	waitReady(t, ns, "kolkata", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at "+due.Format(time.RFC3339))
+	advance(t, rm, ns, "kolkata", due.Add(time.Second))
+	waitRuns(t, ns, "kolkata", nameFor("kolkata", due))
+}
+
+// validScheduleYAML is accepted; every case of the invalid table breaks one
+// thing.
+const validScheduleYAML = `
+apiVersion: dbbench.io/v1alpha1
+kind: BenchmarkSchedule
+metadata:
+  name: valid
+spec:
+  schedule: "0 2 * * 1-5"
+  timeZone: Europe/Berlin
+  runTemplate:
+    spec:
+      databases:
+        - name: maria
+          engine: mariadb
+          versions: ["11.8"]
+`
+
+func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
+	ns := newNamespace(t)
+	valid := parseRun(t, validScheduleYAML)
+	valid.SetNamespace(ns)
+	if err := k8sClient.Create(ctx, valid, client.DryRunAll); err != nil {
+		t.Fatalf("valid schedule refused: %v", err)
+	}
+	// Defaults like CronJob's, except Forbid: benchmarks must not overlap.
+	spec := valid.Object["spec"].(map[string]any)
+	for k, want := range map[string]any{"concurrencyPolicy": "Forbid", "suspend": false, "successfulRunsHistoryLimit": int64(3), "failedRunsHistoryLimit": int64(1)} {
+		if got := spec[k]; got != want {
+			t.Errorf("default %s = %v (%T), want %v", k, got, got, want)
+		}
+	}
+	for _, macro := range []string{"@daily", "@hourly", "@weekly", "0 0 1,15 * *", "*/15 2-4 * JAN-MAR MON-FRI", "0 0 ? * 0"} {
+		obj := parseRun(t, validScheduleYAML)
+		obj.SetNamespace(ns)
+		set(obj.Object, "spec.schedule", macro)
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+			t.Errorf("schedule %q refused: %v", macro, err)
+		}
+	}
+	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkschedule_*.yaml"))
+	if len(samples) == 0 {
+		t.Fatal("no BenchmarkSchedule samples")
+	}
+	for _, f := range samples {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := parseRun(t, string(text))
+		obj.SetNamespace(ns)
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
+		}
+	}
+
+	cases := []struct {
+		name   string
+		mutate func(obj map[string]any)
+		want   string
+	}{
+		{"four fields", func(o map[string]any) { set(o, "spec.schedule", "0 2 * *") }, "schedule: must be five cron fields"},
+		{"six fields (seconds)", func(o map[string]any) { set(o, "spec.schedule", "0 0 2 * * *") }, "schedule: must be five cron fields"},
+		{"prose", func(o map[string]any) { set(o, "spec.schedule", "every night") }, "schedule: must be five cron fields"},
+		{"@every", func(o map[string]any) { set(o, "spec.schedule", "@every 1h") }, "schedule: must be five cron fields"},
+		{"empty", func(o map[string]any) { set(o, "spec.schedule", "") }, "spec.schedule"},
+		{"time zone in the schedule", func(o map[string]any) { set(o, "spec.schedule", "CRON_TZ=UTC 0 2 * * *") }, "schedule: CRON_TZ and TZ are not supported here; set spec.timeZone"},
+		{"time zone with spaces", func(o map[string]any) { set(o, "spec.timeZone", "Europe/Berlin; rm") }, "spec.timeZone"},
+		{"unknown policy", func(o map[string]any) { set(o, "spec.concurrencyPolicy", "Sometimes") }, `spec.concurrencyPolicy: Unsupported value: "Sometimes"`},
+		{"negative deadline", func(o map[string]any) { set(o, "spec.startingDeadlineSeconds", -5) }, "spec.startingDeadlineSeconds"},
+		{"negative history", func(o map[string]any) { set(o, "spec.successfulRunsHistoryLimit", -1) }, "spec.successfulRunsHistoryLimit"},
+		{"huge history", func(o map[string]any) { set(o, "spec.failedRunsHistoryLimit", 1000) }, "spec.failedRunsHistoryLimit"},
+		{"no template", func(o map[string]any) { delete(o["spec"].(map[string]any), "runTemplate") }, "spec.runTemplate: Required value"},
+		{"template without databases", func(o map[string]any) { set(o, "spec.runTemplate.spec.databases", []any{}) }, "spec.runTemplate.spec.databases"},
+		{"template breaks a run rule", func(o map[string]any) {
+			set(o, "spec.runTemplate.spec.databases.0.versions", []any{"10.11", "11.8"})
+			set(o, "spec.runTemplate.spec.databases.0.image", "mariadb:latest")
+		}, "image: must contain {version}"},
+		{"bad suite", func(o map[string]any) { set(o, "spec.runTemplate.spec.suite", "Nightly_Suite") }, "spec.runTemplate.spec.suite"},
+		{"name too long for run names", func(o map[string]any) { set(o, "metadata.name", strings.Repeat("a", 55)) }, "metadata.name: must be a DNS label of at most 54 characters"},
+		{"name with a dot", func(o map[string]any) { set(o, "metadata.name", "mariadb.nightly") }, "metadata.name: must be a DNS label"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := parseRun(t, validScheduleYAML)
+			obj.SetNamespace(ns)
+			tc.mutate(obj.Object)
+			err := k8sClient.Create(ctx, obj, client.DryRunAll)
+			if err == nil {
+				t.Fatalf("accepted, want an error containing %q", tc.want)
+			}
+			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v\nwant one containing %q", err, tc.want)
+			}
+		})
+	}
+}
