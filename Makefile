@@ -41,15 +41,19 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet test-unit test-envtest test-agent ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet test-deps test-unit test-envtest test-agent ## Everything CI runs (see docs/testing.md).
+
+.PHONY: test-deps
+test-deps: ## Install what the suites drive for real (Chromium, sysbench).
+	hack/test-deps.sh
 
 .PHONY: test-unit
-test-unit: ## Unit tests of the pure packages (no servers).
-	$(GO) test ./pkg/... ./api/...
+test-unit: ## Unit tests: pure packages, the plugin and the agent (no servers; the HTML report renders in headless Chromium).
+	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/...
 
 .PHONY: test-envtest
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... -count=1 -timeout 15m
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... ./internal/... -count=1 -timeout 15m
 
 .PHONY: test-agent
 test-agent: ## The agent's whole catalog on real MariaDB and PostgreSQL servers on loopback (installs them from Debian).

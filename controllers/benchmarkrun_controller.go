@@ -77,6 +77,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	p := &runPass{r: r, run: run, now: r.Clock.Now(), log: log.FromContext(ctx)}
 	result, err := p.reconcile(ctx)
 
+	p.log.V(1).Info("Reconciled", "resourceVersion", run.ResourceVersion, "before", phases(original), "after", phases(run))
 	if !equality.Semantic.DeepEqual(original.Status, run.Status) {
 		run.Status.ObservedGeneration = run.Generation
 		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
@@ -135,4 +136,12 @@ func (q *requeueAt) after(d time.Duration) {
 	if q.d == 0 || d < q.d {
 		q.d = d
 	}
+}
+
+func phases(run *dbbenchv1alpha1.BenchmarkRun) string {
+	out := ""
+	for _, c := range run.Status.Cells {
+		out += string(c.Phase)[:2] + " "
+	}
+	return out
 }

@@ -501,7 +501,14 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 	var pods []corev1.Pod
 	eventually(t, "two database pods", func() string {
 		pods = dbPods(t, ns, run.Name)
-		return ifNot(len(pods) == 2)
+		if len(pods) != 2 {
+			var names []string
+			for _, p := range pods {
+				names = append(names, p.Name)
+			}
+			return fmt.Sprintf("%d pods %v; cells %s", len(pods), names, cellPhases(getRun(t, ns, run.Name)))
+		}
+		return ""
 	})
 	markPodReady(t, &pods[0], "node-1", "10.88.0.50")
 	eventually(t, "a client job", func() string {

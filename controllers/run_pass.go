@@ -74,6 +74,12 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		p.event(false, "RunStarted", "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
 	}
 
+	// Adopt children first: a pass that works from a stale status must
+	// count the cells that already have pods as active, or it would start
+	// more cells than maxParallelCells allows.
+	for i, c := range cells {
+		p.adoptAttempts(c, &st.Cells[i])
+	}
 	active := 0
 	for i := range st.Cells {
 		if ph := st.Cells[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
@@ -86,7 +92,6 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	for i, c := range cells {
 		cs := &st.Cells[i]
-		p.adoptAttempts(c, cs)
 		var err error
 		switch cs.Phase {
 		case dbbenchv1alpha1.CellPending:

@@ -288,7 +288,7 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 	}
 	text := string(out)
 	for _, want := range []string{
-		"GROUP:      dbbench.io", "placement says where pods run",
+		"GROUP:      dbbench.io", "placement says where database and client pods run",
 		"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
 		"database\t<Object>", "client\t<Object>",
 	} {
