@@ -29,7 +29,7 @@ HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=lib.sh
 source "${HACK_DIR}/lib.sh"
 
-ROOT="${DBBENCH_DB_ROOT:-/tmp/dbbench-dbservers}"
+ROOT="$(realpath -m "${DBBENCH_DB_ROOT:-/tmp/dbbench-dbservers}")"
 MARIADB_PORT="${DBBENCH_MARIADB_PORT:-33306}"
 POSTGRES_PORT="${DBBENCH_POSTGRES_PORT:-35432}"
 MYSQL_PORT="${DBBENCH_MYSQL_PORT:-34306}"
@@ -203,13 +203,22 @@ host_mirror() {
 
 # mysql_rootfs builds the sid root with mysql-server once; a complete root
 # (marked by .dbbench-ready) is reused. Built in a temporary directory and
-# renamed, so an interrupted build never looks complete.
+# renamed, so an interrupted build never looks complete; a lock keeps two
+# concurrent starts from building it twice.
 mysql_rootfs() {
 	[ -f "${MYSQL_ROOTFS}/.dbbench-ready" ] && return 0
 	need_packages mysql
+	mkdir -p "$(dirname "${MYSQL_ROOTFS}")"
+	(
+		flock 9
+		[ -f "${MYSQL_ROOTFS}/.dbbench-ready" ] && exit 0
+		mysql_rootfs_build
+	) 9>"${MYSQL_ROOTFS}.lock"
+}
+
+mysql_rootfs_build() {
 	local mirror tmp
 	mirror="$(host_mirror)"
-	mkdir -p "$(dirname "${MYSQL_ROOTFS}")"
 	tmp="${MYSQL_ROOTFS}.tmp"
 	rm -rf "${tmp}" "${MYSQL_ROOTFS}"
 	log "debootstrap --variant=minbase sid ${MYSQL_ROOTFS} ${mirror} (once; a few minutes)"
@@ -241,8 +250,10 @@ mysql_rootfs() {
 }
 
 # The server's files live inside the root (mysqld is chrooted and sees only
-# it) under /srv/dbbench-mysql; ${ROOT}/mysql is a link to them, for people.
-MYSQL_IN=/srv/dbbench-mysql
+# it), at the same path as on the host: ${ROOT}/mysql inside the root, with
+# ${ROOT}/mysql on the host a link to it. Two DBBENCH_DB_ROOTs (and ports)
+# give two independent servers from the one root.
+MYSQL_IN="${ROOT}/mysql"
 
 mysql_pid() {
 	local f="${MYSQL_ROOTFS}${MYSQL_IN}/mysqld.pid"
@@ -263,7 +274,7 @@ mysql_start() {
 	local dir="${MYSQL_ROOTFS}${MYSQL_IN}"
 	rm -rf "${dir}" "${ROOT}/mysql"
 	mkdir -p "${dir}/data" "${dir}/tmp" "${ROOT}"
-	ln -s "${dir}" "${ROOT}/mysql"
+	ln -sfn "${dir}" "${ROOT}/mysql"
 	# mysqlx=OFF: the X protocol would otherwise listen on *:33060.
 	cat >"${dir}/my.cnf" <<EOF
 [mysqld]
@@ -314,6 +325,7 @@ mysql_stop() {
 		wait_for 90 "mysql to stop" bash -c "! kill -0 ${pid}" || kill -9 "${pid}" 2>/dev/null || true
 	fi
 	rm -rf "${MYSQL_ROOTFS:?}${MYSQL_IN}" "${ROOT}/mysql"
+	rmdir "${MYSQL_ROOTFS}${ROOT}" 2>/dev/null || true
 	log "mysql stopped"
 }
 

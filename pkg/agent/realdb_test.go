@@ -5,15 +5,18 @@ package agent
 //	DBBENCH_REAL_DB=1 go test ./pkg/agent -run Real -v -timeout 15m
 //
 // TestMain then starts MariaDB, PostgreSQL and MySQL with hack/dbservers.sh
-// (on 127.0.0.1, non-default ports, temporary data directories; MySQL 9.7
-// runs from a Debian sid root built once in the user's cache) and stops them
-// at the end, unless DBBENCH_KEEP_DB=1. DBBENCH_REAL_DB_ENGINES narrows the
-// engines ("mariadb postgres mysql" by default).
+// (on 127.0.0.1, free ports, a private temporary data root; MySQL 9.7 runs
+// from a Debian sid root built once in the user's cache) and stops them at
+// the end. With DBBENCH_KEEP_DB=1 it uses the script's fixed ports and
+// default root instead, reuses servers already running there and leaves them
+// running. DBBENCH_REAL_DB_ENGINES narrows the engines ("mariadb postgres
+// mysql" by default).
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +36,24 @@ const (
 	realPassword = "dbbench-pw"
 )
 
+// realPorts are hack/dbservers.sh's fixed ports, used with DBBENCH_KEEP_DB=1
+// (servers left running and reused across runs); otherwise TestMain starts
+// servers of its own on free ports.
 var realPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432, plan.MySQL: 34306}
+
+// portEnv are hack/dbservers.sh's port overrides.
+var portEnv = map[plan.Engine]string{plan.MariaDB: "DBBENCH_MARIADB_PORT", plan.Postgres: "DBBENCH_POSTGRES_PORT",
+	plan.MySQL: "DBBENCH_MYSQL_PORT"}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
 
 func realEngines() []plan.Engine {
 	s := os.Getenv("DBBENCH_REAL_DB_ENGINES")
@@ -69,12 +89,39 @@ func TestMain(m *testing.M) {
 		if n := len(realEngines()); !explicit && n > runtime.GOMAXPROCS(0) {
 			_ = flag.Set("test.parallel", strconv.Itoa(n))
 		}
+		keep := os.Getenv("DBBENCH_KEEP_DB") == "1"
+		if !keep {
+			// Servers of our own: a private data root and free ports, so a
+			// concurrent run on the same machine (another checkout, another
+			// engineer) neither drops our tables nor stops our servers.
+			root, err := os.MkdirTemp("", "dbbench-dbservers-")
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			defer os.RemoveAll(root)
+			_ = os.Chmod(root, 0o755) // PostgreSQL runs as its own user
+			os.Setenv("DBBENCH_DB_ROOT", root)
+			for _, e := range realEngines() {
+				port, err := freePort()
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					return 1
+				}
+				realPorts[e] = port
+				os.Setenv(portEnv[e], strconv.Itoa(port))
+			}
+		}
 		for _, e := range realEngines() {
+			if _, ok := portEnv[e]; !ok {
+				fmt.Fprintf(os.Stderr, "DBBENCH_REAL_DB_ENGINES: unknown engine %q\n", e)
+				return 1
+			}
 			if err := dbservers("start", e); err != nil {
 				fmt.Fprintf(os.Stderr, "starting %s: %v\n", e, err)
 				return 1
 			}
-			if os.Getenv("DBBENCH_KEEP_DB") != "1" {
+			if !keep {
 				defer dbservers("stop", e)
 			}
 		}
