@@ -2,9 +2,9 @@
 // does a step measured through the agent give the throughput a plain sysbench
 // command line gives?
 //
-// On a real local server from hack/dbservers.sh (MariaDB by default; started
-// here when nothing listens on its port, and stopped again at the end), it
-// runs the same steps with the same duration, threads and data several times,
+// On a real local server started here with hack/dbservers.sh (MariaDB by
+// default; a private data root and a free loopback port, stopped at the end;
+// or -port for a server already running), it runs the same steps with the same duration, threads and data several times,
 // interleaved:
 //
 //   - agent: the real dbbench-agent binary in local mode (built from
@@ -63,7 +63,18 @@ const (
 	dbName     = "sbtest"
 )
 
-var defaultPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432, plan.MySQL: 34306}
+// portEnv are hack/dbservers.sh's port overrides.
+var portEnv = map[plan.Engine]string{plan.MariaDB: "DBBENCH_MARIADB_PORT", plan.Postgres: "DBBENCH_POSTGRES_PORT",
+	plan.MySQL: "DBBENCH_MYSQL_PORT"}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
 
 type config struct {
 	engine    plan.Engine
@@ -99,10 +110,9 @@ func main() {
 		engine   = flag.String("engine", "mariadb", "mariadb, mysql or postgres (a hack/dbservers.sh server)")
 		steps    = flag.String("steps", "point-query,read-write_range=10", "catalog steps that use stock sysbench scripts")
 		jsonOut  = flag.String("json", "", "also write every figure to this JSON file")
-		keepDB   = flag.Bool("keep-db", false, "leave a server this program started running")
 		keepWork = flag.Bool("keep-work", false, "keep the agent's result directories and the plain outputs")
 	)
-	flag.IntVar(&c.port, "port", 0, "server port (default: hack/dbservers.sh's for the engine)")
+	flag.IntVar(&c.port, "port", 0, "use the server already listening on this loopback port (account dbbench/dbbench-pw, database sbtest; its sbtest tables are dropped); default: start one with hack/dbservers.sh")
 	flag.IntVar(&c.pairs, "pairs", 5, "agent/plain pairs")
 	flag.IntVar(&c.seconds, "seconds", 10, "measured seconds per step (after the warm-up)")
 	flag.IntVar(&c.warmup, "warmup", 2, "warm-up seconds dropped from each step's steady QPS (both sides)")
@@ -116,11 +126,8 @@ func main() {
 	flag.Parse()
 
 	c.engine = plan.Engine(*engine)
-	if _, ok := defaultPorts[c.engine]; !ok {
+	if _, ok := portEnv[c.engine]; !ok {
 		fatalf("unknown engine %q (mariadb, mysql, postgres)", *engine)
-	}
-	if c.port == 0 {
-		c.port = defaultPorts[c.engine]
 	}
 	for _, n := range strings.Split(*steps, ",") {
 		s, ok := workload.Lookup(strings.TrimSpace(n))
@@ -135,7 +142,7 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, c, *jsonOut, *keepDB, *keepWork))
+	os.Exit(run(ctx, c, *jsonOut, *keepWork))
 }
 
 func fatalf(format string, args ...any) {
@@ -170,7 +177,7 @@ func dbservers(root, action string, e plan.Engine) error {
 	return cmd.Run()
 }
 
-func run(ctx context.Context, c config, jsonOut string, keepDB, keepWork bool) int {
+func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 	root := repoRoot()
 	work, err := os.MkdirTemp("", "dbbench-fidelity-")
 	if err != nil {
@@ -192,16 +199,28 @@ func run(ctx context.Context, c config, jsonOut string, keepDB, keepWork bool) i
 			fatalf("go build ./cmd/agent: %v", err)
 		}
 	}
-	if !listening(c.port) {
-		if c.port != defaultPorts[c.engine] {
+	if c.port != 0 {
+		if !listening(c.port) {
 			fatalf("nothing listens on 127.0.0.1:%d", c.port)
 		}
+	} else {
+		// A server of our own (private data root, free port): nothing else
+		// uses its sbtest tables while we measure.
+		dbRoot := filepath.Join(work, "db")
+		if err := os.MkdirAll(dbRoot, 0o755); err != nil {
+			fatalf("%v", err)
+		}
+		_ = os.Chmod(work, 0o755) // PostgreSQL runs as its own user
+		if c.port, err = freePort(); err != nil {
+			fatalf("%v", err)
+		}
+		os.Setenv("DBBENCH_DB_ROOT", dbRoot)
+		os.Setenv(portEnv[c.engine], strconv.Itoa(c.port))
 		if err := dbservers(root, "start", c.engine); err != nil {
+			dbservers(root, "stop", c.engine)
 			fatalf("hack/dbservers.sh start %s: %v", c.engine, err)
 		}
-		if !keepDB {
-			defer dbservers(root, "stop", c.engine)
-		}
+		defer dbservers(root, "stop", c.engine)
 	}
 	vout, err := exec.Command(c.sysbench, "--version").Output()
 	if err != nil {
