@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -86,21 +87,26 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	if err != nil {
 		return err
 	}
-	for _, obj := range []client.Object{
-		specs.Secret(p.run, c, cred), cm, specs.ResultConfigMap(p.run, c), specs.Service(p.run, c),
-	} {
-		if err := p.create(ctx, obj); err != nil {
-			return err
-		}
+	// The cell's objects do not depend on each other at the API level (the
+	// kubelet waits for a pod's Secret and ConfigMap), so they are created
+	// concurrently: a cell's database pod exists after one round trip.
+	objs := []client.Object{specs.Secret(p.run, c, cred), cm, specs.ResultConfigMap(p.run, c), specs.Service(p.run, c)}
+	if pvc := specs.DataClaim(p.run, c, 1); pvc != nil {
+		objs = append(objs, pvc)
+	}
+	objs = append(objs, specs.DatabasePod(p.run, c, 1, hasConfig(c), p.collectorImage()))
+	var g errgroup.Group
+	for _, obj := range objs {
+		g.Go(func() error { return p.create(ctx, obj) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	cs.Attempts = 1
 	cs.Phase = dbbenchv1alpha1.CellStarting
 	cs.StartTime = &metav1.Time{Time: p.now}
 	cs.AttemptStartTime = cs.StartTime
 	cs.ResultConfigMap = specs.ResultConfigMapName(c)
-	if err := p.createDatabase(ctx, c, 1); err != nil {
-		return err
-	}
 	p.requeue.after(p.run.Spec.Timeouts.DatabaseReadyTimeout())
 	return nil
 }

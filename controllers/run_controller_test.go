@@ -181,6 +181,22 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 	if *job.Spec.BackoffLimit != 0 {
 		t.Errorf("client backoffLimit %d: retries are the controller's decision", *job.Spec.BackoffLimit)
 	}
+	// The rest become ready too: every cell gets its client Job.
+	for i, pod := range pods[1:] {
+		markPodReady(t, &pod, fmt.Sprintf("node-db-%d", i+2), fmt.Sprintf("10.88.0.%d", 11+i))
+	}
+	eventually(t, "a client job per cell", func() string {
+		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})
+		if len(jobs) != 6 {
+			return fmt.Sprintf("%d jobs", len(jobs))
+		}
+		for _, j := range jobs {
+			if j.Spec.Template.Spec.NodeSelector["dbbench.io/pool"] != "client" || j.Spec.Template.Spec.Affinity.PodAntiAffinity == nil {
+				return "job " + j.Name + " is not placed as declared"
+			}
+		}
+		return ""
+	})
 	eventually(t, "the cell to run on its node", func() string {
 		var c *dbbenchv1alpha1.CellStatus
 		for _, cs := range getRun(t, ns, run.Name).Status.Cells {

@@ -34,6 +34,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
+	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -76,6 +77,17 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 
 	fmt.Printf("Creating %d nodes...\n", nodes)
 	if err := createNodes(ctx, c, nodes); err != nil {
+		return err
+	}
+
+	// Reference, same machine, same run: a bare client creates what the
+	// manager creates before a cell's database pod exists (Secret, two
+	// ConfigMaps, Service, pod) for the same number of cells, with the
+	// manager's concurrency. The manager's figures are reported against it,
+	// because absolute times on a shared 2-core machine are noise.
+	fmt.Printf("Reference: a bare client creates the objects of %d cells...\n", runs*cellsPerRun)
+	ref, err := reference(ctx, c, runs*cellsPerRun, 16)
+	if err != nil {
 		return err
 	}
 
@@ -175,7 +187,9 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 	fmt.Printf("  apply of all runs took                     %8.2f s\n", applyDone.Seconds())
 	fmt.Printf("  run applied → its database pods exist: p50 %8.2f s   p95 %6.2f s   max %6.2f s   (target ≤ 30 s)\n",
 		pct(lat, 50), pct(lat, 95), pct(lat, 100))
-	fmt.Printf("  first apply → last cell's pod exists       %8.2f s\n", sim.lastPod().Sub(applyStart).Seconds())
+	lastPod := sim.lastPod().Sub(applyStart)
+	fmt.Printf("  first apply → last cell's pod exists       %8.2f s\n", lastPod.Seconds())
+	fmt.Printf("  reference: bare client, same objects       %8.2f s   → manager/reference %.2f×\n", ref.Seconds(), lastPod.Seconds()/ref.Seconds())
 	fmt.Printf("  first apply → all %d runs Succeeded      %8.2f s\n", runs, wall.Seconds())
 	fmt.Printf("  manager API requests: %s\n", formatMethods(byMethod))
 	fmt.Printf("  manager API writes per cell                %8.2f (%.2f without the %d events)   (target ≤ 10)\n",
@@ -183,6 +197,55 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 	fmt.Printf("  manager API requests per cell              %8.2f\n", float64(sum(byMethod))/float64(total))
 	fmt.Printf("  manager peak RSS                           %8.1f MiB   (target < 256 MiB)\n", float64(peak)/1024)
 	return nil
+}
+
+// reference creates, for n cells, the objects the manager creates before a
+// cell's pod exists, with `workers` cells in flight and each cell's objects
+// created concurrently, and returns the wall time. The objects carry no
+// dbbench labels, so the manager neither caches nor reconciles them.
+func reference(ctx context.Context, c client.Client, n, workers int) (time.Duration, error) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reference"}}
+	if err := c.Create(ctx, ns); err != nil {
+		return 0, err
+	}
+	run := benchRun(ns.Name, "ref", 1)
+	cell := matrix.Expand(run)[0]
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, workers)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cell := cell
+			cell.ObjectBase = fmt.Sprintf("ref-%05d", i)
+			p := specs.Plan(run, cell, 1, []string{"point-query"})
+			cm, _ := specs.ConfigMap(run, cell, p, "", nil)
+			objs := []client.Object{specs.Secret(run, cell, specs.Credentials{Password: "x", RootPassword: "y"}), cm,
+				specs.ResultConfigMap(run, cell), specs.Service(run, cell), specs.DatabasePod(run, cell, 1, false, "agent")}
+			var inner sync.WaitGroup
+			for _, o := range objs {
+				o.SetLabels(map[string]string{"bench": "reference"})
+				inner.Add(1)
+				go func(o client.Object) {
+					defer inner.Done()
+					if err := c.Create(ctx, o); err != nil {
+						errs <- err
+					}
+				}(o)
+			}
+			inner.Wait()
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, fmt.Errorf("reference creates: %w", err)
+	}
+	return time.Since(start), nil
 }
 
 func benchRun(ns, name string, cells int) *dbbenchv1alpha1.BenchmarkRun {
