@@ -255,13 +255,14 @@ func (p *runPass) cellTimeout() time.Duration {
 	}
 	w := p.run.Spec.Workload
 	threads := max(len(w.Threads), 1)
+	warm := int64(w.Warmup())
 	var secs int64
 	for _, s := range p.steps {
 		switch {
 		case s == "tpcc" && w.TPCC != nil:
-			secs += int64(w.TPCC.DurationSeconds) * int64(max(len(w.TPCC.Threads), threads))
+			secs += (int64(w.TPCC.DurationSeconds) + warm) * int64(max(len(w.TPCC.Threads), threads))
 		default:
-			secs += int64(max(w.ReadSeconds, w.WriteSeconds)) * int64(threads)
+			secs += (int64(max(w.ReadSeconds, w.WriteSeconds)) + warm) * int64(threads)
 		}
 	}
 	return 2*time.Duration(secs)*time.Second + time.Hour

@@ -240,22 +240,25 @@ type WorkloadSpec struct {
 	// +optional
 	TableSize int64 `json:"tableSize,omitempty"`
 
-	// readSeconds is how long each read-only step runs (warm-up included).
+	// readSeconds is how long each read-only step is measured, after its
+	// warm-up.
 	// +kubebuilder:default=300
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	// +optional
 	ReadSeconds int32 `json:"readSeconds,omitempty"`
 
-	// writeSeconds is how long each write step runs (warm-up included).
+	// writeSeconds is how long each write step is measured, after its
+	// warm-up.
 	// +kubebuilder:default=600
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=86400
 	// +optional
 	WriteSeconds int32 `json:"writeSeconds,omitempty"`
 
-	// warmupSeconds are dropped from the start of every step's per-second
-	// series before steady-state throughput is computed.
+	// warmupSeconds run at the start of every step, before its measured
+	// time, and are dropped from the per-second series before steady-state
+	// throughput is computed.
 	// +kubebuilder:default=10
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=3600
