@@ -80,6 +80,7 @@ time, repeats, and change points across the runs of a suite.`,
 		NewCmdHistory(streams, clients),
 		NewCmdWatch(streams, clients),
 		NewCmdImport(streams),
+		NewCmdTiming(streams, clients),
 	)
 	return cmd
 }

@@ -60,6 +60,9 @@ type CellView struct {
 	Node            string `json:"node,omitempty"`
 	Message         string `json:"message,omitempty"`
 	ResultConfigMap string `json:"resultConfigMap,omitempty"`
+	// StartTime and CompletionTime are the controller's view of the cell.
+	StartTime      *metav1.Time `json:"startTime,omitempty"`
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 }
 
 type runObject struct {
@@ -162,10 +165,16 @@ func (c *Cluster) Dataset(ctx context.Context, run *RunView) (*analysis.Dataset,
 	return ds, base, nil
 }
 
-func (c *Cluster) dataset(ctx context.Context, run *RunView) (*analysis.Dataset, error) {
-	var docs []*results.Document
-	var notes []string
-	var missing []string
+// CellDocument is a cell's status entry with its results document.
+type CellDocument struct {
+	Cell CellView
+	Doc  *results.Document
+}
+
+// Documents reads the cells' results documents from their result
+// ConfigMaps. Cells without a readable document are listed in missing, with
+// the reason in notes; a document that is there but unreadable is an error.
+func (c *Cluster) Documents(ctx context.Context, run *RunView) (found []CellDocument, missing, notes []string, err error) {
 	for _, cell := range run.Cells {
 		if cell.ResultConfigMap == "" {
 			missing = append(missing, cell.Name)
@@ -185,12 +194,24 @@ func (c *Cluster) dataset(ctx context.Context, run *RunView) (*analysis.Dataset,
 		}
 		doc, _, err := analysis.ReadResult([]byte(raw))
 		if err != nil {
-			return nil, fmt.Errorf("cell %s: configmap %s key %s: %w", cell.Name, cell.ResultConfigMap, DocumentKey, err)
+			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s: %w", cell.Name, cell.ResultConfigMap, DocumentKey, err)
 		}
 		if doc == nil {
-			return nil, fmt.Errorf("cell %s: configmap %s key %s holds a manifest, not a cell document", cell.Name, cell.ResultConfigMap, DocumentKey)
+			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s holds a manifest, not a cell document", cell.Name, cell.ResultConfigMap, DocumentKey)
 		}
-		docs = append(docs, doc)
+		found = append(found, CellDocument{Cell: cell, Doc: doc})
+	}
+	return found, missing, notes, nil
+}
+
+func (c *Cluster) dataset(ctx context.Context, run *RunView) (*analysis.Dataset, error) {
+	found, missing, notes, err := c.Documents(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	docs := make([]*results.Document, len(found))
+	for i, f := range found {
+		docs[i] = f.Doc
 	}
 	if len(docs) == 0 {
 		// Nothing per cell: the manifest may still have the summaries.

@@ -1,0 +1,104 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// CellTiming is what the orchestration-overhead report needs about a cell:
+// when it started and ended (the controller's view), how long the agent
+// spent loading data, and when each (step, threads) pair ran.
+type CellTiming struct {
+	Cell       string
+	Start, End time.Time
+	// LoadSeconds is the load phase (prepare, index, warm-up step, flush).
+	LoadSeconds float64
+	Steps       []StepTiming
+}
+
+// StepTiming is one (step, threads) pair as the agent ran it.
+type StepTiming struct {
+	Step    string
+	Threads int
+	Start   time.Time
+	// ConfiguredSeconds is the step's configured time (warm-up included);
+	// ElapsedSeconds what sysbench measured (0 when unknown).
+	ConfiguredSeconds float64
+	ElapsedSeconds    float64
+}
+
+// CellOverhead is the orchestration overhead of one cell.
+type CellOverhead struct {
+	Cell string
+	// WallSeconds is End − Start; OverheadSeconds is wall time minus the
+	// load and the configured step time: pod scheduling and start-up, the
+	// server's initialisation, the SQL-level wait, result writes and the
+	// controller's reaction times.
+	WallSeconds, LoadSeconds, StepSeconds, OverheadSeconds float64
+	// MaxGapSeconds and MeanGapSeconds are the idle time between one step's
+	// end and the next step's start, inside the agent.
+	MaxGapSeconds, MeanGapSeconds float64
+	Steps                         int
+}
+
+// Overheads computes each cell's orchestration overhead, in the cells' order.
+func Overheads(cells []CellTiming) ([]CellOverhead, error) {
+	out := make([]CellOverhead, 0, len(cells))
+	for _, c := range cells {
+		if c.End.Before(c.Start) || c.Start.IsZero() {
+			return nil, fmt.Errorf("cell %s: no complete start and end times", c.Cell)
+		}
+		o := CellOverhead{Cell: c.Cell, WallSeconds: c.End.Sub(c.Start).Seconds(), LoadSeconds: c.LoadSeconds, Steps: len(c.Steps)}
+		steps := append([]StepTiming(nil), c.Steps...)
+		sort.SliceStable(steps, func(i, j int) bool { return steps[i].Start.Before(steps[j].Start) })
+		var gaps []float64
+		for i, s := range steps {
+			o.StepSeconds += s.ConfiguredSeconds
+			if i == 0 || s.Start.IsZero() || steps[i-1].Start.IsZero() {
+				continue
+			}
+			prev := steps[i-1]
+			ran := prev.ElapsedSeconds
+			if ran == 0 {
+				ran = prev.ConfiguredSeconds
+			}
+			gap := s.Start.Sub(prev.Start).Seconds() - ran
+			if gap < 0 {
+				gap = 0
+			}
+			gaps = append(gaps, gap)
+		}
+		o.OverheadSeconds = o.WallSeconds - o.LoadSeconds - o.StepSeconds
+		if len(gaps) > 0 {
+			var sum float64
+			for _, g := range gaps {
+				sum += g
+				o.MaxGapSeconds = max(o.MaxGapSeconds, g)
+			}
+			o.MeanGapSeconds = sum / float64(len(gaps))
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+// OverheadTable renders the overheads for people.
+func OverheadTable(o []CellOverhead) Table {
+	t := Table{
+		ID:      "timing",
+		Title:   "Orchestration overhead per cell (wall − load − configured step time)",
+		Columns: []string{"cell", "wall s", "load s", "steps s", "overhead s", "max gap s", "mean gap s", "steps"},
+		Notes: []string{
+			"overhead: pod scheduling and start, server initialisation, SQL-level wait, result writes, controller reaction",
+			"gap: idle time between one step's end and the next step's start inside the agent",
+		},
+	}
+	for _, c := range o {
+		t.Rows = append(t.Rows, []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds),
+			fmt.Sprintf("%.2f", c.MaxGapSeconds), fmt.Sprintf("%.2f", c.MeanGapSeconds), fmt.Sprint(c.Steps)})
+	}
+	return t
+}
+
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }

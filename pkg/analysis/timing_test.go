@@ -1,0 +1,43 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestOverheads(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	cells := []CellTiming{{
+		Cell: "maria-11.8-default", Start: at(0), End: at(100), LoadSeconds: 20,
+		Steps: []StepTiming{
+			// Out of order on purpose: the report sorts by start.
+			{Step: "point-query", Threads: 2, Start: at(51.5), ConfiguredSeconds: 20, ElapsedSeconds: 20},
+			{Step: "point-query", Threads: 1, Start: at(30), ConfiguredSeconds: 20, ElapsedSeconds: 21},
+			{Step: "insert", Threads: 1, Start: at(72), ConfiguredSeconds: 20}, // elapsed unknown
+		},
+	}}
+	got, err := Overheads(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := got[0]
+	want := CellOverhead{Cell: "maria-11.8-default", WallSeconds: 100, LoadSeconds: 20, StepSeconds: 60, OverheadSeconds: 20,
+		MaxGapSeconds: 0.5, MeanGapSeconds: 0.5, Steps: 3}
+	// gaps: 51.5 − (30 + 21) = 0.5; 72 − (51.5 + 20) = 0.5
+	for name, pair := range map[string][2]float64{
+		"wall": {o.WallSeconds, want.WallSeconds}, "steps": {o.StepSeconds, want.StepSeconds}, "overhead": {o.OverheadSeconds, want.OverheadSeconds},
+		"max gap": {o.MaxGapSeconds, want.MaxGapSeconds}, "mean gap": {o.MeanGapSeconds, want.MeanGapSeconds},
+	} {
+		if math.Abs(pair[0]-pair[1]) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, pair[0], pair[1])
+		}
+	}
+	if tab := OverheadTable(got); len(tab.Rows) != 1 || tab.Rows[0][4] != "20.0" {
+		t.Errorf("table %+v", tab)
+	}
+	if _, err := Overheads([]CellTiming{{Cell: "x", Start: at(10), End: at(5)}}); err == nil {
+		t.Error("a cell that ended before it started was accepted")
+	}
+}
