@@ -21,6 +21,8 @@ help: ## Show the targets.
 manifests: ## Regenerate the CRD and RBAC manifests from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=dbbench-manager crd:allowDangerousTypes=false paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkruns.yaml docs/api.md
+	cp config/crd/bases/*.yaml charts/dbbench/files/crds/
+	cp config/rbac/role.yaml charts/dbbench/files/rbac/role.yaml
 
 .PHONY: generate
 generate: ## Regenerate the deepcopy code.
@@ -36,7 +38,7 @@ vet: ## go vet the code.
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config/crd config/rbac docs/api.md || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
+	@git diff --exit-code -- api config/crd config/rbac docs/api.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
 ##@ Test
 
