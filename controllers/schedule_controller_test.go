@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -614,4 +615,57 @@ func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestScheduleKubectlExplainAndColumns(t *testing.T) {
+	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
+	}
+	user, err := testEnv.ControlPlane.AddUser(envtestAdmin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+
+	explain := run("explain", "benchmarkschedule.spec")
+	for _, want := range []string{
+		"GROUP:      dbbench.io", "standard five-field cron expression", "timeZone\t<string>",
+		"concurrencyPolicy\t<string>", "enum: Allow, Forbid, Replace", "startingDeadlineSeconds", "successfulRunsHistoryLimit",
+		"runTemplate\t<Object> -required-",
+	} {
+		if !strings.Contains(explain, want) {
+			t.Errorf("kubectl explain output lacks %q:\n%s", want, explain)
+		}
+	}
+
+	ns := newNamespace(t)
+	clock, b := scheduleClock(t)
+	rm := startManager(t, clock)
+	createSchedule(t, newSchedule(ns, "cols"))
+	advance(t, rm, ns, "cols", b.Add(time.Second))
+	waitRuns(t, ns, "cols", nameFor("cols", b))
+	eventually(t, "the Active column", func() string {
+		out := run("get", "benchmarkschedules", "-n", ns)
+		if !strings.Contains(out, "SCHEDULE") || !strings.Contains(out, "SUSPEND") || !strings.Contains(out, "LAST SCHEDULE") ||
+			!strings.Contains(out, "* * * * *") || !strings.Contains(out, "false") || !strings.Contains(out, nameFor("cols", b)) {
+			return out
+		}
+		return ""
+	})
 }
