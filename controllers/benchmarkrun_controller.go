@@ -57,7 +57,9 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create
+// The manager never updates ConfigMaps; it holds update and patch only
+// because RBAC lets it grant (to each run's agent Role) only what it holds.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=services;secrets;serviceaccounts,verbs=create
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=create
