@@ -165,6 +165,14 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		st.LastScheduleTime = &metav1.Time{Time: runs.latest}
 	}
 	next := schedule.Next(p.now)
+	if next.IsZero() {
+		// The parser looks five years ahead: "0 0 30 2 *" never comes.
+		msg := fmt.Sprintf("schedule %q: no time matches it in the next five years", spec.Schedule)
+		if p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, msg) {
+			p.event(true, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "Schedule", msg)
+		}
+		return ctrl.Result{}, nil
+	}
 	result := ctrl.Result{RequeueAfter: max(next.Sub(p.now), time.Second)}
 	nextMsg := fmt.Sprintf("Next run at %s", next.UTC().Format(time.RFC3339))
 	due, missed, ok := mostRecentTime(schedule, earliest, p.now)

@@ -483,6 +483,11 @@ func TestScheduleInvalidCronOrTimeZoneGivesACondition(t *testing.T) {
 	createSchedule(t, z)
 	waitReady(t, ns, "bad-zone", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidTimeZone, `timeZone "Mars/Olympus_Mons": unknown time zone`)
 
+	never := newSchedule(ns, "never")
+	never.Spec.Schedule = "0 0 30 2 *" // valid fields, but February has no 30th
+	createSchedule(t, never)
+	waitReady(t, ns, "never", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "no time matches it in the next five years")
+
 	advance(t, rm, ns, "bad-cron", b.Add(time.Second))
 	poke(t, ns, "bad-zone")
 	time.Sleep(time.Second)
