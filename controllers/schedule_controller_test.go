@@ -299,13 +299,15 @@ func TestScheduleForbidWaitsForTheActiveRun(t *testing.T) {
 	// The active run finishes: the waiting time starts (no deadline).
 	finishRun(t, ns, first, true, b.Add(time.Minute+2*time.Second))
 	waitRuns(t, ns, "forbid", first, nameFor("forbid", b.Add(time.Minute)))
-	s = getSchedule(t, ns, "forbid")
-	if s.Status.LastSuccessfulTime == nil || !s.Status.LastSuccessfulTime.Time.Equal(b.Add(time.Minute+2*time.Second)) {
-		t.Errorf("lastSuccessfulTime = %v", s.Status.LastSuccessfulTime)
-	}
-	if len(s.Status.Active) != 1 || s.Status.Active[0].Name != nameFor("forbid", b.Add(time.Minute)) {
-		t.Errorf("active = %+v", s.Status.Active)
-	}
+	// The status write follows the run's creation.
+	eventually(t, "status after the waiting run started", func() string {
+		st := getSchedule(t, ns, "forbid").Status
+		if st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Time.Equal(b.Add(time.Minute+2*time.Second)) ||
+			len(st.Active) != 1 || st.Active[0].Name != nameFor("forbid", b.Add(time.Minute)) {
+			return fmt.Sprintf("lastSuccessfulTime %v, active %+v", st.LastSuccessfulTime, st.Active)
+		}
+		return ""
+	})
 }
 
 func TestScheduleReplaceDeletesTheActiveRun(t *testing.T) {
@@ -324,10 +326,12 @@ func TestScheduleReplaceDeletesTheActiveRun(t *testing.T) {
 	second := nameFor("replace", b.Add(time.Minute))
 	waitRuns(t, ns, "replace", second)
 	waitEvent(t, ns, "replace", "RunReplaced", first)
-	s = getSchedule(t, ns, "replace")
-	if len(s.Status.Active) != 1 || s.Status.Active[0].Name != second {
-		t.Errorf("active = %+v", s.Status.Active)
-	}
+	eventually(t, "the new run active", func() string {
+		if a := getSchedule(t, ns, "replace").Status.Active; len(a) != 1 || a[0].Name != second {
+			return fmt.Sprintf("active = %+v", a)
+		}
+		return ""
+	})
 }
 
 func TestScheduleAllowRunsConcurrently(t *testing.T) {
@@ -377,13 +381,13 @@ func TestScheduleHistoryLimitsDeleteTheOldestFinishedRuns(t *testing.T) {
 	waitRuns(t, ns, "hist", names[2], names[3], names[5])
 	waitEvent(t, ns, "hist", "RunDeleted", names[0]+" (successfulRunsHistoryLimit 2)")
 	waitEvent(t, ns, "hist", "RunDeleted", names[4]+" (failedRunsHistoryLimit 1)")
-	s = getSchedule(t, ns, "hist")
-	if len(s.Status.Active) != 0 {
-		t.Errorf("active = %+v", s.Status.Active)
-	}
-	if s.Status.LastSuccessfulTime == nil || !s.Status.LastSuccessfulTime.Time.Equal(b.Add(3*time.Minute+30*time.Second)) {
-		t.Errorf("lastSuccessfulTime = %v", s.Status.LastSuccessfulTime)
-	}
+	eventually(t, "status after the last run finished", func() string {
+		st := getSchedule(t, ns, "hist").Status
+		if len(st.Active) != 0 || st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Time.Equal(b.Add(3*time.Minute+30*time.Second)) {
+			return fmt.Sprintf("active %+v, lastSuccessfulTime %v", st.Active, st.LastSuccessfulTime)
+		}
+		return ""
+	})
 }
 
 func TestScheduleSuspendStopsCreation(t *testing.T) {
