@@ -15,12 +15,21 @@ CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 help: ## Show the targets.
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target>\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
+##@ Demo
+
+CLUSTER ?= local
+
+.PHONY: demo
+demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real MariaDB 10.5/10.11/11.8 run, the report.
+	CLUSTER=$(CLUSTER) hack/demo.sh
+
 ##@ Development
 
 .PHONY: manifests
 manifests: ## Regenerate the CRD and RBAC manifests from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=dbbench-manager crd:allowDangerousTypes=false paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkruns.yaml docs/api.md
+	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkschedules.yaml docs/api-schedule.md
 	cp config/crd/bases/*.yaml charts/dbbench/files/crds/
 	cp config/rbac/role.yaml charts/dbbench/files/rbac/role.yaml
 
@@ -38,7 +47,7 @@ vet: ## go vet the code.
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api config/crd config/rbac docs/api.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
+	@git diff --exit-code -- api config/crd config/rbac docs/api.md docs/api-schedule.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
 ##@ Test
 

@@ -343,6 +343,8 @@ func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	cs.Phase = dbbenchv1alpha1.CellStarting
 	cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
 	cs.Message = fmt.Sprintf("attempt %d: %s: %s", cs.Attempts-1, f.reason, f.message)
+	reason := f.reason
+	p.metrics = append(p.metrics, func() { RecordRetry(reason) })
 	p.event(true, "CellRetried", "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
 	return p.createDatabase(ctx, c, cs.Attempts)
 }
@@ -370,6 +372,7 @@ func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 	cs.CompletionTime = &metav1.Time{Time: p.now}
 	cs.CurrentStep = ""
 	cs.StepsDone = cs.StepsTotal
+	p.recordFinished(cs, "succeeded")
 	p.event(false, "CellSucceeded", "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
 	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
 }
@@ -378,8 +381,17 @@ func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alph
 	cs.Phase = dbbenchv1alpha1.CellFailed
 	cs.CompletionTime = &metav1.Time{Time: p.now}
 	cs.Message = fmt.Sprintf("%s: %s", f.reason, f.message)
+	p.recordFinished(cs, "failed")
 	p.event(true, "CellFailed", "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
 	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
+}
+
+func (p *runPass) recordFinished(cs *dbbenchv1alpha1.CellStatus, outcome string) {
+	var d time.Duration
+	if cs.StartTime != nil {
+		d = p.now.Sub(cs.StartTime.Time)
+	}
+	p.metrics = append(p.metrics, func() { RecordCellFinished(outcome, d) })
 }
 
 // releaseCell frees a finished cell's node: the database pod goes, the Job

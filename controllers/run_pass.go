@@ -32,6 +32,9 @@ type runPass struct {
 	steps   []string
 	requeue requeueAt
 	events  []event
+	// metrics are recorded, like events, only once the status write that
+	// describes them succeeded, so a pass that conflicts counts nothing.
+	metrics []func()
 }
 
 type event struct {
@@ -257,6 +260,9 @@ func (p *runPass) event(warning bool, reason, action, note string) {
 }
 
 func (p *runPass) emitEvents() {
+	for _, m := range p.metrics {
+		m()
+	}
 	if p.r.Recorder == nil {
 		return
 	}

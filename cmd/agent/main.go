@@ -75,6 +75,7 @@ func runCluster(ctx context.Context, args []string) int {
 	}
 	a := &agent.Agent{
 		Plan: *p, Host: os.Getenv(plan.EnvHost), User: os.Getenv(plan.EnvUser), Password: os.Getenv(plan.EnvPassword),
+		AdminUser: os.Getenv(plan.EnvAdminUser), AdminPassword: os.Getenv(plan.EnvAdminPassword),
 		SysbenchBinary: *sysbenchBin, Sink: sink, Log: os.Stderr,
 		NodeName: os.Getenv(plan.EnvNodeName), PodName: os.Getenv(plan.EnvPodName), Version: version,
 	}

@@ -31,6 +31,10 @@ type Agent struct {
 	Host     string
 	User     string
 	Password string
+	// AdminUser and AdminPassword are an optional maintenance account (the
+	// flush); see plan.EnvAdminUser.
+	AdminUser     string
+	AdminPassword string
 
 	// SysbenchBinary is the sysbench executable ("sysbench" from PATH).
 	SysbenchBinary string
@@ -131,7 +135,8 @@ func (a *Agent) Run(ctx context.Context) Result {
 	a.report(ctx, true)
 
 	// Wait for the server at the SQL level.
-	a.srv = &Server{Engine: p.Server.Engine, Host: a.Host, Port: p.Server.Port, Database: p.Server.Database, User: a.User, Password: a.Password}
+	a.srv = &Server{Engine: p.Server.Engine, Host: a.Host, Port: p.Server.Port, Database: p.Server.Database, User: a.User, Password: a.Password,
+		AdminUser: a.AdminUser, AdminPassword: a.AdminPassword}
 	defer a.srv.Close()
 	timeout := time.Duration(p.Server.ReadyTimeoutSeconds) * time.Second
 	if timeout <= 0 {

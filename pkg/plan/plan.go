@@ -24,8 +24,13 @@ const (
 	EnvHost     = "DBBENCH_DB_HOST"     // database pod IP (no Service NAT in the measured path)
 	EnvUser     = "DBBENCH_DB_USER"     // from the cell Secret
 	EnvPassword = "DBBENCH_DB_PASSWORD" // from the cell Secret
-	EnvNodeName = "DBBENCH_NODE_NAME"   // downward API: where the client runs
-	EnvPodName  = "DBBENCH_POD_NAME"    // downward API
+	// EnvAdminUser and EnvAdminPassword are an account for maintenance the
+	// benchmark user may not do (the post-load InnoDB flush sets global
+	// variables); optional.
+	EnvAdminUser     = "DBBENCH_DB_ADMIN_USER"
+	EnvAdminPassword = "DBBENCH_DB_ADMIN_PASSWORD"
+	EnvNodeName      = "DBBENCH_NODE_NAME" // downward API: where the client runs
+	EnvPodName       = "DBBENCH_POD_NAME"  // downward API
 	// EnvCollectorURL is the hardware-metrics collector beside the database
 	// (http://<db pod IP>:<port>); empty when there is none.
 	EnvCollectorURL = "DBBENCH_COLLECTOR_URL"

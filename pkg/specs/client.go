@@ -66,7 +66,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 						// mid-run would mix agent versions.
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						Args:            []string{"run"},
-						Env: []corev1.EnvVar{
+						Env: append([]corev1.EnvVar{
 							{Name: plan.EnvPlanPath, Value: path.Join(plan.PlanDir, plan.PlanFile)},
 							{Name: plan.EnvHost, Value: dbPodIP},
 							secretEnv(plan.EnvUser, SecretName(c), SecretKeyUser),
@@ -74,7 +74,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 							field(plan.EnvNodeName, "spec.nodeName"),
 							field(plan.EnvPodName, "metadata.name"),
 							{Name: plan.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
-						},
+						}, adminEnv(c)...),
 						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
 						VolumeMounts: []corev1.VolumeMount{
 							{Name: "plan", MountPath: plan.PlanDir, ReadOnly: true},
@@ -116,4 +116,18 @@ func collectorURL(collector bool, dbPodIP string) string {
 		return ""
 	}
 	return fmt.Sprintf("http://%s", net.JoinHostPort(dbPodIP, fmt.Sprint(CollectorPort)))
+}
+
+// adminEnv gives the agent the cell's root account on MySQL and MariaDB, for
+// the post-load flush (SET GLOBAL needs privileges the benchmark user lacks).
+// It is the cell's own throw-away server; on PostgreSQL the benchmark user is
+// already the image's superuser.
+func adminEnv(c matrix.Cell) []corev1.EnvVar {
+	if c.Database.Engine == dbbenchv1alpha1.EnginePostgres {
+		return nil
+	}
+	return []corev1.EnvVar{
+		{Name: plan.EnvAdminUser, Value: "root"},
+		secretEnv(plan.EnvAdminPassword, SecretName(c), SecretKeyRootPassword),
+	}
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# demo.sh is `make demo`: a real cluster, the operator installed with its Helm
+# chart, a real MariaDB 10.5 vs 10.11 vs 11.8 run, progress while it runs, and
+# the relative-throughput table and orchestration overhead at the end.
+#
+#   CLUSTER=local     (default) a single-node Kubernetes from real components (hack/cluster/up.sh)
+#   CLUSTER=kind      a kind cluster (needs Docker)
+#   CLUSTER=existing  whatever KUBECONFIG points at
+source "$(dirname "$0")/lib.sh"
+cd "${DBBENCH_ROOT}"
+
+CLUSTER="${CLUSTER:-local}"
+NS="${DEMO_NAMESPACE:-dbbench-demo}"
+SYSTEM_NS=dbbench-system
+RUN=demo
+start=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - start )) s"; }
+
+"${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
+KUBECTL="${K8S_BIN}/kubectl"
+HELM="$("${DBBENCH_ROOT}/hack/helm.sh" install)"
+PLUGIN="${DBBENCH_ROOT}/bin/kubectl-dbbench"
+go build -o "${PLUGIN}" ./cmd/kubectl-dbbench
+
+images=(mariadb-10.5 mariadb-10.11 mariadb-11.8 agent manager)
+case "${CLUSTER}" in
+local)
+	hack/images.sh "${images[@]}" >&2
+	eval "$(hack/cluster/up.sh)"
+	hack/images.sh --load >&2
+	;;
+kind)
+	command -v kind >/dev/null || { echo "CLUSTER=kind needs kind and Docker" >&2; exit 1; }
+	kind get clusters 2>/dev/null | grep -qx dbbench || kind create cluster --name dbbench
+	export KUBECONFIG="${KUBECONFIG:-$HOME/.kube/config}"
+	for img in agent manager; do
+		docker build -t "docker.io/dbbench/${img}:dev" -f "images/${img}/Dockerfile" .
+		kind load docker-image "docker.io/dbbench/${img}:dev" --name dbbench
+	done
+	# kind pulls the official mariadb images itself.
+	;;
+existing)
+	[ -n "${KUBECONFIG:-}" ] || { echo "CLUSTER=existing needs KUBECONFIG" >&2; exit 1; }
+	;;
+*) echo "unknown CLUSTER=${CLUSTER} (local, kind, existing)" >&2; exit 64 ;;
+esac
+log "cluster ready after $(elapsed)"
+
+# CRDs survive an uninstall (crds.keep); adopt any that an earlier release
+# left behind, as Helm documents, instead of failing on their ownership.
+for crd in $("${KUBECTL}" get crd -o name 2>/dev/null | grep '\.dbbench\.io$' || true); do
+	"${KUBECTL}" annotate --overwrite "${crd}" meta.helm.sh/release-name=dbbench meta.helm.sh/release-namespace="${SYSTEM_NS}" >/dev/null
+	"${KUBECTL}" label --overwrite "${crd}" app.kubernetes.io/managed-by=Helm >/dev/null
+done
+"${HELM}" upgrade --install dbbench charts/dbbench --namespace "${SYSTEM_NS}" --create-namespace \
+	--set image.tag=dev --wait --timeout 5m >&2
+log "operator installed after $(elapsed)"
+
+"${KUBECTL}" create namespace "${NS}" --dry-run=client -o yaml | "${KUBECTL}" apply -f - >/dev/null
+"${KUBECTL}" -n "${NS}" delete benchmarkrun "${RUN}" --ignore-not-found --wait >&2
+"${KUBECTL}" -n "${NS}" apply -f config/samples/benchmarkrun_demo.yaml >&2
+applied=$(date +%s)
+
+# Progress until the run finishes.
+phase=""
+while :; do
+	phase=$("${KUBECTL}" -n "${NS}" get benchmarkrun "${RUN}" -o jsonpath='{.status.phase}')
+	"${KUBECTL}" -n "${NS}" get benchmarkrun "${RUN}" --no-headers 2>/dev/null | sed "s/^/[$(date +%H:%M:%S)] /"
+	case "${phase}" in Succeeded | Failed) break ;; esac
+	if [ $(( $(date +%s) - applied )) -gt "${DEMO_TIMEOUT:-1800}" ]; then
+		echo "the demo run did not finish within ${DEMO_TIMEOUT:-1800} s" >&2
+		break
+	fi
+	sleep 10
+done
+echo
+"${KUBECTL}" -n "${NS}" get benchmarkrun "${RUN}" -o jsonpath='{range .status.cells[*]}{.name}{"\t"}{.phase}{"\t"}{.attempts}{"\t"}{.message}{"\n"}{end}'
+echo
+if [ "${phase}" != Succeeded ]; then
+	echo "The demo run ended ${phase:-unfinished}; controller logs:" >&2
+	"${KUBECTL}" -n "${SYSTEM_NS}" logs deploy/dbbench-manager --tail 50 >&2 || true
+	exit 1
+fi
+
+"${PLUGIN}" -n "${NS}" report "${RUN}" -o table
+echo
+"${PLUGIN}" -n "${NS}" timing "${RUN}" -o table
+echo
+echo "make demo took $(elapsed) in all; the run took $(( $(date +%s) - applied )) s from apply to Succeeded."
+echo "Stop the local cluster with: hack/cluster/down.sh"
