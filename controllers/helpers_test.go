@@ -221,9 +221,13 @@ func cellPhases(run *dbbenchv1alpha1.BenchmarkRun) string {
 
 // agentCompletes plays a whole successful client attempt: progress, a results
 // document, and the Job's success.
-func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int) {
+func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scale ...float64) {
 	t.Helper()
 	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
-	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, sampleDocument(job.Labels[specs.LabelCell]))
+	f := 1.0
+	if len(scale) > 0 {
+		f = scale[0]
+	}
+	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, scaledDocument(job.Labels[specs.LabelCell], f))
 	finishJob(t, job, true)
 }

@@ -24,7 +24,11 @@ import (
 )
 
 // sampleDocument is a valid compact results document, as the agent writes.
-func sampleDocument(cell string) string {
+func sampleDocument(cell string) string { return scaledDocument(cell, 1) }
+
+// scaledDocument is sampleDocument with point-query at 4 threads scaled, to
+// play a version or config that costs throughput.
+func scaledDocument(cell string, scale float64) string {
 	now := time.Now().UTC()
 	doc := &results.Document{
 		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
@@ -35,7 +39,7 @@ func sampleDocument(cell string) string {
 		Provenance: results.Provenance{ServerVersion: "11.8.3-MariaDB", DatabaseNode: results.Host{NodeName: "node-a"}},
 		Steps: []results.StepResult{
 			{Step: "point-query", Group: "point", Threads: 1, DurationSeconds: 10, SteadyQPS: 1234.5, SteadyTPS: 1234.5, SteadySamples: 9, FinalQPS: 1200, FinalTPS: 1200, Queries: 12000, Transactions: 12000, LatencyAvgMs: 0.8, LatencyMaxMs: 3},
-			{Step: "point-query", Group: "point", Threads: 4, DurationSeconds: 10, SteadyQPS: 4000, SteadyTPS: 4000, SteadySamples: 9, FinalQPS: 3900, FinalTPS: 3900, Queries: 39000, Transactions: 39000, LatencyAvgMs: 1, LatencyMaxMs: 5},
+			{Step: "point-query", Group: "point", Threads: 4, DurationSeconds: 10, SteadyQPS: 4000 * scale, SteadyTPS: 4000 * scale, SteadySamples: 9, FinalQPS: 3900, FinalTPS: 3900, Queries: 39000, Transactions: 39000, LatencyAvgMs: 1, LatencyMaxMs: 5},
 		},
 	}
 	b, err := results.Marshal(doc)
@@ -228,8 +232,9 @@ func envValue(env []corev1.EnvVar, name string) string {
 }
 
 // driveCellsToCompletion plays kubelet, agent and Job controller for every
-// cell of a run until the run finishes.
-func driveCellsToCompletion(t *testing.T, ns, name string) {
+// cell of a run until the run finishes; the agents report point-query at 4
+// threads scaled by scale[0] when given.
+func driveCellsToCompletion(t *testing.T, ns, name string, scale ...float64) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
@@ -247,7 +252,7 @@ func driveCellsToCompletion(t *testing.T, ns, name string) {
 			if len(job.Status.Conditions) == 0 {
 				attempt := 0
 				fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
-				agentCompletes(t, ns, &job, attempt)
+				agentCompletes(t, ns, &job, attempt, scale...)
 			}
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -116,7 +116,11 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	p.summarize()
 	if allDone(st) {
-		if err := p.writeRunResults(ctx, cells); err != nil {
+		m := p.manifest(cells)
+		if err := p.writeRunResults(ctx, m); err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := p.judgeRegression(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}
 		p.finish("")

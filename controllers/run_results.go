@@ -22,21 +22,22 @@ const ManifestKey = "manifest.json"
 // finished: the run manifest, with each cell's per-step QPS summary and where
 // its full document lives. The per-cell documents stay in their own
 // ConfigMaps, so nothing is copied twice.
-func (p *runPass) writeRunResults(ctx context.Context, cells []matrix.Cell) error {
+func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) error {
 	name := specs.RunResultsConfigMapName(p.run)
 	p.run.Status.Results = &dbbenchv1alpha1.ResultsReference{}
 	if !p.run.Spec.Output.ConfigMap.IsEnabled() {
 		return nil
 	}
-	m := p.manifest(cells)
 	data, err := results.MarshalManifest(m)
 	if errors.Is(err, results.ErrTooLarge) {
 		// Keep the index and drop the summaries: reports then read the
 		// cells' own documents.
-		for i := range m.Cells {
-			m.Cells[i].QPS, m.Cells[i].RowsPerSecond = nil, nil
+		slim := *m
+		slim.Cells = append([]results.ManifestCell(nil), m.Cells...)
+		for i := range slim.Cells {
+			slim.Cells[i].QPS, slim.Cells[i].RowsPerSecond = nil, nil
 		}
-		data, err = results.MarshalManifest(m)
+		data, err = results.MarshalManifest(&slim)
 	}
 	if err != nil {
 		return fmt.Errorf("encoding the run manifest: %w", err)

@@ -24,6 +24,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.databases.all(d, size(d.versions) * (has(d.configs) ? size(d.configs) : 1) * self.workload.repeats <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats); split the matrix into several runs"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || self.baseline.version in d.versions) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || !has(self.baseline.repeat) || self.baseline.repeat <= self.workload.repeats",message="baseline.repeat: must not exceed workload.repeats"
+// +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite)",message="regression: needs suite, whose earlier runs it compares against"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || !has(self.client.resources) || !has(self.client.resources.limits) || !('cpu' in self.client.resources.limits) || type(self.client.resources.limits.cpu) == int || self.client.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']",message="client.resources.limits.cpu: Guaranteed QoS needs a whole number of CPUs"
 type BenchmarkRunSpec struct {
@@ -63,6 +64,12 @@ type BenchmarkRunSpec struct {
 	// first version of the first database with its first config variant.
 	// +optional
 	Baseline *BaselineSpec `json:"baseline,omitempty"`
+
+	// regression judges the finished run against the history of its suite
+	// and sets the Regressed condition (for kubectl wait, Argo CD health and
+	// alerts). It needs suite.
+	// +optional
+	Regression *RegressionSpec `json:"regression,omitempty"`
 
 	// output says where results go besides the per-cell results ConfigMaps.
 	// +kubebuilder:default={}
@@ -490,6 +497,53 @@ type BaselineSpec struct {
 	Repeat int32 `json:"repeat,omitempty"`
 }
 
+// RegressionBaseline says what a run is judged against.
+// +kubebuilder:validation:Enum=PreviousRun;Run;ChangePoints
+type RegressionBaseline string
+
+const (
+	// RegressAgainstPreviousRun compares with the suite's latest earlier
+	// successful run.
+	RegressAgainstPreviousRun RegressionBaseline = "PreviousRun"
+	// RegressAgainstRun compares with the run named in regression.run.
+	RegressAgainstRun RegressionBaseline = "Run"
+	// RegressAgainstChangePoints runs change-point detection (E-divisive
+	// means with a t-test, as Apache Otava does) over the suite's last
+	// runs and reports slowdowns still in effect.
+	RegressAgainstChangePoints RegressionBaseline = "ChangePoints"
+)
+
+// RegressionSpec configures the regression verdict.
+// +kubebuilder:validation:XValidation:rule="self.against != 'Run' || has(self.run)",message="regression.run: must name a run when against is Run"
+type RegressionSpec struct {
+	// against is PreviousRun (the suite's latest earlier successful run),
+	// Run (the run named in run) or ChangePoints (detection over lastRuns).
+	// +kubebuilder:default=PreviousRun
+	// +optional
+	Against RegressionBaseline `json:"against,omitempty"`
+
+	// run names the run to compare against when against is Run.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Run string `json:"run,omitempty"`
+
+	// lastRuns is how many of the suite's runs (this one included)
+	// change-point detection looks at.
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=5
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	LastRuns int32 `json:"lastRuns,omitempty"`
+
+	// minMagnitudePercent: slowdowns smaller than this (per step and thread
+	// count) are noise, not regressions.
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MinMagnitudePercent int32 `json:"minMagnitudePercent,omitempty"`
+}
+
 // OutputSpec says where run results go.
 // +kubebuilder:validation:XValidation:rule="!has(self.configMap) || !has(self.configMap.enabled) || self.configMap.enabled || has(self.s3)",message="output: enable configMap or configure s3, or the results would go nowhere"
 type OutputSpec struct {
@@ -613,6 +667,9 @@ const (
 	ConditionSucceeded = "Succeeded"
 	// ConditionFailed is True when the run finished with failed cells.
 	ConditionFailed = "Failed"
+	// ConditionRegressed is True when spec.regression found steps slower
+	// than the suite's history, False when it found none.
+	ConditionRegressed = "Regressed"
 )
 
 // BenchmarkRunStatus is the observed state of a run: a small summary and
@@ -661,6 +718,35 @@ type BenchmarkRunStatus struct {
 	// results points at the run-level results.
 	// +optional
 	Results *ResultsReference `json:"results,omitempty"`
+
+	// regression is the verdict of spec.regression.
+	// +optional
+	Regression *RegressionStatus `json:"regression,omitempty"`
+}
+
+// RegressionStatus is what the regression verdict compared and found.
+type RegressionStatus struct {
+	// comparedTo names the runs the verdict used, oldest first.
+	// +optional
+	ComparedTo []string `json:"comparedTo,omitempty"`
+	// comparedPairs counts the (cell, step, threads) pairs compared.
+	// +optional
+	ComparedPairs int32 `json:"comparedPairs,omitempty"`
+	// regressed lists the slowdowns, largest first (at most 50).
+	// +optional
+	Regressed []RegressedStep `json:"regressed,omitempty"`
+}
+
+// RegressedStep is one slowdown. Figures are decimal strings, as the
+// Kubernetes API conventions ask of non-integers.
+type RegressedStep struct {
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Threads int32  `json:"threads"`
+	// before and after are QPS; changePercent is 100 × (after/before − 1).
+	Before        string `json:"before"`
+	After         string `json:"after"`
+	ChangePercent string `json:"changePercent"`
 }
 
 // CellStatus is the state of one cell.

@@ -1,0 +1,72 @@
+package controllers_test
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// Three runs of a suite, judged against the previous run: the first has no
+// history, the second is 10 % slower on one step (a config variant that
+// costs throughput), the third matches the second.
+func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	newRun := func(name string) *dbbenchv1alpha1.BenchmarkRun {
+		r := minimalRun(ns, name)
+		r.Spec.Suite = "nightly"
+		r.Spec.Workload.Steps = []string{"point-query"}
+		r.Spec.Workload.Threads = []int32{1, 4}
+		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{}
+		if err := k8sClient.Create(ctx, r); err != nil {
+			t.Fatalf("creating %s: %v", name, err)
+		}
+		return r
+	}
+	verdict := func(name string) *metav1.Condition {
+		return meta.FindStatusCondition(getRun(t, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+	}
+
+	newRun("night-1")
+	driveCellsToCompletion(t, ns, "night-1", 1.0)
+	if c := verdict("night-1"); c == nil || c.Status != metav1.ConditionFalse || c.Reason != "NoHistory" {
+		t.Fatalf("first run: %+v", c)
+	}
+
+	newRun("night-2")
+	driveCellsToCompletion(t, ns, "night-2", 0.9)
+	c := verdict("night-2")
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4 -10.0%") || !strings.Contains(c.Message, "run night-1") {
+		t.Fatalf("slower run: %+v", c)
+	}
+	st := getRun(t, ns, "night-2").Status.Regression
+	if st == nil || len(st.Regressed) != 1 || st.Regressed[0].Step != "point-query" || st.Regressed[0].Threads != 4 ||
+		st.Regressed[0].ChangePercent != "-10.0" || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" {
+		t.Fatalf("regression status %+v", st)
+	}
+
+	newRun("night-3")
+	driveCellsToCompletion(t, ns, "night-3", 0.9)
+	if c := verdict("night-3"); c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "run night-2") {
+		t.Fatalf("third run, as slow as the second: %+v", c)
+	}
+}
+
+func TestRegressionNeedsASuite(t *testing.T) {
+	r := minimalRun(newNamespace(t), "nosuite")
+	r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{}
+	err := k8sClient.Create(ctx, r)
+	if err == nil || !strings.Contains(err.Error(), "regression: needs suite") {
+		t.Fatalf("got %v", err)
+	}
+	r = minimalRun(r.Namespace, "norun")
+	r.Spec.Suite = "s"
+	r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstRun}
+	if err := k8sClient.Create(ctx, r); err == nil || !strings.Contains(err.Error(), "regression.run: must name a run") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,135 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/dbbench/dbbench/pkg/changepoint"
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+// StepChange is a (cell, step, threads) whose throughput moved between a
+// run and what it is judged against.
+type StepChange struct {
+	Cell    string
+	Step    string
+	Threads int
+	// Before is the baseline QPS (the compared run's, or the mean of the
+	// segment before a change point); After this run's (or the segment's).
+	Before, After float64
+	// ChangePercent is 100 × (After/Before − 1): negative is slower.
+	ChangePercent float64
+	// PValue is the change point's significance (change-point mode only).
+	PValue float64
+}
+
+func (c StepChange) String() string {
+	return fmt.Sprintf("%s %s@%d %+.1f%%", c.Cell, c.Step, c.Threads, c.ChangePercent)
+}
+
+// CompareManifests lists the (cell, step, threads) of cur that are slower
+// than in base by at least minMagnitude (0.05 = 5 %). Cells are matched by
+// name, which is stable across runs of one suite (same spec, same names).
+// Pairs missing on either side, and a zero baseline, are not comparable and
+// are left out; the returned count says how many pairs were compared.
+func CompareManifests(cur, base *results.Manifest, minMagnitude float64) (regressed []StepChange, compared int) {
+	for _, c := range cur.Cells {
+		b, ok := base.Cell(c.Name)
+		if !ok {
+			continue
+		}
+		for step, byThreads := range c.QPS {
+			for threads, after := range byThreads {
+				before, ok := b.QPS[step][threads]
+				if !ok || before <= 0 {
+					continue
+				}
+				compared++
+				change := after/before - 1
+				if change <= -minMagnitude {
+					regressed = append(regressed, StepChange{Cell: c.Name, Step: step, Threads: threads,
+						Before: before, After: after, ChangePercent: 100 * change})
+				}
+			}
+		}
+	}
+	sortChanges(regressed)
+	return regressed, compared
+}
+
+// ChangePointRegressions runs change-point detection over the series of each
+// (cell, step, threads) across runs (oldest first; the run being judged is
+// the last) and reports the slowdowns whose new segment includes the last
+// run: the regressions that are still in effect now. With the default
+// minimum segment length a regression is confirmed a few runs after it
+// happened, never on a single outlier.
+func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) ([]StepChange, error) {
+	if len(runs) == 0 {
+		return nil, nil
+	}
+	type key struct {
+		cell, step string
+		threads    int
+	}
+	last := runs[len(runs)-1]
+	var keys []key
+	for _, c := range last.Cells {
+		for step, byThreads := range c.QPS {
+			for threads := range byThreads {
+				keys = append(keys, key{c.Name, step, threads})
+			}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.cell != b.cell {
+			return a.cell < b.cell
+		}
+		if a.step != b.step {
+			return a.step < b.step
+		}
+		return a.threads < b.threads
+	})
+	d, err := changepoint.NewDetector(opts)
+	if err != nil {
+		return nil, err
+	}
+	var out []StepChange
+	for _, k := range keys {
+		// A run that lacks the point is left out of the series, never
+		// filled in.
+		var values []float64
+		for _, m := range runs {
+			if c, ok := m.Cell(k.cell); ok {
+				if v, ok := c.QPS[k.step][k.threads]; ok && !math.IsNaN(v) {
+					values = append(values, v)
+				}
+			}
+		}
+		cps, err := d.Detect(values)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s@%d: %w", k.cell, k.step, k.threads, err)
+		}
+		if len(cps) == 0 {
+			continue
+		}
+		cp := cps[len(cps)-1] // the latest change: its segment runs to the end
+		if cp.MeanAfter < cp.MeanBefore {
+			out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads,
+				Before: cp.MeanBefore, After: cp.MeanAfter, ChangePercent: cp.ChangePercent, PValue: cp.PValue})
+		}
+	}
+	sortChanges(out)
+	return out, nil
+}
+
+// sortChanges puts the largest slowdowns first.
+func sortChanges(c []StepChange) {
+	sort.SliceStable(c, func(i, j int) bool {
+		if c[i].ChangePercent != c[j].ChangePercent {
+			return c[i].ChangePercent < c[j].ChangePercent
+		}
+		return c[i].String() < c[j].String()
+	})
+}
