@@ -565,6 +565,9 @@ func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) (res result
 	a.logf("step %s threads=%d: %ds + %ds warm-up", s.Name, threads, s.Seconds, warm)
 	inv := a.sb.Run(ctx, s.Script, args, "run", nil)
 	hwCancel()
+	if inv.RepeatedIntervals > 0 {
+		a.logf("step %s threads=%d: dropped %d interval line(s) whose second repeated the previous one's", s.Name, threads, inv.RepeatedIntervals)
+	}
 	var hw HWSample
 	if a.Collector != nil {
 		hw = <-hwDone

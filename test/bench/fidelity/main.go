@@ -91,6 +91,7 @@ type config struct {
 	sysbench  string
 	sslOff    string // the TLS-off option of this sysbench version
 	control   bool   // A/A: the "agent" side is a second plain run
+	together  bool   // both sides at the same time on the same tables
 	work      string
 }
 
@@ -123,6 +124,7 @@ func main() {
 	flag.StringVar(&c.agentBin, "agent", "", "dbbench-agent binary (default: go build ./cmd/agent)")
 	flag.StringVar(&c.sysbench, "sysbench", "sysbench", "sysbench binary")
 	flag.BoolVar(&c.control, "aa", false, "control run: plain sysbench on both sides (the noise floor of the ratio)")
+	flag.BoolVar(&c.together, "concurrent", false, "run the plain command at the same time as the agent's step, on the agent's tables (cancels the machine's load swings)")
 	flag.Parse()
 
 	c.engine = plan.Engine(*engine)
@@ -244,7 +246,19 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 		ver, c.engine, c.port, c.pairs, strings.Join(names, ", "), c.seconds, c.warmup, c.threads, c.tableSize)
 
 	var pairs []pairResult
-	for i := 0; i < c.pairs; i++ {
+	for i := 0; i < c.pairs && c.together; i++ {
+		pr, err := runTogether(ctx, c, i, pwFile)
+		if err != nil {
+			logf("pair %d: %v", i+1, err)
+			return 2
+		}
+		for _, n := range names {
+			logf("pair %d %-22s agent steady %9.1f whole %9.1f | plain steady %9.1f whole %9.1f QPS", i+1, n,
+				pr.Agent[n].Steady, pr.Agent[n].Whole, pr.Plain[n].Steady, pr.Plain[n].Whole)
+		}
+		pairs = append(pairs, pr)
+	}
+	for i := 0; i < c.pairs && !c.together; i++ {
 		pr := pairResult{Order: "agent,plain"}
 		sides := []string{"agent", "plain"}
 		if i%2 == 1 {
@@ -255,7 +269,7 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 			var m map[string]measure
 			var err error
 			if side == "agent" && !c.control {
-				m, err = runAgent(ctx, c, i, pwFile)
+				m, err = runAgent(ctx, c, i, pwFile, nil)
 				pr.Agent = m
 			} else if side == "agent" {
 				m, err = runPlain(ctx, c, i)
@@ -290,7 +304,7 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 
 // runAgent runs dbbench-agent local and reads the steps' figures from its
 // full results document.
-func runAgent(ctx context.Context, c config, pair int, pwFile string) (map[string]measure, error) {
+func runAgent(ctx context.Context, c config, pair int, pwFile string, started func(pid int)) (map[string]measure, error) {
 	out := filepath.Join(c.work, fmt.Sprintf("agent-%d", pair+1))
 	var names []string
 	for _, s := range c.steps {
@@ -313,6 +327,9 @@ func runAgent(ctx context.Context, c config, pair int, pwFile string) (map[strin
 	// The agent's own CPU (utime + stime of its process, not of its sysbench
 	// children), sampled until it exits: an upper bound of what it takes from
 	// the benchmark.
+	if started != nil {
+		started(cmd.Process.Pid)
+	}
 	done := make(chan struct{})
 	cpu := make(chan float64, 1)
 	go func() {
@@ -362,7 +379,8 @@ func runAgent(ctx context.Context, c config, pair int, pwFile string) (map[strin
 
 // runPlain loads the data as the agent does, with plain sysbench commands and
 // the same flush, then runs each step as a plain sysbench command line.
-func runPlain(ctx context.Context, c config, pair int) (map[string]measure, error) {
+// connArgs are the plain command's connection options.
+func connArgs(c config) []string {
 	conn := []string{
 		"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(c.port),
 		"--mysql-user=" + dbUser, "--mysql-password=" + dbPassword, "--mysql-db=" + dbName, c.sslOff,
@@ -373,22 +391,52 @@ func runPlain(ctx context.Context, c config, pair int) (map[string]measure, erro
 			"--pgsql-user=" + dbUser, "--pgsql-password=" + dbPassword, "--pgsql-db=" + dbName,
 		}
 	}
+	return conn
+}
+
+// plainSB runs `sysbench SCRIPT CONN... ARGS...` and parses its output.
+func plainSB(ctx context.Context, c config, pair int, name string, args ...string) (*sysbench.Output, error) {
+	full := append([]string{args[0]}, connArgs(c)...)
+	full = append(full, args[1:]...)
+	cmd := exec.CommandContext(ctx, c.sysbench, full...)
+	cmd.Env = append(os.Environ(), "PGSSLMODE=disable")
+	b, err := cmd.CombinedOutput()
+	_ = os.WriteFile(filepath.Join(c.work, fmt.Sprintf("plain-%d-%s.txt", pair+1, name)), b, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("sysbench %s: %v\n%s", strings.Join(args, " "), err, b)
+	}
+	// The same treatment of repeated interval seconds as the agent's.
+	cleaned, _ := agent.DropRepeatedIntervals(string(b))
+	return sysbench.ParseString(cleaned)
+}
+
+// plainStep runs one step as the plain command line.
+func plainStep(ctx context.Context, c config, pair int, s workload.Step) (measure, error) {
+	args := append([]string{s.Script}, "--tables=1", "--table-size="+strconv.FormatInt(c.tableSize, 10), "--rand-type=uniform")
+	args = append(args, "--threads="+strconv.Itoa(c.threads), "--time="+strconv.Itoa(c.seconds+c.warmup), "--report-interval=1")
+	args = append(args, s.Args...)
+	args = append(args, "run")
+	o, err := plainSB(ctx, c, pair, s.Name, args...)
+	if err != nil {
+		return measure{}, err
+	}
+	if o.Final == nil || o.Final.SQL == nil {
+		return measure{}, fmt.Errorf("%s: no final report", s.Name)
+	}
+	st, err := o.SteadyState(float64(c.warmup))
+	if err != nil {
+		return measure{}, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return measure{Steady: st.QPS, Whole: o.Final.SQL.QueriesPerSec}, nil
+}
+
+func runPlain(ctx context.Context, c config, pair int) (map[string]measure, error) {
 	data := []string{"--tables=1", "--table-size=" + strconv.FormatInt(c.tableSize, 10), "--rand-type=uniform"}
 	timeArg := "--time=" + strconv.Itoa(c.seconds+c.warmup)
 	thr := "--threads=" + strconv.Itoa(c.threads)
 	sb := func(name string, args ...string) (*sysbench.Output, error) {
-		full := append([]string{args[0]}, conn...)
-		full = append(full, args[1:]...)
-		cmd := exec.CommandContext(ctx, c.sysbench, full...)
-		cmd.Env = append(os.Environ(), "PGSSLMODE=disable")
-		b, err := cmd.CombinedOutput()
-		_ = os.WriteFile(filepath.Join(c.work, fmt.Sprintf("plain-%d-%s.txt", pair+1, name)), b, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("sysbench %s: %v\n%s", strings.Join(args, " "), err, b)
-		}
-		return sysbench.ParseString(string(b))
+		return plainSB(ctx, c, pair, name, args...)
 	}
-
 	// The load: what the agent does, step by step.
 	if _, err := sb("cleanup", append(append([]string{"oltp_read_only"}, data...), "cleanup")...); err != nil {
 		return nil, err
@@ -412,22 +460,11 @@ func runPlain(ctx context.Context, c config, pair int) (map[string]measure, erro
 
 	m := map[string]measure{}
 	for _, s := range c.steps {
-		args := append([]string{s.Script}, data...)
-		args = append(args, thr, timeArg, "--report-interval=1")
-		args = append(args, s.Args...)
-		args = append(args, "run")
-		o, err := sb(s.Name, args...)
+		r, err := plainStep(ctx, c, pair, s)
 		if err != nil {
 			return nil, err
 		}
-		if o.Final == nil || o.Final.SQL == nil {
-			return nil, fmt.Errorf("%s: no final report", s.Name)
-		}
-		st, err := o.SteadyState(float64(c.warmup))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		m[s.Name] = measure{Steady: st.QPS, Whole: o.Final.SQL.QueriesPerSec}
+		m[s.Name] = r
 	}
 	return m, nil
 }
@@ -459,6 +496,101 @@ func ownCPUSeconds(pid int) (float64, error) {
 	}
 	const clkTck = 100 // USER_HZ on Linux
 	return (ut + st) / clkTck, nil
+}
+
+// runTogether runs the agent and, for each of its steps, the plain command at
+// the same moment on the same tables: both see the same load swings of the
+// machine, which the ratio then cancels. The agent's sysbench children are
+// found by polling /proc for processes whose parent is the agent.
+func runTogether(ctx context.Context, c config, pair int, pwFile string) (pairResult, error) {
+	pr := pairResult{Order: "together", Plain: map[string]measure{}}
+	type res struct {
+		name string
+		m    measure
+		err  error
+	}
+	results := make(chan res, len(c.steps))
+	pidCh := make(chan int, 1)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		agentPid := <-pidCh
+		seen := map[int]bool{}
+		next, runs := 0, 0
+		for next < len(c.steps) && ctx.Err() == nil {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d", agentPid)); err != nil {
+				break // the agent has exited
+			}
+			for _, pid := range childrenOf(agentPid, seen) {
+				cl, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+				args := strings.Split(strings.TrimRight(string(cl), "\x00"), "\x00")
+				if len(args) < 3 || filepath.Base(args[0]) != filepath.Base(c.sysbench) {
+					continue // not yet exec'd, or not sysbench: look again
+				}
+				seen[pid] = true
+				if args[len(args)-1] != "run" {
+					continue // cleanup, prepare
+				}
+				// The agent's first `sysbench ... run` is its load's warm-up
+				// read step; then come the steps, in order.
+				if runs++; runs == 1 {
+					continue
+				}
+				if args[1] != c.steps[next].Script {
+					results <- res{c.steps[next].Name, measure{}, fmt.Errorf("expected the agent to run %s, saw %s", c.steps[next].Script, args[1])}
+					next++
+					break
+				}
+				s := c.steps[next]
+				go func() {
+					m, err := plainStep(ctx, c, pair, s)
+					results <- res{s.Name, m, err}
+				}()
+				next++
+				// Nothing to look for until this step is nearly over.
+				time.Sleep(time.Duration(c.seconds+c.warmup-1) * time.Second)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		for ; next < len(c.steps); next++ {
+			results <- res{c.steps[next].Name, measure{}, fmt.Errorf("the agent's %s step was not seen", c.steps[next].Name)}
+		}
+	}()
+	m, err := runAgent(ctx, c, pair, pwFile, func(pid int) { pidCh <- pid })
+	<-watchDone
+	for range c.steps {
+		r := <-results
+		if r.err != nil && err == nil {
+			err = r.err
+		}
+		pr.Plain[r.name] = r.m
+	}
+	pr.Agent = m
+	return pr, err
+}
+
+// childrenOf lists the processes whose parent is ppid and that are not in
+// seen (only pids above ppid's: new processes, barring pid wrap-around).
+func childrenOf(ppid int, seen map[int]bool) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= ppid || seen[pid] {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:])) // f[1] is field 4, the parent
+		if len(f) > 1 && f[1] == strconv.Itoa(ppid) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 type stats struct{ mean, median, min, max, sd float64 }
@@ -503,6 +635,9 @@ func report(w *os.File, c config, names []string, pairs []pairResult) int {
 	fmt.Fprintln(w, "ratio = agent QPS / plain sysbench QPS, per pair; stddev is the sample stddev (n-1)")
 	if c.control {
 		fmt.Fprintln(w, "CONTROL (-aa): the \"agent\" column is a second plain sysbench run")
+	}
+	if c.together {
+		fmt.Fprintln(w, "CONCURRENT: each plain command ran at the same time as the agent's step, on the agent's tables")
 	}
 	code := 0
 	for _, n := range names {
