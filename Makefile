@@ -60,7 +60,7 @@ test-deps: ## Install what the suites drive for real (Chromium, sysbench).
 
 .PHONY: test-unit
 test-unit: ## Unit tests: pure packages, the plugin and the agent (no servers; the HTML report renders in headless Chromium).
-	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/...
+	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/... ./test/argocd/...
 
 .PHONY: test-envtest
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.

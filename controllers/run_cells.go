@@ -221,7 +221,12 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 	cs.Node = pod.Spec.NodeName
 
 	if cs.Phase == dbbenchv1alpha1.CellStarting {
-		if !podReady(pod) {
+		// The client starts as soon as the server's pod runs and has an IP,
+		// not when it is ready: the agent waits for the server at the SQL
+		// level (bounded by timeouts.databaseReady, and retried as an
+		// infrastructure failure when it gives up), so the client pod's
+		// start-up overlaps the server's initialisation.
+		if !podRunning(pod) {
 			limit := p.run.Spec.Timeouts.DatabaseReadyTimeout()
 			if p.now.Sub(started) >= limit {
 				return p.attemptFailed(ctx, c, cs, infra("DatabaseNotReady", "database pod %s not ready within %s: %s", pod.Name, limit, waitingReason(pod)))
@@ -450,16 +455,9 @@ func disrupted(pod *corev1.Pod) bool {
 	return false
 }
 
-func podReady(pod *corev1.Pod) bool {
-	if pod.Status.PodIP == "" {
-		return false
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+// podRunning reports a scheduled, started pod with an IP.
+func podRunning(pod *corev1.Pod) bool {
+	return pod.Status.PodIP != "" && pod.Status.Phase == corev1.PodRunning
 }
 
 func waitingReason(pod *corev1.Pod) string {

@@ -308,3 +308,19 @@ func runtimeFromUnstructured(u *unstructured.Unstructured, out *dbbenchv1alpha1.
 func envtestAdmin() envtest.User {
 	return envtest.User{Name: "admin", Groups: []string{"system:masters"}}
 }
+
+// The GitOps example's manifests are accepted by the API server as they are.
+func TestGitOpsExampleIsAccepted(t *testing.T) {
+	ns := newNamespace(t)
+	for _, f := range []string{"schedule.yaml"} {
+		text, err := os.ReadFile(filepath.Join("..", "examples", "gitops", "mariadb-lts-nightly", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := parseRun(t, string(text))
+		obj.SetNamespace(ns)
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+			t.Errorf("%s refused: %v", f, err)
+		}
+	}
+}
