@@ -214,9 +214,9 @@ func ExtractScripts(dir string) error {
 // and how many it removed. sysbench 1.0.20 labels a report with its elapsed
 // time rounded to the second; when its report thread wakes late (a stall, or
 // a machine short of CPU), two consecutive reports can carry the same label,
-// which pkg/sysbench rejects as time going backwards. Seen here on a loaded
-// 2-core machine in about one run in ten. The later line is dropped, as the
-// agent's series keeps strictly increasing seconds.
+// which pkg/sysbench rejects as time going backwards (seen twice in about 80
+// runs on a loaded 2-core machine, failing the cell). The later line is
+// dropped, as the agent's series keeps strictly increasing seconds.
 func DropRepeatedIntervals(out string) (string, int) {
 	lines := strings.SplitAfter(out, "\n")
 	var b strings.Builder
