@@ -15,6 +15,7 @@ import (
 // CompareOptions are the options of `compare`.
 type CompareOptions struct {
 	OutputFlags
+	S3         S3Flags
 	RunA, RunB string
 	clients    Clients
 	cluster    *Cluster
@@ -31,9 +32,12 @@ func NewCmdCompare(streams genericiooptions.IOStreams, clients Clients) *cobra.C
 per step; then the full report of both runs together, whose cells are named
 RUN/CELL and whose base is RUN_A's base cell (or --base).
 
-With --from-dir DIR, the runs are read from DIR/RUN_A and DIR/RUN_B.`,
+With --from-dir DIR, the runs are read from DIR/RUN_A and DIR/RUN_B. With
+--from-s3 s3://BUCKET/PREFIX, they are read from the object store, both from
+suite --suite.`,
 		Example: `  kubectl dbbench compare nightly-41 nightly-42
-  kubectl dbbench compare --from-dir ./results before after -o markdown`,
+  kubectl dbbench compare --from-dir ./results before after -o markdown
+  kubectl dbbench compare nightly-41 nightly-42 --suite nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
@@ -46,6 +50,7 @@ With --from-dir DIR, the runs are read from DIR/RUN_A and DIR/RUN_B.`,
 		},
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
+	o.S3.AddFlags(cmd.Flags(), true)
 	return cmd
 }
 
@@ -54,6 +59,12 @@ func (o *CompareOptions) Complete(args []string) error {
 	o.RunA, o.RunB = args[0], args[1]
 	if err := o.OutputFlags.Complete(); err != nil {
 		return err
+	}
+	if o.S3.Enabled() {
+		if o.FromDir != "" {
+			return fmt.Errorf("--from-dir and --from-s3: choose one source")
+		}
+		return o.S3.Complete()
 	}
 	if o.FromDir == "" {
 		c, err := o.clients.Cluster()
@@ -98,7 +109,17 @@ func repeatedCombinations(ds *analysis.Dataset) []string {
 
 // Run loads both runs and prints the comparison.
 func (o *CompareOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	load := func(name string) (*analysis.Dataset, string, error) {
+		if o.S3.src != nil {
+			lr, err := o.S3.src.Run(ctx, o.S3.Suite, name, name)
+			if err != nil {
+				return nil, "", err
+			}
+			return lr.Data, lr.Base, nil
+		}
 		if o.FromDir != "" {
 			return loadRun(ctx, nil, filepath.Join(o.FromDir, name), name)
 		}

@@ -18,6 +18,7 @@ import (
 // HistoryOptions are the options of `history`.
 type HistoryOptions struct {
 	OutputFlags
+	S3           S3Flags
 	Suite        string
 	Otava        bool
 	MinMagnitude float64
@@ -38,10 +39,13 @@ E-divisive means with a t-test finds in each (pkg/changepoint; defaults:
 p <= 0.001, a change of at least 3 %, at least 3 runs per segment).
 
 With --from-dir DIR, every subdirectory of DIR holding results files is a
-run; those whose documents name the suite are used.`,
+run; those whose documents name the suite are used. With --from-s3
+s3://BUCKET/PREFIX, the runs are those with a manifest under PREFIX/SUITE/
+in the object store (oldest first), each read from its cells' result.json.`,
 		Example: `  kubectl dbbench history nightly-mariadb
   kubectl dbbench history nightly-mariadb --otava -o json
-  kubectl dbbench history nightly --from-dir ./runs --html history.html`,
+  kubectl dbbench history nightly --from-dir ./runs --html history.html
+  kubectl dbbench history nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000 --s3-credentials-file ./s3.env`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
@@ -54,6 +58,7 @@ run; those whose documents name the suite are used.`,
 		},
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
+	o.S3.AddFlags(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&o.Otava, "otava", false, "Use Apache Otava's settings (no minimum magnitude or segment length).")
 	cmd.Flags().Float64Var(&o.MinMagnitude, "min-magnitude", 0, "Smallest relative change reported (e.g. 0.05 for Nyrkiö's 5 %); 0 keeps the detector's default.")
 	return cmd
@@ -64,6 +69,12 @@ func (o *HistoryOptions) Complete(args []string) error {
 	o.Suite = args[0]
 	if err := o.OutputFlags.Complete(); err != nil {
 		return err
+	}
+	if o.S3.Enabled() {
+		if o.FromDir != "" {
+			return fmt.Errorf("--from-dir and --from-s3: choose one source")
+		}
+		return o.S3.Complete()
 	}
 	if o.FromDir == "" {
 		c, err := o.clients.Cluster()
@@ -98,9 +109,12 @@ func (o *HistoryOptions) detectorOptions() changepoint.Options {
 func (o *HistoryOptions) Run(ctx context.Context) error {
 	var runs []analysis.HistoryRun
 	var err error
-	if o.FromDir != "" {
+	switch {
+	case o.S3.src != nil:
+		runs, err = o.s3Runs(ctx)
+	case o.FromDir != "":
 		runs, err = o.localRuns()
-	} else {
+	default:
 		runs, err = o.clusterRuns(ctx)
 	}
 	if err != nil {
@@ -164,6 +178,21 @@ func (o *HistoryOptions) localRuns() ([]analysis.HistoryRun, error) {
 		}
 		sort.Strings(found)
 		return nil, fmt.Errorf("no run under %s belongs to suite %q (suites found: %s)", o.FromDir, o.Suite, strings.Join(found, ", "))
+	}
+	return runs, nil
+}
+
+func (o *HistoryOptions) s3Runs(ctx context.Context) ([]analysis.HistoryRun, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	lrs, err := o.S3.src.Runs(ctx, o.Suite, o.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]analysis.HistoryRun, len(lrs))
+	for i, lr := range lrs {
+		runs[i] = analysis.HistoryRun{Name: lr.Name, Time: lr.Time, Data: lr.Data}
 	}
 	return runs, nil
 }

@@ -13,6 +13,7 @@ import (
 // ReportOptions are the options of `report`.
 type ReportOptions struct {
 	OutputFlags
+	S3      S3Flags
 	RunName string
 	clients Clients
 	cluster *Cluster
@@ -32,10 +33,14 @@ thread counts), throughput over time (with per-second series) and repeats.
 The run's cells are read from their result ConfigMaps (status.cells[].resultConfigMap,
 key result.json), or from the run manifest (<run>-results, key manifest.json)
 when no cell document is readable. With --from-dir DIR, results files are
-read from DIR instead, and RUN only names the report.`,
+read from DIR instead, and RUN only names the report. With --from-s3
+s3://BUCKET/PREFIX, RUN is read from the object store the controller uploads
+to (spec.output.s3): its manifest.json, then every cell's result.json, under
+PREFIX/SUITE/RUN/ (--suite SUITE).`,
 		Example: `  kubectl dbbench report nightly-42
   kubectl dbbench report nightly-42 -o markdown --base mysql-8.0.36-default
-  kubectl dbbench report --from-dir ./results -o csv --html report.html`,
+  kubectl dbbench report --from-dir ./results -o csv --html report.html
+  kubectl dbbench report nightly-42 --suite nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000 --s3-credentials-file ./s3.env`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
@@ -48,6 +53,7 @@ read from DIR instead, and RUN only names the report.`,
 		},
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
+	o.S3.AddFlags(cmd.Flags(), true)
 	return cmd
 }
 
@@ -58,6 +64,15 @@ func (o *ReportOptions) Complete(args []string) error {
 	}
 	if err := o.OutputFlags.Complete(); err != nil {
 		return err
+	}
+	if o.S3.Enabled() {
+		if o.FromDir != "" {
+			return fmt.Errorf("--from-dir and --from-s3: choose one source")
+		}
+		if o.RunName == "" {
+			return fmt.Errorf("--from-s3: a run name is required")
+		}
+		return o.S3.Complete()
 	}
 	if o.FromDir == "" && o.RunName != "" {
 		c, err := o.clients.Cluster()
@@ -79,7 +94,7 @@ func (o *ReportOptions) Validate() error {
 
 // Run loads the run and prints the report.
 func (o *ReportOptions) Run(ctx context.Context) error {
-	ds, base, err := loadRun(ctx, o.cluster, o.FromDir, o.RunName)
+	ds, base, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -91,6 +106,20 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return o.writeHTML(o.ErrOut, r, analysis.HTMLOptions{})
+}
+
+func (o *ReportOptions) load(ctx context.Context) (*analysis.Dataset, string, error) {
+	if o.S3.src != nil {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		lr, err := o.S3.src.Run(ctx, o.S3.Suite, o.RunName, o.RunName)
+		if err != nil {
+			return nil, "", err
+		}
+		return lr.Data, lr.Base, nil
+	}
+	return loadRun(ctx, o.cluster, o.FromDir, o.RunName)
 }
 
 // loadRun reads one run from the cluster or from a directory.

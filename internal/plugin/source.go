@@ -297,6 +297,22 @@ func LoadDir(dir, name string) (*LocalRun, error) {
 		}
 		docs = append(docs, d)
 	}
+	if len(docs) == 0 && manifest == nil {
+		return nil, fmt.Errorf("%s: no results documents (*.json) found", dir)
+	}
+	if name == "" && len(docs) == 0 {
+		name = filepath.Base(dir)
+	}
+	return assembleRun(name, docs, manifest)
+}
+
+// assembleRun builds a run from its cell documents and manifest (either
+// may be missing, not both): documents in the manifest's cell order, the
+// manifest's QPS summary when there are no documents. name labels the
+// dataset; it defaults to the documents' run name, then the manifest's.
+// LoadDir and the S3 source share it, so both read a run the same way.
+func assembleRun(name string, docs []*results.Document, manifest *results.Manifest) (*LocalRun, error) {
+	var err error
 	lr := &LocalRun{}
 	if manifest != nil {
 		lr.Base = manifest.Baseline
@@ -334,11 +350,11 @@ func LoadDir(dir, name string) (*LocalRun, error) {
 			return nil, err
 		}
 		lr.Suite, lr.Time = manifest.Run.Suite, manifest.UpdatedAt
+		if name == "" {
+			name = manifest.Run.Name
+		}
 	default:
-		return nil, fmt.Errorf("%s: no results documents (*.json) found", dir)
-	}
-	if name == "" {
-		name = filepath.Base(dir)
+		return nil, fmt.Errorf("no results documents and no run manifest")
 	}
 	lr.Name, lr.Data.Name = name, name
 	return lr, nil
