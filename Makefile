@@ -67,7 +67,7 @@ test-envtest: ## Controller tests against a real kube-apiserver + etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... ./internal/... -count=1 -timeout 15m
 
 .PHONY: test-agent
-test-agent: ## The agent's whole catalog on real MariaDB and PostgreSQL servers on loopback (installs them from Debian).
+test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL servers on loopback (installs them from Debian).
 	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 20m
 
 .PHONY: test-chart
@@ -79,6 +79,10 @@ test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.
 .PHONY: bench-controller
 bench-controller: ## 200 runs × 10 cells against envtest with 500 nodes; prints latency, writes per cell, peak RSS.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller
+
+.PHONY: bench-fidelity
+bench-fidelity: ## Agent vs plain sysbench QPS on a real local MariaDB, 5 concurrent pairs (docs/agent.md, Fidelity).
+	$(GO) run ./test/bench/fidelity -concurrent
 
 ##@ Build
 
