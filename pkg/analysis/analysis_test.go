@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/dbbench/dbbench/pkg/stats"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -371,7 +372,7 @@ func TestWelch(t *testing.T) {
 	if math.Abs(w.T-2.2514363) > 1e-6 || math.Abs(w.DF-5.5207877) > 1e-6 || math.Abs(w.P-0.0691336) > 1e-6 {
 		t.Errorf("welch %+v", w)
 	}
-	if q := studentQuantile(0.975, 2); math.Abs(q-4.302653) > 1e-5 {
+	if q := stats.StudentQuantile(0.975, 2); math.Abs(q-4.302653) > 1e-5 {
 		t.Errorf("t quantile %v", q)
 	}
 	if _, err := WelchTTest([]float64{1}, []float64{1, 2}); err == nil {

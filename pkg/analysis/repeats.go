@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"github.com/dbbench/dbbench/pkg/stats"
 	"math"
 )
 
@@ -77,7 +78,7 @@ func repeatStat(comb, step string, threads int, cells []string, xs []float64) Re
 		if r.Mean != 0 {
 			r.CV = Num(sd / r.Mean)
 		}
-		h := studentQuantile(0.975, float64(len(xs)-1)) * sd / math.Sqrt(float64(len(xs)))
+		h := stats.StudentQuantile(0.975, float64(len(xs)-1)) * sd / math.Sqrt(float64(len(xs)))
 		r.CILow, r.CIHigh = Num(r.Mean-h), Num(r.Mean+h)
 	}
 	return r
@@ -126,7 +127,7 @@ func WelchTTest(a, b []float64) (Welch, error) {
 	}
 	t := (mb - ma) / se
 	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
-	return Welch{T: t, DF: df, P: studentTwoSided(t, df)}, nil
+	return Welch{T: t, DF: df, P: stats.StudentTwoSidedP(t, df)}, nil
 }
 
 // CompareOptions tune CompareRepeats.

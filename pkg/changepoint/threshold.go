@@ -3,6 +3,7 @@ package changepoint
 import (
 	"errors"
 	"fmt"
+	"github.com/dbbench/dbbench/pkg/stats"
 	"math"
 	"slices"
 )
@@ -134,14 +135,14 @@ func CheckThreshold(baseline []float64, value float64, opts ThresholdOptions) (T
 		st := describe(baseline)
 		res.Center = st.mean
 		sd := sampleStddev(st)
-		q := normalQuantile
+		q := stats.NormalQuantile
 		if opts.Test == TTest {
 			if st.n < 2 {
 				res.Skipped = true
 				return res, nil
 			}
 			df := float64(st.n - 1)
-			q = func(p float64) float64 { return studentTQuantile(p, df) }
+			q = func(p float64) float64 { return stats.StudentQuantile(p, df) }
 		}
 		if opts.Lower > 0 {
 			res.LowerLimit = st.mean - q(opts.Lower)*sd

@@ -1,0 +1,143 @@
+// Package stats holds the few distribution functions dbbench's statistics
+// need (Student's t through the regularized incomplete beta function, the
+// normal quantile), shared by the change-point detection and the reports so
+// that both compute p-values and intervals the same way. Stdlib only.
+package stats
+
+import "math"
+
+// RegIncBeta returns the regularized incomplete beta function I_x(a, b) for
+// a, b > 0 and x in [0, 1]. It evaluates the continued fraction with the
+// modified Lentz method, on whichever side of the symmetry
+// I_x(a, b) = 1 - I_{1-x}(b, a) converges fastest.
+func RegIncBeta(x, a, b float64) float64 {
+	switch {
+	case math.IsNaN(x) || math.IsNaN(a) || math.IsNaN(b):
+		return math.NaN()
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
+	}
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	// Prefactor x^a (1-x)^b / (a B(a,b)), computed in log space.
+	lfront := lab - la - lb + a*math.Log(x) + b*math.Log1p(-x)
+	if x < (a+1)/(a+b+2) {
+		return math.Exp(lfront) * betaContinuedFraction(x, a, b) / a
+	}
+	return 1 - math.Exp(lfront)*betaContinuedFraction(1-x, b, a)/b
+}
+
+// betaContinuedFraction evaluates the continued fraction for I_x(a, b)
+// (without the prefactor), using the modified Lentz algorithm.
+func betaContinuedFraction(x, a, b float64) float64 {
+	const (
+		maxIter = 300
+		eps     = 1e-16
+		tiny    = 1e-300
+	)
+	qab, qap, qam := a+b, a+1, a-1
+	c := 1.0
+	d := 1 - qab*x/qap
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	h := d
+	for m := 1; m <= maxIter; m++ {
+		fm := float64(m)
+		m2 := 2 * fm
+		// Even step.
+		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		h *= d * c
+		// Odd step.
+		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < eps {
+			break
+		}
+	}
+	return h
+}
+
+// StudentTwoSidedP returns the two-sided p-value P(|T| >= |t|) for a Student's
+// t distribution with df degrees of freedom. An infinite t gives 0; NaN gives NaN.
+func StudentTwoSidedP(t, df float64) float64 {
+	if math.IsNaN(t) || math.IsNaN(df) || df <= 0 {
+		return math.NaN()
+	}
+	if math.IsInf(t, 0) {
+		return 0
+	}
+	return RegIncBeta(df/(df+t*t), df/2, 0.5)
+}
+
+// StudentCDF returns P(T <= t) for df degrees of freedom.
+func StudentCDF(t, df float64) float64 {
+	p := StudentTwoSidedP(t, df) / 2
+	if t >= 0 {
+		return 1 - p
+	}
+	return p
+}
+
+// StudentQuantile returns t such that P(T <= t) = p, for p in (0, 1), by
+// bisection on the CDF (monotone, so bisection always converges).
+func StudentQuantile(p, df float64) float64 {
+	if p <= 0 || p >= 1 || df <= 0 || math.IsNaN(p) {
+		return math.NaN()
+	}
+	if p == 0.5 {
+		return 0
+	}
+	// Bracket the root: the normal quantile is a lower bound in magnitude.
+	z := NormalQuantile(p)
+	lo, hi := z, z
+	if p > 0.5 {
+		for StudentCDF(hi, df) < p {
+			hi = 2*hi + 1
+		}
+	} else {
+		for StudentCDF(lo, df) > p {
+			lo = 2*lo - 1
+		}
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if StudentCDF(mid, df) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo <= 1e-12*math.Max(1, math.Abs(mid)) {
+			break
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// NormalQuantile returns the standard normal quantile Φ⁻¹(p).
+func NormalQuantile(p float64) float64 {
+	return math.Sqrt2 * math.Erfinv(2*p-1)
+}
