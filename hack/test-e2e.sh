@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# test-e2e.sh runs the end-to-end suite (test/e2e, build tag e2e) against the
+# operator installed with its Helm chart on a real cluster:
+#
+#   CLUSTER=local     (default) the single-node cluster of hack/cluster (started
+#                     if it is not running, left running at the end)
+#   CLUSTER=existing  whatever KUBECONFIG points at; the images must already be
+#                     available to it
+#
+# It builds and loads the images the suite needs, installs or upgrades the
+# chart (release dbbench in dbbench-system, image tag dev, as hack/demo.sh),
+# restarts the manager when its image changed, removes what an interrupted
+# earlier run left behind, runs the suite and, when it fails, dumps the
+# cluster-level state (the tests dump their own namespaces). Test namespaces
+# and the simulated kwok nodes are removed at the end, pass or fail, unless
+# DBBENCH_E2E_KEEP=1 (then failed tests keep their namespaces).
+#
+#   E2E_RUN=Placement hack/test-e2e.sh     # only tests matching -run
+source "$(dirname "$0")/lib.sh"
+cd "${DBBENCH_ROOT}"
+
+CLUSTER="${CLUSTER:-local}"
+SYSTEM_NS=dbbench-system
+RELEASE=dbbench
+E2E_LABEL=dbbench.io/e2e=true
+STATE_DIR="${DBBENCH_CACHE}/e2e"
+mkdir -p "${STATE_DIR}"
+KWOK_PIDFILE="${STATE_DIR}/kwok.pid"
+start=$(date +%s)
+elapsed() { echo "$(( $(date +%s) - start )) s"; }
+
+"${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
+KUBECTL="${K8S_BIN}/kubectl"
+HELM="$("${DBBENCH_ROOT}/hack/helm.sh" install)"
+KWOK="$("${DBBENCH_ROOT}/hack/tools.sh" kwok)"
+
+images=(mariadb-10.11 mariadb-11.8 agent manager)
+case "${CLUSTER}" in
+local)
+	eval "$(hack/cluster/up.sh)"
+	hack/images.sh "${images[@]}" >&2
+	;;
+existing)
+	[ -n "${KUBECONFIG:-}" ] || { echo "CLUSTER=existing needs KUBECONFIG" >&2; exit 1; }
+	;;
+*) echo "unknown CLUSTER=${CLUSTER} (local, existing)" >&2; exit 64 ;;
+esac
+export KUBECONFIG
+log "cluster and images ready after $(elapsed)"
+
+# kill_kwok stops a kwok that a test started and could not stop (the test
+# binary killed by -timeout), by the pid the test recorded.
+kill_kwok() {
+	local pid
+	pid="$(cat "${KWOK_PIDFILE}" 2>/dev/null || true)"
+	if [ -n "${pid}" ] && tr '\0' ' ' <"/proc/${pid}/cmdline" 2>/dev/null | grep -q -- "--manage-nodes-with-annotation-selector"; then
+		log "stopping leftover kwok (pid ${pid})"
+		kill "${pid}" 2>/dev/null || true
+	fi
+	rm -f "${KWOK_PIDFILE}"
+}
+
+# cleanup removes the suite's namespaces and simulated nodes. Namespaces go
+# first and are waited for, so no pod is left on a node that disappears.
+cleanup() {
+	local keep="${DBBENCH_E2E_KEEP:-}" nss
+	nss="$("${KUBECTL}" get ns -l "${E2E_LABEL}" -o name 2>/dev/null || true)"
+	if [ -n "${nss}" ] && [ -z "${keep}" ]; then
+		log "deleting test namespaces: $(echo ${nss})"
+		# shellcheck disable=SC2086
+		"${KUBECTL}" delete ${nss} --wait=false >/dev/null 2>&1 || true
+		# shellcheck disable=SC2086
+		"${KUBECTL}" wait --for=delete ${nss} --timeout=180s >/dev/null 2>&1 ||
+			log "test namespaces still terminating after 180 s: $(echo ${nss})"
+	fi
+	if [ -z "${keep}" ]; then
+		"${KUBECTL}" delete node -l "${E2E_LABEL}" --ignore-not-found >/dev/null 2>&1 || true
+	fi
+	kill_kwok
+}
+
+# dump_cluster is the failure dump at cluster level: the manager's logs (all
+# of them, the current pod and, if it restarted, the previous container),
+# nodes, every pod, and the runs and events of test namespaces still there.
+dump_cluster() {
+	echo "===== manager logs (${SYSTEM_NS}/deploy/dbbench-manager)"
+	"${KUBECTL}" -n "${SYSTEM_NS}" logs deploy/dbbench-manager --tail=-1 || true
+	"${KUBECTL}" -n "${SYSTEM_NS}" logs deploy/dbbench-manager --previous --tail=200 2>/dev/null || true
+	echo "===== events in ${SYSTEM_NS}"
+	"${KUBECTL}" -n "${SYSTEM_NS}" get events --sort-by=.lastTimestamp || true
+	echo "===== nodes"
+	"${KUBECTL}" get nodes -o wide || true
+	echo "===== pods"
+	"${KUBECTL}" get pods -A -o wide || true
+	local ns
+	for ns in $("${KUBECTL}" get ns -l "${E2E_LABEL}" -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
+		echo "===== namespace ${ns}: runs"
+		"${KUBECTL}" -n "${ns}" get benchmarkruns -o yaml || true
+		echo "===== namespace ${ns}: events"
+		"${KUBECTL}" -n "${ns}" get events --sort-by=.lastTimestamp || true
+		local pod
+		for pod in $("${KUBECTL}" -n "${ns}" get pods -o name 2>/dev/null); do
+			echo "===== namespace ${ns}: logs of ${pod}"
+			"${KUBECTL}" -n "${ns}" logs "${pod}" --all-containers --prefix --tail=200 || true
+		done
+	done
+}
+
+# What an interrupted earlier run left behind would disturb this one.
+cleanup
+trap cleanup EXIT
+
+# CRDs survive an uninstall (crds.keep); adopt any that an earlier release
+# left behind, as hack/demo.sh does, instead of failing on their ownership.
+for crd in $("${KUBECTL}" get crd -o name 2>/dev/null | grep '\.dbbench\.io$' || true); do
+	"${KUBECTL}" annotate --overwrite "${crd}" meta.helm.sh/release-name="${RELEASE}" meta.helm.sh/release-namespace="${SYSTEM_NS}" >/dev/null
+	"${KUBECTL}" label --overwrite "${crd}" app.kubernetes.io/managed-by=Helm >/dev/null
+done
+"${HELM}" upgrade --install "${RELEASE}" charts/dbbench --namespace "${SYSTEM_NS}" --create-namespace \
+	--set image.tag=dev --wait --timeout 5m >&2
+
+# The image tag stays "dev", so an upgrade does not replace a manager that
+# runs an older build of it: restart it when the image differs from the one
+# just built (local cluster only; the pod reports the image's config digest,
+# which is podman's image ID).
+if [ "${CLUSTER}" = local ]; then
+	want="$(podman image inspect --format '{{.Id}}' docker.io/dbbench/manager:dev 2>/dev/null || true)"
+	have="$("${KUBECTL}" -n "${SYSTEM_NS}" get pods -l app.kubernetes.io/component=manager,app.kubernetes.io/instance="${RELEASE}" \
+		-o jsonpath='{range .items[*]}{.status.containerStatuses[0].imageID}{"\n"}{end}')"
+	if [ -n "${want}" ] && grep -qvx "sha256:${want}" <<<"${have}"; then
+		log "the manager runs another build than docker.io/dbbench/manager:dev (sha256:${want:0:12}); restarting it"
+		"${KUBECTL}" -n "${SYSTEM_NS}" rollout restart deploy/dbbench-manager >&2
+		"${KUBECTL}" -n "${SYSTEM_NS}" rollout status deploy/dbbench-manager --timeout=3m >&2
+	fi
+fi
+log "operator installed after $(elapsed)"
+
+log "running the end-to-end suite"
+test_log="${STATE_DIR}/go-test.log"
+set +e
+DBBENCH_KWOK="${KWOK}" DBBENCH_E2E_KWOK_PIDFILE="${KWOK_PIDFILE}" \
+	go test ./test/e2e/ -tags e2e -count=1 -timeout 40m -v ${E2E_RUN:+-run "${E2E_RUN}"} 2>&1 | tee "${test_log}"
+rc=${PIPESTATUS[0]}
+set -e
+if [ "${rc}" -ne 0 ]; then
+	dump="${STATE_DIR}/cluster-dump.log"
+	dump_cluster >"${dump}" 2>&1
+	log "the end-to-end suite failed (exit ${rc}); cluster state:"
+	cat "${dump}" >&2
+	log "test output: ${test_log}; cluster dump: ${dump}"
+fi
+log "test-e2e took $(elapsed); go test exited ${rc}"
+exit "${rc}"

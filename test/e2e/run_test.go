@@ -1,0 +1,314 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// Deadlines of the real runs. A cell of smallRun takes about a minute on
+// two shared cores (server start, load, 6 × 4 s of steps, flush); the
+// deadlines leave room for a busy machine without hiding a stuck run.
+const (
+	// manifestKey is controllers.ManifestKey; the suite does not import
+	// the controllers package (it tests them from the outside).
+	manifestKey = "manifest.json"
+
+	cellRunningTimeout = 5 * time.Minute
+	runTimeout         = 10 * time.Minute
+)
+
+// TestRunCompletes: two versions of MariaDB, two cells side by side, every
+// step at every thread count measured, and the run manifest lists both.
+func TestRunCompletes(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "complete")
+	run := smallRun(ns, "versions", "10.11", "11.8")
+	createRun(t, run)
+	start := time.Now()
+	run = waitForRunFinished(t, ns, run.Name, runTimeout)
+	t.Logf("run finished in %s: %s", time.Since(start).Round(time.Second), runSummary(run))
+	requireSucceeded(t, run)
+
+	if got := cellNames(run); !slices.Equal(got, []string{"mariadb-10.11-small", "mariadb-11.8-small"}) {
+		t.Fatalf("cells %v, want mariadb-10.11-small and mariadb-11.8-small", got)
+	}
+	for _, cs := range run.Status.Cells {
+		if cs.Attempts != 1 {
+			t.Errorf("cell %s took %d attempts, want 1: %s", cs.Name, cs.Attempts, cs.Message)
+		}
+		doc := resultDocument(t, ns, cs)
+		requireAllSteps(t, run, cs, doc, 1)
+	}
+
+	// The run manifest.
+	if run.Status.Results == nil || run.Status.Results.ConfigMap != run.Name+"-results" {
+		t.Fatalf("status.results = %+v, want configMap %s-results", run.Status.Results, run.Name)
+	}
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: run.Status.Results.ConfigMap}, &cm); err != nil {
+		t.Fatalf("getting the run manifest ConfigMap: %v", err)
+	}
+	m, err := results.UnmarshalManifest([]byte(cm.Data[manifestKey]))
+	if err != nil {
+		t.Fatalf("decoding the run manifest: %v", err)
+	}
+	if m.Run.Name != run.Name || m.Run.UID != string(run.UID) {
+		t.Errorf("manifest run = %+v, want %s (%s)", m.Run, run.Name, run.UID)
+	}
+	for _, cs := range run.Status.Cells {
+		mc, ok := m.Cell(cs.Name)
+		if !ok {
+			t.Errorf("manifest has no cell %s: %+v", cs.Name, m.Cells)
+			continue
+		}
+		if mc.Phase != string(dbbenchv1alpha1.CellSucceeded) || mc.ConfigMap != cs.ResultConfigMap {
+			t.Errorf("manifest cell %s: phase %q configMap %q, want Succeeded and %s", cs.Name, mc.Phase, mc.ConfigMap, cs.ResultConfigMap)
+		}
+		for _, step := range run.Spec.Workload.Steps {
+			for _, th := range run.Spec.Workload.Threads {
+				if q := mc.QPS[step][int(th)]; q <= 0 {
+					t.Errorf("manifest cell %s: %s at %d threads has QPS %v, want > 0", cs.Name, step, th, q)
+				}
+			}
+		}
+	}
+	if len(m.Cells) != 2 {
+		t.Errorf("manifest lists %d cells, want 2", len(m.Cells))
+	}
+}
+
+// TestDatabasePodDeleted: the database pod deleted while the benchmark runs
+// is an infrastructure failure; the cell is retried from a fresh server and
+// the run still succeeds.
+func TestDatabasePodDeleted(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "dbdelete")
+	run := smallRun(ns, "dbdelete", "11.8")
+	createRun(t, run)
+
+	// Wait until a step runs, so the deletion hits a benchmark in progress.
+	eventually(t, cellRunningTimeout, "the first cell to run a step", func() string {
+		run = getRun(t, ns, run.Name)
+		if len(run.Status.Cells) > 0 {
+			cs := run.Status.Cells[0]
+			if cs.Phase == dbbenchv1alpha1.CellRunning && cs.CurrentStep != "" && cs.StepsDone < cs.StepsTotal {
+				return ""
+			}
+			if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
+				t.Fatalf("cell finished before the test could delete its database: %s", runSummary(run))
+			}
+		}
+		return runSummary(run)
+	})
+	cs := run.Status.Cells[0]
+	dbs := listPods(t, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
+	if len(dbs) != 1 {
+		t.Fatalf("found %d database pods of attempt 1, want 1", len(dbs))
+	}
+	if err := k8sClient.Delete(ctx, &dbs[0]); err != nil {
+		t.Fatalf("deleting database pod %s: %v", dbs[0].Name, err)
+	}
+	t.Logf("deleted database pod %s during step %s (%d/%d done)", dbs[0].Name, cs.CurrentStep, cs.StepsDone, cs.StepsTotal)
+
+	run = waitForRunFinished(t, ns, run.Name, runTimeout)
+	requireSucceeded(t, run)
+	cs = run.Status.Cells[0]
+	if cs.Attempts != 2 {
+		t.Errorf("cell %s made %d attempts, want 2", cs.Name, cs.Attempts)
+	}
+	if run.Status.RetriesUsed != 1 {
+		t.Errorf("retriesUsed = %d, want 1", run.Status.RetriesUsed)
+	}
+	if !strings.Contains(cs.Message, "DatabasePodDeleted") {
+		t.Errorf("cell message %q does not name the deleted database pod (DatabasePodDeleted)", cs.Message)
+	}
+	doc := resultDocument(t, ns, cs)
+	requireAllSteps(t, run, cs, doc, 2)
+	// The first attempt's client went with its server; one Job remains.
+	jobs := listJobs(t, ns, cellLabels(run, cs.Name, specs.RoleClient))
+	if len(jobs) != 1 || jobs[0].Labels[specs.LabelAttempt] != "2" {
+		t.Errorf("client jobs %v, want only attempt 2's", jobNames(jobs))
+	}
+}
+
+// TestManagerPodDeleted: the manager pod deleted while a run is in progress
+// comes back (a new pod, after leader election) and continues the run from
+// the status and the children it finds: every cell once, one client Job per
+// attempt, no retry.
+//
+// Not parallel: the other tests' runs would see the restart too, which
+// would blur what a failure there means.
+func TestManagerPodDeleted(t *testing.T) {
+	ns := newNamespace(t, "mgrdelete")
+	run := smallRun(ns, "mgrdelete", "10.11", "11.8")
+	run.Spec.Placement.MaxParallelCells = 1
+	createRun(t, run)
+
+	run = waitForCellPhase(t, ns, run.Name, 0, dbbenchv1alpha1.CellRunning, cellRunningTimeout)
+	t.Logf("deleting the manager while %s", runSummary(run))
+	old := map[types.UID]bool{}
+	for _, p := range managerPods(t) {
+		old[p.UID] = true
+		if err := k8sClient.Delete(ctx, &p); err != nil {
+			t.Fatalf("deleting manager pod %s: %v", p.Name, err)
+		}
+		t.Logf("deleted manager pod %s", p.Name)
+	}
+	if len(old) == 0 {
+		t.Fatalf("no manager pod found")
+	}
+	eventually(t, 3*time.Minute, "a new manager pod to be ready", func() string {
+		for _, p := range managerPods(t) {
+			if !old[p.UID] && p.DeletionTimestamp == nil && podIsReady(p) {
+				return ""
+			}
+		}
+		return "no new ready manager pod"
+	})
+
+	run = waitForRunFinished(t, ns, run.Name, runTimeout)
+	requireSucceeded(t, run)
+	if len(run.Status.Cells) != 2 {
+		t.Fatalf("%d cells, want 2", len(run.Status.Cells))
+	}
+	if run.Status.RetriesUsed != 0 {
+		t.Errorf("retriesUsed = %d, want 0", run.Status.RetriesUsed)
+	}
+	for _, cs := range run.Status.Cells {
+		if cs.Attempts != 1 {
+			t.Errorf("cell %s made %d attempts, want 1: %s", cs.Name, cs.Attempts, cs.Message)
+		}
+		jobs := listJobs(t, ns, cellLabels(run, cs.Name, specs.RoleClient))
+		perAttempt := map[string]int{}
+		for _, j := range jobs {
+			perAttempt[j.Labels[specs.LabelAttempt]]++
+		}
+		for a := 1; a <= int(cs.Attempts); a++ {
+			if n := perAttempt[strconv.Itoa(a)]; n != 1 {
+				t.Errorf("cell %s attempt %d has %d client jobs, want 1: %v", cs.Name, a, n, jobNames(jobs))
+			}
+		}
+		if len(jobs) != int(cs.Attempts) {
+			t.Errorf("cell %s has %d client jobs for %d attempts: %v", cs.Name, len(jobs), cs.Attempts, jobNames(jobs))
+		}
+		// The agent's pod ran once per Job: a duplicate Job would have
+		// shown up above, a restarted agent here.
+		for _, p := range listPods(t, ns, cellLabels(run, cs.Name, specs.RoleClient)) {
+			for _, st := range p.Status.ContainerStatuses {
+				if st.RestartCount != 0 {
+					t.Errorf("client pod %s container %s restarted %d times", p.Name, st.Name, st.RestartCount)
+				}
+			}
+		}
+		requireAllSteps(t, run, cs, resultDocument(t, ns, cs), 1)
+	}
+}
+
+// resultDocument reads and decodes a cell's results document.
+func resultDocument(t *testing.T, ns string, cs dbbenchv1alpha1.CellStatus) *results.Document {
+	t.Helper()
+	if cs.ResultConfigMap == "" {
+		t.Fatalf("cell %s has no resultConfigMap", cs.Name)
+	}
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: cs.ResultConfigMap}, &cm); err != nil {
+		t.Fatalf("getting cell %s's result ConfigMap: %v", cs.Name, err)
+	}
+	raw, ok := cm.Data[plan.ResultKeyDocument]
+	if !ok {
+		t.Fatalf("result ConfigMap %s has no %s (keys: %v)", cm.Name, plan.ResultKeyDocument, keys(cm.Data))
+	}
+	doc, err := results.Unmarshal([]byte(raw))
+	if err != nil {
+		t.Fatalf("decoding %s/%s: %v", cm.Name, plan.ResultKeyDocument, err)
+	}
+	return doc
+}
+
+// requireAllSteps: the document is the cell's, from the given attempt, ran
+// the version it names, and has a non-zero steady QPS for every step at
+// every thread count.
+func requireAllSteps(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun, cs dbbenchv1alpha1.CellStatus, doc *results.Document, attempt int) {
+	t.Helper()
+	if doc.Status.Outcome != results.OutcomeSucceeded {
+		t.Errorf("cell %s: document outcome %q (%s), want Succeeded", cs.Name, doc.Status.Outcome, doc.Status.Error)
+	}
+	if doc.Cell.Attempt != attempt {
+		t.Errorf("cell %s: document from attempt %d, want %d", cs.Name, doc.Cell.Attempt, attempt)
+	}
+	if doc.Cell.Version != cs.Version {
+		t.Errorf("cell %s: document version %q, want %q", cs.Name, doc.Cell.Version, cs.Version)
+	}
+	// The server really is the version under test (the image's own report).
+	if !strings.HasPrefix(doc.Provenance.ServerVersion, cs.Version+".") {
+		t.Errorf("cell %s: server reported version %q, want %s.x", cs.Name, doc.Provenance.ServerVersion, cs.Version)
+	}
+	var missing []string
+	for _, step := range run.Spec.Workload.Steps {
+		for _, th := range run.Spec.Workload.Threads {
+			i := slices.IndexFunc(doc.Steps, func(s results.StepResult) bool { return s.Step == step && s.Threads == int(th) })
+			switch {
+			case i < 0:
+				missing = append(missing, fmt.Sprintf("%s@%d missing", step, th))
+			case doc.Steps[i].SteadyQPS <= 0:
+				missing = append(missing, fmt.Sprintf("%s@%d steadyQps %v", step, th, doc.Steps[i].SteadyQPS))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("cell %s: %s (steps in the document: %s)", cs.Name, strings.Join(missing, ", "), stepList(doc))
+	}
+}
+
+func stepList(doc *results.Document) string {
+	var s []string
+	for _, st := range doc.Steps {
+		s = append(s, fmt.Sprintf("%s@%d=%.0f", st.Step, st.Threads, st.SteadyQPS))
+	}
+	return strings.Join(s, " ")
+}
+
+func cellNames(run *dbbenchv1alpha1.BenchmarkRun) []string {
+	var n []string
+	for _, c := range run.Status.Cells {
+		n = append(n, c.Name)
+	}
+	return n
+}
+
+func withAttempt(l map[string]string, attempt int) map[string]string {
+	l[specs.LabelAttempt] = strconv.Itoa(attempt)
+	return l
+}
+
+func podIsReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func keys(m map[string]string) []string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	slices.Sort(k)
+	return k
+}
