@@ -64,7 +64,16 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	p.steps = steps
 	p.syncCellEntries(cells)
 	if finished(st) {
-		return ctrl.Result{}, nil
+		// A finished run's cells are settled; only an upload to the object
+		// store may still be pending (retried with backoff).
+		if !p.uploadPending() {
+			return ctrl.Result{}, nil
+		}
+		if err := p.listChildren(ctx); err != nil {
+			return ctrl.Result{}, err
+		}
+		p.syncUploads(ctx, cells, p.manifest(cells))
+		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
 	}
 	if err := p.listChildren(ctx); err != nil {
 		return ctrl.Result{}, err
@@ -124,8 +133,12 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 			return ctrl.Result{}, err
 		}
 		p.finish("")
-		return ctrl.Result{}, nil
+		// Cell documents first, then the manifest, in the same pass.
+		p.requeue = requeueAt{}
+		p.syncUploads(ctx, cells, m)
+		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
 	}
+	p.syncUploads(ctx, cells, nil)
 	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
 }
 

@@ -78,7 +78,7 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 		if cm := p.kids.results[cmName]; cm != nil {
 			if raw, ok := cm.Data[plan.ResultKeyDocument]; ok {
 				if doc, err := results.Unmarshal([]byte(raw)); err == nil {
-					entry = results.NewManifestCell(doc, string(cs.Phase), cmName, "")
+					entry = results.NewManifestCell(doc, string(cs.Phase), cmName, p.cellObjectKey(c.Name))
 					entry.Name = c.Name
 				} else {
 					p.log.Info("Skipped an unreadable results document", "cell", c.Name, "configMap", cmName, "error", err.Error())

@@ -670,6 +670,12 @@ const (
 	// ConditionRegressed is True when spec.regression found steps slower
 	// than the suite's history, False when it found none.
 	ConditionRegressed = "Regressed"
+	// ConditionResultsUploaded, with spec.output.s3 only, is True once every
+	// finished cell's document and the run manifest are confirmed in the
+	// object store; False with reason Uploading while cells still run,
+	// UploadPending while a failed upload is retried, and UploadFailed for
+	// errors retries cannot fix (refused credentials, a missing bucket).
+	ConditionResultsUploaded = "ResultsUploaded"
 )
 
 // BenchmarkRunStatus is the observed state of a run: a small summary and
@@ -679,7 +685,8 @@ type BenchmarkRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Progressing, Succeeded, Failed.
+	// conditions: Progressing, Succeeded, Failed, Regressed and, with
+	// output.s3, ResultsUploaded.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -722,6 +729,33 @@ type BenchmarkRunStatus struct {
 	// regression is the verdict of spec.regression.
 	// +optional
 	Regression *RegressionStatus `json:"regression,omitempty"`
+
+	// upload tracks the upload to spec.output.s3: what the object store has
+	// confirmed, and the retries of what it has not. The results stay in
+	// the cluster's ConfigMaps either way.
+	// +optional
+	Upload *UploadStatus `json:"upload,omitempty"`
+}
+
+// UploadStatus is the state of a run's upload to the object store.
+type UploadStatus struct {
+	// cellsUploaded counts the cells whose document the object store has
+	// confirmed (see cells[].uploaded).
+	// +optional
+	CellsUploaded int32 `json:"cellsUploaded,omitempty"`
+	// manifestUploaded is true once the run manifest is confirmed, after
+	// every cell's document: the upload is then complete.
+	// +optional
+	ManifestUploaded bool `json:"manifestUploaded,omitempty"`
+	// failures counts the failed upload attempts since the last confirmed
+	// upload; the wait before the next attempt doubles with each, up to 5
+	// minutes. After an error retries cannot fix, attempts stop (see the
+	// ResultsUploaded condition).
+	// +optional
+	Failures int32 `json:"failures,omitempty"`
+	// lastFailureTime is when the last failed attempt was made.
+	// +optional
+	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
 }
 
 // RegressionStatus is what the regression verdict compared and found.
@@ -790,6 +824,10 @@ type CellStatus struct {
 	// resultConfigMap holds the cell's results document.
 	// +optional
 	ResultConfigMap string `json:"resultConfigMap,omitempty"`
+	// uploaded is true once the object store (spec.output.s3) has
+	// confirmed the cell's document; its ConfigMap is kept regardless.
+	// +optional
+	Uploaded bool `json:"uploaded,omitempty"`
 }
 
 // ResultsReference points at run-level results.
