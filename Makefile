@@ -52,7 +52,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet test-deps test-unit test-envtest test-agent test-chart ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet test-deps test-unit test-envtest test-agent test-s3 test-chart ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench).
@@ -69,6 +69,12 @@ test-envtest: ## Controller tests against a real kube-apiserver + etcd.
 .PHONY: test-agent
 test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL servers on loopback (installs them from Debian).
 	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 20m
+	DBBENCH_REAL_DB=1 $(GO) test ./test/realseries -count=1 -timeout 10m
+
+.PHONY: test-s3
+test-s3: ## The results store, the plugin and the controller against a real S3 server (versitygw on loopback, built into the cache).
+	DBBENCH_REAL_S3=1 $(GO) test ./pkg/store -count=1 -timeout 10m
+	DBBENCH_REAL_S3=1 $(GO) test ./internal/plugin -run RealS3 -count=1 -timeout 10m
 
 .PHONY: test-chart
 test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.0 and helm-unittest into the cache).
