@@ -227,6 +227,12 @@ func TestRealCatalog(t *testing.T) {
 				}
 				if s.Series == nil || len(s.Series.QPS) == 0 || len(s.Command) == 0 || s.Hardware == nil {
 					t.Errorf("%s@%d: missing series, command or hardware", s.Step, s.Threads)
+				} else if h := s.Hardware; h.CPUPerOp == nil || h.ContextSwitchesPerOp == nil || h.ReadsPerOp == nil ||
+					h.ReadKBPerOp == nil || h.WriteKBPerOp == nil || !(h.OpsPerSecond > 0) || h.Samples == 0 {
+					// cpu/o, cs/o, r/o, rKB/o, wKB/o and o/s, as methodology §4
+					// defines them, for every step (the server's own CPU needs
+					// its cgroup or pod: see the collector's tests).
+					t.Errorf("%s@%d: hardware metrics missing: %+v", s.Step, s.Threads, h)
 				}
 				if strings.Contains(strings.Join(s.Command, " "), realPassword) {
 					t.Errorf("%s@%d: password in the command line", s.Step, s.Threads)
