@@ -25,6 +25,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -185,7 +186,8 @@ func waitForCellPhase(t *testing.T, ns, name string, i int, phase dbbenchv1alpha
 func requireSucceeded(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	t.Helper()
 	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded {
-		t.Fatalf("run ended %s, want Succeeded: %s; cell messages: %s", run.Status.Phase, runSummary(run), cellMessages(run))
+		t.Fatalf("run ended %s, want Succeeded: %s; cell messages: %s; agents' progress records: %s",
+			run.Status.Phase, runSummary(run), cellMessages(run), progressRecords(run))
 	}
 	for _, c := range run.Status.Cells {
 		if c.Phase != dbbenchv1alpha1.CellSucceeded {
@@ -354,4 +356,22 @@ func jobNames(jobs []batchv1.Job) []string {
 		n = append(n, j.Name)
 	}
 	return n
+}
+
+// progressRecords are the agents' last progress records (progress.json of
+// each cell's result ConfigMap): which attempt reported what.
+func progressRecords(run *dbbenchv1alpha1.BenchmarkRun) string {
+	var out []string
+	for _, c := range run.Status.Cells {
+		var cm corev1.ConfigMap
+		if c.ResultConfigMap == "" {
+			continue
+		}
+		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: run.Namespace, Name: c.ResultConfigMap}, &cm); err != nil {
+			out = append(out, fmt.Sprintf("%s: %v", c.Name, err))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (status attempt %d): %s", c.Name, c.Attempts, cm.Data[plan.ResultKeyProgress]))
+	}
+	return strings.Join(out, "; ")
 }
