@@ -75,6 +75,7 @@ test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL s
 test-s3: ## The results store, the plugin and the controller against a real S3 server (versitygw on loopback, built into the cache).
 	DBBENCH_REAL_S3=1 $(GO) test ./pkg/store -count=1 -timeout 10m
 	DBBENCH_REAL_S3=1 $(GO) test ./internal/plugin -run RealS3 -count=1 -timeout 10m
+	DBBENCH_REAL_S3=1 KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/ -run Upload -count=1 -timeout 10m
 
 .PHONY: test-chart
 test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.0 and helm-unittest into the cache).
