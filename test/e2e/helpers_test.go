@@ -155,6 +155,7 @@ func waitForRunFinished(t *testing.T, ns, name string, timeout time.Duration) *d
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, timeout, "run "+name+" to finish", func() string {
 		run = getRun(t, ns, name)
+		requireClientJobsHaveHost(t, run)
 		switch run.Status.Phase {
 		case dbbenchv1alpha1.RunSucceeded, dbbenchv1alpha1.RunFailed:
 			return ""
@@ -374,4 +375,21 @@ func progressRecords(run *dbbenchv1alpha1.BenchmarkRun) string {
 		out = append(out, fmt.Sprintf("%s (status attempt %d): %s", c.Name, c.Attempts, cm.Data[plan.ResultKeyProgress]))
 	}
 	return strings.Join(out, "; ")
+}
+
+// requireClientJobsHaveHost fails at once when a client Job was created
+// without its database pod's IP: the agent would wait for a server at ":3306"
+// until its own timeout (10 min) instead of the test's.
+func requireClientJobsHaveHost(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
+	t.Helper()
+	for _, j := range listJobs(t, run.Namespace, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleClient}) {
+		for _, c := range j.Spec.Template.Spec.Containers {
+			for _, e := range c.Env {
+				if e.Name == plan.EnvHost && e.Value == "" && e.ValueFrom == nil {
+					t.Fatalf("client job %s (attempt %s) was created with an empty %s: its database pod had no IP yet; %s",
+						j.Name, j.Labels[specs.LabelAttempt], plan.EnvHost, runSummary(run))
+				}
+			}
+		}
+	}
 }

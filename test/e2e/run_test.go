@@ -19,16 +19,17 @@ import (
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
-// Deadlines of the real runs. A cell of smallRun takes about a minute on
-// two shared cores (server start, load, 6 × 4 s of steps, flush); the
-// deadlines leave room for a busy machine without hiding a stuck run.
+// Deadlines of the real runs. A cell of smallRun takes 30–60 s on two shared
+// cores (server start, load, 6 × 4 s of steps, flush), a run of the tests
+// here at most two cells' time; the deadlines leave room for a busy machine
+// (a demo beside the suite) without letting a stuck run hold the suite.
 const (
 	// manifestKey is controllers.ManifestKey; the suite does not import
 	// the controllers package (it tests them from the outside).
 	manifestKey = "manifest.json"
 
 	cellRunningTimeout = 5 * time.Minute
-	runTimeout         = 10 * time.Minute
+	runTimeout         = 6 * time.Minute
 )
 
 // TestRunCompletes: two versions of MariaDB, two cells side by side, every
