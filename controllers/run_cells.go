@@ -65,12 +65,15 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 			if cs.Attempts > 0 {
 				p.run.Status.RetriesUsed += int32(n) - cs.Attempts
 			}
-			cs.Attempts = int32(n)
-			cs.AttemptStartTime = &metav1.Time{Time: p.now}
 			if cs.Phase == dbbenchv1alpha1.CellPending {
-				cs.Phase = dbbenchv1alpha1.CellStarting
 				cs.StartTime = &pod.CreationTimestamp
 			}
+			// A newer attempt starts from the beginning: its database must
+			// run before its client is created.
+			cs.Attempts = int32(n)
+			cs.AttemptStartTime = &metav1.Time{Time: p.now}
+			cs.Phase = dbbenchv1alpha1.CellStarting
+			cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
 		}
 	}
 }
@@ -247,7 +250,9 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 			}
 		}
 		cs.Phase = dbbenchv1alpha1.CellRunning
-	} else if job == nil {
+	} else if job == nil && podRunning(pod) {
+		// Running without a Job: created by a pass whose status write was
+		// lost, or deleted. Never without the database's address.
 		return p.create(ctx, specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), pod.Status.PodIP, p.collectorImage() != ""))
 	}
 

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,14 @@ func runCluster(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
 		return plan.ExitInvalidPlan
+	}
+	if v := os.Getenv(plan.EnvAttempt); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "dbbench-agent: %s=%q is not an attempt number\n", plan.EnvAttempt, v)
+			return plan.ExitInvalidPlan
+		}
+		p.Cell.Attempt = n
 	}
 	var sink agent.ResultSink
 	switch {

@@ -30,7 +30,11 @@ const (
 	EnvAdminUser     = "DBBENCH_DB_ADMIN_USER"
 	EnvAdminPassword = "DBBENCH_DB_ADMIN_PASSWORD"
 	EnvNodeName      = "DBBENCH_NODE_NAME" // downward API: where the client runs
-	EnvPodName       = "DBBENCH_POD_NAME"  // downward API
+	// EnvAttempt is the attempt the client Job belongs to. The plan lives in
+	// the cell's immutable config ConfigMap, written once at the cell's
+	// start, so the attempt comes from the Job and overrides plan.cell.attempt.
+	EnvAttempt = "DBBENCH_ATTEMPT"
+	EnvPodName = "DBBENCH_POD_NAME" // downward API
 	// EnvCollectorURL is the hardware-metrics collector beside the database
 	// (http://<db pod IP>:<port>); empty when there is none.
 	EnvCollectorURL = "DBBENCH_COLLECTOR_URL"

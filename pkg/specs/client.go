@@ -74,6 +74,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 							field(plan.EnvNodeName, "spec.nodeName"),
 							field(plan.EnvPodName, "metadata.name"),
 							{Name: plan.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
+							{Name: plan.EnvAttempt, Value: fmt.Sprint(attempt)},
 						}, adminEnv(c)...),
 						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
 						VolumeMounts: []corev1.VolumeMount{

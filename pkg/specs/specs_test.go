@@ -194,6 +194,10 @@ func TestPlanAndRBAC(t *testing.T) {
 		t.Errorf("custom step %+v", c)
 	}
 	job := ClientJob(run, cell, 3, "agent", "10.0.0.1", false)
+	// The plan is written once per cell; the Job tells the agent its attempt.
+	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvAttempt); got != "3" {
+		t.Errorf("%s = %q, want 3", plan.EnvAttempt, got)
+	}
 	var paths []string
 	for _, it := range job.Spec.Template.Spec.Volumes[0].ConfigMap.Items {
 		paths = append(paths, plan.PlanDir+"/"+it.Path)
