@@ -52,7 +52,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet test-deps test-unit test-envtest test-agent test-s3 test-chart ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet test-deps test-unit test-envtest test-agent test-s3 test-chart test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench).
@@ -80,6 +80,10 @@ test-s3: ## The results store, the plugin and the controller against a real S3 s
 .PHONY: test-chart
 test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.0 and helm-unittest into the cache).
 	hack/helm.sh
+
+.PHONY: test-e2e
+test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): runs complete, pods deleted, placement on kwok nodes.
+	CLUSTER=$(CLUSTER) hack/test-e2e.sh
 
 ##@ Benchmarks
 

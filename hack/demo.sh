@@ -54,6 +54,10 @@ for crd in $("${KUBECTL}" get crd -o name 2>/dev/null | grep '\.dbbench\.io$' ||
 done
 "${HELM}" upgrade --install dbbench charts/dbbench --namespace "${SYSTEM_NS}" --create-namespace \
 	--set image.tag=dev --wait --timeout 5m >&2
+# The image tag stays "dev" across builds, so an upgrade alone would keep a
+# manager built from older code running: restart it onto the image just built.
+"${KUBECTL}" -n "${SYSTEM_NS}" rollout restart deployment/dbbench-manager >&2
+"${KUBECTL}" -n "${SYSTEM_NS}" rollout status deployment/dbbench-manager --timeout 3m >&2
 log "operator installed after $(elapsed)"
 
 "${KUBECTL}" create namespace "${NS}" --dry-run=client -o yaml | "${KUBECTL}" apply -f - >/dev/null
