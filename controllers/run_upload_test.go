@@ -10,12 +10,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,44 +37,12 @@ const (
 	s3Suite     = "nightly"
 )
 
-// s3Server is one versitygw process managed by hack/s3server.sh.
-type s3Server struct {
-	script, dir string
-	port        int
-}
-
-var s3InstallOnce sync.Once
+// s3Server is a real versitygw with the test bucket created.
+type s3Server struct{ *versitygw.Server }
 
 func startS3(t *testing.T) *s3Server {
 	t.Helper()
-	if os.Getenv("DBBENCH_REAL_S3") != "1" {
-		t.Skip("real S3 tests need DBBENCH_REAL_S3=1 (they start versitygw via hack/s3server.sh)")
-	}
-	script, err := filepath.Abs("../hack/s3server.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3InstallOnce.Do(func() {
-		if out, err := exec.Command(script, "install").CombinedOutput(); err != nil {
-			t.Fatalf("hack/s3server.sh install: %v\n%s", err, out)
-		}
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	srv := &s3Server{script: script, dir: t.TempDir(), port: port}
-	srv.start(t)
-	t.Cleanup(func() {
-		srv.stop(t)
-		if t.Failed() {
-			if log, err := os.ReadFile(filepath.Join(srv.dir, "versitygw.log")); err == nil {
-				t.Logf("versitygw.log:\n%s", log)
-			}
-		}
-	})
+	srv := &s3Server{versitygw.Start(t, s3AccessKey, s3SecretKey)}
 	s := srv.store(t, s3SecretKey)
 	if err := s.CreateBucket(ctx); err != nil {
 		t.Fatalf("creating the bucket: %v", err)
@@ -86,24 +50,10 @@ func startS3(t *testing.T) *s3Server {
 	return srv
 }
 
-func (s *s3Server) run(t *testing.T, args ...string) {
-	t.Helper()
-	cmd := exec.Command(s.script, args...)
-	cmd.Env = append(os.Environ(), "S3_ACCESS_KEY="+s3AccessKey, "S3_SECRET_KEY="+s3SecretKey)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/s3server.sh %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-func (s *s3Server) start(t *testing.T) { s.run(t, "start", s.dir, fmt.Sprint(s.port)) }
-func (s *s3Server) stop(t *testing.T)  { s.run(t, "stop", s.dir) }
-
-func (s *s3Server) endpoint() string { return fmt.Sprintf("http://127.0.0.1:%d", s.port) }
-
 // store is the test's own view of the bucket.
 func (s *s3Server) store(t *testing.T, secret string) *store.Store {
 	t.Helper()
-	st, err := store.New(store.Config{Endpoint: s.endpoint(), Bucket: s3Bucket, Prefix: s3Prefix, AccessKeyID: s3AccessKey, SecretAccessKey: secret,
+	st, err := store.New(store.Config{Endpoint: s.Endpoint(), Bucket: s3Bucket, Prefix: s3Prefix, AccessKeyID: s3AccessKey, SecretAccessKey: secret,
 		Backoff: store.Backoff{Initial: 50 * time.Millisecond, MaxAttempts: 3}, RequestTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +79,7 @@ func s3Run(t *testing.T, srv *s3Server, ns, name, secret string) *dbbenchv1alpha
 	run.Spec.Workload.Steps = []string{"point-query"}
 	run.Spec.Placement.MaxParallelCells = 1
 	run.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{
-		Endpoint: srv.endpoint(), Bucket: s3Bucket, Prefix: s3Prefix,
+		Endpoint: srv.Endpoint(), Bucket: s3Bucket, Prefix: s3Prefix,
 		CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name},
 	}
 	if err := k8sClient.Create(ctx, run); err != nil {
@@ -292,7 +242,7 @@ func TestUploadSurvivesAnOutage(t *testing.T) {
 	driveUntil(t, ns, run.Name, "the first cell uploaded", func(r *dbbenchv1alpha1.BenchmarkRun) bool {
 		return len(r.Status.Cells) == 2 && r.Status.Cells[0].Uploaded
 	})
-	srv.stop(t)
+	srv.Stop(t)
 	driveCellsToCompletion(t, ns, run.Name)
 	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonUploadPending)
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
@@ -312,7 +262,7 @@ func TestUploadSurvivesAnOutage(t *testing.T) {
 	}
 
 	t.Logf("during the outage: %s; failures %d", condString(uploadCondition(got)), got.Status.Upload.Failures)
-	srv.start(t)
+	srv.Start(t)
 	// The manager's clock is fake: move it past any backoff; the requeue
 	// (real time, at most the first backoff step here) does the rest.
 	rm.clock.SetTime(rm.clock.Now().Add(10 * time.Minute))

@@ -13,13 +13,11 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"math"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,49 +32,11 @@ const (
 	s3Prefix = "team/bench"
 )
 
-var s3InstallOnce sync.Once
-
-// startS3 starts versitygw on a free loopback port; it is stopped when the
-// test ends.
+// startS3 starts a real versitygw on a free loopback port and returns its
+// endpoint; it is stopped when the test ends.
 func startS3(t *testing.T) string {
 	t.Helper()
-	if os.Getenv("DBBENCH_REAL_S3") != "1" {
-		t.Skip("real S3 tests need DBBENCH_REAL_S3=1 (they start versitygw via hack/s3server.sh)")
-	}
-	script, err := filepath.Abs("../../hack/s3server.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3InstallOnce.Do(func() {
-		if out, err := exec.Command(script, "install").CombinedOutput(); err != nil {
-			t.Fatalf("hack/s3server.sh install: %v\n%s", err, out)
-		}
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(script, args...)
-		cmd.Env = append(os.Environ(), "S3_ACCESS_KEY="+s3Access, "S3_SECRET_KEY="+s3Secret)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("hack/s3server.sh %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	run("start", dir, fmt.Sprint(port))
-	t.Cleanup(func() {
-		run("stop", dir)
-		if t.Failed() {
-			if log, err := os.ReadFile(filepath.Join(dir, "versitygw.log")); err == nil {
-				t.Logf("versitygw.log:\n%s", log)
-			}
-		}
-	})
-	return fmt.Sprintf("http://127.0.0.1:%d", port)
+	return versitygw.Start(t, s3Access, s3Secret).Endpoint()
 }
 
 // seriesDoc adds per-second series and hardware figures to twoCells'

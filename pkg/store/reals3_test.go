@@ -17,15 +17,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"maps"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,70 +39,22 @@ const (
 	realBucket    = "dbbench-results"
 )
 
-// s3Server is one versitygw process, managed by hack/s3server.sh.
-type s3Server struct {
-	script, dir string
-	port        int
-}
-
-var installOnce sync.Once
+// s3Server is a real versitygw for these tests.
+type s3Server struct{ *versitygw.Server }
 
 func startS3(t *testing.T) *s3Server {
 	t.Helper()
-	if os.Getenv("DBBENCH_REAL_S3") != "1" {
-		t.Skip("real S3 tests need DBBENCH_REAL_S3=1 (they start versitygw via hack/s3server.sh)")
-	}
-	script, err := filepath.Abs("../../hack/s3server.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	installOnce.Do(func() {
-		out, err := exec.Command(script, "install").CombinedOutput()
-		if err != nil {
-			t.Fatalf("hack/s3server.sh install: %v\n%s", err, out)
-		}
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	srv := &s3Server{script: script, dir: t.TempDir(), port: port}
-	srv.start(t)
-	t.Cleanup(func() {
-		srv.stop(t)
-		if t.Failed() {
-			if log, err := os.ReadFile(filepath.Join(srv.dir, "versitygw.log")); err == nil {
-				t.Logf("versitygw.log:\n%s", log)
-			}
-		}
-	})
-	return srv
+	return &s3Server{versitygw.Start(t, realAccessKey, realSecretKey)}
 }
-
-func (s *s3Server) run(t *testing.T, args ...string) {
-	t.Helper()
-	cmd := exec.Command(s.script, args...)
-	cmd.Env = append(os.Environ(), "S3_ACCESS_KEY="+realAccessKey, "S3_SECRET_KEY="+realSecretKey)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/s3server.sh %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-func (s *s3Server) start(t *testing.T) { s.run(t, "start", s.dir, fmt.Sprint(s.port)) }
-func (s *s3Server) stop(t *testing.T)  { s.run(t, "stop", s.dir) }
-
-func (s *s3Server) endpoint() string { return fmt.Sprintf("http://127.0.0.1:%d", s.port) }
 
 // file is where the posix backend keeps an object: read behind the S3 API's
 // back, to check what is really stored.
 func (s *s3Server) file(key string) string {
-	return filepath.Join(s.dir, "data", realBucket, filepath.FromSlash(key))
+	return filepath.Join(s.Dir, "data", realBucket, filepath.FromSlash(key))
 }
 
 func (s *s3Server) config(prefix string) Config {
-	return Config{Endpoint: s.endpoint(), Bucket: realBucket, Prefix: prefix, AccessKeyID: realAccessKey, SecretAccessKey: realSecretKey,
+	return Config{Endpoint: s.Endpoint(), Bucket: realBucket, Prefix: prefix, AccessKeyID: realAccessKey, SecretAccessKey: realSecretKey,
 		Backoff: Backoff{Initial: 50 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.5, MaxAttempts: 4}, RequestTimeout: 10 * time.Second}
 }
 
@@ -475,7 +425,7 @@ func TestRealS3Outage(t *testing.T) {
 	s.afterPut = func(key string) {
 		if !stopped && strings.Contains(key, "/cell-r2/") {
 			stopped = true
-			srv.stop(t)
+			srv.Stop(t)
 		}
 	}
 	confirmed := map[string][]Object{} // cell → objects, as the controller would record
@@ -518,7 +468,7 @@ func TestRealS3Outage(t *testing.T) {
 
 	// The server comes back (same data directory); the controller retries
 	// what failed, and the run.
-	srv.start(t)
+	srv.Start(t)
 	for _, d := range failed {
 		objs, err := s.UploadCell(ctx, d, extras)
 		if err != nil {
@@ -555,7 +505,7 @@ func TestRealS3Outage(t *testing.T) {
 
 	// Phase 2: stop the server, and start it again from the retry callback
 	// while the uploader waits: the call in flight completes by itself.
-	srv.stop(t)
+	srv.Stop(t)
 	s.afterPut = nil
 	restarted := false
 	s.backoff = Backoff{Initial: 200 * time.Millisecond, Max: time.Second, Multiplier: 2, Jitter: 0.5, MaxAttempts: 6}
@@ -563,7 +513,7 @@ func TestRealS3Outage(t *testing.T) {
 		if !restarted {
 			restarted = true
 			t.Logf("attempt %d failed (%v); restarting the server during the %v wait", e.Attempt, e.Err, e.Wait.Round(time.Millisecond))
-			srv.start(t)
+			srv.Start(t)
 		}
 	}
 	d5 := testDoc("standard", "nightly", "cell-r5", 60)
