@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -35,6 +36,8 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 	if err != nil {
 		return err
 	}
+	remote, storeNote := p.storeHistory(ctx)
+	history = mergeHistory(history, remote)
 	minMag := float64(spec.MinMagnitudePercent) / 100
 	st := &dbbenchv1alpha1.RegressionStatus{}
 	var found []analysis.StepChange
@@ -49,7 +52,7 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 			history = history[len(history)-(n-1):]
 		}
 		if len(history) == 0 {
-			p.noHistory()
+			p.noHistory(storeNote)
 			return nil
 		}
 		series := make([]*results.Manifest, 0, len(history)+1)
@@ -60,6 +63,7 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 		series = append(series, cur)
 		opts := changepoint.DefaultOptions()
 		opts.MinMagnitude = minMag
+		opts.MaxPValue = spec.SignificanceLevel()
 		found, err = analysis.ChangePointRegressions(series, opts)
 		if err != nil {
 			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "AnalysisFailed", err.Error())
@@ -81,35 +85,43 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 			}
 			if base == nil {
 				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "BaselineNotFound",
-					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace", spec.Run, p.run.Spec.Suite))
+					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
 				return nil
 			}
 		} else if len(history) > 0 {
 			base = &history[len(history)-1]
 		}
 		if base == nil {
-			p.noHistory()
+			p.noHistory(storeNote)
 			return nil
 		}
 		var compared int
-		found, compared = analysis.CompareManifests(cur, base.manifest, minMag)
+		found, compared = analysis.CompareManifests(cur, base.manifest, minMag, spec.SignificanceLevel())
 		st.ComparedTo = []string{base.name}
 		st.ComparedPairs = int32(compared)
 		against = "run " + base.name
+		if base.fromStore {
+			against += " (from the object store)"
+		}
 	}
 	for i, f := range found {
 		if i == maxRegressedSteps {
 			break
 		}
-		st.Regressed = append(st.Regressed, dbbenchv1alpha1.RegressedStep{
+		rs := dbbenchv1alpha1.RegressedStep{
 			Cell: f.Cell, Step: f.Step, Threads: int32(f.Threads),
 			Before: fmt.Sprintf("%.2f", f.Before), After: fmt.Sprintf("%.2f", f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent),
-		})
+		}
+		if !math.IsNaN(f.PValue) {
+			rs.PValue = fmt.Sprintf("%.2g", f.PValue)
+		}
+		st.Regressed = append(st.Regressed, rs)
 	}
 	p.run.Status.Regression = st
 	if len(found) == 0 {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoRegression",
-			fmt.Sprintf("No step slower by %d%% or more than %s (%d step × thread pairs compared)", spec.MinMagnitudePercent, against, st.ComparedPairs))
+			fmt.Sprintf("No step significantly slower (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s",
+				spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, storeNote))
 		return nil
 	}
 	var names []string
@@ -120,15 +132,15 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 		}
 		names = append(names, f.String())
 	}
-	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s", len(found), spec.MinMagnitudePercent, against, strings.Join(names, ", "))
+	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s%s", len(found), spec.MinMagnitudePercent, against, strings.Join(names, ", "), storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
 	p.event(true, "Regressed", "Judge", msg)
 	return nil
 }
 
-func (p *runPass) noHistory() {
+func (p *runPass) noHistory(storeNote string) {
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoHistory",
-		fmt.Sprintf("No earlier successful run of suite %s in this namespace to compare with", p.run.Spec.Suite))
+		fmt.Sprintf("No earlier successful run of suite %s in this namespace or the object store to compare with%s", p.run.Spec.Suite, storeNote))
 }
 
 // suiteRun is an earlier run of the suite with its manifest.
@@ -136,6 +148,8 @@ type suiteRun struct {
 	name     string
 	finished metav1.Time
 	manifest *results.Manifest
+	// fromStore is true for a run read from the object store only.
+	fromStore bool
 }
 
 // suiteHistory returns the suite's other successful runs in the namespace
@@ -167,4 +181,78 @@ func (p *runPass) suiteHistory(ctx context.Context) ([]suiteRun, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].finished.Before(&out[j].finished) })
 	return out, nil
+}
+
+// storeHistory reads the suite's runs from the run's object store, when it
+// has one: the history that outlives the run objects (a GitOps suite prunes
+// them, a namespace is recreated). Only runs whose every cell succeeded
+// count. A store that cannot be read does not hold the verdict back: the
+// note says the verdict used the cluster's history only.
+func (p *runPass) storeHistory(ctx context.Context) ([]suiteRun, string) {
+	if p.run.Spec.Output.S3 == nil {
+		return nil, ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, uploadPassTimeout)
+	defer cancel()
+	s, uerr := p.openStore(ctx)
+	if uerr != nil {
+		p.log.Info("Judged on the cluster's history only", "error", uerr.err.Error())
+		return nil, fmt.Sprintf(" (history from the cluster only: %v)", uerr.err)
+	}
+	manifests, err := s.ListRuns(ctx, p.run.Spec.Suite)
+	var note string
+	if err != nil {
+		p.log.Info("Reading the suite's history from the object store failed", "error", err.Error())
+		if len(manifests) == 0 {
+			return nil, fmt.Sprintf(" (history from the cluster only: reading the object store failed: %v)", err)
+		}
+		note = fmt.Sprintf(" (some runs in the object store were unreadable: %v)", err)
+	}
+	var out []suiteRun
+	for _, m := range manifests {
+		if m.Run.Name == p.run.Name || !manifestSucceeded(m) {
+			continue
+		}
+		out = append(out, suiteRun{name: m.Run.Name, finished: metav1.NewTime(m.UpdatedAt), manifest: m, fromStore: true})
+	}
+	return out, note
+}
+
+// manifestSucceeded reports whether every cell of a stored run succeeded,
+// the object store's equivalent of the Succeeded condition.
+func manifestSucceeded(m *results.Manifest) bool {
+	if len(m.Cells) == 0 {
+		return false
+	}
+	for _, c := range m.Cells {
+		if c.Phase != string(dbbenchv1alpha1.CellSucceeded) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeHistory joins the cluster's and the object store's runs of a suite,
+// in completion order. A run in both is taken from the cluster, whose
+// manifest and completion time are authoritative while the object exists.
+func mergeHistory(cluster, remote []suiteRun) []suiteRun {
+	seen := map[string]bool{}
+	out := make([]suiteRun, 0, len(cluster)+len(remote))
+	for _, r := range cluster {
+		seen[r.name] = true
+		out = append(out, r)
+	}
+	for _, r := range remote {
+		if !seen[r.name] {
+			seen[r.name] = true
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].finished.Equal(&out[j].finished) {
+			return out[i].finished.Before(&out[j].finished)
+		}
+		return out[i].name < out[j].name
+	})
+	return out
 }

@@ -135,6 +135,18 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			}
 			set(s, "workload.threads", th)
 		}, "spec.workload.threads: Too many"},
+		{"p-value of 1", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.maxPValue", "1.0")
+		}, "spec.regression.maxPValue: Invalid value"},
+		{"p-value of zero", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.maxPValue", "0.000")
+		}, "spec.regression.maxPValue: Invalid value"},
+		{"p-value not a number", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.maxPValue", "5%")
+		}, "spec.regression.maxPValue: Invalid value"},
 		{"zero tables", func(s map[string]any) { set(s, "workload.tables", 0) },
 			"spec.workload.tables"},
 		{"warm-up longer than the step", func(s map[string]any) {

@@ -1,6 +1,9 @@
 package v1alpha1
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Accessors for optional fields whose zero value is meaningful (and so are
 // pointers in Go). They return the schema default when the field is unset,
@@ -40,4 +43,24 @@ func (t *TimeoutsSpec) DatabaseReadyTimeout() time.Duration {
 		return 10 * time.Minute
 	}
 	return t.DatabaseReady.Duration
+}
+
+// Default significance levels of the regression verdict.
+const (
+	DefaultRunMaxPValue          = 0.05
+	DefaultChangePointsMaxPValue = 0.001
+)
+
+// SignificanceLevel is maxPValue as a number, or the default of the
+// baseline kind when it is empty (or, against the schema, unreadable).
+func (r *RegressionSpec) SignificanceLevel() float64 {
+	def := DefaultRunMaxPValue
+	if r.Against == RegressAgainstChangePoints {
+		def = DefaultChangePointsMaxPValue
+	}
+	p, err := strconv.ParseFloat(r.MaxPValue, 64)
+	if r.MaxPValue == "" || err != nil || !(p > 0 && p < 1) {
+		return def
+	}
+	return p
 }

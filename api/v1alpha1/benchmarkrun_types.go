@@ -542,6 +542,17 @@ type RegressionSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	// +optional
 	MinMagnitudePercent int32 `json:"minMagnitudePercent,omitempty"`
+
+	// maxPValue is the significance level, a decimal string in (0, 1): a
+	// slowdown counts only when its two-sided p-value is below it. Against
+	// PreviousRun and Run it is Welch's t-test on the two runs' per-second
+	// QPS samples (steady state), applied when both runs recorded them;
+	// against ChangePoints it is the change point's t-test. Empty means 0.05
+	// against a run and 0.001 (Apache Otava's default) for change points.
+	// +kubebuilder:validation:Pattern=`^0?\.[0-9]*[1-9][0-9]*$`
+	// +kubebuilder:validation:MaxLength=12
+	// +optional
+	MaxPValue string `json:"maxPValue,omitempty"`
 }
 
 // OutputSpec says where run results go.
@@ -781,6 +792,9 @@ type RegressedStep struct {
 	Before        string `json:"before"`
 	After         string `json:"after"`
 	ChangePercent string `json:"changePercent"`
+	// pValue is the slowdown's significance, when it was tested.
+	// +optional
+	PValue string `json:"pValue,omitempty"`
 }
 
 // CellStatus is the state of one cell.

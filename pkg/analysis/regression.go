@@ -20,7 +20,8 @@ type StepChange struct {
 	Before, After float64
 	// ChangePercent is 100 × (After/Before − 1): negative is slower.
 	ChangePercent float64
-	// PValue is the change point's significance (change-point mode only).
+	// PValue is the slowdown's two-sided p-value: the change point's, or
+	// Welch's between two runs; NaN when it was not tested.
 	PValue float64
 }
 
@@ -33,7 +34,14 @@ func (c StepChange) String() string {
 // name, which is stable across runs of one suite (same spec, same names).
 // Pairs missing on either side, and a zero baseline, are not comparable and
 // are left out; the returned count says how many pairs were compared.
-func CompareManifests(cur, base *results.Manifest, minMagnitude float64) (regressed []StepChange, compared int) {
+//
+// When maxPValue > 0 and both runs recorded the spread of their per-second
+// samples (ManifestCell.QPSSpread), a slowdown must also be significant:
+// Welch's t-test on the two sets of samples must give p < maxPValue.
+// Per-second samples are positively autocorrelated, so the test is
+// optimistic (p too small); the magnitude threshold remains the main guard
+// and the test removes slowdowns that are within a noisy step's own spread.
+func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float64) (regressed []StepChange, compared int) {
 	for _, c := range cur.Cells {
 		b, ok := base.Cell(c.Name)
 		if !ok {
@@ -47,10 +55,21 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude float64) (regres
 				}
 				compared++
 				change := after/before - 1
-				if change <= -minMagnitude {
-					regressed = append(regressed, StepChange{Cell: c.Name, Step: step, Threads: threads,
-						Before: before, After: after, ChangePercent: 100 * change})
+				if change > -minMagnitude {
+					continue
 				}
+				sc := StepChange{Cell: c.Name, Step: step, Threads: threads,
+					Before: before, After: after, ChangePercent: 100 * change, PValue: math.NaN()}
+				sb, okb := b.QPSSpread[step][threads]
+				sa, oka := c.QPSSpread[step][threads]
+				if maxPValue > 0 && oka && okb && sa.Samples >= 2 && sb.Samples >= 2 {
+					w := welchFromMoments(before, sb.Stddev, sb.Samples, after, sa.Stddev, sa.Samples)
+					if w.P >= maxPValue {
+						continue
+					}
+					sc.PValue = w.P
+				}
+				regressed = append(regressed, sc)
 			}
 		}
 	}

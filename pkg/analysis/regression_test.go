@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func manifestOf(run string, qps map[string]float64) *results.Manifest {
 func TestCompareManifests(t *testing.T) {
 	base := manifestOf("r1", map[string]float64{"point-query": 1000, "insert": 500, "scan": 0, "delete": 300})
 	cur := manifestOf("r2", map[string]float64{"point-query": 940, "insert": 480, "scan": 10, "update-one": 5})
-	got, compared := CompareManifests(cur, base, 0.05)
+	got, compared := CompareManifests(cur, base, 0.05, 0.05)
 	if compared != 2 {
 		t.Errorf("compared %d pairs, want 2 (scan has a zero baseline, update-one and delete are one-sided)", compared)
 	}
@@ -30,6 +31,51 @@ func TestCompareManifests(t *testing.T) {
 	}
 	if !strings.Contains(got[0].String(), "point-query@1 -6.0%") {
 		t.Errorf("String() = %q", got[0].String())
+	}
+}
+
+// A 10 % slowdown is a regression only when it stands out of the per-second
+// spread of both runs, as Welch's test on that spread says.
+func TestCompareManifestsSignificance(t *testing.T) {
+	withSpread := func(m *results.Manifest, sd float64, n int) *results.Manifest {
+		if n > 0 {
+			m.Cells[0].QPSSpread = map[string]map[int]results.Spread{"point-query": {1: {Samples: n, Stddev: sd}}}
+		}
+		return m
+	}
+	tests := []struct {
+		name      string
+		sd        float64
+		n         int
+		maxPValue float64
+		regressed bool
+		tested    bool
+	}{
+		{"tight series, significant", 10, 60, 0.05, true, true},
+		{"noisy short series, not significant", 400, 5, 0.05, false, true},
+		{"no spread recorded: magnitude only", 0, 0, 0.05, true, false},
+		{"test off", 400, 5, 0, true, false},
+		{"strict level", 60, 10, 0.001, false, true},
+		{"same spread, loose level", 60, 10, 0.01, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := withSpread(manifestOf("r1", map[string]float64{"point-query": 1000}), tt.sd, tt.n)
+			cur := withSpread(manifestOf("r2", map[string]float64{"point-query": 900}), tt.sd, tt.n)
+			got, compared := CompareManifests(cur, base, 0.05, tt.maxPValue)
+			if compared != 1 {
+				t.Fatalf("compared %d pairs, want 1", compared)
+			}
+			if (len(got) == 1) != tt.regressed {
+				t.Fatalf("regressions %v, want regressed=%v", got, tt.regressed)
+			}
+			if tt.regressed {
+				p := got[0].PValue
+				if tt.tested != !math.IsNaN(p) || (tt.tested && !(p < tt.maxPValue)) {
+					t.Errorf("p-value %v, want tested=%v and below %v", p, tt.tested, tt.maxPValue)
+				}
+			}
+		})
 	}
 }
 

@@ -115,19 +115,23 @@ func WelchTTest(a, b []float64) (Welch, error) {
 	if len(a) < 2 || len(b) < 2 {
 		return Welch{}, fmt.Errorf("welch t-test needs at least 2 values per side, got %d and %d", len(a), len(b))
 	}
-	ma, mb := mean(a), mean(b)
-	va, vb := stddev(a, StddevSample), stddev(b, StddevSample)
-	sa, sb := va*va/float64(len(a)), vb*vb/float64(len(b))
+	return welchFromMoments(mean(a), stddev(a, StddevSample), len(a), mean(b), stddev(b, StddevSample), len(b)), nil
+}
+
+// welchFromMoments is Welch's test from each side's mean, sample stddev and
+// count (each count at least 2): t is positive when b's mean is larger.
+func welchFromMoments(ma, va float64, na int, mb, vb float64, nb int) Welch {
+	sa, sb := va*va/float64(na), vb*vb/float64(nb)
 	se := math.Sqrt(sa + sb)
 	if se == 0 {
 		if ma == mb {
-			return Welch{T: 0, DF: float64(len(a) + len(b) - 2), P: 1}, nil
+			return Welch{T: 0, DF: float64(na + nb - 2), P: 1}
 		}
-		return Welch{T: math.Copysign(math.Inf(1), mb-ma), DF: float64(len(a) + len(b) - 2), P: 0}, nil
+		return Welch{T: math.Copysign(math.Inf(1), mb-ma), DF: float64(na + nb - 2), P: 0}
 	}
 	t := (mb - ma) / se
-	df := (sa + sb) * (sa + sb) / (sa*sa/float64(len(a)-1) + sb*sb/float64(len(b)-1))
-	return Welch{T: t, DF: df, P: stats.StudentTwoSidedP(t, df)}, nil
+	df := (sa + sb) * (sa + sb) / (sa*sa/float64(na-1) + sb*sb/float64(nb-1))
+	return Welch{T: t, DF: df, P: stats.StudentTwoSidedP(t, df)}
 }
 
 // CompareOptions tune CompareRepeats.

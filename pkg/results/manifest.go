@@ -50,6 +50,28 @@ type ManifestCell struct {
 	QPS map[string]map[int]float64 `json:"qps,omitempty"`
 	// RowsPerSecond is the same for steps reported as rows/s (scan).
 	RowsPerSecond map[string]map[int]float64 `json:"rowsPerSecond,omitempty"`
+	// QPSSpread is {step → {threads → spread}} of the steady-state
+	// per-second QPS samples behind QPS, so that runs can be compared with
+	// a significance test; absent for steps without a series summary.
+	QPSSpread map[string]map[int]Spread `json:"qpsSpread,omitempty"`
+}
+
+// Spread is the dispersion of a step's steady-state per-second QPS samples.
+type Spread struct {
+	Samples int `json:"samples"`
+	// Stddev is the sample standard deviation (n − 1), rounded to 0.01.
+	Stddev float64 `json:"stddev"`
+}
+
+// spreadOf derives a Spread from a series summary, whose CV is a
+// population figure.
+func spreadOf(s *SeriesSummary) (Spread, bool) {
+	if s == nil || s.Samples < 2 {
+		return Spread{}, false
+	}
+	pop := s.CV * s.Mean
+	sd := pop * math.Sqrt(float64(s.Samples)/float64(s.Samples-1))
+	return Spread{Samples: s.Samples, Stddev: math.Round(sd*100) / 100}, true
 }
 
 // NewManifestCell builds a cell's manifest entry from its document.
@@ -75,6 +97,15 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		put(&mc.QPS, s.Step, s.Threads, s.SteadyQPS)
 		if s.RowsPerSecond != nil {
 			put(&mc.RowsPerSecond, s.Step, s.Threads, *s.RowsPerSecond)
+		}
+		if sp, ok := spreadOf(s.Summary); ok {
+			if mc.QPSSpread == nil {
+				mc.QPSSpread = map[string]map[int]Spread{}
+			}
+			if mc.QPSSpread[s.Step] == nil {
+				mc.QPSSpread[s.Step] = map[int]Spread{}
+			}
+			mc.QPSSpread[s.Step][s.Threads] = sp
 		}
 	}
 	return mc

@@ -1,0 +1,79 @@
+package controllers_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// A GitOps suite prunes its old run objects; the verdict must still find
+// them in the object store. The first run is uploaded and deleted from the
+// cluster; the second, 10 % slower, is judged against it.
+func TestRegressedVerdictReadsTheSuiteHistoryFromTheObjectStore(t *testing.T) {
+	srv := startS3(t)
+	ns := newNamespace(t)
+	startManager(t, nil)
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s3-credentials"},
+		Data:       map[string][]byte{"accessKeyID": []byte(s3AccessKey), "secretAccessKey": []byte(s3SecretKey)},
+	}
+	if err := k8sClient.Create(ctx, sec); err != nil {
+		t.Fatalf("creating the credentials Secret: %v", err)
+	}
+	newRun := func(name string) {
+		r := minimalRun(ns, name)
+		r.Spec.Suite = "pruned-history"
+		r.Spec.Workload.Steps = []string{"point-query"}
+		r.Spec.Workload.Threads = []int32{1, 4}
+		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{MaxPValue: "0.01"}
+		r.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{
+			Endpoint: srv.Endpoint(), Bucket: s3Bucket, Prefix: s3Prefix,
+			CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name},
+		}
+		if err := k8sClient.Create(ctx, r); err != nil {
+			t.Fatalf("creating %s: %v", name, err)
+		}
+	}
+
+	newRun("kept-in-s3")
+	driveCellsToCompletion(t, ns, "kept-in-s3", 1.0)
+	old := waitUpload(t, ns, "kept-in-s3", metav1.ConditionTrue, "Uploaded")
+	if err := k8sClient.Delete(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the first run is gone from the cluster", func() string {
+		var r dbbenchv1alpha1.BenchmarkRun
+		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "kept-in-s3"}, &r); !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("still there (%v)", err)
+		}
+		return ""
+	})
+
+	newRun("slower")
+	driveCellsToCompletion(t, ns, "slower", 0.9)
+	var c *metav1.Condition
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c = meta.FindStatusCondition(getRun(t, ns, "slower").Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4 -10.0%") ||
+		!strings.Contains(c.Message, "run kept-in-s3 (from the object store)") {
+		t.Fatalf("verdict %+v", c)
+	}
+	st := getRun(t, ns, "slower").Status.Regression
+	if st == nil || len(st.ComparedTo) != 1 || st.ComparedTo[0] != "kept-in-s3" || st.ComparedPairs != 2 {
+		t.Fatalf("regression status %+v", st)
+	}
+}
