@@ -166,3 +166,47 @@ func TestManifestSize(t *testing.T) {
 		})
 	}
 }
+
+// A manifest keeps its cells' spreads while it fits a ConfigMap and drops
+// them, keeping the throughput figures, when only that makes it fit.
+func TestMarshalManifestDropsSpreadsToFit(t *testing.T) {
+	sweep := []int{1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 256}
+	for _, tt := range []struct {
+		cells      int
+		wantSpread bool
+	}{{2, true}, {120, false}} {
+		m := testManifest(1, 0, nil)
+		m.Cells[0].QPS = map[string]map[int]float64{}
+		m.Cells[0].QPSSpread = map[string]map[int]Spread{}
+		for _, s := range workload.Extended() {
+			m.Cells[0].QPS[s.Name] = map[int]float64{}
+			m.Cells[0].QPSSpread[s.Name] = map[int]Spread{}
+			for _, th := range sweep {
+				m.Cells[0].QPS[s.Name][th] = 123456.78
+				m.Cells[0].QPSSpread[s.Name][th] = Spread{Samples: 290, Stddev: 1234.56}
+			}
+		}
+		for i := 1; i < tt.cells; i++ {
+			c := m.Cells[0]
+			c.Name = fmt.Sprintf("mariadb-10-11-base-%03d-r0", i)
+			m.Cells = append(m.Cells, c)
+		}
+		b, err := MarshalManifest(m)
+		if err != nil {
+			t.Fatalf("%d cells: %v", tt.cells, err)
+		}
+		got, err := UnmarshalManifest(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := got.Cells[tt.cells-1].QPSSpread != nil; has != tt.wantSpread {
+			t.Errorf("%d cells (%d bytes): spread kept %v, want %v", tt.cells, len(b), has, tt.wantSpread)
+		}
+		if got.Cells[tt.cells-1].QPS["point-query"][16] != 123456.78 {
+			t.Errorf("%d cells: throughput figures lost", tt.cells)
+		}
+		if len(m.Cells[0].QPSSpread) == 0 {
+			t.Errorf("MarshalManifest modified its argument")
+		}
+	}
+}
