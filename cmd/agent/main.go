@@ -91,6 +91,14 @@ func runCluster(ctx context.Context, args []string) int {
 	if u := os.Getenv(plan.EnvCollectorURL); u != "" {
 		a.Collector, a.CollectorScope = &agent.HTTPCollector{URL: u}, "database node (collector)"
 	}
+	if v := os.Getenv(plan.EnvOutbox); v != "" {
+		ob, err := strconv.ParseBool(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "dbbench-agent: %s=%q is not a boolean\n", plan.EnvOutbox, v)
+			return plan.ExitInvalidPlan
+		}
+		a.Outbox = ob
+	}
 	res := a.Run(ctx)
 	return res.ExitCode
 }

@@ -10,6 +10,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +58,17 @@ type Agent struct {
 	NodeName, PodName string
 	// Version is the agent's version, recorded as provenance.
 	Version string
+	// Outbox attaches the gzip'd full document and agent log to the final
+	// write when the sink takes attachments (see plan.EnvOutbox).
+	Outbox bool
+	// ResultBudget bounds the results ConfigMap's values for the final
+	// write with the outbox (default plan.ResultBudgetBytes).
+	ResultBudget int
+	// LogBufferBytes bounds the log kept for the outbox (default
+	// DefaultLogBufferBytes).
+	LogBufferBytes int
 
+	logBuf   *logBuffer
 	doc      results.Document
 	ext      CellExtension
 	progress plan.Progress
@@ -80,11 +91,15 @@ type Result struct {
 	Document *results.Document
 }
 
+// logf writes a log line to Log and keeps it for the outbox.
 func (a *Agent) logf(format string, args ...any) {
-	if a.Log == nil {
-		return
+	line := fmt.Sprintf("[%s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+	if a.logBuf != nil {
+		_, _ = a.logBuf.Write([]byte(line))
 	}
-	fmt.Fprintf(a.Log, "[%s] %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
+	if a.Log != nil {
+		_, _ = io.WriteString(a.Log, line)
+	}
 }
 
 // Run executes the plan. Every failure becomes an exit code (pkg/plan), a
@@ -92,6 +107,7 @@ func (a *Agent) logf(format string, args ...any) {
 // before it.
 func (a *Agent) Run(ctx context.Context) Result {
 	p := &a.Plan
+	a.logBuf = newLogBuffer(a.LogBufferBytes)
 	a.initDocument()
 	a.progress = plan.Progress{Attempt: p.Cell.Attempt, Phase: plan.PhaseConnecting, StepsTotal: p.Workload.ExpandedSteps()}
 	interval := a.ProgressInterval
@@ -204,7 +220,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 	now := time.Now().UTC()
 	a.doc.FinishedAt = &now
 	a.doc.Status = results.Status{Outcome: results.OutcomeSucceeded}
-	err = a.report(ctx, true)
+	err = a.reportFinal(ctx)
 	return Result{ExitCode: plan.ExitOK, Err: err, Document: &a.doc}
 }
 
@@ -261,7 +277,7 @@ func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, ste
 	// The context may be what failed; reporting must still happen.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if rerr := a.report(rctx, true); rerr != nil {
+	if rerr := a.reportFinal(rctx); rerr != nil {
 		a.logf("reporting the failure: %v", rerr)
 	}
 	return Result{ExitCode: code, Err: err, Document: &a.doc}
@@ -292,6 +308,72 @@ func (a *Agent) report(ctx context.Context, force bool) error {
 		}
 	}
 	err := a.reporter.Report(ctx, a.progress, compact, force)
+	if err != nil {
+		a.logf("writing results: %v", err)
+	}
+	return err
+}
+
+// reportFinal writes the final progress and documents. With the outbox
+// (Outbox and a sink that takes attachments) the write also
+// carries the gzip'd full document and agent log, within the budget: the
+// log is left out first, then the full document, and the documents say so
+// (extension dbbench.io/agent, outboxDropped).
+func (a *Agent) reportFinal(ctx context.Context) error {
+	if a.reporter == nil || a.reporter.Sink == nil {
+		return nil
+	}
+	if _, ok := a.Sink.(OutboxSink); !ok || !a.Outbox {
+		return a.report(ctx, true)
+	}
+	budget := a.ResultBudget
+	if budget <= 0 {
+		budget = plan.ResultBudgetBytes
+	}
+	// progress.json as the reporter will write it (UpdatedAt included),
+	// with room to spare.
+	pr := a.progress
+	pr.UpdatedAt = time.Now().UTC().Format(time.RFC3339)
+	pb, _ := json.Marshal(pr)
+	fixed := len(pb) + 256
+	var logGz []byte
+	if a.logBuf != nil {
+		if l := a.logBuf.Bytes(); len(l) > 0 {
+			logGz = gzipBytes(l)
+		}
+	}
+	pack, err := packOutbox(budget, fixed, logGz, func(notes []string) ([]byte, []byte, error) {
+		a.ext.OutboxDropped = notes
+		setExt(&a.doc.Extensions, a.ext)
+		full, err := results.Marshal(&a.doc)
+		if err != nil {
+			return nil, nil, err
+		}
+		_, compact, err := results.Compact(&a.doc, results.CompactOptions{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return compact, gzipBytes(full), nil
+	})
+	if err != nil {
+		a.logf("results document invalid: %v", err)
+		return a.report(ctx, true)
+	}
+	for _, n := range pack.notes {
+		a.logf("outbox: %s", n)
+	}
+	if fs, ok := a.Sink.(FullSink); ok {
+		if full, err := results.Marshal(&a.doc); err == nil {
+			if err := fs.WriteFull(ctx, full); err != nil {
+				a.logf("writing full results: %v", err)
+			}
+		}
+	}
+	blobs := pack.blobs
+	if blobs == nil {
+		blobs = map[string][]byte{}
+	}
+	err = a.reporter.ReportFinal(ctx, a.progress, pack.compact, blobs)
 	if err != nil {
 		a.logf("writing results: %v", err)
 	}

@@ -24,6 +24,10 @@ type CellExtension struct {
 	MetricsScope string `json:"metricsScope,omitempty"`
 	// FailureExitCode is the agent's exit code when the cell failed.
 	FailureExitCode int `json:"failureExitCode,omitempty"`
+	// OutboxDropped says what the final write left out of the results
+	// ConfigMap's outbox (the agent log, then the full document) to stay
+	// within plan.ResultBudgetBytes, and why.
+	OutboxDropped []string `json:"outboxDropped,omitempty"`
 }
 
 // StepExtension is what the agent records about a step beyond schema v1.

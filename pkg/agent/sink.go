@@ -25,6 +25,19 @@ type ResultSink interface {
 	Write(ctx context.Context, progress plan.Progress, document []byte) error
 }
 
+// OutboxSink is a ResultSink whose final write can carry attachments (the
+// cell's outbox, see plan.ResultKeyFullDocument): the ConfigMap sink puts
+// them in the ConfigMap's binaryData.
+type OutboxSink interface {
+	ResultSink
+	// WriteFinal stores progress, the document and the attachments, and
+	// removes outbox attachments not in blobs (left by an earlier write).
+	WriteFinal(ctx context.Context, progress plan.Progress, document []byte, blobs map[string][]byte) error
+}
+
+// outboxKeys are the binaryData keys of the cell's outbox.
+var outboxKeys = []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog}
+
 // DirSink writes progress.json and result.json into a directory (local mode).
 // Files are replaced atomically, so a reader never sees half a document.
 type DirSink struct{ Dir string }
@@ -89,7 +102,19 @@ func NewInClusterConfigMapSink(namespace, name string) (*ConfigMapSink, error) {
 	return &ConfigMapSink{Client: cs, Namespace: namespace, Name: name}, nil
 }
 
+// Write stores progress and the document. It removes the outbox's
+// attachments, which only a final write carries: a progress write means an
+// attempt is running, so attachments there are an earlier attempt's.
 func (c *ConfigMapSink) Write(ctx context.Context, p plan.Progress, doc []byte) error {
+	return c.write(ctx, p, doc, nil)
+}
+
+// WriteFinal is Write with the outbox's attachments in binaryData.
+func (c *ConfigMapSink) WriteFinal(ctx context.Context, p plan.Progress, doc []byte, blobs map[string][]byte) error {
+	return c.write(ctx, p, doc, blobs)
+}
+
+func (c *ConfigMapSink) write(ctx context.Context, p plan.Progress, doc []byte, blobs map[string][]byte) error {
 	pb, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -108,6 +133,15 @@ func (c *ConfigMapSink) Write(ctx context.Context, p plan.Progress, doc []byte) 
 		cm.Data[plan.ResultKeyProgress] = string(pb)
 		if doc != nil {
 			cm.Data[plan.ResultKeyDocument] = string(doc)
+		}
+		for _, k := range outboxKeys {
+			delete(cm.BinaryData, k)
+		}
+		for k, v := range blobs {
+			if cm.BinaryData == nil {
+				cm.BinaryData = map[string][]byte{}
+			}
+			cm.BinaryData[k] = v
 		}
 		_, err = c.Client.CoreV1().ConfigMaps(c.Namespace).Update(ctx, cm, metav1.UpdateOptions{FieldManager: "dbbench-agent"})
 		return err
@@ -132,6 +166,16 @@ type Reporter struct {
 
 // Report sends progress (and doc, when not nil). force bypasses the limit.
 func (r *Reporter) Report(ctx context.Context, p plan.Progress, doc []byte, force bool) error {
+	return r.report(ctx, p, doc, force, nil)
+}
+
+// ReportFinal sends the final progress and document, with the outbox's
+// attachments when the sink is an OutboxSink (blobs are dropped otherwise).
+func (r *Reporter) ReportFinal(ctx context.Context, p plan.Progress, doc []byte, blobs map[string][]byte) error {
+	return r.report(ctx, p, doc, true, blobs)
+}
+
+func (r *Reporter) report(ctx context.Context, p plan.Progress, doc []byte, force bool, blobs map[string][]byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now
@@ -150,7 +194,12 @@ func (r *Reporter) Report(ctx context.Context, p plan.Progress, doc []byte, forc
 	if doc != nil || force {
 		send = r.lastDoc
 	}
-	err := r.Sink.Write(ctx, p, send)
+	var err error
+	if ob, ok := r.Sink.(OutboxSink); ok && blobs != nil {
+		err = ob.WriteFinal(ctx, p, send, blobs)
+	} else {
+		err = r.Sink.Write(ctx, p, send)
+	}
 	r.last = t
 	r.Writes++
 	if err != nil {

@@ -35,6 +35,14 @@ const (
 	// start, so the attempt comes from the Job and overrides plan.cell.attempt.
 	EnvAttempt = "DBBENCH_ATTEMPT"
 	EnvPodName = "DBBENCH_POD_NAME" // downward API
+	// EnvOutbox ("true" or "1") asks the agent to attach the gzip'd full
+	// document and its log to its final write into the results ConfigMap
+	// (binaryData ResultKeyFullDocument and ResultKeyAgentLog, within
+	// ResultBudgetBytes). The controller sets it when the run uploads to
+	// object storage (and removes the attachments once the store has
+	// confirmed them). It is an environment variable, not a plan field, so
+	// that an older agent image, which decodes plans strictly, ignores it.
+	EnvOutbox = "DBBENCH_OUTBOX"
 	// EnvCollectorURL is the hardware-metrics collector beside the database
 	// (http://<db pod IP>:<port>); empty when there is none.
 	EnvCollectorURL = "DBBENCH_COLLECTOR_URL"
@@ -58,7 +66,25 @@ const (
 	ResultKeyProgress = "progress.json"
 	// ResultKeyDocument holds the compact results document (schema v1).
 	ResultKeyDocument = "result.json"
+
+	// The cell's outbox: keys of the results ConfigMap's binaryData that
+	// only the agent's final write carries (and only when EnvOutbox is set), for the controller to upload to object storage and then remove.
+	// Progress writes remove them, so they never outlive the attempt that
+	// wrote them.
+	//
+	// ResultKeyFullDocument holds the gzip'd full-form document (results.Marshal,
+	// per-second series included).
+	ResultKeyFullDocument = "full.json.gz"
+	// ResultKeyAgentLog holds the gzip'd agent log (its own log lines; a
+	// long log keeps its head and tail).
+	ResultKeyAgentLog = "agent.log.gz"
 )
+
+// ResultBudgetBytes bounds the values (data and binaryData) of a results
+// ConfigMap, under Kubernetes' 1 MiB: the agent's final write leaves out the
+// agent log first, then the full document, to stay within it, and says so
+// in the document (extension dbbench.io/agent, outboxDropped).
+const ResultBudgetBytes = 900 << 10
 
 // Exit codes of the agent. The controller classifies a failed client pod by
 // them: a benchmark failure fails the cell, anything else is treated as the

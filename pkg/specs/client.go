@@ -75,7 +75,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 							field(plan.EnvPodName, "metadata.name"),
 							{Name: plan.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
 							{Name: plan.EnvAttempt, Value: fmt.Sprint(attempt)},
-						}, adminEnv(c)...),
+						}, append(outboxEnv(run), adminEnv(c)...)...),
 						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
 						VolumeMounts: []corev1.VolumeMount{
 							{Name: "plan", MountPath: plan.PlanDir, ReadOnly: true},
@@ -131,4 +131,13 @@ func adminEnv(c matrix.Cell) []corev1.EnvVar {
 		{Name: plan.EnvAdminUser, Value: "root"},
 		secretEnv(plan.EnvAdminPassword, SecretName(c), SecretKeyRootPassword),
 	}
+}
+
+// outboxEnv asks the agent for the outbox (the full document and its log in
+// its final write) when the controller will upload and then drain it.
+func outboxEnv(run *dbbenchv1alpha1.BenchmarkRun) []corev1.EnvVar {
+	if run.Spec.Output.S3 == nil {
+		return nil
+	}
+	return []corev1.EnvVar{{Name: plan.EnvOutbox, Value: "true"}}
 }

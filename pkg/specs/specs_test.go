@@ -198,6 +198,16 @@ func TestPlanAndRBAC(t *testing.T) {
 	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvAttempt); got != "3" {
 		t.Errorf("%s = %q, want 3", plan.EnvAttempt, got)
 	}
+	// The outbox (full document and log in the final write) only when the
+	// controller will upload and then drain it.
+	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvOutbox); got != "" {
+		t.Errorf("%s = %q without output.s3", plan.EnvOutbox, got)
+	}
+	withS3 := run.DeepCopy()
+	withS3.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{Endpoint: "http://s3", Bucket: "b"}
+	if got := envOf(ClientJob(withS3, cell, 3, "agent", "10.0.0.1", false).Spec.Template.Spec.Containers[0].Env, plan.EnvOutbox); got != "true" {
+		t.Errorf("%s = %q with output.s3, want true", plan.EnvOutbox, got)
+	}
 	var paths []string
 	for _, it := range job.Spec.Template.Spec.Volumes[0].ConfigMap.Items {
 		paths = append(paths, plan.PlanDir+"/"+it.Path)
