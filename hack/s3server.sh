@@ -4,7 +4,7 @@
 # local runs, on loopback only.
 #
 #   hack/s3server.sh install            # builds it once into the cache, prints its path
-#   hack/s3server.sh start DIR PORT     # serves DIR/data on 127.0.0.1:PORT
+#   hack/s3server.sh start DIR PORT     # serves DIR/data on 127.0.0.1:PORT (S3_HOST=10.88.0.1: on the cluster bridge)
 #   hack/s3server.sh stop  DIR          # stops the server started in DIR (PORT is ignored)
 #   hack/s3server.sh env   DIR PORT     # prints the connection as shell variables
 #
@@ -17,7 +17,7 @@
 # relies on that); delete DIR to drop them.
 #
 # Credentials: S3_ACCESS_KEY (default dbbench) and S3_SECRET_KEY (default
-# dbbench-secret). The server listens on 127.0.0.1 only, plain HTTP.
+# dbbench-secret). The server listens on 127.0.0.1 (or S3_HOST), plain HTTP.
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -39,7 +39,16 @@ running() {
 	[ -n "${pid}" ] && grep -qa versitygw "/proc/${pid}/cmdline" 2>/dev/null
 }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# S3_HOST is the address to listen on: loopback unless a caller needs the
+# server reachable from the local cluster's pods (its bridge address,
+# 10.88.0.1, which hack/cluster/up.sh creates and firewalls).
+S3_HOST="${S3_HOST:-127.0.0.1}"
+case "${S3_HOST}" in
+127.0.0.1 | 10.88.0.1) ;;
+*) echo "S3_HOST must be 127.0.0.1 or the local cluster's bridge address 10.88.0.1" >&2; exit 64 ;;
+esac
+
+port_open() { (exec 3<>"/dev/tcp/${S3_HOST}/$1") 2>/dev/null; }
 
 start() {
 	local dir=$1 port=$2 bin
@@ -52,11 +61,11 @@ start() {
 		return 0
 	fi
 	if port_open "${port}"; then
-		log "127.0.0.1:${port} is already in use"
+		log "${S3_HOST}:${port} is already in use"
 		return 1
 	fi
 	# Global flags before the backend name; the backend's argument is its root.
-	nohup "${bin}" --access "${ACCESS_KEY}" --secret "${SECRET_KEY}" --port "127.0.0.1:${port}" \
+	nohup "${bin}" --access "${ACCESS_KEY}" --secret "${SECRET_KEY}" --port "${S3_HOST}:${port}" \
 		posix "${dir}/data" >>"${dir}/versitygw.log" 2>&1 </dev/null &
 	echo $! >"${dir}/versitygw.pid"
 	local deadline=$((SECONDS + 20))
@@ -71,13 +80,13 @@ start() {
 			return 1
 		fi
 		if [ "${SECONDS}" -ge "${deadline}" ]; then
-			log "versitygw did not listen on 127.0.0.1:${port} within 20 s"
+			log "versitygw did not listen on ${S3_HOST}:${port} within 20 s"
 			stop "${dir}"
 			return 1
 		fi
 		sleep 0.1
 	done
-	log "versitygw serving ${dir}/data on http://127.0.0.1:${port} (pid $(cat "${dir}/versitygw.pid"))"
+	log "versitygw serving ${dir}/data on http://${S3_HOST}:${port} (pid $(cat "${dir}/versitygw.pid"))"
 }
 
 stop() {
@@ -106,7 +115,7 @@ start) [ $# -eq 3 ] || usage; start "$2" "$3" ;;
 stop) [ $# -ge 2 ] || usage; stop "$2" ;;
 env)
 	[ $# -eq 3 ] || usage
-	printf 'S3_ENDPOINT=http://127.0.0.1:%s\nS3_ACCESS_KEY=%s\nS3_SECRET_KEY=%s\n' "$3" "${ACCESS_KEY}" "${SECRET_KEY}"
+	printf 'S3_ENDPOINT=http://%s:%s\nS3_ACCESS_KEY=%s\nS3_SECRET_KEY=%s\n' "${S3_HOST}" "$3" "${ACCESS_KEY}" "${SECRET_KEY}"
 	;;
 *) usage ;;
 esac

@@ -48,6 +48,13 @@ esac
 export KUBECONFIG
 log "cluster and images ready after $(elapsed)"
 
+# A real S3 server (versitygw) for the object-store tests, on the local
+# cluster's bridge address so that the manager's pod reaches it. With another
+# cluster, set DBBENCH_E2E_S3_ENDPOINT (and _ACCESS_KEY, _SECRET_KEY) to a
+# store both this machine and the cluster reach, or those tests are skipped.
+S3_DIR="${STATE_DIR}/s3"
+stop_s3() { [ "${CLUSTER}" != local ] || S3_HOST=10.88.0.1 hack/s3server.sh stop "${S3_DIR}" >&2 || true; }
+
 # kill_kwok stops a kwok that a test started and could not stop (the test
 # binary killed by -timeout), by the pid the test recorded.
 kill_kwok() {
@@ -77,6 +84,7 @@ cleanup() {
 		"${KUBECTL}" delete node -l "${E2E_LABEL}" --ignore-not-found >/dev/null 2>&1 || true
 	fi
 	kill_kwok
+	stop_s3
 }
 
 # dump_cluster is the failure dump at cluster level: the manager's logs (all
@@ -109,6 +117,13 @@ dump_cluster() {
 # What an interrupted earlier run left behind would disturb this one.
 cleanup
 trap cleanup EXIT
+if [ "${CLUSTER}" = local ]; then
+	rm -rf "${S3_DIR}"
+	s3_port="${DBBENCH_E2E_S3_PORT:-39010}"
+	S3_HOST=10.88.0.1 hack/s3server.sh start "${S3_DIR}" "${s3_port}" >&2
+	eval "$(S3_HOST=10.88.0.1 hack/s3server.sh env "${S3_DIR}" "${s3_port}")"
+	export DBBENCH_E2E_S3_ENDPOINT="${S3_ENDPOINT}" DBBENCH_E2E_S3_ACCESS_KEY="${S3_ACCESS_KEY}" DBBENCH_E2E_S3_SECRET_KEY="${S3_SECRET_KEY}"
+fi
 
 # CRDs survive an uninstall (crds.keep); adopt any that an earlier release
 # left behind, as hack/demo.sh does, instead of failing on their ownership.
