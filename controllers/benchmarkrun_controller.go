@@ -4,6 +4,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -53,11 +54,15 @@ type BenchmarkRunReconciler struct {
 	MaxConcurrentReconciles int
 }
 
-// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch
+// The manager patches a run's metadata only to remove the
+// dbbench.io/retry-upload annotation after the attempt it asked for.
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
-// The manager never updates ConfigMaps; it holds update and patch only
+// The manager patches a cell's results ConfigMap only to drain its outbox
+// (remove the agent's binaryData attachments once the object store has
+// confirmed them); it never updates ConfigMaps, and holds update also
 // because RBAC lets it grant (to each run's agent Role) only what it holds.
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=services;secrets;serviceaccounts,verbs=create
@@ -94,6 +99,15 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	// Events follow the status write, so they never announce a state that
 	// was not recorded.
 	p.emitEvents()
+	if p.dropRetryAnnotation {
+		// After the status write that records the attempt the annotation
+		// asked for: if that write is lost, the annotation stays and the
+		// next pass tries again.
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, specs.AnnotationRetryUpload)
+		if perr := r.Patch(ctx, run, client.RawPatch(types.MergePatchType, []byte(patch))); perr != nil && !apierrors.IsNotFound(perr) {
+			return ctrl.Result{}, errors.Join(err, fmt.Errorf("removing the annotation %s: %w", specs.AnnotationRetryUpload, perr))
+		}
+	}
 	return result, err
 }
 

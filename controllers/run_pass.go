@@ -17,6 +17,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -35,6 +36,9 @@ type runPass struct {
 	// metrics are recorded, like events, only once the status write that
 	// describes them succeeded, so a pass that conflicts counts nothing.
 	metrics []func()
+	// dropRetryAnnotation: remove specs.AnnotationRetryUpload once the
+	// pass's status is written.
+	dropRetryAnnotation bool
 }
 
 type event struct {
@@ -53,6 +57,7 @@ type children struct {
 
 func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	st := &p.run.Status
+	p.takeRetryRequest()
 	cells := matrix.Expand(p.run)
 	steps, err := matrix.Steps(p.run.Spec.Workload)
 	if err != nil {
@@ -65,20 +70,27 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	p.syncCellEntries(cells)
 	if finished(st) {
 		// A finished run's cells are settled; only an upload to the object
-		// store may still be pending (retried with backoff).
-		if !p.uploadPending() {
+		// store may still be pending (retried with backoff), or the outbox
+		// of uploaded cells still to be drained.
+		pending := p.uploadPending()
+		if !pending && !p.outboxMayNeedDraining() {
 			return ctrl.Result{}, nil
 		}
 		if err := p.listChildren(ctx); err != nil {
 			return ctrl.Result{}, err
 		}
-		p.syncUploads(ctx, cells, p.manifest(cells))
+		var m *results.Manifest
+		if pending {
+			m = p.manifest(cells)
+		}
+		p.syncUploads(ctx, cells, m)
 		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
 	}
 	if err := p.listChildren(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
 	if st.StartTime == nil {
+		p.preflight(ctx)
 		if err := p.createAgentRBAC(ctx, cells); err != nil {
 			return ctrl.Result{}, err
 		}

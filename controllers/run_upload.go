@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -32,7 +33,21 @@ const (
 	ReasonUploadPending = "UploadPending"
 	ReasonUploadFailed  = "UploadFailed"
 	ReasonUploaded      = "Uploaded"
+	// ReasonPreflightFailed: the check of spec.output.s3 before the run's
+	// first cell failed; the benchmark runs anyway, and the reason stays
+	// until an upload is attempted.
+	ReasonPreflightFailed = "PreflightFailed"
 )
+
+// notRetried marks the message of an UploadFailed condition after which no
+// attempt is made until the run is annotated with
+// specs.AnnotationRetryUpload. (The store's own error text may say "not
+// retried" of its requests; that is not this marker.)
+const notRetried = "Not retried until the run is annotated " + specs.AnnotationRetryUpload
+
+// legacyNotRetried ends the UploadFailed message of managers before the
+// retry annotation; such runs stay stopped until annotated too.
+const legacyNotRetried = " (not retried)"
 
 // Keys of the credentials Secret.
 const (
@@ -54,24 +69,54 @@ const (
 	uploadRequestTimeout = 10 * time.Second
 	// uploadPassTimeout bounds the uploads of one pass.
 	uploadPassTimeout = 30 * time.Second
+	// preflightTimeout bounds the check of spec.output.s3 at the run's start.
+	preflightTimeout = 15 * time.Second
 )
 
-// uploadError is an upload attempt's failure; retry says whether waiting
-// can fix it.
+// retryPolicy says what follows a failed upload attempt.
+type retryPolicy int
+
+const (
+	// retryWait: waiting can fix it (the store is down, a timeout, a
+	// missing Secret that may yet be created): UploadPending, retried with
+	// the backoff.
+	retryWait retryPolicy = iota
+	// retryFixSecret: the credentials were refused or the Secret lacks its
+	// keys: UploadFailed, retried with the backoff (up to every 5 minutes)
+	// so that fixing the Secret is enough; the annotation retries at once.
+	retryFixSecret
+	// retryNever: a missing bucket, an invalid endpoint, a run directory
+	// owned by another run: UploadFailed, retried only when the run is
+	// annotated with specs.AnnotationRetryUpload.
+	retryNever
+)
+
+// uploadError is an upload attempt's failure and what follows it.
 type uploadError struct {
-	err   error
-	retry bool
+	err    error
+	policy retryPolicy
 }
 
-// StoreDocument is the document the controller uploads for a cell: the
-// compact document its result ConfigMap holds, with the run's identity
-// (name, namespace, UID, suite) from the run object, in the full form the
-// store keeps, under the matrix's cell name. The cluster has no per-second series (the agent keeps them
-// out of the ConfigMap), so the document carries the series summaries and
-// drops the compact form's encoded QPS series, which the full form does not
-// allow. compact is modified.
-func StoreDocument(run *dbbenchv1alpha1.BenchmarkRun, cell string, compact *results.Document) (*results.Document, error) {
-	d := compact
+// storeFailure classifies an error of the store.
+func storeFailure(err error) *uploadError {
+	switch {
+	case store.Retryable(err):
+		return &uploadError{err: err, policy: retryWait}
+	case errors.Is(err, store.ErrAuth):
+		return &uploadError{err: err, policy: retryFixSecret}
+	}
+	return &uploadError{err: err, policy: retryNever}
+}
+
+// StoreDocument is the document the controller uploads for a cell, with the
+// run's identity (name, namespace, UID, suite) from the run object, in the
+// full form the store keeps, under the matrix's cell name. doc is the
+// agent's full document from the cell's outbox, or the compact document its
+// result ConfigMap holds: that one has no per-second series, so it carries
+// the series summaries and drops the compact form's encoded QPS series,
+// which the full form does not allow. doc is modified.
+func StoreDocument(run *dbbenchv1alpha1.BenchmarkRun, cell string, doc *results.Document) (*results.Document, error) {
+	d := doc
 	d.Cell.Name = cell
 	d.Run = results.Run{Name: run.Name, Namespace: run.Namespace, UID: string(run.UID), Suite: run.Spec.Suite}
 	d.Form = results.FormFull
@@ -111,9 +156,94 @@ func (p *runPass) uploadPending() bool {
 	return u == nil || !u.ManifestUploaded
 }
 
+// outboxMayNeedDraining reports whether a finished run has uploaded cells,
+// whose results ConfigMaps may still hold the outbox's attachments.
+func (p *runPass) outboxMayNeedDraining() bool {
+	if p.run.Spec.Output.S3 == nil {
+		return false
+	}
+	for _, cs := range p.run.Status.Cells {
+		if cs.Uploaded {
+			return true
+		}
+	}
+	return false
+}
+
+// uploadFailedForGood reports whether the last attempt failed with an
+// error after which nothing is tried until the retry annotation.
 func (p *runPass) uploadFailedForGood() bool {
 	c := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded)
-	return c != nil && c.Reason == ReasonUploadFailed
+	return c != nil && c.Reason == ReasonUploadFailed && (strings.Contains(c.Message, notRetried) || strings.HasSuffix(c.Message, legacyNotRetried))
+}
+
+// takeRetryRequest handles specs.AnnotationRetryUpload: on a run whose
+// upload failed or waits for its backoff, the backoff is reset and the
+// condition set to UploadPending, so that this pass (or, if it ends early,
+// the next) makes an attempt. The annotation is removed after the pass's
+// status write (see Reconcile), whatever the upload's state.
+func (p *runPass) takeRetryRequest() {
+	if _, ok := p.run.Annotations[specs.AnnotationRetryUpload]; !ok {
+		return
+	}
+	p.dropRetryAnnotation = true
+	if p.run.Spec.Output.S3 == nil {
+		return
+	}
+	u := p.run.Status.Upload
+	stopped, waiting := p.uploadFailedForGood(), u != nil && u.Failures > 0
+	if !stopped && !waiting {
+		p.log.Info("Retry of the upload requested, but it has not failed", "annotation", specs.AnnotationRetryUpload)
+		return
+	}
+	if u != nil {
+		u.Failures, u.LastFailureTime = 0, nil
+	}
+	last := ""
+	if c := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c != nil {
+		last = "; the last attempt: " + c.Message
+		if len(last) > 30000 {
+			last = last[:30000]
+		}
+	}
+	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploadPending,
+		fmt.Sprintf("Retrying at once (annotation %s)%s", specs.AnnotationRetryUpload, last))
+	p.log.Info("Retrying the upload now", "annotation", specs.AnnotationRetryUpload)
+	p.event(false, "UploadRetryRequested", "Upload", fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", specs.AnnotationRetryUpload))
+}
+
+// preflight checks spec.output.s3 once, when the run starts (before its
+// first cell): the credentials Secret, the endpoint and the bucket
+// (store.CheckBucket). A failure does not stop the benchmark, whose results
+// stay in the cluster; it sets the ResultsUploaded condition with reason
+// PreflightFailed and a Warning event, so it is seen before hours of
+// benchmarking. The condition records that the check was made.
+func (p *runPass) preflight(ctx context.Context) {
+	o := p.run.Spec.Output.S3
+	if o == nil || meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded) != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
+	defer cancel()
+	var err error
+	s, uerr := p.openStore(ctx)
+	if uerr != nil {
+		err = uerr.err
+	} else {
+		err = s.CheckBucket(ctx)
+	}
+	where := fmt.Sprintf("bucket %q at endpoint %s with the credentials of Secret %q", o.Bucket, o.Endpoint, o.CredentialsSecret.Name)
+	if err == nil {
+		p.log.Info("Checked spec.output.s3", "bucket", o.Bucket, "endpoint", o.Endpoint)
+		p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploading,
+			fmt.Sprintf("spec.output.s3 checked: %s is reachable; cell documents are uploaded as cells finish", where))
+		return
+	}
+	msg := fmt.Sprintf("Pre-flight check of spec.output.s3 (%s) failed: %v. The benchmark runs anyway and its results stay in the cluster; uploads are attempted as cells finish (fix spec.output.s3, the Secret or the bucket)",
+		where, err)
+	p.log.Info("Pre-flight check of spec.output.s3 failed", "error", err.Error())
+	p.event(true, ReasonPreflightFailed, "Preflight", msg)
+	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonPreflightFailed, msg)
 }
 
 // cellDocument is a finished cell's readable document from its result
@@ -138,12 +268,20 @@ func (p *runPass) cellDocument(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) *r
 }
 
 // syncUploads uploads what the store does not have yet: the documents of
-// finished cells, then, once m is given (the run has finished), the
-// manifest. It never deletes anything: the ConfigMaps stay whatever happens.
-// It records the outcome in the status (written with the pass's single
-// status write) and requeues the run while a retryable failure waits.
+// finished cells (with the agent's full document and log from the cell's
+// outbox when they are there), then, once m is given (the run has
+// finished), the HTML report and the manifest. The results ConfigMaps stay;
+// only the outbox's attachments are removed, once the status records the
+// cell as uploaded (drainOutboxes). It records the outcome in the status
+// (written with the pass's single status write) and requeues the run while
+// a failure waits for its retry.
 func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *results.Manifest) {
-	if p.run.Spec.Output.S3 == nil || p.uploadFailedForGood() {
+	if p.run.Spec.Output.S3 == nil {
+		return
+	}
+	// Before any uploaded flag changes: see drainOutboxes.
+	p.drainOutboxes(ctx, cells)
+	if p.uploadFailedForGood() {
 		return
 	}
 	st := &p.run.Status
@@ -178,13 +316,15 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 		return
 	}
 	for _, i := range todo {
-		doc, err := StoreDocument(p.run, cells[i].Name, docs[i])
+		doc, extras, err := p.cellUpload(cells[i], docs[i])
 		if err == nil {
-			_, err = s.UploadCell(ctx, doc, store.CellExtras{})
+			_, err = s.UploadCell(ctx, doc, extras)
 			p.recordUpload(UploadKindCell, err)
 		}
 		if err != nil {
-			p.uploadFailed(&uploadError{err: fmt.Errorf("cell %s: %w", cells[i].Name, err), retry: store.Retryable(err)})
+			ue := storeFailure(err)
+			ue.err = fmt.Errorf("cell %s: %w", cells[i].Name, err)
+			p.uploadFailed(ue)
 			return
 		}
 		st.Cells[i].Uploaded = true
@@ -192,10 +332,18 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 		u.Failures, u.LastFailureTime = 0, nil
 	}
 	if needManifest {
-		_, err := s.UploadRun(ctx, m, store.RunExtras{})
+		var extras store.RunExtras
+		if html, err := p.reportHTML(cells, m); err != nil {
+			p.log.Info("Uploading the manifest without report.html: the report cannot be built", "error", err.Error())
+		} else {
+			extras.ReportHTML = html
+		}
+		_, err := s.UploadRun(ctx, m, extras)
 		p.recordUpload(UploadKindRun, err)
 		if err != nil {
-			p.uploadFailed(&uploadError{err: fmt.Errorf("manifest: %w", err), retry: store.Retryable(err)})
+			ue := storeFailure(err)
+			ue.err = fmt.Errorf("manifest: %w", err)
+			p.uploadFailed(ue)
 			return
 		}
 		u.ManifestUploaded = true
@@ -204,7 +352,11 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 			st.Results = &dbbenchv1alpha1.ResultsReference{}
 		}
 		st.Results.URL = s.URL(s.Layout().RunPrefix(m.Run.Suite, m.Run.Name))
-		p.event(false, "ResultsUploaded", "Upload", fmt.Sprintf("Uploaded %d cell documents and the manifest to %s", u.CellsUploaded, st.Results.URL))
+		what := "the manifest"
+		if len(extras.ReportHTML) > 0 {
+			what = "the HTML report and the manifest"
+		}
+		p.event(false, "ResultsUploaded", "Upload", fmt.Sprintf("Uploaded %d cell documents, %s to %s", u.CellsUploaded, what, st.Results.URL))
 	}
 	p.uploadProgress()
 }
@@ -245,19 +397,24 @@ func (p *runPass) openStore(ctx context.Context) (*store.Store, *uploadError) {
 	}
 	var sec corev1.Secret
 	if err := p.r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.run.Namespace, Name: name}, &sec); err != nil {
-		// A missing Secret may yet be created; both are worth waiting for.
-		return nil, &uploadError{err: fmt.Errorf("reading the credentials Secret %s: %w", name, err), retry: !apierrors.IsForbidden(err)}
+		// A missing Secret may yet be created, and an API error may pass;
+		// the manager's missing RBAC grant will not fix itself.
+		policy := retryWait
+		if apierrors.IsForbidden(err) {
+			policy = retryNever
+		}
+		return nil, &uploadError{err: fmt.Errorf("reading the credentials Secret %s: %w", name, err), policy: policy}
 	}
 	ak, sk := string(sec.Data[SecretKeyAccessKeyID]), string(sec.Data[SecretKeySecretAccessKey])
 	if ak == "" || sk == "" {
-		return nil, &uploadError{err: fmt.Errorf("the credentials Secret %s needs the keys %s and %s", name, SecretKeyAccessKeyID, SecretKeySecretAccessKey)}
+		return nil, &uploadError{err: fmt.Errorf("the credentials Secret %s needs the keys %s and %s", name, SecretKeyAccessKeyID, SecretKeySecretAccessKey), policy: retryFixSecret}
 	}
 	s, err := store.New(store.Config{
 		Endpoint: o.Endpoint, Bucket: o.Bucket, Prefix: o.Prefix, Region: o.Region,
 		AccessKeyID: ak, SecretAccessKey: sk, Backoff: passBackoff, RequestTimeout: uploadRequestTimeout,
 	})
 	if err != nil {
-		return nil, &uploadError{err: fmt.Errorf("output.s3: %w", err)}
+		return nil, &uploadError{err: fmt.Errorf("output.s3: %w", err), policy: retryNever}
 	}
 	return s, nil
 }
@@ -268,15 +425,24 @@ func (p *runPass) uploadFailed(ue *uploadError) {
 	u := p.run.Status.Upload
 	u.Failures++
 	u.LastFailureTime = &metav1.Time{Time: p.now}
-	reason, msg := ReasonUploadFailed, ue.err.Error()+" (not retried)"
-	if ue.retry {
-		wait := p.retryDelay(u.Failures)
-		reason = ReasonUploadPending
-		msg = fmt.Sprintf("%s (attempt %d failed; retrying in %s; the results stay in the cluster)", ue.err.Error(), u.Failures, wait.Round(time.Second))
-		p.requeue.after(wait)
+	cause := ue.err.Error()
+	if len(cause) > 30000 {
+		cause = cause[:30000]
 	}
-	if len(msg) > 32000 {
-		msg = msg[:32000]
+	var reason, msg string
+	switch wait := p.retryDelay(u.Failures).Round(time.Second); ue.policy {
+	case retryWait:
+		reason = ReasonUploadPending
+		msg = fmt.Sprintf("%s (attempt %d failed; retrying in %s; the results stay in the cluster)", cause, u.Failures, wait)
+		p.requeue.after(wait)
+	case retryFixSecret:
+		reason = ReasonUploadFailed
+		msg = fmt.Sprintf("%s (attempt %d failed): fix the Secret %s; retrying in %s, or at once when the run is annotated %s; the results stay in the cluster",
+			cause, u.Failures, p.run.Spec.Output.S3.CredentialsSecret.Name, wait, specs.AnnotationRetryUpload)
+		p.requeue.after(wait)
+	default:
+		reason = ReasonUploadFailed
+		msg = fmt.Sprintf("%s. %s (fix spec.output.s3 or the store first); the results stay in the cluster", cause, notRetried)
 	}
 	p.log.Info("Upload failed", "reason", reason, "error", ue.err.Error())
 	if prev := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); prev == nil || prev.Reason != reason {
@@ -291,6 +457,10 @@ func (p *runPass) uploadProgress() {
 	u := st.Upload
 	if u.Failures > 0 {
 		return // the last failure's message stands until an attempt succeeds
+	}
+	if c := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c != nil &&
+		c.Reason == ReasonPreflightFailed && u.CellsUploaded == 0 && !u.ManifestUploaded {
+		return // the pre-flight's finding stands until an upload is attempted
 	}
 	if u.ManifestUploaded {
 		p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionTrue, ReasonUploaded,

@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/controllers"
@@ -65,6 +64,13 @@ func (s *s3Server) store(t *testing.T, secret string) *store.Store {
 // secret key in its credentials Secret.
 func s3Run(t *testing.T, srv *s3Server, ns, name, secret string) *dbbenchv1alpha1.BenchmarkRun {
 	t.Helper()
+	return s3RunWith(t, srv, ns, name, secret, nil)
+}
+
+// s3RunWith is s3Run with the spec changed by mutate before the run is
+// created.
+func s3RunWith(t *testing.T, srv *s3Server, ns, name, secret string, mutate func(*dbbenchv1alpha1.BenchmarkRun)) *dbbenchv1alpha1.BenchmarkRun {
+	t.Helper()
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-s3"},
 		Data:       map[string][]byte{"accessKeyID": []byte(s3AccessKey), "secretAccessKey": []byte(secret)},
@@ -81,6 +87,9 @@ func s3Run(t *testing.T, srv *s3Server, ns, name, secret string) *dbbenchv1alpha
 	run.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{
 		Endpoint: srv.Endpoint(), Bucket: s3Bucket, Prefix: s3Prefix,
 		CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name},
+	}
+	if mutate != nil {
+		mutate(run)
 	}
 	if err := k8sClient.Create(ctx, run); err != nil {
 		t.Fatalf("creating run: %v", err)
@@ -268,41 +277,4 @@ func TestUploadSurvivesAnOutage(t *testing.T) {
 	rm.clock.SetTime(rm.clock.Now().Add(10 * time.Minute))
 	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
 	checkUploaded(t, srv, got)
-}
-
-func TestUploadWithWrongCredentialsFailsOnce(t *testing.T) {
-	srv := startS3(t)
-	ns := newNamespace(t)
-	rm := startManager(t, nil)
-	run := s3Run(t, srv, ns, "badcreds", "not-the-secret")
-	driveCellsToCompletion(t, ns, run.Name)
-	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonUploadFailed)
-	c := uploadCondition(got)
-	if !strings.Contains(c.Message, s3Bucket) || !strings.Contains(c.Message, "credentials refused") {
-		t.Errorf("the condition should name the bucket and the refused credentials: %s", condString(c))
-	}
-	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
-		t.Errorf("the cells' outcome should not depend on the upload: %s", cellPhases(got))
-	}
-	failures := got.Status.Upload.Failures
-	if failures != 1 {
-		t.Errorf("status.upload.failures = %d, want 1 (not retried)", failures)
-	}
-	// Nothing retries it: not the backoff's end, not further events.
-	rm.clock.SetTime(rm.clock.Now().Add(time.Hour))
-	poke := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"annotations":{"test/poke":"1"}}}`))
-	if err := k8sClient.Patch(ctx, getRun(t, ns, run.Name), poke); err != nil {
-		t.Fatalf("annotating the run: %v", err)
-	}
-	time.Sleep(5 * time.Second)
-	later := getRun(t, ns, run.Name)
-	if lc := uploadCondition(later); later.Status.Upload.Failures != failures || lc.Reason != controllers.ReasonUploadFailed || !lc.LastTransitionTime.Equal(&c.LastTransitionTime) {
-		t.Errorf("the failed upload was retried: failures %d → %d, %s", failures, later.Status.Upload.Failures, condString(lc))
-	}
-	if later.Status.Results.URL != "" || later.Status.Cells[0].Uploaded {
-		t.Errorf("nothing is uploaded with refused credentials: results %+v cells %+v", later.Status.Results, later.Status.Cells)
-	}
-	if keys, err := srv.store(t, s3SecretKey).List(ctx, s3Prefix+"/"); err != nil || len(keys) != 0 {
-		t.Errorf("the bucket should be empty: %v %v", keys, err)
-	}
 }

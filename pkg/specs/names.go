@@ -24,6 +24,14 @@ const (
 	LabelExclusive = "dbbench.io/exclusive"
 )
 
+// AnnotationRetryUpload, set on a BenchmarkRun with any value, asks the
+// controller to retry a failed or waiting upload to spec.output.s3 at once
+// (after the credentials Secret or the bucket was fixed); the controller
+// resets the upload's backoff, makes one attempt and removes the annotation.
+// Like Argo CD's refresh annotation: kubectl annotate benchmarkrun NAME
+// dbbench.io/retry-upload=now
+const AnnotationRetryUpload = "dbbench.io/retry-upload"
+
 // Roles of child objects.
 const (
 	RoleDatabase = "database"
