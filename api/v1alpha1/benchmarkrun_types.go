@@ -684,8 +684,13 @@ const (
 	// ConditionResultsUploaded, with spec.output.s3 only, is True once every
 	// finished cell's document and the run manifest are confirmed in the
 	// object store; False with reason Uploading while cells still run,
-	// UploadPending while a failed upload is retried, and UploadFailed for
-	// errors retries cannot fix (refused credentials, a missing bucket).
+	// PreflightFailed when the check before the first cell could not reach
+	// the bucket (the benchmark proceeds), UploadPending while a failed
+	// upload is retried, and UploadFailed when the user must act: refused
+	// credentials or a bad Secret (still retried, up to every 5 minutes,
+	// so fixing the Secret is enough) or a permanent error such as a missing
+	// bucket (retried only when the run is annotated
+	// dbbench.io/retry-upload).
 	ConditionResultsUploaded = "ResultsUploaded"
 )
 
@@ -760,7 +765,8 @@ type UploadStatus struct {
 	ManifestUploaded bool `json:"manifestUploaded,omitempty"`
 	// failures counts the failed upload attempts since the last confirmed
 	// upload; the wait before the next attempt doubles with each, up to 5
-	// minutes. After an error retries cannot fix, attempts stop (see the
+	// minutes. After a permanent error attempts stop until the run is
+	// annotated dbbench.io/retry-upload, which resets this count (see the
 	// ResultsUploaded condition).
 	// +optional
 	Failures int32 `json:"failures,omitempty"`
