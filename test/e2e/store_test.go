@@ -1,0 +1,115 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/store"
+)
+
+// TestResultsReachTheObjectStore: a real run with output.s3 ends with its
+// results in a real S3 server (versitygw, started by hack/test-e2e.sh on the
+// cluster's bridge): the manager, in its pod and with the chart's RBAC,
+// reads the credentials Secret and uploads every cell's full document with
+// its per-second series, the agent's log, the manifest and the HTML report.
+func TestResultsReachTheObjectStore(t *testing.T) {
+	endpoint := os.Getenv("DBBENCH_E2E_S3_ENDPOINT")
+	if endpoint == "" {
+		t.Skip("DBBENCH_E2E_S3_ENDPOINT is not set (hack/test-e2e.sh sets it for the local cluster)")
+	}
+	t.Parallel()
+	ak, sk := os.Getenv("DBBENCH_E2E_S3_ACCESS_KEY"), os.Getenv("DBBENCH_E2E_S3_SECRET_KEY")
+	ns := newNamespace(t, "store")
+	const bucket, prefix = "e2e-results", "e2e"
+	st, err := store.New(store.Config{Endpoint: endpoint, Bucket: bucket, Prefix: prefix, AccessKeyID: ak, SecretAccessKey: sk,
+		Backoff: store.Backoff{Initial: 100 * time.Millisecond, MaxAttempts: 3}, RequestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateBucket(ctx); err != nil {
+		t.Fatalf("creating the bucket: %v", err)
+	}
+	sec := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s3-credentials"},
+		Data:       map[string][]byte{"accessKeyID": []byte(ak), "secretAccessKey": []byte(sk)},
+	}
+	if err := k8sClient.Create(ctx, sec); err != nil {
+		t.Fatalf("creating the credentials Secret: %v", err)
+	}
+
+	run := smallRun(ns, "to-s3", "10.11")
+	run.Spec.Workload.Steps = []string{"point-query", "update-index"}
+	run.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{
+		Endpoint: endpoint, Bucket: bucket, Prefix: prefix,
+		CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name},
+	}
+	createRun(t, run)
+	run = waitForRunFinished(t, ns, run.Name, runTimeout)
+	requireSucceeded(t, run)
+	eventually(t, 2*time.Minute, "ResultsUploaded=True", func() string {
+		run = getRun(t, ns, run.Name)
+		c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			return "ResultsUploaded: " + conditionString(c)
+		}
+		return ""
+	})
+
+	suite := run.Spec.Suite
+	layout := st.Layout()
+	m, err := st.GetManifest(ctx, suite, run.Name)
+	if err != nil {
+		t.Fatalf("reading the manifest back: %v", err)
+	}
+	if m.Run.UID != string(run.UID) || len(m.Cells) != 1 {
+		t.Fatalf("manifest %+v, want run %s with 1 cell", m.Run, run.UID)
+	}
+	cell := run.Status.Cells[0].Name
+	doc, err := st.GetCellDocument(ctx, suite, run.Name, cell)
+	if err != nil {
+		t.Fatalf("reading the cell's document back: %v", err)
+	}
+	if doc.Form != results.FormFull || doc.Run.Name != run.Name || doc.Cell.Name != cell {
+		t.Errorf("stored document: form %q run %q cell %q", doc.Form, doc.Run.Name, doc.Cell.Name)
+	}
+	for _, s := range doc.Steps {
+		if s.Series == nil || len(s.Series.QPS) == 0 {
+			t.Errorf("stored document: %s@%d has no per-second series", s.Step, s.Threads)
+		}
+	}
+	series, err := st.Get(ctx, layout.CellKey(suite, run.Name, cell, store.ObjectSeries))
+	if err != nil {
+		t.Fatalf("series.csv: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(series)), "\n")
+	if len(lines) < 1+4*3 || !strings.HasPrefix(lines[0], "step,threads,t_seconds,qps") {
+		t.Errorf("series.csv has %d lines, header %q; want a header and at least 3 samples per step × threads", len(lines), lines[0])
+	}
+	if b, err := st.Get(ctx, layout.CellKey(suite, run.Name, cell, store.ObjectAgentLog)); err != nil || len(b) == 0 {
+		t.Errorf("agent.log: %d bytes, %v", len(b), err)
+	}
+	if b, err := st.Get(ctx, layout.CellKey(suite, run.Name, cell, store.ObjectProvenance)); err != nil || !strings.Contains(string(b), "innodb_buffer_pool_size") {
+		t.Errorf("provenance.json lacks the effective settings (%v): %.200s", err, b)
+	}
+	report, err := st.Get(ctx, layout.RunKey(suite, run.Name, store.ObjectReport))
+	if err != nil || !strings.Contains(string(report), "<svg") || !strings.Contains(string(report), cell) {
+		t.Errorf("report.html (%v): %d bytes, want an HTML report with charts naming %s", err, len(report), cell)
+	}
+}
+
+func conditionString(c *metav1.Condition) string {
+	if c == nil {
+		return "absent"
+	}
+	return string(c.Status) + " " + c.Reason + ": " + c.Message
+}
