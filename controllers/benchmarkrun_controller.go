@@ -52,6 +52,9 @@ type BenchmarkRunReconciler struct {
 	DisableCollector bool
 	// MaxConcurrentReconciles is the number of runs reconciled in parallel.
 	MaxConcurrentReconciles int
+	// PodLogs reads database servers' logs for the object store; without
+	// it, no server.log is kept.
+	PodLogs PodLogReader
 }
 
 // The manager patches a run's metadata only to remove the

@@ -421,6 +421,7 @@ func (p *runPass) recordFinished(cs *dbbenchv1alpha1.CellStatus, outcome string)
 // releaseCell frees a finished cell's node: the database pod goes, the Job
 // (with the agent's logs) and the results stay until the run is deleted.
 func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	p.keepServerLog(ctx, c, cs, p.kids.pods[specs.DatabasePodName(c, cs.Attempts)])
 	for a := int32(1); a <= cs.Attempts; a++ {
 		if pod := p.kids.pods[specs.DatabasePodName(c, a)]; pod != nil {
 			if err := p.remove(ctx, pod); err != nil {

@@ -35,7 +35,7 @@ const (
 	maxAgentLogBytes     = 16 << 20
 )
 
-var outboxKeys = []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog}
+var outboxKeys = []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog, plan.ResultKeyServerLog}
 
 func hasOutbox(cm *corev1.ConfigMap) bool {
 	for _, k := range outboxKeys {
@@ -95,6 +95,20 @@ func outboxDocument(cm *corev1.ConfigMap, compact *results.Document) (*results.D
 	return full, log, ""
 }
 
+// outboxServerLog is the database server's log the controller kept in the
+// cell's outbox (keepServerLog), or nil.
+func outboxServerLog(cm *corev1.ConfigMap) []byte {
+	raw, ok := cm.BinaryData[plan.ResultKeyServerLog]
+	if !ok {
+		return nil
+	}
+	log, err := gunzipLimited(raw, maxAgentLogBytes)
+	if err != nil {
+		return []byte(fmt.Sprintf("dbbench controller: %s in the results ConfigMap %s is unreadable: %v\n", plan.ResultKeyServerLog, cm.Name, err))
+	}
+	return log
+}
+
 // cellUpload is what the controller uploads for a finished cell: the agent's
 // full document from the outbox with its log when they are there, else the
 // compact document of result.json lifted to the full form (no per-second
@@ -102,21 +116,23 @@ func outboxDocument(cm *corev1.ConfigMap, compact *results.Document) (*results.D
 // (StoreDocument). compact is modified.
 func (p *runPass) cellUpload(c matrix.Cell, compact *results.Document) (*results.Document, store.CellExtras, error) {
 	why := "the results ConfigMap is not in the cache"
+	var serverLog []byte
 	if cm := p.kids.results[specs.ResultConfigMapName(c)]; cm != nil {
+		serverLog = outboxServerLog(cm)
 		var full *results.Document
 		var log []byte
 		if full, log, why = outboxDocument(cm, compact); full != nil {
 			doc, err := StoreDocument(p.run, c.Name, full)
 			if err == nil {
-				p.log.Info("Uploading the agent's full document", "cell", c.Name, "agentLogBytes", len(log))
-				return doc, store.CellExtras{AgentLog: log}, nil
+				p.log.Info("Uploading the agent's full document", "cell", c.Name, "agentLogBytes", len(log), "serverLogBytes", len(serverLog))
+				return doc, store.CellExtras{AgentLog: log, ServerLog: serverLog}, nil
 			}
 			why = fmt.Sprintf("%s: %v", plan.ResultKeyFullDocument, err)
 		}
 	}
 	p.log.Info("Uploading the compact document in the full form (no per-second series, no agent log)", "cell", c.Name, "reason", why)
 	doc, err := StoreDocument(p.run, c.Name, compact)
-	return doc, store.CellExtras{}, err
+	return doc, store.CellExtras{ServerLog: serverLog}, err
 }
 
 // drainOutboxes removes the outbox's attachments from the results ConfigMaps
@@ -136,7 +152,7 @@ func (p *runPass) drainOutboxes(ctx context.Context, cells []matrix.Cell) {
 		if cm == nil || !hasOutbox(cm) {
 			continue
 		}
-		patch := []byte(fmt.Sprintf(`{"binaryData":{%q:null,%q:null}}`, plan.ResultKeyFullDocument, plan.ResultKeyAgentLog))
+		patch := []byte(fmt.Sprintf(`{"binaryData":{%q:null,%q:null,%q:null}}`, plan.ResultKeyFullDocument, plan.ResultKeyAgentLog, plan.ResultKeyServerLog))
 		err := p.r.Patch(ctx, cm, client.RawPatch(types.MergePatchType, patch))
 		if err != nil && !apierrors.IsNotFound(err) {
 			p.log.Error(err, "Draining the cell's outbox failed; retrying later", "cell", c.Name, "configMap", cm.Name)

@@ -75,13 +75,23 @@ type runningManager struct {
 // startManager starts the same manager cmd/manager runs, with a fake clock.
 func startManager(t *testing.T, clock *clocktesting.FakePassiveClock) *runningManager {
 	t.Helper()
+	return startManagerWith(t, clock, nil)
+}
+
+// startManagerWith starts a manager with options changed by with.
+func startManagerWith(t *testing.T, clock *clocktesting.FakePassiveClock, with func(*manager.Options)) *runningManager {
+	t.Helper()
 	if clock == nil {
 		clock = clocktesting.NewFakePassiveClock(time.Now())
 	}
-	mgr, err := manager.New(cfg, manager.Options{
+	opts := manager.Options{
 		MetricsAddr: "0", ProbeAddr: "0", AgentImage: "example.test/dbbench/agent:test", Clock: clock,
 		MaxConcurrentReconciles: 2, SkipNameValidation: true,
-	})
+	}
+	if with != nil {
+		with(&opts)
+	}
+	mgr, err := manager.New(cfg, opts)
 	if err != nil {
 		t.Fatalf("creating manager: %v", err)
 	}

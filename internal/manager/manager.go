@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -47,6 +48,9 @@ type Options struct {
 	// SkipNameValidation allows several managers in one process (tests and
 	// benchmarks start and stop managers; metrics names would clash).
 	SkipNameValidation bool
+	// PodLogs replaces the pods/log reader (a client-go clientset): tests
+	// on an API server without kubelets give a reader of their own.
+	PodLogs controllers.PodLogReader
 }
 
 // Scheme holds the types the manager reads and writes.
@@ -89,6 +93,14 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		DisableCollector:        opts.DisableCollector,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
+	r.PodLogs = opts.PodLogs
+	if r.PodLogs == nil {
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("creating the clientset for pod logs: %w", err)
+		}
+		r.PodLogs = podLogs{cs}
+	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
 	}
@@ -123,4 +135,14 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// podLogs reads container logs through the pods/log subresource.
+type podLogs struct{ cs kubernetes.Interface }
+
+func (l podLogs) ContainerLog(ctx context.Context, namespace, pod, container string, limitBytes int64) ([]byte, error) {
+	// The end of the log, at most limitBytes of it: tailLines picks the
+	// end, limitBytes then caps what it returns.
+	tail := int64(5000)
+	return l.cs.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail, LimitBytes: &limitBytes}).DoRaw(ctx)
 }

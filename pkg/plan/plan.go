@@ -78,6 +78,11 @@ const (
 	// ResultKeyAgentLog holds the gzip'd agent log (its own log lines; a
 	// long log keeps its head and tail).
 	ResultKeyAgentLog = "agent.log.gz"
+	// ResultKeyServerLog holds the gzip'd log of the database container of
+	// the cell's last attempt. The controller, not the agent, writes it,
+	// when the cell ends and before it deletes the database pod; it is
+	// uploaded and removed with the agent's attachments.
+	ResultKeyServerLog = "server.log.gz"
 )
 
 // ResultBudgetBytes bounds the values (data and binaryData) of a results

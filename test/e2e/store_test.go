@@ -21,7 +21,8 @@ import (
 // results in a real S3 server (versitygw, started by hack/test-e2e.sh on the
 // cluster's bridge): the manager, in its pod and with the chart's RBAC,
 // reads the credentials Secret and uploads every cell's full document with
-// its per-second series, the agent's log, the manifest and the HTML report.
+// its per-second series, the agent's and the database server's logs, the
+// manifest and the HTML report.
 func TestResultsReachTheObjectStore(t *testing.T) {
 	endpoint := os.Getenv("DBBENCH_E2E_S3_ENDPOINT")
 	if endpoint == "" {
@@ -97,6 +98,11 @@ func TestResultsReachTheObjectStore(t *testing.T) {
 	}
 	if b, err := st.Get(ctx, layout.CellKey(suite, run.Name, cell, store.ObjectAgentLog)); err != nil || len(b) == 0 {
 		t.Errorf("agent.log: %d bytes, %v", len(b), err)
+	}
+	// The real MariaDB server's log, read through pods/log before the pod
+	// was deleted.
+	if b, err := st.Get(ctx, layout.CellKey(suite, run.Name, cell, store.ObjectServerLog)); err != nil || !strings.Contains(string(b), "ready for connections") {
+		t.Errorf("server.log (%v): %d bytes, want the MariaDB server's log: %.300s", err, len(b), b)
 	}
 	if b, err := st.Get(ctx, layout.CellKey(suite, run.Name, cell, store.ObjectProvenance)); err != nil || !strings.Contains(string(b), "innodb_buffer_pool_size") {
 		t.Errorf("provenance.json lacks the effective settings (%v): %.200s", err, b)
