@@ -290,7 +290,9 @@ func (a *Agent) report(ctx context.Context, force bool) error {
 		return nil
 	}
 	var compact []byte
-	if force {
+	// In local mode the version under test is the server's, unknown until
+	// it answers; until then there is no document to record, only progress.
+	if force && a.doc.Cell.Version != "" {
 		setExt(&a.doc.Extensions, a.ext)
 		full, err := results.Marshal(&a.doc)
 		if err != nil {

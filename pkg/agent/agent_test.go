@@ -326,6 +326,29 @@ func TestRunFailsWithoutServer(t *testing.T) {
 	}
 }
 
+// A local run (no version in the plan: it is the server's) that fails
+// before the server answered writes progress only, and does not complain of
+// an invalid document.
+func TestLocalRunBeforeTheServerAnswered(t *testing.T) {
+	sink := &memSink{}
+	var log bytes.Buffer
+	a := &Agent{Plan: testPlan("point-query"), Host: "127.0.0.1", User: "u", Sink: sink, Log: &log, SysbenchBinary: "/nonexistent/sysbench"}
+	a.Plan.Cell.Version = ""
+	res := a.Run(context.Background())
+	if res.ExitCode != plan.ExitBenchmarkFailed {
+		t.Fatalf("exit %d (%v), want %d", res.ExitCode, res.Err, plan.ExitBenchmarkFailed)
+	}
+	if strings.Contains(log.String(), "results document invalid") {
+		t.Errorf("the agent complained of an invalid document:\n%s", log.String())
+	}
+	if sink.last != nil {
+		t.Errorf("a document was written without a version: %s", sink.last)
+	}
+	if len(sink.writes) == 0 || sink.writes[len(sink.writes)-1].Phase != plan.PhaseFailed {
+		t.Errorf("progress writes %+v, want the last one Failed", sink.writes)
+	}
+}
+
 var schemaCompiled *jsonschema.Schema
 
 // validateDocument checks b with pkg/results and against its JSON Schema.
