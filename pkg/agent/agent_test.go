@@ -383,28 +383,3 @@ func validateDocument(t *testing.T, b []byte) *results.Document {
 	}
 	return doc
 }
-
-// sysbench 1.0.20 can label two consecutive reports with the same second when
-// its report thread wakes late (seen on a loaded machine); such output must
-// still parse, with the repeated line dropped.
-func TestDropRepeatedIntervals(t *testing.T) {
-	out := "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\nThreads started!\n\n" +
-		"[ 8s ] thds: 2 tps: 300.00 qps: 4800.00 (r/w/o: 4200.00/0.00/600.00) lat (ms,95%): 11.04 err/s: 0.00 reconn/s: 0.00\n" +
-		"[ 9s ] thds: 2 tps: 20.65 qps: 381.96 (r/w/o: 340.67/0.00/41.29) lat (ms,95%): 6026.41 err/s: 0.00 reconn/s: 0.00\n" +
-		"[ 9s ] thds: 2 tps: 322.18 qps: 5224.66 (r/w/o: 4580.29/0.00/644.36) lat (ms,95%): 11.04 err/s: 0.00 reconn/s: 0.00\n" +
-		"[ 10s ] thds: 2 tps: 310.00 qps: 4960.00 (r/w/o: 4340.00/0.00/620.00) lat (ms,95%): 11.04 err/s: 0.00 reconn/s: 0.00\n"
-	got, n := DropRepeatedIntervals(out)
-	if n != 1 || strings.Contains(got, "5224.66") || !strings.Contains(got, "381.96") || !strings.Contains(got, "[ 10s ]") {
-		t.Fatalf("dropped %d:\n%s", n, got)
-	}
-	if _, err := sysbench.ParseString(out); err == nil {
-		t.Fatal("the raw output parses: the parser accepts repeated seconds now, and DropRepeatedIntervals may be unneeded")
-	}
-	p, err := sysbench.ParseString(got)
-	if err != nil || len(p.Intervals) != 3 {
-		t.Fatalf("cleaned output: %v, %d intervals", err, len(p.Intervals))
-	}
-	if same, n := DropRepeatedIntervals(got); n != 0 || same != got {
-		t.Errorf("second pass dropped %d", n)
-	}
-}

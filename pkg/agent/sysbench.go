@@ -46,8 +46,8 @@ type Invocation struct {
 	Output  string
 	Parsed  *sysbench.Output
 	Elapsed time.Duration
-	// RepeatedIntervals counts interval lines dropped because their second
-	// repeated the previous one's (DropRepeatedIntervals).
+	// RepeatedIntervals counts interval lines the parser left out because
+	// their second repeated the previous one's (sysbench.Output).
 	RepeatedIntervals int
 	// Err is why the command failed (nil on success).
 	Err error
@@ -148,9 +148,10 @@ func (s *Sysbench) Run(ctx context.Context, script string, args []string, comman
 	if s.Password != "" {
 		inv.Output = strings.ReplaceAll(inv.Output, s.Password, results.Redacted)
 	}
-	cleaned, repeated := DropRepeatedIntervals(inv.Output)
-	inv.RepeatedIntervals = repeated
-	parsed, perr := sysbench.ParseString(cleaned)
+	parsed, perr := sysbench.ParseString(inv.Output)
+	if parsed != nil {
+		inv.RepeatedIntervals = len(parsed.RepeatedIntervals)
+	}
 	inv.Parsed = parsed
 	switch {
 	case ctx.Err() != nil:
@@ -207,36 +208,4 @@ func ExtractScripts(dir string) error {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
-}
-
-// DropRepeatedIntervals removes the interval lines ("[ 9s ] thds: ...") whose
-// second is not after the previous interval line's, and returns the output
-// and how many it removed. sysbench 1.0.20 labels a report with its elapsed
-// time rounded to the second; when its report thread wakes late (a stall, or
-// a machine short of CPU), two consecutive reports can carry the same label,
-// which pkg/sysbench rejects as time going backwards (seen twice in about 80
-// runs on a loaded 2-core machine, failing the cell). The later line is
-// dropped, as the agent's series keeps strictly increasing seconds.
-func DropRepeatedIntervals(out string) (string, int) {
-	lines := strings.SplitAfter(out, "\n")
-	var b strings.Builder
-	b.Grow(len(out))
-	prev, dropped := -1.0, 0
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "[") {
-			if end := strings.IndexByte(t, ']'); end > 0 && strings.HasPrefix(strings.TrimSpace(t[end+1:]), "thds:") {
-				inner := strings.TrimSuffix(strings.TrimSpace(t[1:end]), "s")
-				if sec, err := strconv.ParseFloat(inner, 64); err == nil {
-					if sec <= prev {
-						dropped++
-						continue
-					}
-					prev = sec
-				}
-			}
-		}
-		b.WriteString(l)
-	}
-	return b.String(), dropped
 }

@@ -405,9 +405,7 @@ func plainSB(ctx context.Context, c config, pair int, name string, args ...strin
 	if err != nil {
 		return nil, fmt.Errorf("sysbench %s: %v\n%s", strings.Join(args, " "), err, b)
 	}
-	// The same treatment of repeated interval seconds as the agent's.
-	cleaned, _ := agent.DropRepeatedIntervals(string(b))
-	return sysbench.ParseString(cleaned)
+	return sysbench.ParseString(string(b))
 }
 
 // plainStep runs one step as the plain command line.
