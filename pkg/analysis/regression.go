@@ -38,9 +38,11 @@ func (c StepChange) String() string {
 // When maxPValue > 0 and both runs recorded the spread of their per-second
 // samples (ManifestCell.QPSSpread), a slowdown must also be significant:
 // Welch's t-test on the two sets of samples must give p < maxPValue.
-// Per-second samples are positively autocorrelated, so the test is
-// optimistic (p too small); the magnitude threshold remains the main guard
-// and the test removes slowdowns that are within a noisy step's own spread.
+// Per-second samples are positively autocorrelated: the test counts each
+// side's effective samples (Spread.Independent, the AR(1) approximation
+// from the lag-1 autocorrelation) rather than its seconds, or the p-value
+// would be too small. The magnitude threshold remains the main guard; the
+// test removes slowdowns that are within a noisy step's own spread.
 func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float64) (regressed []StepChange, compared int) {
 	for _, c := range cur.Cells {
 		b, ok := base.Cell(c.Name)
@@ -62,8 +64,8 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float
 					Before: before, After: after, ChangePercent: 100 * change, PValue: math.NaN()}
 				sb, okb := b.QPSSpread[step][threads]
 				sa, oka := c.QPSSpread[step][threads]
-				if maxPValue > 0 && oka && okb && sa.Samples >= 2 && sb.Samples >= 2 {
-					w := welchFromMoments(before, sb.Stddev, sb.Samples, after, sa.Stddev, sa.Samples)
+				if maxPValue > 0 && oka && okb && sa.Independent() >= 2 && sb.Independent() >= 2 {
+					w := welchFromMoments(before, sb.Stddev, sb.Independent(), after, sa.Stddev, sa.Independent())
 					if w.P >= maxPValue {
 						continue
 					}

@@ -37,31 +37,34 @@ func TestCompareManifests(t *testing.T) {
 // A 10 % slowdown is a regression only when it stands out of the per-second
 // spread of both runs, as Welch's test on that spread says.
 func TestCompareManifestsSignificance(t *testing.T) {
-	withSpread := func(m *results.Manifest, sd float64, n int) *results.Manifest {
+	withSpread := func(m *results.Manifest, sd float64, n, eff int) *results.Manifest {
 		if n > 0 {
-			m.Cells[0].QPSSpread = map[string]map[int]results.Spread{"point-query": {1: {Samples: n, Stddev: sd}}}
+			m.Cells[0].QPSSpread = map[string]map[int]results.Spread{"point-query": {1: {Samples: n, Stddev: sd, EffectiveSamples: eff}}}
 		}
 		return m
 	}
 	tests := []struct {
 		name      string
 		sd        float64
-		n         int
+		n, eff    int
 		maxPValue float64
 		regressed bool
 		tested    bool
 	}{
-		{"tight series, significant", 10, 60, 0.05, true, true},
-		{"noisy short series, not significant", 400, 5, 0.05, false, true},
-		{"no spread recorded: magnitude only", 0, 0, 0.05, true, false},
-		{"test off", 400, 5, 0, true, false},
-		{"strict level", 60, 10, 0.001, false, true},
-		{"same spread, loose level", 60, 10, 0.01, true, true},
+		{"tight series, significant", 10, 60, 0, 0.05, true, true},
+		{"noisy short series, not significant", 400, 5, 0, 0.05, false, true},
+		{"no spread recorded: magnitude only", 0, 0, 0, 0.05, true, false},
+		{"test off", 400, 5, 0, 0, true, false},
+		{"strict level", 60, 10, 0, 0.001, false, true},
+		{"same spread, loose level", 60, 10, 0, 0.01, true, true},
+		// 60 seconds worth 3 independent samples: t = 100/49, p ≈ 0.1
+		{"autocorrelated seconds, not significant", 60, 60, 3, 0.05, false, true},
+		{"the same seconds uncorrelated, significant", 60, 60, 60, 0.05, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			base := withSpread(manifestOf("r1", map[string]float64{"point-query": 1000}), tt.sd, tt.n)
-			cur := withSpread(manifestOf("r2", map[string]float64{"point-query": 900}), tt.sd, tt.n)
+			base := withSpread(manifestOf("r1", map[string]float64{"point-query": 1000}), tt.sd, tt.n, tt.eff)
+			cur := withSpread(manifestOf("r2", map[string]float64{"point-query": 900}), tt.sd, tt.n, tt.eff)
 			got, compared := CompareManifests(cur, base, 0.05, tt.maxPValue)
 			if compared != 1 {
 				t.Fatalf("compared %d pairs, want 1", compared)

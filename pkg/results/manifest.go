@@ -61,6 +61,18 @@ type Spread struct {
 	Samples int `json:"samples"`
 	// Stddev is the sample standard deviation (n − 1), rounded to 0.01.
 	Stddev float64 `json:"stddev"`
+	// EffectiveSamples is what Samples are worth as independent samples,
+	// given their autocorrelation (SeriesSummary.EffectiveSamples); absent
+	// when the summary had no autocorrelation to go by.
+	EffectiveSamples int `json:"effectiveSamples,omitempty"`
+}
+
+// Independent is the sample count a significance test should use.
+func (s Spread) Independent() int {
+	if s.EffectiveSamples > 0 {
+		return s.EffectiveSamples
+	}
+	return s.Samples
 }
 
 // spreadOf derives a Spread from a series summary, whose CV is a
@@ -71,7 +83,11 @@ func spreadOf(s *SeriesSummary) (Spread, bool) {
 	}
 	pop := s.CV * s.Mean
 	sd := pop * math.Sqrt(float64(s.Samples)/float64(s.Samples-1))
-	return Spread{Samples: s.Samples, Stddev: math.Round(sd*100) / 100}, true
+	sp := Spread{Samples: s.Samples, Stddev: math.Round(sd*100) / 100}
+	if s.Lag1Autocorrelation != 0 {
+		sp.EffectiveSamples = s.EffectiveSamples()
+	}
+	return sp, true
 }
 
 // NewManifestCell builds a cell's manifest entry from its document.

@@ -29,7 +29,7 @@ func TestNewManifestCell(t *testing.T) {
 	d.Steps[1].RowsPerSecond = ptr(2.5e6)
 	d.Steps[3].Error = "lost connection"
 	// population stddev 10 over 10 samples is a sample stddev of 10.54
-	d.Steps[0].Summary = &SeriesSummary{Samples: 10, Mean: 100, CV: 0.1}
+	d.Steps[0].Summary = &SeriesSummary{Samples: 10, Mean: 100, CV: 0.1, Lag1Autocorrelation: 0.5} // worth 3.3 samples
 	d.Steps[2].Summary = &SeriesSummary{Samples: 1, Mean: 100} // too few samples for a spread
 	got := NewManifestCell(d, "Succeeded", "cm", "key")
 	want := ManifestCell{
@@ -40,7 +40,7 @@ func TestNewManifestCell(t *testing.T) {
 			"step-01": {1: 10000}, // the failed 4-thread step has no figure
 		},
 		RowsPerSecond: map[string]map[int]float64{"step-00": {4: 2.5e6}},
-		QPSSpread:     map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54}}},
+		QPSSpread:     map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54, EffectiveSamples: 3}}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -47,6 +47,13 @@ func SummarizeSeries(values []float64, intervalSeconds float64) SeriesSummary {
 	if mean != 0 {
 		s.CV = math.Sqrt(ss/float64(n)) / mean
 	}
+	if n >= 3 && ss > 0 {
+		var lag float64
+		for i := 1; i < n; i++ {
+			lag += (values[i-1] - mean) * (values[i] - mean)
+		}
+		s.Lag1Autocorrelation = lag / ss
+	}
 	half := s.Median / 2
 	for _, v := range values {
 		if v < half {

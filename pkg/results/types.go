@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 )
 
@@ -269,6 +270,23 @@ type SeriesSummary struct {
 	// StallSeconds counts samples below half the median, times the interval:
 	// the write stalls and checkpoint dips of the throughput-over-time charts.
 	StallSeconds float64 `json:"stallSeconds"`
+	// Lag1Autocorrelation is the samples' lag-1 autocorrelation (absent:
+	// 0, or not computed by an older agent). Consecutive seconds of a
+	// benchmark are positively correlated; this says by how much, so that
+	// significance tests can count effective rather than raw samples.
+	Lag1Autocorrelation float64 `json:"lag1Autocorrelation,omitempty"`
+}
+
+// EffectiveSamples is the number of independent samples the summary's
+// samples are worth, by the AR(1) approximation n·(1−r)/(1+r) for a
+// positive lag-1 autocorrelation r (never below 2 or above n); n otherwise.
+func (s SeriesSummary) EffectiveSamples() int {
+	n, r := s.Samples, s.Lag1Autocorrelation
+	if n < 2 || r <= 0 {
+		return n
+	}
+	e := int(math.Round(float64(n) * (1 - r) / (1 + r)))
+	return min(max(e, 2), n)
 }
 
 // EncodedSeries is a QPS series packed for the compact form: each value is
