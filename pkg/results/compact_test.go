@@ -18,14 +18,14 @@ func TestSummarizeSeries(t *testing.T) {
 		{"empty", nil, SeriesSummary{}},
 		{"one", []float64{7}, SeriesSummary{Samples: 1, Min: 7, P5: 7, Median: 7, P95: 7, Max: 7, Mean: 7}},
 		// sorted 1..5: p5 at rank 0.2 → 1.2, median 3, p95 at rank 3.8 → 4.8
-		{"interpolates", []float64{5, 1, 4, 2, 3}, SeriesSummary{Samples: 5, Min: 1, P5: 1.2, Median: 3, P95: 4.8, Max: 5, Mean: 3, CV: math.Sqrt(2) / 3, StallSeconds: 1,
-			Lag1Autocorrelation: -0.7}}, // 1 < 3/2; deviations 2 -2 1 -1 0: lag products -7 over 10
+		{"interpolates", []float64{5, 1, 4, 2, 3}, SeriesSummary{Samples: 5, Min: 1, P5: 1.2, Median: 3, P95: 4.8, Max: 5, Mean: 3, CV: math.Sqrt(2) / 3, StallSeconds: 1}}, // 1 < 3/2; too short for an autocorrelation
 		// median 100; 40 and 10 are below 50.
 		{"stalls", []float64{100, 100, 40, 100, 10, 100}, SeriesSummary{Samples: 6, Min: 10, P5: 17.5, Median: 100, P95: 100, Max: 100, Mean: 75,
-			CV: math.Sqrt((4*625+35*35+65*65)/6.0) / 75, StallSeconds: 2, Lag1Autocorrelation: -4375.0 / 7950}},
-		// a trend: deviations ±0.5, ±1.5, ±2.5; lag products 8.75 over 17.5
-		{"trend", []float64{1, 2, 3, 4, 5, 6}, SeriesSummary{Samples: 6, Min: 1, P5: 1.25, Median: 3.5, P95: 5.75, Max: 6, Mean: 3.5,
-			CV: math.Sqrt(17.5/6) / 3.5, StallSeconds: 1, Lag1Autocorrelation: 0.5}}, // 1 < 3.5/2
+			CV: math.Sqrt((4*625+35*35+65*65)/6.0) / 75, StallSeconds: 2}},
+		// a trend over 10 s: deviations ±0.5 … ±4.5; lag products 57.75
+		// over squares 82.5
+		{"trend", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, SeriesSummary{Samples: 10, Min: 1, P5: 1.45, Median: 5.5, P95: 9.55, Max: 10, Mean: 5.5,
+			CV: math.Sqrt(82.5/10) / 5.5, StallSeconds: 2, Lag1Autocorrelation: 0.7}}, // 1, 2 < 5.5/2
 		{"all zero", []float64{0, 0}, SeriesSummary{Samples: 2}},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,10 @@ import (
 // SeriesEncoding names the only EncodedSeries encoding of v1.
 const SeriesEncoding = "delta-zigzag-varint+gzip+base64"
 
+// minAutocorrelationSamples is the shortest series whose lag-1
+// autocorrelation SummarizeSeries records.
+const minAutocorrelationSamples = 10
+
 // SummarizeSeries summarises values (samples of intervalSeconds each).
 // Percentiles interpolate linearly between the closest ranks (the "type 7"
 // definition that numpy and R use by default), so other tools can reproduce
@@ -47,7 +51,9 @@ func SummarizeSeries(values []float64, intervalSeconds float64) SeriesSummary {
 	if mean != 0 {
 		s.CV = math.Sqrt(ss/float64(n)) / mean
 	}
-	if n >= 3 && ss > 0 {
+	// Below minAutocorrelationSamples the estimate is mostly noise (its
+	// bias alone is about −(1+4r)/n), so short series record none.
+	if n >= minAutocorrelationSamples && ss > 0 {
 		var lag float64
 		for i := 1; i < n; i++ {
 			lag += (values[i-1] - mean) * (values[i] - mean)
