@@ -74,6 +74,12 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 			cs.AttemptStartTime = &metav1.Time{Time: p.now}
 			cs.Phase = dbbenchv1alpha1.CellStarting
 			cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
+			// The pass that created the pod failed to record why; the pod
+			// says.
+			if why := pod.Annotations[specs.AnnotationRetryOf]; why != "" {
+				cs.Message = why
+				p.event(true, "CellRetried", "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s", c.Name, n, why))
+			}
 		}
 	}
 }
@@ -167,13 +173,22 @@ func hasConfig(c matrix.Cell) bool {
 	return (c.Config.Inline != nil && *c.Config.Inline != "") || c.Config.ConfigMapKeyRef != nil
 }
 
-func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32) error {
+// retryOf, for attempts after the first, is the status message that says
+// why the previous attempt ended; the pod carries it (specs.AnnotationRetryOf).
+func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, retryOf string) error {
 	if pvc := specs.DataClaim(p.run, c, attempt); pvc != nil {
 		if err := p.create(ctx, pvc); err != nil {
 			return err
 		}
 	}
-	return p.create(ctx, specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage()))
+	pod := specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage())
+	if attempt > 1 && retryOf != "" {
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[specs.AnnotationRetryOf] = retryOf
+	}
+	return p.create(ctx, pod)
 }
 
 // progressCell follows an attempt: database pod → ready → client Job →
@@ -223,7 +238,7 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		}
 		// Not in the cache yet, or deleted before it ran anything:
 		// creating it again is harmless either way.
-		return p.createDatabase(ctx, c, attempt)
+		return p.createDatabase(ctx, c, attempt, cs.Message)
 	}
 	if f := databaseFailure(pod, cs.Phase == dbbenchv1alpha1.CellRunning); f != nil {
 		return p.attemptFailed(ctx, c, cs, f)
@@ -370,7 +385,7 @@ func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	reason := f.reason
 	p.metrics = append(p.metrics, func() { RecordRetry(reason) })
 	p.event(true, "CellRetried", "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
-	return p.createDatabase(ctx, c, cs.Attempts)
+	return p.createDatabase(ctx, c, cs.Attempts, cs.Message)
 }
 
 // removeAttempt deletes an attempt's database pod, client Job and claim.

@@ -567,3 +567,49 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A pass that retried a cell but lost its status write (it acted on a stale
+// copy of the run) leaves attempt 2's database pod behind; the next pass
+// adopts it, and the reason attempt 1 ended comes from the pod.
+func TestAdoptedAttemptKeepsWhyThePreviousEnded(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := minimalRun(ns, "adopt")
+	run.Spec.Workload.Steps = []string{"point-query"}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatalf("creating run: %v", err)
+	}
+	var first corev1.Pod
+	eventually(t, "attempt 1", func() string {
+		pods := dbPods(t, ns, run.Name)
+		if len(pods) != 1 {
+			return fmt.Sprintf("%d pods", len(pods))
+		}
+		first = pods[0]
+		return ""
+	})
+	why := "attempt 1: DatabaseEvicted: database pod was evicted: The node was low on resource: memory."
+	second := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+		Namespace: ns, Name: strings.Replace(first.Name, "-db-a1", "-db-a2", 1),
+		Labels: map[string]string{}, Annotations: map[string]string{specs.AnnotationRetryOf: why},
+		OwnerReferences: first.OwnerReferences,
+	}, Spec: *first.Spec.DeepCopy()}
+	for k, v := range first.Labels {
+		second.Labels[k] = v
+	}
+	second.Labels[specs.LabelAttempt] = "2"
+	if err := k8sClient.Create(ctx, second); err != nil {
+		t.Fatalf("creating attempt 2's pod: %v", err)
+	}
+	eventually(t, "attempt 2 adopted with its reason", func() string {
+		r := getRun(t, ns, run.Name)
+		if len(r.Status.Cells) == 0 {
+			return "no cells in the status yet"
+		}
+		c := r.Status.Cells[0]
+		if c.Attempts != 2 || c.Message != why || r.Status.RetriesUsed != 1 {
+			return fmt.Sprintf("attempts %d retries %d message %q", c.Attempts, r.Status.RetriesUsed, c.Message)
+		}
+		return ""
+	})
+}

@@ -32,6 +32,13 @@ const (
 // dbbench.io/retry-upload=now
 const AnnotationRetryUpload = "dbbench.io/retry-upload"
 
+// AnnotationRetryOf, on the database pod of attempt N > 1, says why attempt
+// N−1 ended ("attempt 1: DatabaseEvicted: ..."). The pod is created in the
+// same pass that records the retry in the status; if that status write is
+// lost (a pass that acted on a stale copy of the run), the next pass adopts
+// the pod and takes the reason from here rather than losing it.
+const AnnotationRetryOf = "dbbench.io/retry-of"
+
 // Roles of child objects.
 const (
 	RoleDatabase = "database"
