@@ -60,20 +60,9 @@ func (o *CompareOptions) Complete(args []string) error {
 	if err := o.OutputFlags.Complete(); err != nil {
 		return err
 	}
-	if o.S3.Enabled() {
-		if o.FromDir != "" {
-			return fmt.Errorf("--from-dir and --from-s3: choose one source")
-		}
-		return o.S3.Complete()
-	}
-	if o.FromDir == "" {
-		c, err := o.clients.Cluster()
-		if err != nil {
-			return err
-		}
-		o.cluster = c
-	}
-	return nil
+	c, err := completeSource(&o.S3, o.FromDir, o.clients, true)
+	o.cluster = c
+	return err
 }
 
 // Validate checks the arguments.

@@ -65,23 +65,12 @@ func (o *ReportOptions) Complete(args []string) error {
 	if err := o.OutputFlags.Complete(); err != nil {
 		return err
 	}
-	if o.S3.Enabled() {
-		if o.FromDir != "" {
-			return fmt.Errorf("--from-dir and --from-s3: choose one source")
-		}
-		if o.RunName == "" {
-			return fmt.Errorf("--from-s3: a run name is required")
-		}
-		return o.S3.Complete()
+	if o.S3.Enabled() && o.FromDir == "" && o.RunName == "" {
+		return fmt.Errorf("--from-s3: a run name is required")
 	}
-	if o.FromDir == "" && o.RunName != "" {
-		c, err := o.clients.Cluster()
-		if err != nil {
-			return err
-		}
-		o.cluster = c
-	}
-	return nil
+	c, err := completeSource(&o.S3, o.FromDir, o.clients, o.RunName != "")
+	o.cluster = c
+	return err
 }
 
 // Validate checks the arguments.

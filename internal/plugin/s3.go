@@ -67,6 +67,23 @@ func (f *S3Flags) AddFlags(fs *pflag.FlagSet, withSuite bool) {
 // Enabled reports whether --from-s3 was given.
 func (f *S3Flags) Enabled() bool { return f.URL != "" }
 
+// completeSource completes the source the runs are read from: the object
+// store (--from-s3, completed here), a directory (--from-dir), or the
+// cluster, whose clients it returns when needCluster and neither flag is
+// given.
+func completeSource(s3 *S3Flags, fromDir string, clients Clients, needCluster bool) (*Cluster, error) {
+	if s3.Enabled() {
+		if fromDir != "" {
+			return nil, fmt.Errorf("--from-dir and --from-s3: choose one source")
+		}
+		return nil, s3.Complete()
+	}
+	if fromDir != "" || !needCluster {
+		return nil, nil
+	}
+	return clients.Cluster()
+}
+
 // Complete parses the URL, reads the credentials and makes the store
 // client (no request is sent yet).
 func (f *S3Flags) Complete() error {
