@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,26 +21,13 @@ func TestRegressedVerdictReadsTheSuiteHistoryFromTheObjectStore(t *testing.T) {
 	srv := startS3(t)
 	ns := newNamespace(t)
 	startManager(t, nil)
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s3-credentials"},
-		Data:       map[string][]byte{"accessKeyID": []byte(s3AccessKey), "secretAccessKey": []byte(s3SecretKey)},
-	}
-	if err := k8sClient.Create(ctx, sec); err != nil {
-		t.Fatalf("creating the credentials Secret: %v", err)
-	}
 	newRun := func(name string) {
-		r := minimalRun(ns, name)
-		r.Spec.Suite = "pruned-history"
-		r.Spec.Workload.Steps = []string{"point-query"}
-		r.Spec.Workload.Threads = []int32{1, 4}
-		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{MaxPValue: "0.01"}
-		r.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{
-			Endpoint: srv.Endpoint(), Bucket: s3Bucket, Prefix: s3Prefix,
-			CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name},
-		}
-		if err := k8sClient.Create(ctx, r); err != nil {
-			t.Fatalf("creating %s: %v", name, err)
-		}
+		s3RunWith(t, srv, ns, name, s3SecretKey, func(r *dbbenchv1alpha1.BenchmarkRun) {
+			r.Spec.Suite = "pruned-history"
+			r.Spec.Databases[0].Versions = []string{"10.11"}
+			r.Spec.Workload.Threads = []int32{1, 4}
+			r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{MaxPValue: "0.01"}
+		})
 	}
 
 	newRun("kept-in-s3")
