@@ -413,7 +413,7 @@ func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 	cs.StepsDone = cs.StepsTotal
 	p.recordFinished(cs, "succeeded")
 	p.event(false, "CellSucceeded", "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
-	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
+	p.endCell(ctx, c, cs)
 }
 
 func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) {
@@ -422,7 +422,7 @@ func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alph
 	cs.Message = fmt.Sprintf("%s: %s", f.reason, f.message)
 	p.recordFinished(cs, "failed")
 	p.event(true, "CellFailed", "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
-	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
+	p.endCell(ctx, c, cs)
 }
 
 func (p *runPass) recordFinished(cs *dbbenchv1alpha1.CellStatus, outcome string) {
@@ -433,10 +433,16 @@ func (p *runPass) recordFinished(cs *dbbenchv1alpha1.CellStatus, outcome string)
 	p.metrics = append(p.metrics, func() { RecordCellFinished(outcome, d) })
 }
 
+// endCell keeps what the cell's database pod alone has (its log), once,
+// when the cell ends, and releases the cell.
+func (p *runPass) endCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
+	p.keepServerLog(ctx, c, cs, p.kids.pods[specs.DatabasePodName(c, cs.Attempts)])
+	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
+}
+
 // releaseCell frees a finished cell's node: the database pod goes, the Job
 // (with the agent's logs) and the results stay until the run is deleted.
 func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
-	p.keepServerLog(ctx, c, cs, p.kids.pods[specs.DatabasePodName(c, cs.Attempts)])
 	for a := int32(1); a <= cs.Attempts; a++ {
 		if pod := p.kids.pods[specs.DatabasePodName(c, a)]; pod != nil {
 			if err := p.remove(ctx, pod); err != nil {

@@ -40,7 +40,8 @@ const (
 
 // keepServerLog puts the log of the cell's database container into the
 // cell's outbox (binaryData ResultKeyServerLog of its results ConfigMap)
-// before the pod is deleted, so that the upload of this pass or a later one
+// when the cell ends, before the pod is deleted (once: later passes that
+// retry the deletion do not read the log again), so that the upload of this pass or a later one
 // sends it as server.log. Only with output.s3, and best effort: a log that
 // cannot be read is noted in the manager's log and the cell goes on.
 func (p *runPass) keepServerLog(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, pod *corev1.Pod) {
