@@ -24,8 +24,10 @@ apt_install() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing Debian packages: ${missing[*]}"
 	if [ -z "${_apt_updated}" ]; then
-		apt-get update -qq >/dev/null
+		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
 		_apt_updated=1
 	fi
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	# Wait for the dpkg lock rather than fail: two suites (or a suite and a
+	# developer) may install at the same time on one machine.
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
