@@ -1,0 +1,365 @@
+package inference
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// NoiseFloor is the run-to-run noise of one (step, threads): the standard
+// deviation of log throughput between independent runs of one
+// configuration, pooled over the evidence it was measured on.
+type NoiseFloor struct {
+	// SigmaLog is the standard deviation of ln(throughput) of one run.
+	SigmaLog float64 `json:"sigmaLog"`
+	// DF are the degrees of freedom of the pooled variance: Σ(n−1) over
+	// repeat sets plus one per A/A pair. A floor resting on few df is
+	// itself uncertain; the t quantiles of the tests that use it account
+	// for that.
+	DF int `json:"df"`
+	// Runs is how many runs the floor rests on; Sets how many repeat sets
+	// and A/A pairs.
+	Runs int `json:"runs"`
+	Sets int `json:"sets"`
+}
+
+// CV is the coefficient of variation of throughput implied by SigmaLog
+// under log-normality: √(exp(σ²) − 1) (≈ σ for small σ).
+func (f NoiseFloor) CV() float64 { return math.Sqrt(math.Expm1(f.SigmaLog * f.SigmaLog)) }
+
+func (f NoiseFloor) validate() error {
+	if !(f.SigmaLog >= 0) || math.IsInf(f.SigmaLog, 0) || f.DF < 1 {
+		return fmt.Errorf("noise floor: sigmaLog %v must be finite and >= 0 and df %d at least 1: %w", f.SigmaLog, f.DF, ErrInvalid)
+	}
+	return nil
+}
+
+// FloorFromCV is the noise floor of a known coefficient of variation cv
+// (0.07 = 7 %) estimated with df degrees of freedom, under log-normality
+// (σ = √ln(1 + cv²)).
+func FloorFromCV(cv float64, df int) (NoiseFloor, error) {
+	if !(cv >= 0) || math.IsInf(cv, 0) {
+		return NoiseFloor{}, fmt.Errorf("cv %v: must be finite and >= 0: %w", cv, ErrInvalid)
+	}
+	f := NoiseFloor{SigmaLog: math.Sqrt(math.Log1p(cv * cv)), DF: df}
+	return f, f.validate()
+}
+
+// NoisePool accumulates the evidence of one (step, threads)'s noise floor:
+// sums of squares of log throughput and their degrees of freedom. The zero
+// value is empty and ready.
+type NoisePool struct {
+	ss   float64
+	df   int
+	runs int
+	sets int
+}
+
+// AddRepeats adds one set of repeats: runs of one configuration in one
+// suite run (or any runs known to measure the same thing). It contributes
+// Σ(ln x − mean ln x)² with n − 1 degrees of freedom.
+//
+// Model: the repeats are independent, log-normal with the floor's common
+// variance (equal variance across sets: the floor is one number per
+// (step, threads), pooled over versions and configurations; a
+// configuration that is much noisier than the others is averaged in).
+func (p *NoisePool) AddRepeats(xs []float64) error {
+	l, err := logsOf("repeats", xs, 2)
+	if err != nil {
+		return err
+	}
+	_, v := meanVar(l)
+	p.ss += v * float64(len(l)-1)
+	p.df += len(l) - 1
+	p.runs += len(l)
+	p.sets++
+	return nil
+}
+
+// AddPair adds an A/A pair: two runs of the same image and configuration
+// from a suite's history (e.g. consecutive runs with nothing changed). With
+// d = ln(b/a) it contributes d²/2 with one degree of freedom, because
+// E[d²] = 2σ² when the two runs measure the same thing.
+//
+// Model: the pair's runs are independent, log-normal with the floor's
+// variance, and truly equal in expectation — a real change between them
+// inflates the floor (which errs on the safe side: a larger floor makes
+// fewer "regressed" verdicts).
+func (p *NoisePool) AddPair(a, b float64) error {
+	l, err := logsOf("pair", []float64{a, b}, 2)
+	if err != nil {
+		return err
+	}
+	d := l[1] - l[0]
+	p.ss += d * d / 2
+	p.df++
+	p.runs += 2
+	p.sets++
+	return nil
+}
+
+// Floor returns the pooled floor; false when nothing was added.
+func (p *NoisePool) Floor() (NoiseFloor, bool) {
+	if p.df == 0 {
+		return NoiseFloor{}, false
+	}
+	return NoiseFloor{SigmaLog: math.Sqrt(p.ss / float64(p.df)), DF: p.df, Runs: p.runs, Sets: p.sets}, true
+}
+
+// Key names one point of a suite: a step at a client concurrency.
+type Key struct {
+	Step    string `json:"step"`
+	Threads int    `json:"threads"`
+}
+
+// NoiseModel is the noise floor of every (step, threads) of a suite. The
+// zero value is empty and ready; it is not safe for concurrent writes.
+type NoiseModel struct {
+	pools map[Key]*NoisePool
+}
+
+func (m *NoiseModel) pool(k Key) *NoisePool {
+	if m.pools == nil {
+		m.pools = map[Key]*NoisePool{}
+	}
+	p, ok := m.pools[k]
+	if !ok {
+		p = &NoisePool{}
+		m.pools[k] = p
+	}
+	return p
+}
+
+// AddRepeats adds a set of repeats of k (see NoisePool.AddRepeats).
+func (m *NoiseModel) AddRepeats(k Key, xs []float64) error {
+	if err := m.pool(k).AddRepeats(xs); err != nil {
+		return fmt.Errorf("%s@%d: %w", k.Step, k.Threads, err)
+	}
+	return nil
+}
+
+// AddPair adds an A/A pair of k (see NoisePool.AddPair).
+func (m *NoiseModel) AddPair(k Key, a, b float64) error {
+	if err := m.pool(k).AddPair(a, b); err != nil {
+		return fmt.Errorf("%s@%d: %w", k.Step, k.Threads, err)
+	}
+	return nil
+}
+
+// Floor returns k's floor; false when there is no evidence for k.
+func (m *NoiseModel) Floor(k Key) (NoiseFloor, bool) {
+	p, ok := m.pools[k]
+	if !ok {
+		return NoiseFloor{}, false
+	}
+	return p.Floor()
+}
+
+// Keys returns the points that have a floor, by step then threads.
+func (m *NoiseModel) Keys() []Key {
+	var out []Key
+	for k, p := range m.pools {
+		if p.df > 0 {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b Key) int {
+		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Threads, b.Threads))
+	})
+	return out
+}
+
+// Design describes a two-sample comparison of n runs per side on log
+// throughput, for power, minimum detectable effect and sample size.
+//
+// Model: independent runs, log-normal throughput with one variance σ² on
+// both sides (σ from CV under log-normality), and the equal-variance
+// (pooled) t-test on ln throughput: with FloorDF = 0 the variance is
+// estimated from the 2n runs themselves (2n − 2 df); with FloorDF > 0 it
+// comes from a noise floor with that many df (SlowdownKnownNoise). The
+// power is exact under this model (noncentral t, by numerical
+// integration); Welch's test (Slowdown) has slightly fewer df and so
+// slightly less power at the same n.
+type Design struct {
+	// CV is the run-to-run coefficient of variation (0.07 = 7 %).
+	CV float64
+	// Alpha is the test's level; 0 means 0.05.
+	Alpha float64
+	// TwoSided tests "different" instead of "B slower" (one-sided, the
+	// regression question).
+	TwoSided bool
+	// FloorDF are the df of a noise floor the test takes its variance
+	// from; 0 means the variance comes from the runs compared.
+	FloorDF int
+}
+
+func (d Design) alpha() float64 {
+	if d.Alpha == 0 {
+		return 0.05
+	}
+	return d.Alpha
+}
+
+func (d Design) validate(n int) error {
+	switch {
+	case !(d.CV > 0) || math.IsInf(d.CV, 0):
+		return fmt.Errorf("design: cv %v must be finite and > 0: %w", d.CV, ErrInvalid)
+	case !(d.alpha() > 0 && d.alpha() < 1):
+		return fmt.Errorf("design: alpha %v must be in (0, 1): %w", d.Alpha, ErrInvalid)
+	case d.FloorDF < 0:
+		return fmt.Errorf("design: floor df %d must be >= 0: %w", d.FloorDF, ErrInvalid)
+	case n < 1 || (d.FloorDF == 0 && n < 2):
+		return fmt.Errorf("design: %d runs per side: need 2 (1 with a noise floor): %w", n, ErrTooFew)
+	}
+	return nil
+}
+
+func (d Design) df(n int) float64 {
+	if d.FloorDF > 0 {
+		return float64(d.FloorDF)
+	}
+	return float64(2*n - 2)
+}
+
+func (d Design) sigma() float64 { return math.Sqrt(math.Log1p(d.CV * d.CV)) }
+
+// Power is the probability that the test detects a slowdown of effect
+// (0.10 = B is 10 % slower: ratio 0.9) with n runs per side, under the
+// Design's model.
+func (d Design) Power(n int, effect float64) (float64, error) {
+	if err := d.validate(n); err != nil {
+		return 0, err
+	}
+	if !(effect >= 0 && effect < 1) {
+		return 0, fmt.Errorf("design: effect %v must be in [0, 1): %w", effect, ErrInvalid)
+	}
+	return d.power(n, -math.Log1p(-effect)), nil
+}
+
+// power for a log-scale shift delta >= 0.
+func (d Design) power(n int, delta float64) float64 {
+	nu := d.df(n)
+	lambda := delta / (d.sigma() * math.Sqrt(2/float64(n)))
+	if !d.TwoSided {
+		c := tQuantile(1-d.alpha(), nu)
+		return 1 - noncentralTCDF(c, nu, lambda)
+	}
+	c := tQuantile(1-d.alpha()/2, nu)
+	return 1 - noncentralTCDF(c, nu, lambda) + noncentralTCDF(-c, nu, lambda)
+}
+
+// MDE is the minimum detectable slowdown at the given power (0 means 0.8)
+// with n runs per side: the relative effect e (B/A = 1 − e) whose power is
+// exactly power under the Design's model.
+func (d Design) MDE(n int, power float64) (float64, error) {
+	if power == 0 {
+		power = 0.8
+	}
+	if err := d.validate(n); err != nil {
+		return 0, err
+	}
+	if !(power > d.alpha() && power < 1) {
+		return 0, fmt.Errorf("design: power %v must be in (alpha, 1): %w", power, ErrInvalid)
+	}
+	// Power grows with delta; bracket then bisect on the log scale.
+	lo, hi := 0.0, d.sigma()
+	for d.power(n, hi) < power {
+		lo, hi = hi, 2*hi
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if d.power(n, mid) < power {
+			lo = mid
+		} else {
+			hi = mid
+		}
+		if hi-lo < 1e-10*hi {
+			break
+		}
+	}
+	return -math.Expm1(-(lo + hi) / 2), nil
+}
+
+// noncentralTCDF is P(T <= x) for the noncentral t with nu df and
+// noncentrality lambda: E over W ~ χ_nu of Φ(x·W/√nu − lambda), integrated
+// with Simpson's rule over W where the chi density is not negligible.
+func noncentralTCDF(x, nu, lambda float64) float64 {
+	if math.IsInf(nu, 1) {
+		return normalCDF(x - lambda)
+	}
+	// The χ_nu density is w^(nu−1) e^(−w²/2) / (2^(nu/2−1) Γ(nu/2)); it
+	// peaks at √(nu−1) with a spread below 1, so ±12 around its mode holds
+	// all of its mass to double precision.
+	mode := math.Sqrt(math.Max(nu-1, 0))
+	lo, hi := math.Max(0, mode-12), mode+12
+	lg, _ := math.Lgamma(nu / 2)
+	logNorm := -(nu/2-1)*math.Ln2 - lg
+	f := func(w float64) float64 {
+		if w == 0 {
+			if nu > 1 {
+				return 0
+			}
+			// nu = 1: the density is finite at 0.
+			return math.Exp(logNorm) * normalCDF(-lambda)
+		}
+		ld := logNorm + (nu-1)*math.Log(w) - w*w/2
+		return math.Exp(ld) * normalCDF(x*w/math.Sqrt(nu)-lambda)
+	}
+	const steps = 2000 // even
+	h := (hi - lo) / steps
+	s := f(lo) + f(hi)
+	for i := 1; i < steps; i++ {
+		w := 4.0
+		if i%2 == 0 {
+			w = 2
+		}
+		s += w * f(lo+float64(i)*h)
+	}
+	return math.Min(1, math.Max(0, s*h/3))
+}
+
+func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
+// RequiredRepeats is the smallest number of runs per side (at least 2,
+// at most max) whose ratio interval at level has a half-width of at most
+// halfWidth (0.02 = ±2 %), for the adaptive-repeats feature: the log-scale
+// interval ln(B/A) ± t·σ·√(2/n) must satisfy t·σ·√(2/n) <= ln(1 +
+// halfWidth). t has floorDF df when the variance comes from a noise floor,
+// else 2n − 2 (estimated from the runs).
+//
+// Model: as Design (independent, log-normal runs, one variance on both
+// sides). The half-width is the expected one: the realised interval of a
+// run varies with its sample variance. It returns an error naming the
+// half-width reached at max when max runs are not enough.
+func RequiredRepeats(cv, halfWidth, level float64, floorDF, max int) (int, error) {
+	if err := checkLevel(level); err != nil {
+		return 0, err
+	}
+	switch {
+	case !(cv > 0) || math.IsInf(cv, 0):
+		return 0, fmt.Errorf("required repeats: cv %v must be finite and > 0: %w", cv, ErrInvalid)
+	case !(halfWidth > 0) || math.IsInf(halfWidth, 0):
+		return 0, fmt.Errorf("required repeats: half-width %v must be finite and > 0: %w", halfWidth, ErrInvalid)
+	case floorDF < 0 || max < 2:
+		return 0, fmt.Errorf("required repeats: floor df %d must be >= 0 and max %d >= 2: %w", floorDF, max, ErrInvalid)
+	}
+	sigma := math.Sqrt(math.Log1p(cv * cv))
+	target := math.Log1p(halfWidth)
+	hw := func(n int) float64 {
+		df := float64(2*n - 2)
+		if floorDF > 0 {
+			df = float64(floorDF)
+		}
+		return tQuantile(1-(1-level)/2, df) * sigma * math.Sqrt(2/float64(n))
+	}
+	// The half-width falls monotonically with n (the t quantile and
+	// 1/√n both fall), so the first n that fits is the answer.
+	for n := 2; n <= max; n++ {
+		if hw(n) <= target {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("required repeats: %d runs per side give ±%.1f %%, not ±%.1f %%: %w",
+		max, 100*math.Expm1(hw(max)), 100*halfWidth, ErrTooFew)
+}

@@ -1,0 +1,135 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+)
+
+// Test is the result of a one-sided test of "B is slower than A by more
+// than Magnitude".
+type Test struct {
+	// Ratio is the geometric-mean ratio exp(mean ln B − mean ln A): < 1
+	// means B is slower.
+	Ratio     float64 `json:"ratio"`
+	Magnitude float64 `json:"magnitude"`
+	// T is the statistic (mean ln B − mean ln A − ln(1 − Magnitude)) / se:
+	// strongly negative when B is slower by more than Magnitude.
+	T  float64 `json:"t"`
+	DF float64 `json:"df"`
+	// P is the one-sided p-value P(T' <= T) under the null hypothesis
+	// "B/A >= 1 − Magnitude" at its boundary: small means B is slower by
+	// more than Magnitude.
+	P      float64 `json:"p"`
+	Method Method  `json:"method"`
+	NA     int     `json:"nA"`
+	NB     int     `json:"nB"`
+}
+
+func logsOf(side string, xs []float64, min int) ([]float64, error) {
+	if len(xs) < min {
+		return nil, fmt.Errorf("%s: %d runs, need at least %d: %w", side, len(xs), min, ErrTooFew)
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%s[%d] = %v: log throughput needs a finite value > 0: %w", side, i, x, ErrInvalid)
+		}
+		out[i] = math.Log(x)
+	}
+	return out, nil
+}
+
+func checkMagnitude(m float64) error {
+	if !(m >= 0 && m < 1) {
+		return fmt.Errorf("magnitude %v: must be in [0, 1): %w", m, ErrInvalid)
+	}
+	return nil
+}
+
+// oneSided returns the test's T and p from the log difference, its
+// standard error and df.
+func oneSided(d, se, df, magnitude float64) (t, p float64) {
+	shift := d - math.Log1p(-magnitude)
+	switch {
+	case se > 0:
+		t = shift / se
+		return t, tCDF(t, df)
+	case shift < 0:
+		return math.Inf(-1), 0
+	case shift > 0:
+		return math.Inf(1), 1
+	}
+	// Exactly at the boundary with no noise: not evidence of a slowdown.
+	return 0, 1
+}
+
+// Slowdown tests whether B is slower than A by more than magnitude (0.05
+// = 5 %) from the runs of each side: Welch's t-test on log throughput,
+// one-sided, null hypothesis "exp(E ln B − E ln A) >= 1 − magnitude".
+//
+// Model: the runs are independent (a fresh server and data load each);
+// per-run throughput is log-normal on each side, so a multiplicative noise
+// with a constant CV is normal on the log scale; the two sides may have
+// different variances (Welch–Satterthwaite df). It needs at least 2 runs
+// per side; with one run per side use SlowdownKnownNoise. The p-value is
+// per test: a run's many (step, threads) tests need Adjust.
+func Slowdown(a, b []float64, magnitude float64) (Test, error) {
+	if err := checkMagnitude(magnitude); err != nil {
+		return Test{}, err
+	}
+	la, err := logsOf("a", a, 2)
+	if err != nil {
+		return Test{}, err
+	}
+	lb, err := logsOf("b", b, 2)
+	if err != nil {
+		return Test{}, err
+	}
+	ma, va := meanVar(la)
+	mb, vb := meanVar(lb)
+	na, nb := float64(len(la)), float64(len(lb))
+	sa, sb := va/na, vb/nb
+	df := satterthwaiteDF(sa, len(la), sb, len(lb), 1)
+	d := mb - ma
+	t, p := oneSided(d, math.Sqrt(sa+sb), df, magnitude)
+	return Test{Ratio: math.Exp(d), Magnitude: magnitude, T: t, DF: df, P: p, Method: MethodWelchLog,
+		NA: len(la), NB: len(lb)}, nil
+}
+
+// SlowdownKnownNoise is Slowdown for runs with few repeats (one per side
+// is enough): the variance of log throughput comes from a noise floor
+// measured on earlier runs (NoiseFloor.SigmaLog with NoiseFloor.DF degrees
+// of freedom), not from the runs being judged. The statistic is
+// (mean ln B − mean ln A − ln(1 − magnitude)) / (σ̂·√(1/nA + 1/nB)),
+// Student's t with the floor's df.
+//
+// Model: the runs being judged are independent of each other and of the
+// runs the floor was measured on; log throughput is normal with the
+// floor's variance on both sides (equal variance, the floor's); the floor
+// is still valid (same suite, same nodes, same step length). When the
+// floor underestimates the noise — a shorter step, a noisier node pool —
+// the test is anti-conservative: re-measure the floor after such changes.
+func SlowdownKnownNoise(a, b []float64, magnitude float64, floor NoiseFloor) (Test, error) {
+	if err := checkMagnitude(magnitude); err != nil {
+		return Test{}, err
+	}
+	if err := floor.validate(); err != nil {
+		return Test{}, err
+	}
+	la, err := logsOf("a", a, 1)
+	if err != nil {
+		return Test{}, err
+	}
+	lb, err := logsOf("b", b, 1)
+	if err != nil {
+		return Test{}, err
+	}
+	ma, _ := meanVar(la)
+	mb, _ := meanVar(lb)
+	se := floor.SigmaLog * math.Sqrt(1/float64(len(la))+1/float64(len(lb)))
+	df := float64(floor.DF)
+	d := mb - ma
+	t, p := oneSided(d, se, df, magnitude)
+	return Test{Ratio: math.Exp(d), Magnitude: magnitude, T: t, DF: df, P: p, Method: MethodNoiseFloor,
+		NA: len(la), NB: len(lb)}, nil
+}
