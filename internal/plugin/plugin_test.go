@@ -90,6 +90,7 @@ update-one   0.00      inf
 point-query  1000.00   1.23
 insert       400.00    missing
 note: mariadb-11-4-base has no result for insert (shown as missing)
+note: one run per cell: the ratios have no confidence interval (repeat the cells for 95 % intervals; docs/noise.md)
 
 Group statistics of QPS(mariadb-11-4-base) / QPS(mariadb-10-11-base), 1 threads
          point  range, part 1  range, part 2  writes

@@ -119,6 +119,7 @@ insert       0.00      1        inf
 scan         200.00    0.50     0.00
 hot-points   0.00      missing  1
 note: new has no result for hot-points (shown as missing)
+note: one run per cell: the ratios have no confidence interval (repeat the cells for 95 % intervals; docs/noise.md)
 `
 	if d := cmp.Diff(wantText, buf.String()); d != "" {
 		t.Errorf("text (-want +got):\n%s", d)

@@ -25,6 +25,14 @@ type RelativeOptions struct {
 	// IncludeUnreported).
 	Steps             []string
 	IncludeUnreported bool
+	// ByCombination makes the columns combinations (CellMeta.Combination)
+	// instead of cells: each ratio is the mean over the combination's
+	// repeats divided by the mean over the base's, with an interval and a
+	// marker wherever both sides have two runs or more. Base and Cells may
+	// then name combinations (a cell name stands for its combination).
+	ByCombination bool
+	// Significance tunes those intervals and markers.
+	Significance Significance
 }
 
 // RelativeTable is QPS(cell) / QPS(base) per step: rows are steps, columns
@@ -41,6 +49,20 @@ type RelativeTable struct {
 	// Missing lists the (cell, step) pairs without a measurement, the base
 	// included, so nothing drops out silently.
 	Missing []MissingValue `json:"missing,omitempty"`
+
+	// ByCombination is set when the columns (and the base) are
+	// combinations and the ratios means over their repeats; the fields
+	// below are set only then.
+	ByCombination bool `json:"byCombination,omitempty"`
+	// Inference[i][j] is the interval and marker of Ratios[i][j]; nil
+	// where a side has fewer than two runs (or the ratio is missing).
+	Inference    [][]*RatioInference `json:"inference,omitempty"`
+	Significance *Significance       `json:"significance,omitempty"`
+	// Runs is the number of repeats of the base and of every column.
+	Runs map[string]int `json:"runs,omitempty"`
+	// Tests is, per column, how many (step, threads) tests its
+	// correction counted (across the tables of a report).
+	Tests map[string]int `json:"tests,omitempty"`
 }
 
 // MissingValue is a (cell, step) that was not measured.
@@ -105,6 +127,9 @@ func reportSteps(ds *Dataset, steps []string, includeUnreported bool) ([]string,
 func Relative(ds *Dataset, opts RelativeOptions) (*RelativeTable, error) {
 	if len(ds.cells) == 0 {
 		return nil, fmt.Errorf("dataset %q has no cells: %w", ds.Name, ErrEmpty)
+	}
+	if opts.ByCombination {
+		return relativeCombinations(ds, opts)
 	}
 	base := opts.Base
 	if base == "" {
@@ -189,13 +214,79 @@ func (t *RelativeTable) Table() Table {
 		if t.BaseQPS[i] != nil {
 			row[1] = formatFloat(*t.BaseQPS[i], 2)
 		}
-		for _, r := range t.Ratios[i] {
+		for j, r := range t.Ratios[i] {
+			if t.ByCombination {
+				row = append(row, formatWithInterval(r, t.Inference[i][j]))
+				continue
+			}
 			row = append(row, r.String())
 		}
 		out.Rows = append(out.Rows, row)
 	}
 	out.Notes = missingNotes(t.Missing)
+	if t.ByCombination {
+		out.ID = fmt.Sprintf("relative-repeats.t%d", t.Threads)
+		out.Title = fmt.Sprintf("Relative throughput over repeats: mean QPS(combination) / mean QPS(%s), %d threads (> 1 is faster)", t.Base, t.Threads)
+		out.Columns[1] = "base mean qps"
+		out.Notes = append(out.Notes, t.intervalNotes()...)
+	} else if len(t.Cells) > 0 {
+		out.Notes = append(out.Notes, noIntervalNote)
+	}
 	return out
+}
+
+// relativeCombinations is Relative with ByCombination.
+func relativeCombinations(ds *Dataset, opts RelativeOptions) (*RelativeTable, error) {
+	if err := opts.Significance.Validate(); err != nil {
+		return nil, err
+	}
+	sig := opts.Significance.withDefaults()
+	order, groups := repeatGroups(ds)
+	comb := func(role, name string) (string, error) {
+		if _, ok := groups[name]; ok {
+			return name, nil
+		}
+		if c, ok := ds.Cell(name); ok {
+			return c.Combination(), nil
+		}
+		return "", fmt.Errorf("%s %q: %w in dataset %q (combinations: %s)", role, name, ErrNoSuchCell, ds.Name, listNames(order, 8))
+	}
+	base := ds.cells[0].Combination()
+	if opts.Base != "" {
+		var err error
+		if base, err = comb("base", opts.Base); err != nil {
+			return nil, err
+		}
+	}
+	threads, err := resolveThreads(ds, opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	var cols []string
+	if opts.Cells == nil {
+		for _, c := range order {
+			if c != base {
+				cols = append(cols, c)
+			}
+		}
+	}
+	for _, name := range opts.Cells {
+		c, err := comb("cell", name)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	steps, err := reportSteps(ds, opts.Steps, opts.IncludeUnreported)
+	if err != nil {
+		return nil, err
+	}
+	t := &RelativeTable{Base: base, Threads: threads, Cells: cols, Steps: steps, ByCombination: true,
+		BaseQPS: make([]*float64, len(steps)), Ratios: make([][]Ratio, len(steps)),
+		Significance: &sig, Tests: map[string]int{}}
+	relativeByCombination(ds, t, sig)
+	markSignificance([]*RelativeTable{t}, sig)
+	return t, nil
 }
 
 func missingNotes(m []MissingValue) []string {

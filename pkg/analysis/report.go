@@ -16,6 +16,9 @@ type ReportOptions struct {
 	Series SeriesOptions
 	// IncludeUnreported keeps `.pre` and `.warm` steps.
 	IncludeUnreported bool
+	// Significance tunes the intervals and markers of the relative tables
+	// of a dataset with repeats.
+	Significance Significance
 }
 
 // Report is every table of one dataset. Sections that do not apply are
@@ -51,6 +54,13 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 	if err := ds.checkCell("base", base); err != nil {
 		return nil, err
 	}
+	if err := opts.Significance.Validate(); err != nil {
+		return nil, err
+	}
+	// With repeats, the relative tables compare combinations (means over
+	// their repeats, with intervals); per-repeat columns would divide one
+	// run by another run and hide the noise the repeats measure.
+	byComb := hasRepeats(ds)
 	r := &Report{Name: ds.Name, Cells: ds.Cells(), Base: base, Notes: append([]string(nil), ds.Notes...)}
 	steps, err := reportSteps(ds, nil, opts.IncludeUnreported)
 	if err != nil {
@@ -67,7 +77,8 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 				}
 			}
 		}
-		rel, err := Relative(ds, RelativeOptions{Base: base, Threads: th, Steps: thSteps})
+		rel, err := Relative(ds, RelativeOptions{Base: base, Threads: th, Steps: thSteps,
+			ByCombination: byComb, Significance: opts.Significance})
 		if err != nil {
 			return nil, err
 		}
@@ -103,6 +114,11 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 			return nil, err
 		}
 		r.ScaleUp = append(r.ScaleUp, su)
+	}
+	if byComb {
+		// One multiple-comparison family per column across the thread
+		// counts: a run's (step, threads) tests of that comparison.
+		markSignificance(r.Relative, opts.Significance.withDefaults())
 	}
 	if r.Series, err = SeriesReport(ds, opts.Series); err != nil {
 		return nil, err
@@ -212,6 +228,6 @@ func PairedTableText(t *RelativeTable, a, b string) Table {
 		}
 		out.Rows = append(out.Rows, row)
 	}
-	out.Notes = missingNotes(t.Missing)
+	out.Notes = append(missingNotes(t.Missing), noIntervalNote)
 	return out
 }

@@ -1,0 +1,267 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/dbbench/dbbench/pkg/inference"
+)
+
+// Significance tunes the intervals and markers of a relative table built
+// over repeats. The zero value means 95 % intervals, Holm's correction and
+// a 5 % magnitude (the regression verdict's default minMagnitudePercent).
+type Significance struct {
+	// Level of the intervals; 0 means 0.95. A difference is significant at
+	// α = 1 − Level after the correction.
+	Level float64 `json:"level"`
+	// Magnitude is the smallest |ratio − 1| that a "*" marks; 0 means
+	// 0.05, a negative value means no floor.
+	Magnitude float64 `json:"magnitude"`
+	// Correction over a column's (step, threads) tests; "" means Holm.
+	Correction inference.Correction `json:"correction"`
+}
+
+func (s Significance) withDefaults() Significance {
+	if s.Level == 0 {
+		s.Level = inference.DefaultLevel
+	}
+	switch {
+	case s.Magnitude == 0:
+		s.Magnitude = 0.05
+	case s.Magnitude < 0:
+		s.Magnitude = 0
+	}
+	if s.Correction == "" {
+		s.Correction = inference.DefaultCorrection
+	}
+	return s
+}
+
+// Validate checks the options.
+func (s Significance) Validate() error {
+	if !(s.Level == 0 || (s.Level > 0 && s.Level < 1)) || math.IsNaN(s.Magnitude) || s.Magnitude >= 1 {
+		return fmt.Errorf("significance: level %v must be in (0, 1) and magnitude %v below 1", s.Level, s.Magnitude)
+	}
+	return s.Correction.Validate()
+}
+
+// Marker flags a ratio of a relative table built over repeats.
+type Marker string
+
+const (
+	// MarkerSignificant: the ratio differs from 1 by at least the
+	// magnitude and is significant after the multiple-comparison
+	// correction over its column.
+	MarkerSignificant Marker = "*"
+	// MarkerNoise: the interval contains 1 (Fieller's confidence set, also
+	// when it is unbounded); the difference is within the run-to-run noise.
+	MarkerNoise Marker = "~"
+	// MarkerNone: the interval excludes 1, but the difference is smaller
+	// than the magnitude or does not survive the correction.
+	MarkerNone Marker = ""
+)
+
+// RatioInference is the interval and verdict of one ratio of means.
+type RatioInference struct {
+	// Low and High bound the interval of the ratio at the table's level.
+	Low  Num `json:"low"`
+	High Num `json:"high"`
+	// Method is how the interval was computed (fieller, or delta when
+	// Fieller's set is unbounded: then FiellerUnbounded is set).
+	Method           inference.Method `json:"method"`
+	FiellerUnbounded bool             `json:"fiellerUnbounded,omitempty"`
+	// NBase and N are the runs of the base and of the column.
+	NBase int `json:"nBase"`
+	N     int `json:"n"`
+	// P is the two-sided p-value of "the ratio is 1"; PAdjusted after the
+	// correction over the column's (step, threads) tests.
+	P         Num    `json:"p"`
+	PAdjusted Num    `json:"pAdjusted"`
+	Marker    Marker `json:"marker"`
+}
+
+// relativeByCombination fills t from the means of each combination's
+// repeats: Ratios[i][j] = mean(column's runs) / mean(base's runs), with an
+// interval wherever both sides have at least two runs.
+func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
+	_, groups := repeatGroups(ds)
+	values := func(comb, step string) []float64 {
+		var xs []float64
+		for _, c := range groups[comb] {
+			if o, ok := ds.Get(c, step, t.Threads); ok {
+				xs = append(xs, o.QPS)
+			}
+		}
+		return xs
+	}
+	t.Inference = make([][]*RatioInference, len(t.Steps))
+	t.Runs = map[string]int{t.Base: len(groups[t.Base])}
+	for _, c := range t.Cells {
+		t.Runs[c] = len(groups[c])
+	}
+	for i, s := range t.Steps {
+		row := make([]Ratio, len(t.Cells))
+		inf := make([]*RatioInference, len(t.Cells))
+		base := values(t.Base, s)
+		if len(base) > 0 {
+			q := mean(base)
+			t.BaseQPS[i] = &q
+		} else {
+			t.Missing = append(t.Missing, MissingValue{Cell: t.Base, Step: s})
+		}
+		for j, c := range t.Cells {
+			xs := values(c, s)
+			switch {
+			case len(xs) == 0:
+				row[j] = Missing()
+				t.Missing = append(t.Missing, MissingValue{Cell: c, Step: s})
+				continue
+			case len(base) == 0:
+				row[j] = Missing()
+				continue
+			}
+			row[j] = Divide(mean(xs), mean(base))
+			if len(xs) < 2 || len(base) < 2 || mean(base) == 0 {
+				continue
+			}
+			iv, err := inference.RatioOfMeans(base, xs, sig.Level)
+			if err != nil {
+				// The dataset refuses negative and NaN QPS and a zero
+				// base mean is excluded above: nothing else can fail.
+				panic(fmt.Sprintf("relative %s %s: %v", c, s, err))
+			}
+			inf[j] = &RatioInference{Low: Num(iv.Low), High: Num(iv.High), Method: iv.Method,
+				FiellerUnbounded: iv.FiellerUnbounded, NBase: iv.NA, N: iv.NB, P: Num(iv.PRatioOne),
+				PAdjusted: Num(math.NaN())}
+		}
+		t.Ratios[i], t.Inference[i] = row, inf
+	}
+}
+
+// markSignificance adjusts the p-values of every column of tables (one
+// family per column name: its steps at every thread count the tables
+// cover, so an A/A comparison of 32 steps is flagged with probability at
+// most α) and sets the markers.
+func markSignificance(tables []*RelativeTable, sig Significance) {
+	type ref struct{ t, i, j int }
+	families := map[string][]ref{}
+	var order []string
+	for ti, t := range tables {
+		for i := range t.Inference {
+			for j, ri := range t.Inference[i] {
+				if ri == nil {
+					continue
+				}
+				c := t.Cells[j]
+				if _, ok := families[c]; !ok {
+					order = append(order, c)
+				}
+				families[c] = append(families[c], ref{ti, i, j})
+			}
+		}
+	}
+	alpha := 1 - sig.Level
+	for _, c := range order {
+		refs := families[c]
+		p := make([]float64, len(refs))
+		for k, r := range refs {
+			p[k] = float64(tables[r.t].Inference[r.i][r.j].P)
+		}
+		adj, err := inference.Adjust(sig.Correction, p)
+		if err != nil {
+			panic(err) // validated by the callers
+		}
+		for k, r := range refs {
+			t := tables[r.t]
+			ri := t.Inference[r.i][r.j]
+			ri.PAdjusted = Num(adj[k])
+			ratio := t.Ratios[r.i][r.j].Value
+			switch {
+			case adj[k] < alpha && math.Abs(ratio-1) >= sig.Magnitude:
+				ri.Marker = MarkerSignificant
+			case !(float64(ri.P) < alpha):
+				ri.Marker = MarkerNoise
+			default:
+				ri.Marker = MarkerNone
+			}
+		}
+		for _, t := range tables {
+			if slices.Contains(t.Cells, c) {
+				t.Tests[c] = len(refs)
+			}
+		}
+	}
+}
+
+// formatWithInterval prints a ratio of a table over repeats:
+// "0.90* [0.85, 0.95]"; a ratio without an interval prints as before.
+func formatWithInterval(r Ratio, ri *RatioInference) string {
+	if ri == nil {
+		return r.String()
+	}
+	return r.String() + string(ri.Marker) + " [" + ri.Low.Format(2) + ", " + ri.High.Format(2) + "]"
+}
+
+// intervalNotes explain the intervals and markers of a table over repeats.
+func (t *RelativeTable) intervalNotes() []string {
+	sig := t.Significance
+	var runs []string
+	for _, c := range append([]string{t.Base}, t.Cells...) {
+		runs = append(runs, fmt.Sprintf("%s %d", c, t.Runs[c]))
+	}
+	notes := []string{
+		"ratios are of the means over repeats; runs per column: " + strings.Join(runs, ", "),
+		fmt.Sprintf("[low, high] is the %s %% interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md",
+			pct(sig.Level)),
+		fmt.Sprintf("%s: |ratio - 1| >= %s %% and significant at %s %% after %s over the column's step x threads tests; %s: the interval contains 1 (within noise); no marker: the interval excludes 1 but the difference is smaller or does not survive the correction",
+			MarkerSignificant, pct(sig.Magnitude), pct(1-sig.Level), correctionName(sig.Correction), MarkerNoise),
+	}
+	var delta, none []string
+	for i, s := range t.Steps {
+		for j, c := range t.Cells {
+			ri := t.Inference[i][j]
+			switch {
+			case ri != nil && ri.FiellerUnbounded:
+				delta = append(delta, c+" "+s)
+			case ri == nil && !t.Ratios[i][j].IsMissing():
+				none = append(none, c+" "+s)
+			}
+		}
+	}
+	if len(delta) > 0 {
+		notes = append(notes, "Fieller's interval is unbounded (the base mean is not distinguishable from 0), the delta method's is shown and understates the uncertainty: "+listNames(delta, 6))
+	}
+	if len(none) > 0 {
+		notes = append(notes, "one run on a side, no interval: "+listNames(none, 6))
+	}
+	return notes
+}
+
+func correctionName(c inference.Correction) string {
+	switch c {
+	case inference.CorrectionBH:
+		return "Benjamini-Hochberg (FDR)"
+	case inference.CorrectionNone:
+		return "no correction"
+	}
+	return "Holm's correction (FWER)"
+}
+
+// noIntervalNote is printed under relative tables of single runs.
+const noIntervalNote = "one run per cell: the ratios have no confidence interval (repeat the cells for 95 % intervals; docs/noise.md)"
+
+// hasRepeats reports whether some combination of ds has two cells or more.
+func hasRepeats(ds *Dataset) bool {
+	_, groups := repeatGroups(ds)
+	for _, cells := range groups {
+		if len(cells) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// pct prints a fraction as a percentage without binary noise (0.05 → "5").
+func pct(x float64) string { return fmt.Sprintf("%.4g", 100*x) }

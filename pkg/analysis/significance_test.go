@@ -1,0 +1,218 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/dbbench/dbbench/pkg/inference"
+)
+
+// repeatsDataset builds cells "maria-<version>-base-r<i>" with the QPS of
+// each repeat per step, at the given thread counts.
+func repeatsDataset(t *testing.T, threads []int, runs map[string]map[string][]float64, versions, steps []string) *Dataset {
+	t.Helper()
+	ds := NewDataset("rep")
+	for _, v := range versions {
+		n := len(runs[v][steps[0]])
+		for i := range n {
+			name := fmt.Sprintf("maria-%s-base-r%d", v, i)
+			if err := ds.AddCell(CellMeta{Name: name, Database: "maria", Engine: "mariadb", Version: v, Config: "base", Repeat: i}); err != nil {
+				t.Fatal(err)
+			}
+			for _, th := range threads {
+				for _, s := range steps {
+					if i >= len(runs[v][s]) {
+						continue
+					}
+					if err := ds.Add(Observation{Cell: name, Step: s, Threads: th, QPS: runs[v][s][i] * float64(th)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+	return ds
+}
+
+func TestRelativeOverRepeats(t *testing.T) {
+	steps := []string{"point-query", "insert", "scan"}
+	runs := map[string]map[string][]float64{
+		"10.11": {"point-query": {1000, 1010, 990}, "insert": {500, 480, 520}, "scan": {1000, 1001, 999}},
+		// 1.2× faster; within noise; 2 % slower, significant but below
+		// the 5 % magnitude.
+		"11.4": {"point-query": {1200, 1210, 1190}, "insert": {505, 470, 515}, "scan": {980, 981, 979}},
+		// One run: a ratio without interval.
+		"11.8": {"point-query": {1100}, "insert": {400}, "scan": {1000}},
+	}
+	ds := repeatsDataset(t, []int{1}, runs, []string{"10.11", "11.4", "11.8"}, steps)
+	rel, err := Relative(ds, RelativeOptions{ByCombination: true, Base: "maria-10.11-base-r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Base != "maria-10.11-base" || !cmp.Equal(rel.Cells, []string{"maria-11.4-base", "maria-11.8-base"}) {
+		t.Fatalf("base %q cells %v", rel.Base, rel.Cells)
+	}
+	// The table's intervals are inference.RatioOfMeans of the repeats.
+	for i, s := range steps {
+		want, err := inference.RatioOfMeans(runs["10.11"][s], runs["11.4"][s], 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rel.Inference[i][0]
+		if got == nil || float64(got.Low) != want.Low || float64(got.High) != want.High || got.Method != inference.MethodFieller ||
+			got.N != 3 || got.NBase != 3 || float64(got.P) != want.PRatioOne || rel.Ratios[i][0].Value != want.Estimate {
+			t.Errorf("%s: inference %+v, want %+v", s, got, want)
+		}
+		if rel.Inference[i][1] != nil {
+			t.Errorf("%s: one-run column has an interval %+v", s, rel.Inference[i][1])
+		}
+	}
+	var markers []Marker
+	for i := range steps {
+		markers = append(markers, rel.Inference[i][0].Marker)
+	}
+	if d := cmp.Diff([]Marker{MarkerSignificant, MarkerNoise, MarkerNone}, markers); d != "" {
+		t.Errorf("markers (-want +got):\n%s", d)
+	}
+	if rel.Tests["maria-11.4-base"] != 3 || rel.Runs["maria-11.8-base"] != 1 {
+		t.Errorf("tests %v runs %v", rel.Tests, rel.Runs)
+	}
+	var buf bytes.Buffer
+	if err := rel.Table().WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := `Relative throughput over repeats: mean QPS(combination) / mean QPS(maria-10.11-base), 1 threads (> 1 is faster)
+step         base mean qps  maria-11.4-base     maria-11.8-base
+point-query  1000.00        1.20* [1.17, 1.23]  1.10
+insert       500.00         0.99~ [0.90, 1.10]  0.80
+scan         1000.00        0.98 [0.98, 0.98]   1.00
+note: ratios are of the means over repeats; runs per column: maria-10.11-base 3, maria-11.4-base 3, maria-11.8-base 1
+note: [low, high] is the 95 % interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md
+note: *: |ratio - 1| >= 5 % and significant at 5 % after Holm's correction (FWER) over the column's step x threads tests; ~: the interval contains 1 (within noise); no marker: the interval excludes 1 but the difference is smaller or does not survive the correction
+note: one run on a side, no interval: maria-11.8-base point-query, maria-11.8-base insert, maria-11.8-base scan
+`
+	if d := cmp.Diff(want, buf.String()); d != "" {
+		t.Errorf("text (-want +got):\n%s", d)
+	}
+}
+
+func TestRelativeOverRepeatsUnbounded(t *testing.T) {
+	runs := map[string]map[string][]float64{
+		"10.11": {"point-query": {10, 1000}},
+		"11.4":  {"point-query": {500, 520}},
+	}
+	ds := repeatsDataset(t, []int{1}, runs, []string{"10.11", "11.4"}, []string{"point-query"})
+	rel, err := Relative(ds, RelativeOptions{ByCombination: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri := rel.Inference[0][0]
+	if !ri.FiellerUnbounded || ri.Method != inference.MethodDelta || ri.Marker != MarkerNoise {
+		t.Errorf("inference %+v, want an unbounded Fieller set shown by the delta method, within noise", ri)
+	}
+	if notes := strings.Join(rel.Table().Notes, "\n"); !strings.Contains(notes, "unbounded") || !strings.Contains(notes, "maria-11.4-base point-query") {
+		t.Errorf("notes do not name the unbounded interval:\n%s", notes)
+	}
+}
+
+func TestBuildReportPoolsRepeatsAcrossThreads(t *testing.T) {
+	steps := []string{"point-query", "insert"}
+	runs := map[string]map[string][]float64{
+		"10.11": {"point-query": {1000, 1010, 990}, "insert": {500, 480, 520}},
+		"11.4":  {"point-query": {1200, 1210, 1190}, "insert": {505, 470, 515}},
+	}
+	ds := repeatsDataset(t, []int{1, 4}, runs, []string{"10.11", "11.4"}, steps)
+	r, err := BuildReport(ds, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Relative) != 2 {
+		t.Fatalf("%d relative tables", len(r.Relative))
+	}
+	for _, rel := range r.Relative {
+		// One family per column over both thread counts: 2 steps × 2.
+		if !rel.ByCombination || rel.Tests["maria-11.4-base"] != 4 {
+			t.Errorf("t%d: by combination %v tests %v", rel.Threads, rel.ByCombination, rel.Tests)
+		}
+		// Holm over 4 tests: point-query has the smallest p at both
+		// thread counts (the same runs scaled), so both get 4p.
+		if pq := rel.Inference[0][0]; float64(pq.PAdjusted) != math.Min(1, 4*float64(pq.P)) {
+			t.Errorf("t%d: adjusted p %v of p %v, want 4p: not corrected over the family", rel.Threads, pq.PAdjusted, pq.P)
+		}
+	}
+	if len(r.Groups) != 2 || r.Groups[0].Cells[0] != "maria-11.4-base" {
+		t.Errorf("group tables not by combination: %+v", r.Groups)
+	}
+	// A dataset of single runs keeps its per-cell tables.
+	single := build(t, []string{"a", "b"}, []string{"point-query"}, map[string]map[string]float64{
+		"a": {"point-query": 100}, "b": {"point-query": 90}})
+	rs, err := BuildReport(single, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Relative[0].ByCombination || rs.Relative[0].Inference != nil {
+		t.Errorf("single runs pooled: %+v", rs.Relative[0])
+	}
+	if _, err := BuildReport(ds, ReportOptions{Significance: Significance{Correction: "bonferroni"}}); err == nil {
+		t.Errorf("unknown correction accepted")
+	}
+}
+
+// TestReportAAFalsePositives: an A/A comparison of 32 steps with 3
+// repeats per side, at run-to-run CVs of 3–18 %, marks a step "*" in at
+// most α of the reports (plus three binomial standard errors).
+func TestReportAAFalsePositives(t *testing.T) {
+	const reports = 300
+	steps := make([]string, 32)
+	for i := range steps {
+		steps[i] = fmt.Sprintf("step-%02d", i)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	flagged, marked := 0, 0
+	for range reports {
+		runs := map[string]map[string][]float64{"a": {}, "b": {}}
+		for i, s := range steps {
+			cv := 0.03 + 0.15*float64(i)/31
+			for _, v := range []string{"a", "b"} {
+				for range 3 {
+					runs[v][s] = append(runs[v][s], 1000*math.Exp(cv*r.NormFloat64()))
+				}
+			}
+		}
+		ds := repeatsDataset(t, []int{1}, runs, []string{"a", "b"}, steps)
+		rel, err := Relative(ds, RelativeOptions{ByCombination: true, Steps: steps,
+			Significance: Significance{Magnitude: -1}}) // no magnitude floor: the strictest case
+		if err != nil {
+			t.Fatal(err)
+		}
+		any := false
+		for i := range steps {
+			switch rel.Inference[i][0].Marker {
+			case MarkerSignificant:
+				any = true
+			case MarkerNone:
+				marked++ // excludes 1 unadjusted: about 5 % of the steps
+			}
+		}
+		if any {
+			flagged++
+		}
+	}
+	rate := float64(flagged) / reports
+	unadjusted := float64(marked) / (reports * 32)
+	t.Logf("A/A: %d of %d reports mark a step *; %.3f of the steps have an interval excluding 1", flagged, reports, unadjusted)
+	if limit := 0.05 + 3*math.Sqrt(0.05*0.95/reports); rate > limit {
+		t.Errorf("A/A reports flagged: %.3f, want <= %.3f", rate, limit)
+	}
+	// The per-step intervals are not corrected: about 5 % exclude 1
+	// (a little less: Fieller's coverage with 3 runs is about 96 %).
+	if unadjusted < 0.02 || unadjusted > 0.08 {
+		t.Errorf("share of A/A intervals excluding 1: %.3f, want about 0.05", unadjusted)
+	}
+}
