@@ -35,7 +35,10 @@ type Report struct {
 	ScaleUp  []*ScaleUpTable  `json:"scaleUp,omitempty"`
 	Series   []SeriesStats    `json:"series,omitempty"`
 	Repeats  []RepeatStat     `json:"repeats,omitempty"`
-	Notes    []string         `json:"notes,omitempty"`
+	// Noise is the run-to-run noise floor per (step, threads) measured on
+	// the repeats.
+	Noise []NoiseFloorRow `json:"noise,omitempty"`
+	Notes []string        `json:"notes,omitempty"`
 }
 
 // BuildReport computes every report of ds.
@@ -124,6 +127,7 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		return nil, err
 	}
 	r.Repeats = RepeatStats(ds)
+	r.Noise = NoiseFloors(ds)
 	return r, nil
 }
 
@@ -138,7 +142,7 @@ func hasHardware(ds *Dataset, step string, threads int) bool {
 
 // Tables renders the whole report in a fixed order: relative throughput,
 // group statistics, hardware efficiency, scale-up, throughput over time,
-// repeats.
+// repeats, noise floor.
 func (r *Report) Tables() []Table {
 	var out []Table
 	for _, t := range r.Relative {
@@ -158,6 +162,9 @@ func (r *Report) Tables() []Table {
 	}
 	if len(r.Repeats) > 0 {
 		out = append(out, RepeatTable(r.Repeats))
+	}
+	if len(r.Noise) > 0 {
+		out = append(out, NoiseTable(r.Noise))
 	}
 	if len(r.Notes) > 0 && len(out) > 0 {
 		out[0].Notes = append(out[0].Notes, r.Notes...)

@@ -216,3 +216,49 @@ func TestReportAAFalsePositives(t *testing.T) {
 		t.Errorf("share of A/A intervals excluding 1: %.3f, want about 0.05", unadjusted)
 	}
 }
+
+func TestNoiseFloors(t *testing.T) {
+	runs := map[string]map[string][]float64{
+		"10.11": {"point-query": {1000, 1100, 900}, "insert": {500, 500, 500}},
+		"11.4":  {"point-query": {2000, 2100}, "insert": {400, 400}},
+	}
+	ds := repeatsDataset(t, []int{1}, runs, []string{"10.11", "11.4"}, []string{"point-query", "insert"})
+	rows := NoiseFloors(ds)
+	if len(rows) != 2 {
+		t.Fatalf("rows %+v", rows)
+	}
+	ss := func(xs ...float64) float64 {
+		m := 0.0
+		for _, x := range xs {
+			m += math.Log(x) / float64(len(xs))
+		}
+		s := 0.0
+		for _, x := range xs {
+			s += (math.Log(x) - m) * (math.Log(x) - m)
+		}
+		return s
+	}
+	sigma := math.Sqrt((ss(1000, 1100, 900) + ss(2000, 2100)) / 3)
+	pq := rows[0]
+	if pq.Step != "point-query" || pq.DF != 3 || pq.Runs != 5 || pq.Sets != 2 || pq.Repeats != 3 || math.Abs(pq.SigmaLog-sigma) > 1e-12 {
+		t.Errorf("point-query floor %+v, want σ %v df 3 runs 5", pq, sigma)
+	}
+	mde, _ := inference.Design{CV: pq.CV}.MDE(3, 0.8)
+	if float64(pq.MDE) != mde || pq.RepeatsFor5Pct < 10 {
+		t.Errorf("point-query MDE %v (want %v), repeats for ±5 %% %d", pq.MDE, mde, pq.RepeatsFor5Pct)
+	}
+	if ins := rows[1]; ins.SigmaLog != 0 || ins.MDE != 0 || ins.RepeatsFor5Pct != 2 {
+		t.Errorf("noiseless insert %+v", ins)
+	}
+	tab := NoiseTable(rows)
+	if !cmp.Equal(tab.Columns[5], "mde % (n=3)") || tab.Rows[1][2] != "0.00" {
+		t.Errorf("table %+v", tab)
+	}
+	r, err := BuildReport(ds, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Noise) != 2 || r.Tables()[len(r.Tables())-1].ID != "noise" {
+		t.Errorf("report lacks the noise floor table")
+	}
+}

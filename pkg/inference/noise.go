@@ -234,18 +234,24 @@ func (d Design) Power(n int, effect float64) (float64, error) {
 	if !(effect >= 0 && effect < 1) {
 		return 0, fmt.Errorf("design: effect %v must be in [0, 1): %w", effect, ErrInvalid)
 	}
-	return d.power(n, -math.Log1p(-effect)), nil
+	return d.power(n, d.critical(n), -math.Log1p(-effect)), nil
 }
 
-// power for a log-scale shift delta >= 0.
-func (d Design) power(n int, delta float64) float64 {
+// critical is the test's critical value of t.
+func (d Design) critical(n int) float64 {
+	if d.TwoSided {
+		return tQuantile(1-d.alpha()/2, d.df(n))
+	}
+	return tQuantile(1-d.alpha(), d.df(n))
+}
+
+// power for a log-scale shift delta >= 0, given the critical value c.
+func (d Design) power(n int, c, delta float64) float64 {
 	nu := d.df(n)
 	lambda := delta / (d.sigma() * math.Sqrt(2/float64(n)))
 	if !d.TwoSided {
-		c := tQuantile(1-d.alpha(), nu)
 		return 1 - noncentralTCDF(c, nu, lambda)
 	}
-	c := tQuantile(1-d.alpha()/2, nu)
 	return 1 - noncentralTCDF(c, nu, lambda) + noncentralTCDF(-c, nu, lambda)
 }
 
@@ -263,13 +269,14 @@ func (d Design) MDE(n int, power float64) (float64, error) {
 		return 0, fmt.Errorf("design: power %v must be in (alpha, 1): %w", power, ErrInvalid)
 	}
 	// Power grows with delta; bracket then bisect on the log scale.
+	c := d.critical(n)
 	lo, hi := 0.0, d.sigma()
-	for d.power(n, hi) < power {
+	for d.power(n, c, hi) < power {
 		lo, hi = hi, 2*hi
 	}
 	for range 100 {
 		mid := (lo + hi) / 2
-		if d.power(n, mid) < power {
+		if d.power(n, c, mid) < power {
 			lo = mid
 		} else {
 			hi = mid

@@ -107,21 +107,24 @@ func momentsOf(side string, xs []float64, min int) (moments, error) {
 }
 
 // meanVar returns the mean and the sample variance (n−1; NaN for n < 2),
-// with the two-pass algorithm.
+// with the corrected two-pass algorithm: the second term removes the
+// rounding error of the mean, so identical values give exactly 0.
 func meanVar(xs []float64) (float64, float64) {
 	var s float64
 	for _, x := range xs {
 		s += x
 	}
-	m := s / float64(len(xs))
+	n := float64(len(xs))
+	m := s / n
 	if len(xs) < 2 {
 		return m, math.NaN()
 	}
-	var ss float64
+	var ss, c float64
 	for _, x := range xs {
 		ss += (x - m) * (x - m)
+		c += x - m
 	}
-	return m, ss / float64(len(xs)-1)
+	return m, math.Max(0, ss-c*c/n) / (n - 1)
 }
 
 func checkLevel(level float64) error {
