@@ -167,6 +167,10 @@ func parseOptionFile(v *Variant, lines []string) {
 		if rest, ok := strings.CutPrefix(s.Name, "loose_"); ok {
 			s.Name, s.Loose = rest, true
 		}
+		if s.Name == "" {
+			v.mistake(n, MistakeSyntax, "%q is a prefix without an option name", name)
+			continue
+		}
 		v.Settings = append(v.Settings, s)
 	}
 }
