@@ -237,7 +237,7 @@ var postgresIncludes = map[string]bool{"include": true, "include_if_exists": tru
 
 // parsePostgres follows postgresql.conf's rules (guc-file.l): "name = value"
 // or "name value", names case-insensitive, '#' comments outside quotes,
-// values quoted with '...' ('' or \' for a quote) or a bare token such as
+// values in single quotes (a quote inside doubled or backslash-escaped) or a bare token such as
 // 8GB, and the include directives.
 func parsePostgres(v *Variant, lines []string) {
 	for i, raw := range lines {
