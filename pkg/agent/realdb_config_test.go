@@ -6,6 +6,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,9 +177,13 @@ func TestRealConfigIgnored(t *testing.T) {
 			if full.Load != nil || len(full.Steps) != 0 {
 				t.Errorf("the cell loaded or ran after the check failed: load %v, %d steps", full.Load, len(full.Steps))
 			}
-			prog, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
-			if err != nil || !strings.Contains(string(prog), `"reason":"`+string(plan.FailureConfigNotApplied)+`"`) {
-				t.Errorf("progress %s (%v) has no reason %s", prog, err, plan.FailureConfigNotApplied)
+			raw, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
+			var prog plan.Progress
+			if err == nil {
+				err = json.Unmarshal(raw, &prog)
+			}
+			if err != nil || prog.Reason != plan.FailureConfigNotApplied || prog.FailureClass != plan.FailureBenchmark {
+				t.Errorf("progress %s (%v): want reason %s, class %s", raw, err, plan.FailureConfigNotApplied, plan.FailureBenchmark)
 			}
 		})
 	}

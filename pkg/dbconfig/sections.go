@@ -17,7 +17,10 @@ import (
 //	        mariadbd  mariadbd-X.Y  client-server  galera   (mariadbd --help --verbose, 10.11)
 //
 // [galera] is read by MariaDB builds with wsrep (Debian's and the official
-// images). Sections are matched case-insensitively, as the servers do.
+// images). Debian's MySQL 9.7 also reads [mysql_cluster] (NDB-enabled
+// builds do; Oracle's images do not): it is left out, so a setting there is
+// reported unverified rather than compared on a server that may ignore it.
+// Sections are matched case-insensitively, as the servers do.
 var (
 	mysqlServerGroups   = []string{"mysqld", "server"}
 	mariadbServerGroups = []string{"mysqld", "server", "mariadb", "mariadbd", "client-server", "galera"}
