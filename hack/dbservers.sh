@@ -23,6 +23,11 @@
 # which is otherwise the one the host's apt sources already use.
 #
 # The servers are sized for tests (small buffer pools), not for benchmarks.
+#
+# DBBENCH_DB_EXTRA_CONFIG names a file (a my.cnf fragment, or postgresql.conf
+# lines) that the server reads BEFORE the script's own settings, which
+# therefore win where both set something: the agent's config-verification
+# tests use it for a variant that is partly overridden.
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -37,6 +42,7 @@ MYSQL_ROOTFS="${DBBENCH_CACHE}/rootfs/sid-mysql"
 DB_USER=dbbench
 DB_PASSWORD=dbbench-pw
 DB_NAME=sbtest
+EXTRA_CONFIG="${DBBENCH_DB_EXTRA_CONFIG:-}"
 
 need_packages() {
 	local pkgs=(sysbench)
@@ -71,7 +77,13 @@ mariadb_start() {
 	need_packages mariadb
 	rm -rf "${dir}"
 	mkdir -p "${dir}/data" "${dir}/tmp"
+	local include=""
+	if [ -n "${EXTRA_CONFIG}" ]; then
+		cp "${EXTRA_CONFIG}" "${dir}/extra.cnf"
+		include="!include ${dir}/extra.cnf"
+	fi
 	cat >"${dir}/my.cnf" <<EOF
+${include}
 [mariadbd]
 user=root
 datadir=${dir}/data
@@ -151,6 +163,11 @@ postgres_start() {
 		cat "${dir}/initdb.log" >&2
 		return 1
 	}
+	if [ -n "${EXTRA_CONFIG}" ]; then
+		cp "${EXTRA_CONFIG}" "${dir}/data/extra.conf"
+		chown postgres: "${dir}/data/extra.conf"
+		echo "include 'extra.conf'" >>"${dir}/data/postgresql.conf"
+	fi
 	cat >>"${dir}/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
 port = ${POSTGRES_PORT}
@@ -275,8 +292,14 @@ mysql_start() {
 	rm -rf "${dir}" "${ROOT}/mysql"
 	mkdir -p "${dir}/data" "${dir}/tmp" "${ROOT}"
 	ln -sfn "${dir}" "${ROOT}/mysql"
+	local include=""
+	if [ -n "${EXTRA_CONFIG}" ]; then
+		cp "${EXTRA_CONFIG}" "${dir}/extra.cnf"
+		include="!include ${MYSQL_IN}/extra.cnf"
+	fi
 	# mysqlx=OFF: the X protocol would otherwise listen on *:33060.
 	cat >"${dir}/my.cnf" <<EOF
+${include}
 [mysqld]
 user=root
 datadir=${MYSQL_IN}/data

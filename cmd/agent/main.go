@@ -8,7 +8,7 @@
 //	                         hardware metrics beside the database server
 //
 // Exit codes are pkg/plan's: 0 done, 2 benchmark failed, 3 server
-// unreachable, 4 invalid plan.
+// unreachable, 4 invalid plan, 5 config variant not in effect.
 package main
 
 import (
@@ -88,6 +88,10 @@ func runCluster(ctx context.Context, args []string) int {
 		SysbenchBinary: *sysbenchBin, Sink: sink, Log: os.Stderr,
 		NodeName: os.Getenv(plan.EnvNodeName), PodName: os.Getenv(plan.EnvPodName), Version: version,
 	}
+	if a.ServerConfig, err = agent.LoadServerConfig(os.Getenv(plan.EnvPlanPath)); err != nil {
+		fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
+		return plan.ExitInvalidPlan
+	}
 	if u := os.Getenv(plan.EnvCollectorURL); u != "" {
 		a.Collector, a.CollectorScope = &agent.HTTPCollector{URL: u}, "database node (collector)"
 	}
@@ -136,6 +140,7 @@ func runLocal(ctx context.Context, args []string) int {
 	fs.BoolVar(&o.TPCCUseFK, "tpcc-fk", false, "TPC-C foreign keys")
 	fs.StringVar(&o.Out, "out", "", "results directory (progress.json, result.json)")
 	fs.IntVar(&o.ReadyTimeout, "ready-timeout", 0, "seconds to wait for the server (default 60)")
+	fs.StringVar(&o.ServerConfigFile, "server-config", "", "the server's config variant (my.cnf / postgresql.conf): verified against the running server before the load")
 	sysbenchBin := fs.String("sysbench", "sysbench", "sysbench binary")
 	hw := fs.Bool("hw", true, "sample /proc of this host for hardware metrics per step")
 	cgroup := fs.String("server-cgroup-cpu", "", "the server's cgroup cpu.stat / cpuacct.usage, for its own CPU per op")
@@ -154,6 +159,10 @@ func runLocal(ctx context.Context, args []string) int {
 	a := &agent.Agent{
 		Plan: *p, Host: o.Host, User: o.User, Password: password, SysbenchBinary: *sysbenchBin,
 		Sink: agent.DirSink{Dir: p.Results.Dir}, Log: os.Stderr, Version: version, ClientOnDBNode: true,
+	}
+	if a.ServerConfig, err = o.ServerConfig(); err != nil {
+		fmt.Fprintln(os.Stderr, "dbbench-agent local:", err)
+		return plan.ExitInvalidPlan
 	}
 	if *hw {
 		a.Collector, a.CollectorScope = &agent.ProcCollector{CgroupCPU: *cgroup}, "local host (client and server together)"

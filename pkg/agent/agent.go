@@ -67,6 +67,9 @@ type Agent struct {
 	// LogBufferBytes bounds the log kept for the outbox (default
 	// DefaultLogBufferBytes).
 	LogBufferBytes int
+	// ServerConfig is the config variant's text, verified against the
+	// server before the load (verify.go); "" verifies nothing.
+	ServerConfig string
 
 	logBuf   *logBuffer
 	doc      results.Document
@@ -169,6 +172,9 @@ func (a *Agent) Run(ctx context.Context) Result {
 	a.doc.StartedAt = time.Now().UTC()
 	if err := a.serverProvenance(ctx); err != nil {
 		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", fmt.Errorf("reading server provenance: %w", err))
+	}
+	if r, failed := a.checkConfig(ctx); failed {
+		return r
 	}
 
 	// Load the sbtest tables when any step uses them.

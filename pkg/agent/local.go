@@ -43,6 +43,8 @@ type LocalOptions struct {
 	TPCCUseFK      bool
 	Out            string
 	ReadyTimeout   int
+	// ServerConfigFile is the config variant's text to verify (verify.go).
+	ServerConfigFile string
 }
 
 // Build returns the plan and password for a local run.

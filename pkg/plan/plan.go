@@ -53,6 +53,12 @@ const (
 	PlanDir          = "/etc/dbbench/plan"
 	PlanFile         = "plan.json"
 	CustomScriptsDir = "/etc/dbbench/plan/custom" // custom step scripts, beside the plan
+
+	// ServerConfigFile is the config variant's text (ConfigKeyServer),
+	// mounted beside the plan so the agent can verify that the server runs
+	// with it; absent when the controller does not mount it (the agent then
+	// verifies nothing).
+	ServerConfigFile = ConfigKeyServer
 )
 
 // Keys of the per-cell ConfigMaps.
@@ -104,6 +110,11 @@ const (
 	ExitServerUnreachable = 3
 	// ExitInvalidPlan: the plan is malformed. Not retried.
 	ExitInvalidPlan = 4
+	// ExitConfigNotApplied: the server runs with values other than the
+	// config variant's (a setting ignored, overridden or pending a restart;
+	// Progress.Reason is FailureConfigNotApplied). A benchmark failure, not
+	// retried: the same variant on the same server would do the same again.
+	ExitConfigNotApplied = 5
 )
 
 // Engine is a database engine.
@@ -278,6 +289,16 @@ const (
 	FailureInfrastructure FailureClass = "Infrastructure"
 )
 
+// FailureReason is a machine-readable cause of a failure, for the
+// controller's condition reasons; the message stays in Progress.Error.
+type FailureReason string
+
+const (
+	// FailureConfigNotApplied: the server does not run with the config
+	// variant's settings (exit code ExitConfigNotApplied).
+	FailureConfigNotApplied FailureReason = "ConfigNotApplied"
+)
+
 // Progress is what the agent writes to the results ConfigMap as it goes. The
 // agent writes it at phase changes and step boundaries, at most once every
 // few seconds, so a cell costs the API server a bounded number of writes.
@@ -295,6 +316,8 @@ type Progress struct {
 	// Error and FailureClass are set when Phase is Failed.
 	Error        string       `json:"error,omitempty"`
 	FailureClass FailureClass `json:"failureClass,omitempty"`
+	// Reason is set for failures with a machine-readable cause.
+	Reason FailureReason `json:"reason,omitempty"`
 }
 
 // ExpandedSteps counts the (step, threads) pairs a plan runs, for progress.

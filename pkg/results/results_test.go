@@ -135,6 +135,11 @@ func TestValidate(t *testing.T) {
 			[]string{"steps[0].encodedQps: belongs to the compact form"}},
 		{"series in compact", func(d *Document) { d.Form = FormCompact }, []string{"steps[0].series: must be absent"}},
 		{"summary order", func(d *Document) { d.Steps[0].Summary = &SeriesSummary{Min: 5, P5: 4, Median: 6, P95: 7, Max: 8} }, []string{"steps[0].summary: min <= p5"}},
+		{"config check", func(d *Document) {
+			d.Provenance.ConfigCheck = &ConfigCheck{Verified: []ConfigSetting{{Requested: "1"}},
+				NotApplied: []ConfigSetting{{Name: "max_connections", Requested: "77", Effective: "200"}}}
+		}, []string{"provenance.configCheck.verified[0].name: must be set",
+			"provenance.configCheck.notApplied: a succeeded cell cannot have run with settings other than its variant's"}},
 		{"hardware", func(d *Document) { d.Steps[0].Hardware.OpsBasis = ""; d.Steps[0].Hardware.CPUPerOp = ptr(-1.0) },
 			[]string{"steps[0].hardware.opsBasis: must be set", "steps[0].hardware.cpuPerOp: must not be negative"}},
 	}

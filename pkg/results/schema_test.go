@@ -52,7 +52,17 @@ func TestSchemaAcceptsGeneratedDocuments(t *testing.T) {
 	early.Status = Status{Outcome: OutcomeFailed, FailureClass: FailureInfrastructure, Error: "pod evicted"}
 	empty := testDocument(1, []int{1}, 5)
 	empty.Steps[0].Series = testSeries(0, 1) // an empty series: columns must encode as []
-	docs := map[string]*Document{"full": full, "failed": failed, "early": early, "empty series": empty}
+	checked := testDocument(1, []int{1}, 5)
+	checked.Provenance.ConfigCheck = &ConfigCheck{
+		Verified:   []ConfigSetting{{Name: "innodb_buffer_pool_size", Line: 2, Requested: "256M", Normalized: "268435456", Effective: "268435456", Source: "CONFIG"}},
+		Unverified: []ConfigSetting{{Name: "!includedir", Line: 3, Requested: "/etc/mysql/conf.d/", Reason: "another file"}},
+	}
+	notApplied := testDocument(0, nil, 0)
+	notApplied.Status = Status{Outcome: OutcomeFailed, FailureClass: FailureBenchmark, Error: "config variant not in effect"}
+	notApplied.Provenance.ConfigCheck = &ConfigCheck{NotApplied: []ConfigSetting{{Name: "max_connections", Line: 1, Requested: "77", Effective: "200"}},
+		Mistakes: []string{"line 1: ..."}}
+	docs := map[string]*Document{"full": full, "failed": failed, "early": early, "empty series": empty,
+		"config check": checked, "config not applied": notApplied}
 	c, _, err := Compact(full, CompactOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +133,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"host": reflect.TypeFor[Host](), "provenance": reflect.TypeFor[Provenance](), "load": reflect.TypeFor[Load](),
 		"series": reflect.TypeFor[Series](), "summary": reflect.TypeFor[SeriesSummary](),
 		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "step": reflect.TypeFor[StepResult](),
+		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
 	}
 	check := func(name string, typ reflect.Type, props map[string]any, required []string) {
 		fields, omittable := jsonFields(typ)

@@ -121,6 +121,10 @@ type Provenance struct {
 	ServerSettingsSHA256 string `json:"serverSettingsSha256,omitempty"`
 	// ConfigText is the config variant's text as given to the server.
 	ConfigText string `json:"configText,omitempty"`
+	// ConfigCheck is the agent's comparison of the config variant with the
+	// server's effective settings, made before the load; absent when the
+	// agent had no variant text to check.
+	ConfigCheck *ConfigCheck `json:"configCheck,omitempty"`
 	// Image is the server image reference; ImageDigest its resolved digest
 	// ("sha256:..."), the only reliable identity of the binary.
 	Image       string `json:"image,omitempty"`
@@ -136,6 +140,40 @@ type Provenance struct {
 	SysbenchVersion string `json:"sysbenchVersion,omitempty"`
 	// DBBenchVersion is the agent's build version.
 	DBBenchVersion string `json:"dbbenchVersion,omitempty"`
+}
+
+// ConfigCheck says, setting by setting, whether the server ran with the
+// config variant: what was verified, what the server runs with instead
+// (the cell then fails) and what the server cannot confirm.
+type ConfigCheck struct {
+	// Verified are the settings the server reports with the requested value.
+	Verified []ConfigSetting `json:"verified,omitempty"`
+	// NotApplied are the settings the server reports with another value.
+	NotApplied []ConfigSetting `json:"notApplied,omitempty"`
+	// Unverified are settings and include directives the server cannot
+	// confirm either way, each with its reason.
+	Unverified []ConfigSetting `json:"unverified,omitempty"`
+	// Mistakes are the variant's structural mistakes ("line 1: ...").
+	Mistakes []string `json:"mistakes,omitempty"`
+}
+
+// ConfigSetting is one setting of a config variant and what the server
+// reports for it.
+type ConfigSetting struct {
+	// Name is the server's name for the setting (or an include directive).
+	Name string `json:"name"`
+	// Line is the setting's line in the variant's text.
+	Line int `json:"line,omitempty"`
+	// Requested is the value as written; Normalized the same in the
+	// server's terms when that differs ("256M" → "268435456").
+	Requested  string `json:"requested"`
+	Normalized string `json:"normalized,omitempty"`
+	// Effective is the value the server reports.
+	Effective string `json:"effective,omitempty"`
+	// Source is where the server says the value came from.
+	Source string `json:"source,omitempty"`
+	// Reason explains why a setting is unverified or not applied.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Host describes a node.

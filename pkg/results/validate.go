@@ -106,6 +106,19 @@ func (d *Document) Validate() error {
 			c.add(path, "%q is not algorithm:hex", dg)
 		}
 	}
+	if cc := p.ConfigCheck; cc != nil {
+		for _, l := range []struct {
+			name     string
+			settings []ConfigSetting
+		}{{"verified", cc.Verified}, {"notApplied", cc.NotApplied}, {"unverified", cc.Unverified}} {
+			for i, s := range l.settings {
+				c.required(fmt.Sprintf("provenance.configCheck.%s[%d].name", l.name, i), s.Name)
+			}
+		}
+		if len(cc.NotApplied) > 0 && d.Status.Outcome == OutcomeSucceeded {
+			c.add("provenance.configCheck.notApplied", "a succeeded cell cannot have run with settings other than its variant's")
+		}
+	}
 	for path, h := range map[string]*Host{"provenance.databaseNode": &p.DatabaseNode, "provenance.clientNode": p.ClientNode} {
 		if h == nil {
 			continue

@@ -33,7 +33,9 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 	}
 	labels := attemptLabels(run, c, RoleClient, attempt)
 
-	items := []corev1.KeyToPath{{Key: plan.ConfigKeyPlan, Path: plan.PlanFile}}
+	// The variant's text goes beside the plan: the agent verifies that the
+	// server runs with it (the config ConfigMap always has the key).
+	items := []corev1.KeyToPath{{Key: plan.ConfigKeyPlan, Path: plan.PlanFile}, {Key: plan.ConfigKeyServer, Path: plan.ServerConfigFile}}
 	for _, cs := range run.Spec.Workload.CustomSteps {
 		items = append(items, corev1.KeyToPath{Key: CustomScriptKey(cs.Name), Path: path.Join("custom", cs.Name+".lua")})
 	}

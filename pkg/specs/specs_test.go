@@ -212,8 +212,9 @@ func TestPlanAndRBAC(t *testing.T) {
 	for _, it := range job.Spec.Template.Spec.Volumes[0].ConfigMap.Items {
 		paths = append(paths, plan.PlanDir+"/"+it.Path)
 	}
-	if diff := cmp.Diff([]string{"/etc/dbbench/plan/plan.json", "/etc/dbbench/plan/custom/mine.lua"}, paths); diff != "" {
-		t.Errorf("the plan and script land where the plan says (-want +got):\n%s", diff)
+	// The variant's text beside the plan, where agent.LoadServerConfig reads it.
+	if diff := cmp.Diff([]string{"/etc/dbbench/plan/plan.json", "/etc/dbbench/plan/server.cnf", "/etc/dbbench/plan/custom/mine.lua"}, paths); diff != "" {
+		t.Errorf("the plan, variant and script land where the plan says (-want +got):\n%s", diff)
 	}
 
 	cells := matrix.Expand(run)
