@@ -6,7 +6,10 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/dbbench/dbbench/pkg/analysis"
 )
@@ -116,3 +119,38 @@ func (o *OutputFlags) writeHTML(errOut io.Writer, r *analysis.Report, opts analy
 	fmt.Fprintf(errOut, "wrote %s\n", o.HTML)
 	return nil
 }
+
+// ObjectOutputFlags give a command that shows an API object kubectl's
+// object output (-o json|yaml|name|jsonpath=...|go-template=...) through
+// cli-runtime's printers. Without -o the command keeps its own human view,
+// as kubectl and kueuectl fall back to their table printer.
+type ObjectOutputFlags struct {
+	PrintFlags *genericclioptions.PrintFlags
+
+	printer printers.ResourcePrinter
+}
+
+// NewObjectOutputFlags returns the flags with no format chosen.
+func NewObjectOutputFlags() *ObjectOutputFlags {
+	return &ObjectOutputFlags{PrintFlags: genericclioptions.NewPrintFlags("")}
+}
+
+// AddFlags registers -o/--output and the template flags.
+func (o *ObjectOutputFlags) AddFlags(cmd *cobra.Command) { o.PrintFlags.AddFlags(cmd) }
+
+// Complete builds the printer when a format was given; an unknown format is
+// an error that lists the known ones.
+func (o *ObjectOutputFlags) Complete() error {
+	if o.PrintFlags.OutputFormat == nil || *o.PrintFlags.OutputFormat == "" {
+		return nil
+	}
+	p, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	o.printer = p
+	return nil
+}
+
+// Printer is the object printer, or nil for the command's own view.
+func (o *ObjectOutputFlags) Printer() printers.ResourcePrinter { return o.printer }

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 )
 
 // WatchOptions are the options of `watch`.
@@ -17,8 +20,11 @@ type WatchOptions struct {
 	Interval time.Duration
 	Once     bool
 	Width    int
-	clients  Clients
-	cluster  *Cluster
+	// Objects, when -o is given, prints the BenchmarkRun object at every
+	// poll instead of the progress frame.
+	Objects *ObjectOutputFlags
+	clients Clients
+	cluster *Cluster
 	// sleep waits between polls; tests replace it.
 	sleep func(context.Context, time.Duration) error
 	genericiooptions.IOStreams
@@ -26,16 +32,19 @@ type WatchOptions struct {
 
 // NewCmdWatch builds `kubectl dbbench watch RUN`.
 func NewCmdWatch(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
-	o := &WatchOptions{IOStreams: streams, clients: clients, sleep: sleepCtx}
+	o := &WatchOptions{IOStreams: streams, clients: clients, sleep: sleepCtx, Objects: NewObjectOutputFlags()}
 	cmd := &cobra.Command{
 		Use:   "watch RUN",
 		Short: "Follow a run's progress: cells, current step, progress bars",
 		Long: `Poll a BenchmarkRun's status and print one frame per poll: the run's phase and
 progress, then one line per cell with its phase, a progress bar of its
 (step, threads) pairs and the step running now. Stops when the run has
-Succeeded or Failed (or after one frame with --once).`,
+Succeeded or Failed (or after one frame with --once). With -o, each poll
+prints the BenchmarkRun object instead (json, yaml, name, jsonpath=...,
+go-template=...), as kubectl get does.`,
 		Example: `  kubectl dbbench watch nightly-42
-  kubectl dbbench watch nightly-42 --interval 10s`,
+  kubectl dbbench watch nightly-42 --interval 10s
+  kubectl dbbench watch nightly-42 --once -o yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
@@ -50,12 +59,16 @@ Succeeded or Failed (or after one frame with --once).`,
 	cmd.Flags().DurationVar(&o.Interval, "interval", 5*time.Second, "Time between polls.")
 	cmd.Flags().BoolVar(&o.Once, "once", false, "Print one frame and exit.")
 	cmd.Flags().IntVar(&o.Width, "bar-width", 20, "Width of the progress bars.")
+	o.Objects.AddFlags(cmd)
 	return cmd
 }
 
 // Complete fills the run name and clients.
 func (o *WatchOptions) Complete(args []string) error {
 	o.RunName = args[0]
+	if err := o.Objects.Complete(); err != nil {
+		return err
+	}
 	c, err := o.clients.Cluster()
 	if err != nil {
 		return err
@@ -75,21 +88,43 @@ func (o *WatchOptions) Validate() error {
 	return nil
 }
 
+// printer is the object printer, or nil for frames (also when the options
+// were built without flags, as in tests).
+func (o *WatchOptions) printer() printers.ResourcePrinter {
+	if o.Objects == nil {
+		return nil
+	}
+	return o.Objects.Printer()
+}
+
 // Run polls until the run ends.
 func (o *WatchOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	for first := true; ; first = false {
-		run, err := o.cluster.Run(ctx, o.RunName)
-		if err != nil {
-			return err
+		var phase string
+		if p := o.printer(); p != nil {
+			u, err := o.cluster.Dynamic.Resource(RunGVR).Namespace(o.cluster.Namespace).Get(ctx, o.RunName, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("getting benchmarkrun %s/%s: %w", o.cluster.Namespace, o.RunName, err)
+			}
+			if err := p.PrintObj(u, o.Out); err != nil {
+				return err
+			}
+			phase, _, _ = unstructured.NestedString(u.Object, "status", "phase")
+		} else {
+			run, err := o.cluster.Run(ctx, o.RunName)
+			if err != nil {
+				return err
+			}
+			if !first {
+				fmt.Fprintln(o.Out)
+			}
+			writeFrame(o.Out, run, o.Width)
+			phase = run.Phase
 		}
-		if !first {
-			fmt.Fprintln(o.Out)
-		}
-		writeFrame(o.Out, run, o.Width)
-		if o.Once || run.Phase == "Succeeded" || run.Phase == "Failed" {
+		if o.Once || phase == "Succeeded" || phase == "Failed" {
 			return nil
 		}
 		if err := o.sleep(ctx, o.Interval); err != nil {

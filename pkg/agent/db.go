@@ -14,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/dbbench/dbbench/pkg/plan"
 )
@@ -138,29 +139,26 @@ func classify(err error) ConnectErrorKind {
 // once: waiting does not fix them.
 func (s *Server) WaitReady(ctx context.Context, timeout time.Duration) error {
 	start := time.Now()
-	deadline := start.Add(timeout)
-	var last error
+	var last *ConnectError
 	attempt := 0
-	for {
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(context.Context) (bool, error) {
 		attempt++
+		// The caller's context, not the poll's: a query in flight is not cut
+		// at the deadline, so the last error is the server's, not ours.
 		err := s.ping(ctx)
 		if err == nil {
-			return nil
+			return true, nil
 		}
-		last = err
-		kind := classify(err)
-		ce := &ConnectError{Kind: kind, Addr: s.addr(), Waited: time.Since(start), Attempt: attempt, Err: last}
-		if !ce.Retryable() {
-			return ce
+		last = &ConnectError{Kind: classify(err), Addr: s.addr(), Waited: time.Since(start), Attempt: attempt, Err: err}
+		if !last.Retryable() {
+			return false, last
 		}
-		if time.Now().Add(time.Second).After(deadline) || ctx.Err() != nil {
-			return ce
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
+		return false, nil
+	})
+	if err != nil && last != nil {
+		return last
 	}
+	return err
 }
 
 func (s *Server) ping(ctx context.Context) error {
@@ -364,25 +362,26 @@ func (s *Server) Flush(ctx context.Context, tables []string, maxWait time.Durati
 	if err != nil {
 		return r, fmt.Errorf("reading dirty pages: %w", err)
 	}
-	deadline := start.Add(maxWait)
-	for {
+	// Reading at least once, then every second until the target or maxWait;
+	// running out of time is an outcome the report records, not an error.
+	var readErr error
+	err = wait.PollUntilContextTimeout(ctx, time.Second, time.Until(start.Add(maxWait)), true, func(context.Context) (bool, error) {
 		d, err := dirty()
 		if err != nil {
-			return r, fmt.Errorf("reading dirty pages: %w", err)
+			readErr = fmt.Errorf("reading dirty pages: %w", err)
+			return false, readErr
 		}
 		r.DirtyPctAfter = d
-		if d <= 1 {
-			r.ReachedTarget = true
-			break
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return r, ctx.Err()
-		case <-time.After(time.Second):
-		}
+		r.ReachedTarget = d <= 1
+		return r.ReachedTarget, nil
+	})
+	switch {
+	case readErr != nil:
+		return r, readErr
+	case ctx.Err() != nil:
+		return r, ctx.Err()
+	case err != nil && !wait.Interrupted(err):
+		return r, err
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	_ "embed"
 	"fmt"
 	"html"
+	"html/template"
 	"io"
 	"math"
 	"strings"
@@ -44,6 +46,50 @@ var (
 	lineFrame = frame{h: 330, mb: 50}
 )
 
+// reportTemplate is the page around the charts. The charts themselves are
+// SVG drawn by the functions below, whose every text goes through esc, and
+// enter the page as chartSVG.
+//
+//go:embed report.html.tmpl
+var reportTemplateText string
+
+var reportTemplate = template.Must(template.New("report").Parse(reportTemplateText))
+
+// htmlPage is what reportTemplate renders.
+type htmlPage struct {
+	Title    string
+	CSS      template.CSS
+	Sections []htmlSection
+}
+
+// htmlSection is an optional h2 heading and what follows it.
+type htmlSection struct {
+	Heading string
+	Blocks  []htmlBlock
+}
+
+// htmlBlock is one of: a chart, a table (with its notes), a note paragraph
+// or a bulleted list.
+type htmlBlock struct {
+	Chart template.HTML
+	Table *Table
+	Note  string
+	Items []string
+}
+
+// chartSVG marks a chart drawn by this file as safe HTML: the chart
+// functions escape every text they place (esc) and format every number
+// themselves.
+func chartSVG(svg string) htmlBlock { return htmlBlock{Chart: template.HTML(svg)} }
+
+func tableBlocks(ts ...Table) []htmlBlock {
+	out := make([]htmlBlock, len(ts))
+	for i := range ts {
+		out[i] = htmlBlock{Table: &ts[i]}
+	}
+	return out
+}
+
 // WriteHTML writes a self-contained HTML page (inline CSS and SVG, no
 // scripts, nothing fetched) with the report's tables and charts:
 // relative-throughput bars per group with the base line at 1.0,
@@ -57,79 +103,28 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	if opts.MaxSeriesCharts == 0 {
 		opts.MaxSeriesCharts = 12
 	}
-	title := opts.Title
-	if title == "" && r != nil {
-		title = "dbbench report: " + r.Name
+	page := htmlPage{Title: opts.Title, CSS: template.CSS(css)}
+	if page.Title == "" && r != nil {
+		page.Title = "dbbench report: " + r.Name
 	}
-	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" + esc(title) + "</title>\n<style>\n" + css + "</style></head><body>\n")
-	b.WriteString("<h1>" + esc(title) + "</h1>\n")
+	add := func(heading string, blocks ...htmlBlock) {
+		page.Sections = append(page.Sections, htmlSection{Heading: heading, Blocks: blocks})
+	}
 	if opts.Paired != nil {
 		p, name := opts.Paired, opts.PairedName
 		if name == "" {
 			name = "B"
 		}
-		b.WriteString(fmt.Sprintf("<h2>%s compared with %s, cell by cell</h2>\n", esc(name), esc(p.Base)))
+		var blocks []htmlBlock
 		for _, grp := range groupSteps(p.Steps, g) {
-			b.WriteString(barChart(fmt.Sprintf("%s: QPS(%s) / QPS(%s), %d threads", grp.name, name, p.Base, p.Threads), p, grp.steps))
+			blocks = append(blocks, chartSVG(barChart(fmt.Sprintf("%s: QPS(%s) / QPS(%s), %d threads", grp.name, name, p.Base, p.Threads), p, grp.steps)))
 		}
-		writeHTMLTable(&b, PairedTableText(p, p.Base, name))
+		add(fmt.Sprintf("%s compared with %s, cell by cell", name, p.Base), append(blocks, tableBlocks(PairedTableText(p, p.Base, name))...)...)
 	}
 	if r != nil {
-		for _, rel := range r.Relative {
-			if len(rel.Cells) == 0 {
-				continue
-			}
-			b.WriteString(fmt.Sprintf("<h2>Relative throughput, %d threads (base %s)</h2>\n", rel.Threads, esc(rel.Base)))
-			for _, grp := range groupSteps(rel.Steps, g) {
-				b.WriteString(barChart(fmt.Sprintf("%s: QPS(cell) / QPS(%s), %d threads", grp.name, rel.Base, rel.Threads), rel, grp.steps))
-			}
-			writeHTMLTable(&b, rel.Table())
-		}
-		for _, gt := range r.Groups {
-			b.WriteString(fmt.Sprintf("<h2>Group statistics, %d threads</h2>\n", gt.Threads))
-			for _, t := range gt.Tables() {
-				writeHTMLTable(&b, t)
-			}
-		}
-		if len(r.Series) > 0 {
-			b.WriteString("<h2>Throughput over time</h2>\n")
-			b.WriteString(seriesCharts(r, opts.MaxSeriesCharts))
-			writeHTMLTable(&b, SeriesTable(r.Series))
-		}
-		if len(r.ScaleUp) > 0 {
-			b.WriteString("<h2>Scale-up</h2>\n")
-			for _, s := range r.ScaleUp {
-				for _, grp := range groupSteps(s.Steps, g) {
-					b.WriteString(scaleUpChart(s, grp))
-				}
-				for _, t := range s.Tables() {
-					writeHTMLTable(&b, t)
-				}
-			}
-		}
-		for _, h := range r.Hardware {
-			for i, t := range h.Tables() {
-				if i == 0 {
-					b.WriteString("<h2>Hardware efficiency: " + esc(h.Step) + fmt.Sprintf(", %d threads</h2>\n", h.Threads))
-				}
-				writeHTMLTable(&b, t)
-			}
-		}
-		if len(r.Repeats) > 0 {
-			b.WriteString("<h2>Repeats</h2>\n")
-			writeHTMLTable(&b, RepeatTable(r.Repeats))
-		}
-		if len(r.Notes) > 0 {
-			b.WriteString("<h2>Notes</h2>\n<ul>")
-			for _, n := range r.Notes {
-				b.WriteString("<li>" + esc(n) + "</li>")
-			}
-			b.WriteString("</ul>\n")
-		}
+		addReport(add, r, g, opts.MaxSeriesCharts)
 	}
 	if opts.History != nil {
-		b.WriteString("<h2>History and change points</h2>\n")
 		// Series with change points first; at most MaxSeriesCharts charts.
 		var with, without []HistorySeries
 		for _, s := range opts.History.Series {
@@ -140,21 +135,61 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 			}
 		}
 		all := append(with, without...)
+		var blocks []htmlBlock
 		if len(all) > opts.MaxSeriesCharts {
-			fmt.Fprintf(&b, "<p class=\"note\">Charts of the first %d of %d series, those with change points first (%d); the tables below list them all.</p>\n", opts.MaxSeriesCharts, len(all), len(with))
+			blocks = append(blocks, htmlBlock{Note: fmt.Sprintf("Charts of the first %d of %d series, those with change points first (%d); the tables below list them all.", opts.MaxSeriesCharts, len(all), len(with))})
 			all = all[:opts.MaxSeriesCharts]
 		}
 		for _, s := range all {
-			b.WriteString(historyChart(s))
+			blocks = append(blocks, chartSVG(historyChart(s)))
 		}
-		for _, t := range opts.History.Tables() {
-			writeHTMLTable(&b, t)
+		add("History and change points", append(blocks, tableBlocks(opts.History.Tables()...)...)...)
+	}
+	return reportTemplate.Execute(w, page)
+}
+
+// addReport adds the sections of a single-run (or merged) report.
+func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries int) {
+	for _, rel := range r.Relative {
+		if len(rel.Cells) == 0 {
+			continue
+		}
+		var blocks []htmlBlock
+		for _, grp := range groupSteps(rel.Steps, g) {
+			blocks = append(blocks, chartSVG(barChart(fmt.Sprintf("%s: QPS(cell) / QPS(%s), %d threads", grp.name, rel.Base, rel.Threads), rel, grp.steps)))
+		}
+		add(fmt.Sprintf("Relative throughput, %d threads (base %s)", rel.Threads, rel.Base), append(blocks, tableBlocks(rel.Table())...)...)
+	}
+	for _, gt := range r.Groups {
+		add(fmt.Sprintf("Group statistics, %d threads", gt.Threads), tableBlocks(gt.Tables()...)...)
+	}
+	if len(r.Series) > 0 {
+		add("Throughput over time", chartSVG(seriesCharts(r, maxSeries)), htmlBlock{Table: ptrTo(SeriesTable(r.Series))})
+	}
+	if len(r.ScaleUp) > 0 {
+		var blocks []htmlBlock
+		for _, s := range r.ScaleUp {
+			for _, grp := range groupSteps(s.Steps, g) {
+				blocks = append(blocks, chartSVG(scaleUpChart(s, grp)))
+			}
+			blocks = append(blocks, tableBlocks(s.Tables()...)...)
+		}
+		add("Scale-up", blocks...)
+	}
+	for _, h := range r.Hardware {
+		if ts := h.Tables(); len(ts) > 0 {
+			add(fmt.Sprintf("Hardware efficiency: %s, %d threads", h.Step, h.Threads), tableBlocks(ts...)...)
 		}
 	}
-	b.WriteString("<footer>Generated by kubectl-dbbench. Ratios: 0/0 = 1, x/0 = inf; missing values are never drawn as 0.</footer>\n</body></html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	if len(r.Repeats) > 0 {
+		add("Repeats", tableBlocks(RepeatTable(r.Repeats))...)
+	}
+	if len(r.Notes) > 0 {
+		add("Notes", htmlBlock{Items: r.Notes})
+	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 const css = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1140px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
@@ -199,25 +234,6 @@ func groupSteps(steps []string, g Grouping) []stepGroup {
 		}
 	}
 	return kept
-}
-
-func writeHTMLTable(b *strings.Builder, t Table) {
-	b.WriteString("<table data-id=\"" + esc(t.ID) + "\"><caption>" + esc(t.Title) + "</caption>\n<tr>")
-	for _, c := range t.Columns {
-		b.WriteString("<th>" + esc(c) + "</th>")
-	}
-	b.WriteString("</tr>\n")
-	for _, r := range t.Rows {
-		b.WriteString("<tr>")
-		for _, c := range r {
-			b.WriteString("<td>" + esc(c) + "</td>")
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</table>\n")
-	for _, n := range t.Notes {
-		b.WriteString("<p class=\"note\">" + esc(n) + "</p>\n")
-	}
 }
 
 // niceRange widens [lo, hi] to multiples of a round step and returns ticks.

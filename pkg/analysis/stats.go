@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // StddevKind selects the standard deviation estimator.
@@ -68,26 +70,6 @@ func stddev(xs []float64, kind StddevKind) float64 {
 	return math.Sqrt(ss / div)
 }
 
-// quantileSorted interpolates linearly between closest ranks (type 7, the
-// default of numpy, R and spreadsheets' PERCENTILE/QUARTILE), so the median
-// of an even count is the mean of the middle two.
-func quantileSorted(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	h := q * float64(n-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= n {
-		return sorted[n-1]
-	}
-	if h == lo {
-		return sorted[i]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
-}
-
 func sortedCopy(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
@@ -116,7 +98,7 @@ func Summarize(xs []float64, kind StddevKind) Summary {
 	return Summary{
 		N:       len(xs),
 		Average: Num(mean(xs)),
-		Median:  Num(quantileSorted(s, 0.5)),
+		Median:  Num(stats.Quantile(s, 0.5)),
 		Min:     Num(s[0]),
 		Max:     Num(s[len(s)-1]),
 		Stddev:  Num(stddev(xs, kind)),
@@ -125,7 +107,7 @@ func Summarize(xs []float64, kind StddevKind) Summary {
 
 // quantilesSelect returns the type-7 quantiles qs (ascending, in [0, 1]) of
 // buf, which it reorders. It uses selection (expected O(n) per quantile)
-// instead of a full sort; the results equal quantileSorted on sorted data.
+// instead of a full sort; the results equal stats.Quantile on sorted data.
 func quantilesSelect(buf []float64, qs ...float64) []float64 {
 	out := make([]float64, len(qs))
 	n := len(buf)

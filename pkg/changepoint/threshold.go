@@ -153,7 +153,7 @@ func CheckThreshold(baseline []float64, value float64, opts ThresholdOptions) (T
 	case IQR:
 		sorted := slices.Clone(baseline)
 		slices.Sort(sorted)
-		q1, med, q3 := quantileSorted(sorted, 0.25), quantileSorted(sorted, 0.5), quantileSorted(sorted, 0.75)
+		q1, med, q3 := stats.Quantile(sorted, 0.25), stats.Quantile(sorted, 0.5), stats.Quantile(sorted, 0.75)
 		res.Center = med
 		if opts.Lower > 0 {
 			res.LowerLimit = med - opts.Lower*(q3-q1)
@@ -172,17 +172,4 @@ func sampleStddev(st segmentStats) float64 {
 		return 0
 	}
 	return st.stddev * math.Sqrt(float64(st.n)/float64(st.n-1))
-}
-
-// quantileSorted returns the q-quantile of sorted data with linear
-// interpolation between closest ranks (numpy's default "linear" method).
-func quantileSorted(sorted []float64, q float64) float64 {
-	if len(sorted) == 1 {
-		return sorted[0]
-	}
-	pos := q * float64(len(sorted)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(sorted)-1)
-	frac := pos - float64(lo)
-	return sorted[lo] + frac*(sorted[hi]-sorted[lo])
 }

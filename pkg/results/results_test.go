@@ -108,14 +108,14 @@ func TestValidate(t *testing.T) {
 		{"finished before started", func(d *Document) { d.FinishedAt = ptr(t0.Add(-1)) }, []string{"finishedAt:"}},
 		{"failed without class", func(d *Document) { d.Status = Status{Outcome: OutcomeFailed} },
 			[]string{"status.failureClass:", "status.error: must be set"}},
-		{"class on success", func(d *Document) { d.Status.FailureClass = FailureBenchmark }, []string{"status.failureClass: must be empty"}},
+		{"class on success", func(d *Document) { d.Status.FailureClass = FailureBenchmark }, []string{"status.failureClass: must be absent"}},
 		{"unknown outcome", func(d *Document) { d.Status.Outcome = "Done" }, []string{"status.outcome:"}},
 		{"settings digest mismatch", func(d *Document) { d.Provenance.ServerSettings["max_connections"] = "1000" },
 			[]string{"provenance.serverSettingsSha256: does not match"}},
 		{"bad digest", func(d *Document) { d.Provenance.ServerSettingsSHA256 = "abc" }, []string{"provenance.serverSettingsSha256:"}},
 		{"image digest", func(d *Document) { d.Provenance.ImageDigest = "1234" }, []string{"provenance.imageDigest:"}},
 		{"load", func(d *Document) { d.Load.InsertsPerSecond = math.NaN(); d.Load.Rows = -1 },
-			[]string{"load.insertsPerSecond: must be a finite number", "load: tables, rowsPerTable and rows"}},
+			[]string{"load.insertsPerSecond: must be a finite number", "load.rows: must not be negative"}},
 		{"password in load", func(d *Document) { d.Load.Commands[0][2] = "--mysql-password=hunter2" }, []string{"load.commands[0][2]: holds an unredacted password"}},
 		{"password in step", func(d *Document) { d.Steps[1].Command = []string{"sysbench", "--pgsql-password", "x"} }, []string{"steps[1].command[2]:"}},
 		{"step fields", func(d *Document) {
@@ -132,7 +132,7 @@ func TestValidate(t *testing.T) {
 		{"encoded in full", func(d *Document) {
 			d.Steps[0].EncodedQPS = &EncodedSeries{Encoding: SeriesEncoding, ResolutionSeconds: 1, Scale: 100}
 		},
-			[]string{"steps[0].encodedQps: belongs to the compact form"}},
+			[]string{"steps[0].encodedQps: must be absent"}},
 		{"series in compact", func(d *Document) { d.Form = FormCompact }, []string{"steps[0].series: must be absent"}},
 		{"summary order", func(d *Document) { d.Steps[0].Summary = &SeriesSummary{Min: 5, P5: 4, Median: 6, P95: 7, Max: 8} }, []string{"steps[0].summary: min <= p5"}},
 		{"config check", func(d *Document) {

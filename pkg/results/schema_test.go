@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"sort"
 	"strings"
@@ -176,4 +177,54 @@ func jsonFields(t reflect.Type) (names []string, omittable map[string]bool) {
 	}
 	sort.Strings(names)
 	return names, omittable
+}
+
+// TestValidateJSONNamesPaths checks the run-time schema validation on bytes
+// as written: each violation is reported at its JSON path, in Validate's
+// dotted form, and a valid document passes.
+func TestValidateJSONNamesPaths(t *testing.T) {
+	good, err := Marshal(testDocument(1, []int{1, 2}, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, from, to string
+		want           []string // problems, exactly
+	}{
+		{"valid", "", "", nil},
+		{"zero threads in second step", `"threads":2`, `"threads":0`, []string{"steps[1].threads: minimum: got 0, want 1"}},
+		{"negative qps", `"steadyQps":10000`, `"steadyQps":-1`, []string{"steps[0].steadyQps: must not be negative, got -1"}},
+		{"bad timestamp", `"startedAt":"2026-11-21T06:00:00Z"`, `"startedAt":"yesterday"`, []string{"startedAt: 'yesterday' is not valid date-time: less than 20 characters long"}},
+		{"missing run name", `"run":{"name":"mariadb-regressions",`, `"run":{`, []string{"run.name: must be set"}},
+		{"wrong type", `"tables":1`, `"tables":"1"`, []string{"load.tables: got string, want integer"}},
+		{"class on success", `"outcome":"Succeeded"`, `"outcome":"Succeeded","failureClass":"Benchmark"`,
+			[]string{"status.failureClass: must be absent (not allowed with this form or status.outcome)"}},
+		{"series in compact", `"form":"full"`, `"form":"compact"`, []string{
+			"steps[0].series: must be absent (not allowed with this form or status.outcome)",
+			"steps[1].series: must be absent (not allowed with this form or status.outcome)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !bytes.Contains(good, []byte(tt.from)) {
+				t.Fatalf("fixture does not contain %s", tt.from)
+			}
+			doc := good
+			if tt.from != "" {
+				doc = bytes.Replace(good, []byte(tt.from), []byte(tt.to), 1)
+			}
+			err := ValidateJSON(doc)
+			var got []string
+			if err != nil {
+				var ve *ValidationError
+				if !errors.As(err, &ve) {
+					t.Fatalf("want *ValidationError, got %T: %v", err, err)
+				}
+				got = ve.Problems
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

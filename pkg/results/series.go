@@ -10,6 +10,8 @@ import (
 	"io"
 	"math"
 	"sort"
+
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // SeriesEncoding names the only EncodedSeries encoding of v1.
@@ -42,9 +44,9 @@ func SummarizeSeries(values []float64, intervalSeconds float64) SeriesSummary {
 	s := SeriesSummary{
 		Samples: n,
 		Min:     sorted[0],
-		P5:      quantile(sorted, 0.05),
-		Median:  quantile(sorted, 0.5),
-		P95:     quantile(sorted, 0.95),
+		P5:      stats.Quantile(sorted, 0.05),
+		Median:  stats.Quantile(sorted, 0.5),
+		P95:     stats.Quantile(sorted, 0.95),
 		Max:     sorted[n-1],
 		Mean:    mean,
 	}
@@ -67,17 +69,6 @@ func SummarizeSeries(values []float64, intervalSeconds float64) SeriesSummary {
 		}
 	}
 	return s
-}
-
-// quantile of sorted data, linear interpolation between closest ranks.
-func quantile(sorted []float64, q float64) float64 {
-	h := q * float64(len(sorted)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
 
 // Downsample averages consecutive groups of factor samples (the last group

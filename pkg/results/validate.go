@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -35,18 +36,14 @@ func (c *checker) err() error {
 	return &ValidationError{Problems: c.problems}
 }
 
-// number checks a measurement: finite and not negative.
+// number checks a measurement: finite and not negative. Documents get both
+// from the schema and finiteIn; manifests, which have no published schema,
+// use this.
 func (c *checker) number(path string, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		c.add(path, "must be a finite number, got %v", v)
 	} else if v < 0 {
 		c.add(path, "must not be negative, got %v", v)
-	}
-}
-
-func (c *checker) optNumber(path string, v *float64) {
-	if v != nil {
-		c.number(path, *v)
 	}
 }
 
@@ -56,87 +53,55 @@ func (c *checker) required(path, v string) {
 	}
 }
 
-var (
-	// tokenRE is the shape of open-ended identifiers (engine, group,
-	// opsBasis): new values may appear within v1, so only the shape is fixed.
-	tokenRE  = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-)
+// tokenRE is the shape of open-ended identifiers (engine names in manifest
+// cells): new values may appear within v1, so only the shape is fixed. The
+// schema states the same pattern for documents.
+var tokenRE = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
-// Validate checks d against the v1 rules and names every bad field.
+// digestRE is the schema's pattern of serverSettingsSha256: the digest is
+// compared with the settings only once it has that shape.
+var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// Validate checks d against the v1 rules and names every bad field: first
+// the published JSON Schema (schema/v1.json), which holds every rule about
+// one field, then the rules across fields or values that JSON Schema cannot
+// state (time order, digests of other fields, ordered statistics, equal
+// series lengths, unique steps, redacted passwords).
 func (d *Document) Validate() error {
 	c := &checker{}
-	if d.SchemaVersion != SchemaV1 {
-		c.add("schemaVersion", "%q is not %q", d.SchemaVersion, SchemaV1)
+	// The per-second samples are checked here rather than by the schema: the
+	// schema library compares every number as an exact rational, which for
+	// an hour-long matrix's millions of samples costs seconds per call.
+	shell := withoutSamples(d)
+	for i := range d.Steps {
+		if sr := d.Steps[i].Series; sr != nil {
+			validateSamples(c, fmt.Sprintf("steps[%d].series", i), sr)
+		}
 	}
-	if d.Form != FormFull && d.Form != FormCompact {
-		c.add("form", "%q is not %q or %q", d.Form, FormFull, FormCompact)
+	// JSON has no NaN or infinity, so the schema never sees them: finiteIn
+	// reports them and hands back a copy with zeros in their place, so that
+	// the document's other problems are still found in the same pass.
+	shell = finiteIn(c, shell)
+	b, err := json.Marshal(withEmptyArrays(shell))
+	if err != nil {
+		return fmt.Errorf("encoding results document for validation: %w", err)
 	}
-	c.required("run.name", d.Run.Name)
-	validateCell(c, "cell", d.Cell, 1)
+	c.schema(b)
 	if d.StartedAt.IsZero() {
 		c.add("startedAt", "must be set")
 	}
 	if d.FinishedAt != nil && d.FinishedAt.Before(d.StartedAt) {
 		c.add("finishedAt", "%s is before startedAt %s", d.FinishedAt, d.StartedAt)
 	}
-	switch d.Status.Outcome {
-	case OutcomeSucceeded, OutcomeRunning:
-		if d.Status.FailureClass != "" {
-			c.add("status.failureClass", "must be empty unless outcome is Failed")
-		}
-	case OutcomeFailed:
-		if d.Status.FailureClass != FailureBenchmark && d.Status.FailureClass != FailureInfrastructure {
-			c.add("status.failureClass", "%q is not %q or %q", d.Status.FailureClass, FailureBenchmark, FailureInfrastructure)
-		}
-		c.required("status.error", d.Status.Error)
-	default:
-		c.add("status.outcome", "%q is not one of Succeeded, Failed, Running", d.Status.Outcome)
-	}
 	p := d.Provenance
-	if p.ServerSettingsSHA256 != "" {
-		if !digestRE.MatchString(p.ServerSettingsSHA256) {
-			c.add("provenance.serverSettingsSha256", "%q is not sha256:<64 hex digits>", p.ServerSettingsSHA256)
-		} else if len(p.ServerSettings) > 0 && SettingsDigest(p.ServerSettings) != p.ServerSettingsSHA256 {
-			c.add("provenance.serverSettingsSha256", "does not match provenance.serverSettings (want %s)", SettingsDigest(p.ServerSettings))
-		}
+	if p.ServerSettingsSHA256 != "" && len(p.ServerSettings) > 0 && digestRE.MatchString(p.ServerSettingsSHA256) &&
+		SettingsDigest(p.ServerSettings) != p.ServerSettingsSHA256 {
+		c.add("provenance.serverSettingsSha256", "does not match provenance.serverSettings (want %s)", SettingsDigest(p.ServerSettings))
 	}
-	for path, dg := range map[string]string{"provenance.imageDigest": p.ImageDigest, "provenance.clientImageDigest": p.ClientImageDigest} {
-		if dg != "" && !strings.Contains(dg, ":") {
-			c.add(path, "%q is not algorithm:hex", dg)
-		}
-	}
-	if cc := p.ConfigCheck; cc != nil {
-		for _, l := range []struct {
-			name     string
-			settings []ConfigSetting
-		}{{"verified", cc.Verified}, {"notApplied", cc.NotApplied}, {"unverified", cc.Unverified}} {
-			for i, s := range l.settings {
-				c.required(fmt.Sprintf("provenance.configCheck.%s[%d].name", l.name, i), s.Name)
-			}
-		}
-		if len(cc.NotApplied) > 0 && d.Status.Outcome == OutcomeSucceeded {
-			c.add("provenance.configCheck.notApplied", "a succeeded cell cannot have run with settings other than its variant's")
-		}
-	}
-	for path, h := range map[string]*Host{"provenance.databaseNode": &p.DatabaseNode, "provenance.clientNode": p.ClientNode} {
-		if h == nil {
-			continue
-		}
-		if h.CPUs < 0 || h.MemoryBytes < 0 {
-			c.add(path, "cpus and memoryBytes must not be negative")
-		}
-		c.number(path+".podCpus", h.PodCPUs)
+	if cc := p.ConfigCheck; cc != nil && len(cc.NotApplied) > 0 && d.Status.Outcome == OutcomeSucceeded {
+		c.add("provenance.configCheck.notApplied", "a succeeded cell cannot have run with settings other than its variant's")
 	}
 	if l := d.Load; l != nil {
-		c.number("load.seconds", l.Seconds)
-		c.number("load.insertSeconds", l.InsertSeconds)
-		c.number("load.insertsPerSecond", l.InsertsPerSecond)
-		c.optNumber("load.indexSeconds", l.IndexSeconds)
-		c.optNumber("load.flushSeconds", l.FlushSeconds)
-		if l.Tables < 0 || l.RowsPerTable < 0 || l.Rows < 0 {
-			c.add("load", "tables, rowsPerTable and rows must not be negative")
-		}
 		for i, cmd := range l.Commands {
 			if j := unredacted(cmd); j >= 0 {
 				c.add(fmt.Sprintf("load.commands[%d][%d]", i, j), "holds an unredacted password (use RedactCommand)")
@@ -145,7 +110,7 @@ func (d *Document) Validate() error {
 	}
 	seen := map[string]int{}
 	for i := range d.Steps {
-		validateStep(c, fmt.Sprintf("steps[%d]", i), &d.Steps[i], d.Form)
+		validateStep(c, fmt.Sprintf("steps[%d]", i), &d.Steps[i])
 		key := fmt.Sprintf("%s@%d", d.Steps[i].Step, d.Steps[i].Threads)
 		if j, dup := seen[key]; dup {
 			c.add(fmt.Sprintf("steps[%d]", i), "step %q with %d threads repeats steps[%d]", d.Steps[i].Step, d.Steps[i].Threads, j)
@@ -172,31 +137,9 @@ func validateCell(c *checker, path string, cell Cell, minAttempt int) {
 	}
 }
 
-func validateStep(c *checker, path string, s *StepResult, form Form) {
-	c.required(path+".step", s.Step)
-	if s.Group != "" && !tokenRE.MatchString(s.Group) {
-		c.add(path+".group", "%q is not a lower-case group name", s.Group)
-	}
-	if s.Threads < 1 {
-		c.add(path+".threads", "%d must be at least 1", s.Threads)
-	}
-	if s.SteadySamples < 0 || s.Queries < 0 || s.Transactions < 0 || s.Errors < 0 || s.Reconnects < 0 {
-		c.add(path, "steadySamples, queries, transactions, errors and reconnects must not be negative")
-	}
-	for name, v := range map[string]float64{
-		"durationSeconds": s.DurationSeconds, "warmupSeconds": s.WarmupSeconds,
-		"steadyQps": s.SteadyQPS, "steadyTps": s.SteadyTPS, "finalQps": s.FinalQPS, "finalTps": s.FinalTPS,
-		"latencyAvgMs": s.LatencyAvgMs, "latencyMaxMs": s.LatencyMaxMs,
-		"errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond,
-	} {
-		c.number(path+"."+name, v)
-	}
-	for name, v := range map[string]*float64{
-		"elapsedSeconds": s.ElapsedSeconds, "rowsPerSecond": s.RowsPerSecond,
-		"latencyMinMs": s.LatencyMinMs, "latencyP95Ms": s.LatencyP95Ms, "latencyP99Ms": s.LatencyP99Ms,
-	} {
-		c.optNumber(path+"."+name, v)
-	}
+// validateStep holds a step's rules across fields; the schema holds the
+// rest.
+func validateStep(c *checker, path string, s *StepResult) {
 	if s.LatencyMaxMs < s.LatencyAvgMs {
 		c.add(path+".latencyMaxMs", "%v is below latencyAvgMs %v", s.LatencyMaxMs, s.LatencyAvgMs)
 	}
@@ -206,59 +149,15 @@ func validateStep(c *checker, path string, s *StepResult, form Form) {
 	if j := unredacted(s.Command); j >= 0 {
 		c.add(fmt.Sprintf("%s.command[%d]", path, j), "holds an unredacted password (use RedactCommand)")
 	}
-	if s.Series != nil {
-		if form == FormCompact {
-			c.add(path+".series", "must be absent in the compact form (use summary and encodedQps)")
-		}
-		validateSeries(c, path+".series", s.Series)
-	}
-	if s.EncodedQPS != nil {
-		if form == FormFull {
-			c.add(path+".encodedQps", "belongs to the compact form only")
-		}
-		e := s.EncodedQPS
-		if e.Encoding != SeriesEncoding {
-			c.add(path+".encodedQps.encoding", "%q is not %q", e.Encoding, SeriesEncoding)
-		}
-		if !(e.ResolutionSeconds > 0) || e.Scale < 1 || e.Samples < 0 {
-			c.add(path+".encodedQps", "resolutionSeconds must be > 0, scale >= 1, samples >= 0")
-		}
-	}
-	if m := s.Summary; m != nil {
-		sp := path + ".summary"
-		for name, v := range map[string]float64{"min": m.Min, "p5": m.P5, "median": m.Median, "p95": m.P95, "max": m.Max, "mean": m.Mean, "cv": m.CV, "stallSeconds": m.StallSeconds} {
-			c.number(sp+"."+name, v)
-		}
-		if m.Samples < 0 {
-			c.add(sp+".samples", "must not be negative")
-		}
-		if !(m.Min <= m.P5 && m.P5 <= m.Median && m.Median <= m.P95 && m.P95 <= m.Max) {
-			c.add(sp, "min <= p5 <= median <= p95 <= max does not hold")
-		}
-	}
-	if h := s.Hardware; h != nil {
-		hp := path + ".hardware"
-		c.number(hp+".opsPerSecond", h.OpsPerSecond)
-		c.required(hp+".opsBasis", h.OpsBasis)
-		if h.CPUs < 0 || h.Samples < 0 {
-			c.add(hp, "cpus and samples must not be negative")
-		}
-		for name, v := range map[string]*float64{
-			"cpuPerOp": h.CPUPerOp, "csPerOp": h.ContextSwitchesPerOp, "readsPerOp": h.ReadsPerOp,
-			"readKbPerOp": h.ReadKBPerOp, "writeKbPerOp": h.WriteKBPerOp, "serverCpuMicrosPerOp": h.ServerCPUMicrosPerOp,
-			"cpuPercent": h.CPUPercent, "csPerSecond": h.ContextSwitchesPerSecond, "readsPerSecond": h.ReadsPerSecond,
-			"readKbPerSecond": h.ReadKBPerSecond, "writeKbPerSecond": h.WriteKBPerSecond, "serverCpuSecondsPerSecond": h.ServerCPUSecondsPerSecond,
-		} {
-			c.optNumber(hp+"."+name, v)
-		}
+	if m := s.Summary; m != nil && !(m.Min <= m.P5 && m.P5 <= m.Median && m.Median <= m.P95 && m.P95 <= m.Max) {
+		c.add(path+".summary", "min <= p5 <= median <= p95 <= max does not hold")
 	}
 }
 
-func validateSeries(c *checker, path string, s *Series) {
-	if !(s.IntervalSeconds > 0) || math.IsInf(s.IntervalSeconds, 0) {
-		c.add(path+".intervalSeconds", "must be a positive number, got %v", s.IntervalSeconds)
-	}
-	c.number(path+".latencyPercentile", s.LatencyPercentile)
+// validateSamples checks a series' sample columns, which the schema is not
+// given (see Validate): equal lengths, and every sample finite and not
+// negative (reported once per column).
+func validateSamples(c *checker, path string, s *Series) {
 	n := len(s.QPS)
 	for name, col := range map[string][]float64{"tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond} {
 		if len(col) != n {
@@ -273,4 +172,24 @@ func validateSeries(c *checker, path string, s *Series) {
 			}
 		}
 	}
+}
+
+// withoutSamples returns d, or a shallow copy of it in which every series
+// keeps its scalar fields but has empty sample columns.
+func withoutSamples(d *Document) *Document {
+	needs := false
+	for _, s := range d.Steps {
+		needs = needs || s.Series != nil
+	}
+	if !needs {
+		return d
+	}
+	cp := *d
+	cp.Steps = append([]StepResult(nil), d.Steps...)
+	for i := range cp.Steps {
+		if sr := cp.Steps[i].Series; sr != nil {
+			cp.Steps[i].Series = &Series{IntervalSeconds: sr.IntervalSeconds, LatencyPercentile: sr.LatencyPercentile}
+		}
+	}
+	return &cp
 }

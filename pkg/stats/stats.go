@@ -1,7 +1,9 @@
 // Package stats holds the few distribution functions dbbench's statistics
 // need (Student's t through the regularized incomplete beta function, the
-// normal quantile), shared by the change-point detection and the reports so
-// that both compute p-values and intervals the same way. Stdlib only.
+// normal quantile) and the one sample quantile, shared by the change-point
+// detection, the results summaries and the reports so that all compute
+// p-values, intervals and percentiles the same way. Stdlib only; the tests
+// check it against gonum's distributions.
 package stats
 
 import "math"
@@ -140,4 +142,30 @@ func StudentQuantile(p, df float64) float64 {
 // NormalQuantile returns the standard normal quantile Φ⁻¹(p).
 func NormalQuantile(p float64) float64 {
 	return math.Sqrt2 * math.Erfinv(2*p-1)
+}
+
+// Quantile returns the q-quantile (q in [0, 1]) of sorted, ascending data,
+// interpolating linearly between closest ranks: Hyndman and Fan's type 7,
+// the default of numpy, R and spreadsheets' PERCENTILE, so the median of an
+// even count is the mean of the middle two. Empty data gives NaN.
+func Quantile(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := q * float64(n-1)
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= n {
+		return sorted[n-1]
+	}
+	if i < 0 {
+		return sorted[0]
+	}
+	if h == lo {
+		// Exact rank: no interpolation, so an infinite neighbour does not
+		// turn the value into NaN (inf × 0).
+		return sorted[i]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }

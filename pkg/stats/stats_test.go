@@ -47,3 +47,35 @@ func relErr(got, want float64) float64 {
 	}
 	return math.Abs(got-want) / math.Abs(want)
 }
+
+// TestQuantile checks the type-7 sample quantile against values numpy's
+// default method (np.quantile(x, q)) gives for the same data.
+func TestQuantile(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		name   string
+		sorted []float64
+		q      float64
+		want   float64
+	}{
+		{"median of even count is the middle mean", []float64{1, 2, 3, 4}, 0.5, 2.5},
+		{"median of odd count", []float64{1, 2, 9}, 0.5, 2},
+		{"p5 interpolates", []float64{10, 20, 30, 40, 50}, 0.05, 12},
+		{"p95 interpolates", []float64{10, 20, 30, 40, 50}, 0.95, 48},
+		{"q1", []float64{1, 2, 3, 4, 5, 6, 7, 8}, 0.25, 2.75},
+		{"q3", []float64{1, 2, 3, 4, 5, 6, 7, 8}, 0.75, 6.25},
+		{"q 0 is the minimum", []float64{-3, 0, 8}, 0, -3},
+		{"q 1 is the maximum", []float64{-3, 0, 8}, 1, 8},
+		{"one value", []float64{7}, 0.3, 7},
+		{"exact rank next to inf stays finite", []float64{1, 2, inf}, 0.5, 2},
+		{"empty is NaN", nil, 0.5, math.NaN()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Quantile(tt.sorted, tt.q)
+			if math.IsNaN(tt.want) != math.IsNaN(got) || !math.IsNaN(got) && math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("Quantile(%v, %v) = %v, want %v", tt.sorted, tt.q, got, tt.want)
+			}
+		})
+	}
+}

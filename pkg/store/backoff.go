@@ -1,9 +1,10 @@
 package store
 
 import (
-	"context"
 	"math"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Backoff is a bounded exponential backoff with jitter. Retry n (n ≥ 1, the
@@ -53,39 +54,47 @@ func (b Backoff) withDefaults() Backoff {
 	return b
 }
 
+// steps is the deterministic part of the schedule, d(1), d(2), ... from
+// successive Step calls. apimachinery's own jitter only lengthens a wait, so
+// it is left at 0 and shorten applies ours: Schedule stays an upper bound of
+// the time spent waiting.
+func (b Backoff) steps() *wait.Backoff {
+	return &wait.Backoff{
+		// wait.Backoff returns its first Duration uncapped.
+		Duration: min(b.Initial, b.Max),
+		Factor:   b.Multiplier,
+		Cap:      b.Max,
+		// Steps counts the growing waits; Cap ends the growth, and our own
+		// MaxAttempts ends the retries.
+		Steps: math.MaxInt,
+	}
+}
+
+// shorten applies the jitter to d for a random number r in [0, 1).
+func (b Backoff) shorten(d time.Duration, r float64) time.Duration {
+	return time.Duration(float64(d) * (1 - b.Jitter*r))
+}
+
 // Delay is the wait before retry n (n ≥ 1) for a random number r in [0, 1):
 // r = 0 gives d(n), r → 1 gives d(n)×(1−Jitter).
 func (b Backoff) Delay(n int, r float64) time.Duration {
 	b = b.withDefaults()
-	if n < 1 {
-		n = 1
+	st := b.steps()
+	d := st.Step()
+	for i := 1; i < n; i++ {
+		d = st.Step()
 	}
-	d := float64(b.Initial) * math.Pow(b.Multiplier, float64(n-1))
-	if d > float64(b.Max) || math.IsInf(d, 0) || math.IsNaN(d) {
-		d = float64(b.Max)
-	}
-	return time.Duration(d * (1 - b.Jitter*r))
+	return b.shorten(d, r)
 }
 
 // Schedule lists the longest waits of every retry, in order: the upper
 // bound of what one object's upload can spend waiting is their sum.
 func (b Backoff) Schedule() []time.Duration {
 	b = b.withDefaults()
+	st := b.steps()
 	out := make([]time.Duration, 0, b.MaxAttempts-1)
 	for n := 1; n < b.MaxAttempts; n++ {
-		out = append(out, b.Delay(n, 0))
+		out = append(out, st.Step())
 	}
 	return out
-}
-
-// sleep waits d or until ctx is done, whichever is first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -27,6 +27,8 @@ func TestBackoffSchedule(t *testing.T) {
 			[]time.Duration{100 * ms, 200 * ms, 300 * ms, 300 * ms, 300 * ms}},
 		{"multiplier 3", Backoff{Initial: 10 * ms, Max: time.Hour, Multiplier: 3, MaxAttempts: 4}, []time.Duration{10 * ms, 30 * ms, 90 * ms}},
 		{"no retries", Backoff{Initial: time.Second, MaxAttempts: 1}, []time.Duration{}},
+		{"Initial above Max is capped too", Backoff{Initial: time.Minute, Max: time.Second, Multiplier: 2, MaxAttempts: 3}, []time.Duration{time.Second, time.Second}},
+		{"multiplier 1 stays put", Backoff{Initial: 70 * ms, Max: time.Second, Multiplier: 1, MaxAttempts: 4}, []time.Duration{70 * ms, 70 * ms, 70 * ms}},
 		{"zero value takes the defaults", Backoff{}, DefaultBackoff().Schedule()},
 		{"huge attempt count does not overflow", Backoff{Initial: time.Second, Max: time.Minute, Multiplier: 10, MaxAttempts: 400}, nil},
 	}
@@ -74,18 +76,6 @@ func TestBackoffJitter(t *testing.T) {
 	over := Backoff{Initial: time.Second, Multiplier: 2, Jitter: 7, MaxAttempts: 3}
 	if got := over.Delay(1, 0.5); got != 500*ms {
 		t.Errorf("Jitter above 1 is clamped: Delay(1, 0.5) = %v, want 500ms", got)
-	}
-}
-
-func TestSleepStopsOnCancel(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	start := time.Now()
-	if err := sleep(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Fatalf("sleep = %v, want context.Canceled", err)
-	}
-	if time.Since(start) > time.Second {
-		t.Fatal("sleep did not return at once on a cancelled context")
 	}
 }
 
@@ -179,6 +169,15 @@ func TestRetriesAreBoundedAndContextAware(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("Put waited %v despite the context's 200ms deadline", el)
+	}
+
+	// A context that has already ended makes no request at all.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	events = nil
+	_, err = s.Put(done, "k", []byte("x"), "")
+	if !errors.As(err, &se) || se.Attempts != 0 || !errors.Is(err, context.Canceled) || len(events) != 0 {
+		t.Errorf("Put with a cancelled context = %#v after %d retries, want a *Error with 0 attempts wrapping context.Canceled", err, len(events))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // MetaSHA256 is the user-metadata key (x-amz-meta-dbbench-sha256) under which
@@ -146,39 +147,50 @@ func (s *Store) URL(key string) string { return "s3://" + s.bucket + "/" + key }
 // retried with backoff up to MaxAttempts; others return at once. The error
 // is always an *Error naming the bucket and key.
 func (s *Store) do(ctx context.Context, op, key string, fn func(ctx context.Context) error) error {
-	var last error
-	for attempt := 1; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			if last == nil {
-				last = err
-			}
-			return &Error{Op: op, Bucket: s.bucket, Key: key, Kind: KindTransient, Attempts: attempt - 1, Err: errors.Join(err, last)}
+	if err := ctx.Err(); err != nil {
+		return &Error{Op: op, Bucket: s.bucket, Key: key, Kind: KindTransient, Err: err}
+	}
+	var (
+		attempt int
+		last    error // the last attempt's error, unwrapped from our own *Error
+		kind    Kind
+		steps   = s.backoff.steps()
+	)
+	// wait calls delay after each failed attempt that is to be retried
+	// (sliding), so the retry event carries the wait about to start.
+	delay := wait.DelayFunc(func() time.Duration {
+		d := s.backoff.shorten(steps.Step(), s.rand())
+		if s.onRetry != nil {
+			s.onRetry(RetryEvent{Op: op, Key: key, Attempt: attempt, Wait: d, Err: last})
 		}
+		return d
+	})
+	err := delay.Until(ctx, true, true, func(ctx context.Context) (bool, error) {
+		attempt++
 		actx, cancel := context.WithTimeout(ctx, s.timeout)
 		err := fn(actx)
 		cancel()
 		if err == nil {
-			return nil
+			return true, nil
 		}
-		last = err
-		kind := classify(err)
+		last, kind = err, classify(err)
 		var se *Error
 		if errors.As(err, &se) {
 			kind = se.Kind // our own checks (integrity) say what they are
-			err = se.Err
+			last = se.Err
 		}
 		retry := kind == KindTransient || kind == KindIntegrity
 		if !retry || attempt >= s.backoff.MaxAttempts || ctx.Err() != nil {
-			return &Error{Op: op, Bucket: s.bucket, Key: key, Kind: kind, Attempts: attempt, Err: err}
+			return true, &Error{Op: op, Bucket: s.bucket, Key: key, Kind: kind, Attempts: attempt, Err: last}
 		}
-		wait := s.backoff.Delay(attempt, s.rand())
-		if s.onRetry != nil {
-			s.onRetry(RetryEvent{Op: op, Key: key, Attempt: attempt, Wait: wait, Err: err})
-		}
-		if sleep(ctx, wait) != nil {
-			return &Error{Op: op, Bucket: s.bucket, Key: key, Kind: kind, Attempts: attempt, Err: errors.Join(ctx.Err(), err)}
-		}
+		return false, nil
+	})
+	var se *Error
+	if err == nil || errors.As(err, &se) {
+		return err
 	}
+	// The context ended during a wait.
+	return &Error{Op: op, Bucket: s.bucket, Key: key, Kind: kind, Attempts: attempt, Err: errors.Join(ctx.Err(), last)}
 }
 
 // CreateBucket makes the bucket if it does not exist (tests, local setups;
