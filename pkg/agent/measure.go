@@ -28,14 +28,7 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int) (res results.
 	defer func() { setExt(&res.Extensions, ext) }()
 	r := &stepRun{Step: s, Threads: threads, Started: started, Result: &res, Ext: &ext}
 
-	args := append(st.baseArgs(),
-		"--threads="+strconv.Itoa(threads),
-		"--time="+strconv.Itoa(s.Seconds+warm),
-		"--events=0",
-		"--report-interval=1",
-		"--percentile=95",
-	)
-	args = append(args, s.Args...)
+	args := a.runArgs(st, threads)
 
 	hooks := st.hooks()
 	for _, h := range hooks {
@@ -76,6 +69,21 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int) (res results.
 	}
 	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", s.Name, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)
 	return res
+}
+
+// runArgs are the sysbench options of one run of st at threads: the kind's
+// base options, the run's (threads, warm-up included in --time, per-second
+// reports, the 95th percentile), then the step's own.
+func (a *Agent) runArgs(st step, threads int) []string {
+	s := st.spec()
+	args := append(st.baseArgs(),
+		"--threads="+strconv.Itoa(threads),
+		"--time="+strconv.Itoa(s.Seconds+a.Plan.Workload.WarmupSeconds),
+		"--events=0",
+		"--report-interval=1",
+		"--percentile=95",
+	)
+	return append(args, s.Args...)
 }
 
 // measure is the measured window of one run: run starts at once, the
