@@ -22,7 +22,6 @@ import (
 
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
-	"github.com/dbbench/dbbench/pkg/sysbench"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
@@ -122,17 +121,21 @@ func (a *Agent) Run(ctx context.Context) Result {
 	if err := p.Validate(); err != nil {
 		return a.fail(ctx, plan.ExitInvalidPlan, plan.FailureBenchmark, "", err)
 	}
-	steps, err := ResolveSteps(p)
+	resolved, err := ResolveSteps(p)
 	if err != nil {
 		// The contract classes an unknown step as a benchmark failure.
 		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
 	}
-	for _, s := range steps {
-		if s.Kind == KindCustom {
-			if _, err := os.Stat(s.Script); err != nil {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("custom step %s: %w", s.Name, err))
-			}
+	steps := make([]step, 0, len(resolved))
+	for _, s := range resolved {
+		st, err := a.bindStep(s)
+		if err != nil {
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 		}
+		if err := st.check(); err != nil {
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
+		}
+		steps = append(steps, st)
 	}
 
 	scripts, err := os.MkdirTemp("", "dbbench-lua-")
@@ -179,10 +182,8 @@ func (a *Agent) Run(ctx context.Context) Result {
 
 	// Load the sbtest tables when any step uses them.
 	needLoad := false
-	for _, s := range steps {
-		if s.Kind != KindTPCC {
-			needLoad = true
-		}
+	for _, st := range steps {
+		needLoad = needLoad || st.usesSbtest()
 	}
 	if needLoad {
 		a.progress.Phase = plan.PhaseLoading
@@ -193,13 +194,10 @@ func (a *Agent) Run(ctx context.Context) Result {
 	}
 
 	a.progress.Phase = plan.PhaseRunning
-	tpccLoaded := false
-	for _, s := range steps {
-		if s.Kind == KindTPCC && !tpccLoaded {
-			if err := a.loadTPCC(ctx, s); err != nil {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
-			}
-			tpccLoaded = true
+	for _, st := range steps {
+		s := st.spec()
+		if err := st.prepare(ctx); err != nil {
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 		}
 		for _, th := range s.Threads {
 			if ctx.Err() != nil {
@@ -207,7 +205,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 			}
 			a.progress.Step, a.progress.Threads = s.Name, th
 			a.report(ctx, false)
-			res := a.runStep(ctx, s, th)
+			res := a.runStep(ctx, st, th)
 			a.progress.StepsDone++
 			a.doc.Steps = append(a.doc.Steps, res)
 			if res.Error != "" {
@@ -215,10 +213,8 @@ func (a *Agent) Run(ctx context.Context) Result {
 			}
 			a.report(ctx, true)
 		}
-		if s.Kind == KindCatalog && s.Catalog.FlushAfter {
-			if err := a.flush(ctx); err != nil {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("flush after %s: %w", s.Name, err))
-			}
+		if err := st.finish(ctx); err != nil {
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 		}
 	}
 	a.progress.Phase = plan.PhaseDone
@@ -503,7 +499,7 @@ func (a *Agent) load(ctx context.Context) error {
 	if len(wl.Threads) > 0 {
 		th = wl.Threads[0]
 	}
-	w := a.runStep(ctx, warm, th)
+	w := a.runStep(ctx, &catalogStep{a: a, s: warm}, th)
 	a.ext.Warmup = &w
 	if w.Error != "" {
 		return fmt.Errorf("warm-up read step: %s", w.Error)
@@ -533,228 +529,4 @@ func (a *Agent) flush(ctx context.Context) error {
 	a.ext.Flushes = append(a.ext.Flushes, fr)
 	a.logf("flush: %s in %.1f s (dirty %.2f%% -> %.2f%%)", fr.Method, fr.Seconds, fr.DirtyPctBefore, fr.DirtyPctAfter)
 	return nil
-}
-
-// loadTPCC drops and loads the TPC-C tables.
-func (a *Agent) loadTPCC(ctx context.Context, s RunStep) error {
-	a.progress.Phase = plan.PhaseLoading
-	a.progress.Step = s.Name
-	a.report(ctx, true)
-	defer func() { a.progress.Phase = plan.PhaseRunning }()
-	t := tpccConfig(a.Plan.Workload)
-	if inv := a.sb.Run(ctx, s.Script, s.Args, "cleanup", nil); inv.Err != nil {
-		return fmt.Errorf("dropping old TPC-C tables: %w", inv.Err)
-	}
-	threads := min(t.Warehouses*t.Tables, 8)
-	a.logf("tpcc load: %d warehouse(s) x %d set(s), %d thread(s)", t.Warehouses, t.Tables, threads)
-	inv := a.sb.Run(ctx, s.Script, append(append([]string{}, s.Args...), "--threads="+strconv.Itoa(threads)), "prepare", nil)
-	if inv.Err != nil {
-		return fmt.Errorf("loading TPC-C data: %w", inv.Err)
-	}
-	// Rows per warehouse at divisor 1: stock 100k, customer + history 60k,
-	// orders 30k, order lines ~300k, new orders 9k; items 100k per set.
-	rows := int64(t.Tables) * (100_000 + int64(t.Warehouses)*499_000)
-	if d, err := strconv.Atoi(os.Getenv(EnvTPCCDataDivisor)); err == nil && d > 1 {
-		rows /= int64(d)
-	}
-	ld := &results.Load{Seconds: inv.Elapsed.Seconds(), InsertSeconds: inv.Elapsed.Seconds(), Tables: 9 * t.Tables, Rows: rows,
-		Commands: [][]string{inv.Command}}
-	if ld.InsertSeconds > 0 {
-		ld.InsertsPerSecond = float64(rows) / ld.InsertSeconds
-	}
-	a.ext.TPCCLoad = ld
-	a.logf("tpcc load: ~%d rows in %.1f s", rows, ld.Seconds)
-	return nil
-}
-
-// increasing drops interval samples whose time does not advance (sysbench
-// 1.0.20 can print the last second twice when the run overshoots --time).
-func increasing(in []sysbench.Interval) []sysbench.Interval {
-	out := make([]sysbench.Interval, 0, len(in))
-	prev := 0.0
-	for _, iv := range in {
-		if iv.Second > prev {
-			out = append(out, iv)
-			prev = iv.Second
-		}
-	}
-	return out
-}
-
-// runStep runs one (step, threads) pair and never returns an error: a failure
-// is the result's Error, the measurements that exist are kept.
-func (a *Agent) runStep(ctx context.Context, s RunStep, threads int) (res results.StepResult) {
-	wl := a.Plan.Workload
-	warm := wl.WarmupSeconds
-	started := time.Now().UTC()
-	res = results.StepResult{Step: s.Name, Group: string(s.Catalog.Group), Threads: threads, StartedAt: &started,
-		DurationSeconds: float64(s.Seconds + warm), WarmupSeconds: float64(warm)}
-	ext := StepExtension{Kind: s.Kind, Script: s.Script}
-	defer func() { setExt(&res.Extensions, ext) }()
-	if s.Kind == KindTPCC {
-		res.Group = ""
-	}
-	args := a.commonArgs()
-	if s.Kind == KindTPCC {
-		args = args[2:] // --tables/--table-size mean other things to tpcc.lua
-	}
-	args = append(args,
-		"--threads="+strconv.Itoa(threads),
-		"--time="+strconv.Itoa(s.Seconds+warm),
-		"--events=0",
-		"--report-interval=1",
-		"--percentile=95",
-	)
-	args = append(args, s.Args...)
-
-	if s.Kind == KindCatalog && s.Catalog.RowsPerSecond {
-		n, err := a.srv.CountRows(ctx, wl.Tables)
-		if err != nil {
-			res.Error = err.Error()
-			return res
-		}
-		ext.RowsPerScan = n
-	}
-	var ordersBefore int64
-	if s.Kind == KindTPCC {
-		n, err := a.srv.SumNextOrderID(ctx, tpccConfig(wl).Tables)
-		if err != nil {
-			res.Error = err.Error()
-			return res
-		}
-		ordersBefore = n
-	}
-
-	// Hardware metrics: start when the warm-up is over, stop at the end.
-	hwDone := make(chan HWSample, 1)
-	hwCtx, hwCancel := context.WithCancel(ctx)
-	if a.Collector != nil {
-		go func() {
-			select {
-			case <-hwCtx.Done():
-				hwDone <- HWSample{}
-				return
-			case <-time.After(time.Duration(warm) * time.Second):
-			}
-			if err := a.Collector.Start(hwCtx); err != nil {
-				a.logf("hw collector start: %v", err)
-				hwDone <- HWSample{}
-				return
-			}
-			<-hwCtx.Done()
-			sctx, c := context.WithTimeout(context.Background(), 10*time.Second)
-			defer c()
-			smp, err := a.Collector.Stop(sctx)
-			if err != nil {
-				a.logf("hw collector stop: %v", err)
-			}
-			hwDone <- smp
-		}()
-	}
-
-	a.logf("step %s threads=%d: %ds + %ds warm-up", s.Name, threads, s.Seconds, warm)
-	inv := a.sb.Run(ctx, s.Script, args, "run", nil)
-	hwCancel()
-	if inv.RepeatedIntervals > 0 {
-		a.logf("step %s threads=%d: dropped %d interval line(s) whose second repeated the previous one's", s.Name, threads, inv.RepeatedIntervals)
-	}
-	var hw HWSample
-	if a.Collector != nil {
-		hw = <-hwDone
-	}
-	ended := time.Now().UTC()
-	res.Command = inv.Command
-	if out := inv.Parsed; out != nil {
-		ivs := increasing(out.Intervals)
-		if len(ivs) > 0 {
-			se := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
-			for _, iv := range ivs {
-				se.QPS = append(se.QPS, iv.QPS)
-				se.TPS = append(se.TPS, iv.TPS)
-				se.LatencyMs = append(se.LatencyMs, iv.LatencyMs)
-				se.ErrorsPerSecond = append(se.ErrorsPerSecond, iv.ErrorsPerSec)
-				se.ReconnectsPerSecond = append(se.ReconnectsPerSecond, iv.ReconnectsPerSec)
-			}
-			res.Series = se
-		}
-		if f := out.Final; f != nil {
-			res.FinalTPS = f.EventsPerSec
-			if f.SQL != nil {
-				res.FinalQPS, res.FinalTPS = f.SQL.QueriesPerSec, f.SQL.TransactionsPerSec
-				res.Queries, res.Transactions = f.SQL.Queries, f.SQL.Transactions
-				res.Errors, res.ErrorsPerSecond = f.SQL.IgnoredErrors, f.SQL.IgnoredErrorsPerSec
-				res.Reconnects, res.ReconnectsPerSecond = f.SQL.Reconnects, f.SQL.ReconnectsPerSec
-			}
-			el := f.TotalTimeSeconds
-			res.ElapsedSeconds = &el
-			res.LatencyAvgMs, res.LatencyMaxMs = f.Latency.AvgMs, f.Latency.MaxMs
-			mn := f.Latency.MinMs
-			res.LatencyMinMs = &mn
-			if v, ok := f.Latency.Get(95); ok {
-				res.LatencyP95Ms = &v
-			}
-			if v, ok := f.Latency.Get(99); ok {
-				res.LatencyP99Ms = &v
-			}
-		}
-		st, err := sysbench.SteadyStateOf(ivs, float64(warm))
-		switch {
-		case err == nil:
-			res.SteadyQPS, res.SteadyTPS, res.SteadySamples = st.QPS, st.TPS, st.Samples
-		case (errors.Is(err, sysbench.ErrNoIntervals) || errors.Is(err, sysbench.ErrWarmupTooLong)) && out.Final != nil:
-			// A run of a second or two may end before its first (or first
-			// post-warm-up) interval line: the final report is all there is.
-			res.SteadyQPS, res.SteadyTPS = res.FinalQPS, res.FinalTPS
-			ext.SteadyFromFinal = true
-		case inv.Err == nil:
-			res.Error = fmt.Sprintf("steady-state throughput: %v", err)
-		}
-	}
-	if inv.Err != nil {
-		res.Error = inv.Err.Error()
-		return res
-	}
-	if inv.Parsed == nil || inv.Parsed.Final == nil {
-		res.Error = "sysbench printed no final report: " + tail(inv.Output, 8)
-		return res
-	}
-	if res.Error != "" {
-		return res
-	}
-	q, basis := res.SteadyQPS, "steadyQps"
-	if ext.RowsPerScan > 0 {
-		rps := res.SteadyQPS * ext.RowsPerScan
-		res.RowsPerSecond = &rps
-		q, basis = rps, "rowsPerSecond"
-	}
-	if s.Kind == KindTPCC {
-		if after, err := a.srv.SumNextOrderID(ctx, tpccConfig(wl).Tables); err == nil {
-			if secs := ended.Sub(started).Seconds(); secs > 0 {
-				ext.NewOrdersPerMinute = float64(after-ordersBefore) / secs * 60
-			}
-		}
-	}
-	if a.Collector != nil && hw.Seconds > 0 {
-		res.Hardware = toHardware(hw, q, basis, a.ClientOnDBNode, a.Collector)
-	}
-	if !(res.SteadyQPS > 0) && !(res.SteadyTPS > 0) {
-		res.Error = "step reported zero throughput"
-	}
-	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", s.Name, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)
-	return res
-}
-
-func toHardware(s HWSample, q float64, basis string, clientIncluded bool, c Collector) *results.Hardware {
-	f := func(v float64) *float64 { return &v }
-	h := &results.Hardware{OpsPerSecond: q, OpsBasis: basis, CPUs: s.CPUs, Samples: int(math.Round(s.Seconds)),
-		Device: strings.Join(s.Devices, ","), ClientCPUIncluded: clientIncluded,
-		CPUPercent: f(s.CPUUserSysPct), ContextSwitchesPerSecond: f(s.CtxSwitches), ReadsPerSecond: f(s.ReadsPerSec),
-		ReadKBPerSecond: f(s.ReadKBPerSec), WriteKBPerSecond: f(s.WriteKBPerSec)}
-	if pc, ok := c.(*ProcCollector); !ok || pc.CgroupCPU != "" || pc.PodProcesses {
-		if s.ServerCPUPerSec > 0 {
-			h.ServerCPUSecondsPerSecond = f(s.ServerCPUPerSec)
-		}
-	}
-	h.Derive()
-	return h
 }

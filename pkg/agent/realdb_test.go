@@ -14,6 +14,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -237,8 +238,27 @@ func TestRealCatalog(t *testing.T) {
 				if strings.Contains(strings.Join(s.Command, " "), realPassword) {
 					t.Errorf("%s@%d: password in the command line", s.Step, s.Threads)
 				}
-				if s.Step == "scan" && (s.RowsPerSecond == nil || *s.RowsPerSecond < s.SteadyQPS*1000) {
-					t.Errorf("scan: rowsPerSecond %v for %.1f scans/s of 2000 rows", s.RowsPerSecond, s.SteadyQPS)
+				if s.Step == "scan" && (s.RowsPerSecond == nil || *s.RowsPerSecond < s.SteadyQPS*1000 ||
+					s.Hardware == nil || s.Hardware.OpsBasis != opsBasisRowsPerSecond) {
+					t.Errorf("scan: rowsPerSecond %v for %.1f scans/s of 2000 rows, hardware %+v", s.RowsPerSecond, s.SteadyQPS, s.Hardware)
+				}
+				// What each kind adds through its hooks, in the step's agent extension.
+				var ext StepExtension
+				if err := json.Unmarshal(s.Extensions[ExtensionKey], &ext); err != nil {
+					t.Errorf("%s@%d: agent extension: %v", s.Step, s.Threads, err)
+				}
+				wantKind := KindCatalog
+				switch s.Step {
+				case workload.TPCCStep:
+					wantKind = KindTPCC
+					if !(ext.NewOrdersPerMinute > 0) {
+						t.Errorf("tpcc@%d: newOrdersPerMinute %v", s.Threads, ext.NewOrdersPerMinute)
+					}
+				case "my-count":
+					wantKind = KindCustom
+				}
+				if ext.Kind != wantKind {
+					t.Errorf("%s@%d: kind %q, want %q", s.Step, s.Threads, ext.Kind, wantKind)
 				}
 			}
 			if l := full.Load; l == nil || l.Rows != 2000 || !(l.InsertsPerSecond > 0) || l.FlushSeconds == nil {

@@ -1,0 +1,303 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/workload"
+)
+
+// Each kind binds to what differs: the sbtest load, the preflight check, the
+// base options and the hooks around the measured window.
+func TestBindStep(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "mine.lua")
+	if err := os.WriteFile(script, []byte("function event() end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := testPlan("point-query", "scan", "read-write_range=100", "mine", "gone", workload.TPCCStep)
+	p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: script}, {Name: "gone", Script: "/nonexistent/gone.lua"}}
+	resolved, err := ResolveSteps(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Agent{Plan: p}
+	for i, tc := range []struct {
+		name       string
+		usesSbtest bool
+		checkErr   string // substring; "" for none
+		tableArgs  bool   // --tables/--table-size in the base options
+		hooks      []string
+	}{
+		{"point-query", true, "", true, nil},
+		{"scan", true, "", true, []string{"*agent.rowsPerScanHook"}},
+		{"read-write_range=100", true, "", true, nil},
+		{"mine", true, "", true, nil},
+		{"gone", true, "custom step gone: stat /nonexistent/gone.lua", true, nil},
+		{workload.TPCCStep, false, "", false, []string{"*agent.newOrdersHook"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := a.bindStep(resolved[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.spec().Name; got != tc.name {
+				t.Fatalf("spec().Name = %q, want %q", got, tc.name)
+			}
+			if got := st.usesSbtest(); got != tc.usesSbtest {
+				t.Errorf("usesSbtest() = %v, want %v", got, tc.usesSbtest)
+			}
+			err = st.check()
+			if (tc.checkErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.checkErr)) {
+				t.Errorf("check() = %v, want %q", err, tc.checkErr)
+			}
+			args := strings.Join(st.baseArgs(), " ")
+			if got := strings.Contains(args, "--tables=") || strings.Contains(args, "--table-size="); got != tc.tableArgs {
+				t.Errorf("baseArgs() = %s: sbtest table options %v, want %v", args, got, tc.tableArgs)
+			}
+			if !strings.Contains(args, "--db-ps-mode=") {
+				t.Errorf("baseArgs() = %s: no --db-ps-mode", args)
+			}
+			var hooks []string
+			for _, h := range st.hooks() {
+				hooks = append(hooks, fmt.Sprintf("%T", h))
+			}
+			if !slices.Equal(hooks, tc.hooks) {
+				t.Errorf("hooks() = %v, want %v", hooks, tc.hooks)
+			}
+		})
+	}
+	if _, err := a.bindStep(RunStep{Name: "odd", Kind: "odd"}); err == nil || !strings.Contains(err.Error(), `step odd: unknown step kind "odd"`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+// A scan's rows per scan makes it a rows/s step, and the hardware metrics per
+// row; without a count the run stays per query.
+func TestRowsPerScanHookAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		rows      float64
+		wantRPS   float64 // 0: no rowsPerSecond
+		wantOps   float64
+		wantBasis string
+	}{
+		{"counted", 2000, 100 * 2000, 100 * 2000, opsBasisRowsPerSecond},
+		{"no rows", 0, 0, 100, opsBasisSteadyQPS},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := results.StepResult{SteadyQPS: 100}
+			r := &stepRun{Result: &res, Ext: &StepExtension{RowsPerScan: tc.rows}, Ops: 100, OpsBasis: opsBasisSteadyQPS}
+			(&rowsPerScanHook{}).after(context.Background(), r)
+			if tc.wantRPS == 0 && res.RowsPerSecond != nil || tc.wantRPS != 0 && (res.RowsPerSecond == nil || *res.RowsPerSecond != tc.wantRPS) {
+				t.Errorf("rowsPerSecond = %v, want %v", res.RowsPerSecond, tc.wantRPS)
+			}
+			if r.Ops != tc.wantOps || r.OpsBasis != tc.wantBasis {
+				t.Errorf("ops %v (%s), want %v (%s)", r.Ops, r.OpsBasis, tc.wantOps, tc.wantBasis)
+			}
+		})
+	}
+}
+
+// fakeCollector records when it was started and stopped.
+type fakeCollector struct {
+	mu            sync.Mutex
+	start, stop   time.Time
+	startErr      error
+	sampleSeconds float64
+}
+
+func (c *fakeCollector) Start(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start = time.Now()
+	return c.startErr
+}
+
+func (c *fakeCollector) Stop(context.Context) (HWSample, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stop = time.Now()
+	return HWSample{Seconds: c.sampleSeconds, CPUs: 2, CPUUserSysPct: 50}, nil
+}
+
+// The collector measures from the end of the warm-up to the end of the run:
+// never the warm-up, never past the run.
+func TestMeasureWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		warm      int
+		run       time.Duration
+		startErr  error
+		wantStart bool
+	}{
+		{"run outlasts the warm-up", 1, 2 * time.Second, nil, true},
+		{"run ends within the warm-up", 2, 200 * time.Millisecond, nil, false},
+		{"collector fails to start", 0, 300 * time.Millisecond, errors.New("no /proc"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &fakeCollector{startErr: tc.startErr, sampleSeconds: 1}
+			a := &Agent{Collector: c}
+			begin := time.Now()
+			var ranUntil time.Time
+			inv, hw := a.measure(context.Background(), tc.warm, func() *Invocation {
+				time.Sleep(tc.run)
+				ranUntil = time.Now()
+				return &Invocation{Command: []string{"fake"}}
+			})
+			if len(inv.Command) != 1 {
+				t.Fatalf("invocation %+v is not the run's", inv)
+			}
+			if got := !c.start.IsZero(); got != tc.wantStart {
+				t.Fatalf("collector started: %v, want %v", got, tc.wantStart)
+			}
+			wantSample := tc.wantStart && tc.startErr == nil
+			if (hw.Seconds > 0) != wantSample || (!c.stop.IsZero()) != wantSample {
+				t.Errorf("sample %+v, stopped %v; want a sample and a stop: %v", hw, !c.stop.IsZero(), wantSample)
+			}
+			if tc.wantStart {
+				if d := c.start.Sub(begin); d < time.Duration(tc.warm)*time.Second {
+					t.Errorf("collector started %s after the run began, within the %d-s warm-up", d, tc.warm)
+				}
+			}
+			if wantSample && c.stop.Before(ranUntil) {
+				t.Errorf("collector stopped %s before the run ended", ranUntil.Sub(c.stop))
+			}
+		})
+	}
+}
+
+// recordingHook records the order of its calls and what after saw.
+type recordingHook struct {
+	log       *[]string
+	beforeErr error
+	endedSet  bool
+}
+
+func (h *recordingHook) before(_ context.Context, r *stepRun) error {
+	*h.log = append(*h.log, "before")
+	return h.beforeErr
+}
+
+func (h *recordingHook) after(_ context.Context, r *stepRun) {
+	*h.log = append(*h.log, "after")
+	h.endedSet = !r.Ended.IsZero() && !r.Ended.Before(r.Started)
+	r.Ops, r.OpsBasis = 7, "testBasis"
+}
+
+// hookedStep is a step of a test kind: a custom step with one hook.
+type hookedStep struct {
+	customStep
+	hook *recordingHook
+}
+
+func (h *hookedStep) hooks() []windowHook { return []windowHook{h.hook} }
+
+// fakeSysbench writes a sysbench stand-in that notes its argv in the returned
+// runs file, takes 1.8 s (past a 1-s warm-up, so the collector samples),
+// prints output and exits with code.
+func fakeSysbench(t *testing.T, output string, code int) (bin, runs string) {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "output.txt")
+	if err := os.WriteFile(out, []byte(output), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs = filepath.Join(dir, "runs")
+	bin = filepath.Join(dir, "sysbench")
+	sh := "#!/bin/sh\necho \"$*\" >> '" + runs + "'\nsleep 1.8\ncat '" + out + "'\nexit " + strconv.Itoa(code) + "\n"
+	if err := os.WriteFile(bin, []byte(sh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, runs
+}
+
+// runStep is the same measured run for every kind: hooks before sysbench,
+// hooks after it on success only, the output read into the result, the
+// hardware metrics per the hooks' ops.
+func TestRunStepHooksAndResult(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("..", "sysbench", "testdata", "1.0.20", "point_select.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		output    string
+		code      int
+		beforeErr error
+		wantRun   bool
+		wantLog   []string
+		wantError string // substring; "" for a good result
+	}{
+		{"good run", string(good), 0, nil, true, []string{"before", "after"}, ""},
+		{"hook before fails", string(good), 0, errors.New("counter unreadable"), false, []string{"before"}, "counter unreadable"},
+		{"sysbench fails", "FATAL: unable to connect\n", 1, nil, true, []string{"before"}, "sysbench mine.lua run"},
+		{"no final report", "Threads started!\n", 0, nil, true, []string{"before"}, "sysbench printed no final report"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin, runs := fakeSysbench(t, tc.output, tc.code)
+			p := testPlan("mine")
+			p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 3}}
+			p.Workload.WarmupSeconds = 1
+			resolved, err := ResolveSteps(&p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &fakeCollector{sampleSeconds: 2}
+			a := &Agent{Plan: p, Collector: c, sb: &Sysbench{Binary: bin, Engine: plan.MariaDB}}
+			var log []string
+			hook := &recordingHook{log: &log, beforeErr: tc.beforeErr}
+			st := &hookedStep{customStep: customStep{a: a, s: resolved[0]}, hook: hook}
+
+			res := a.runStep(context.Background(), st, 2)
+
+			if !slices.Equal(log, tc.wantLog) {
+				t.Errorf("hook calls %v, want %v", log, tc.wantLog)
+			}
+			ran, _ := os.ReadFile(runs)
+			if got := len(ran) > 0; got != tc.wantRun {
+				t.Errorf("sysbench ran: %v, want %v", got, tc.wantRun)
+			}
+			if tc.wantError != "" {
+				if !strings.Contains(res.Error, tc.wantError) || res.Hardware != nil {
+					t.Errorf("error %q, hardware %+v; want an error with %q and no hardware", res.Error, res.Hardware, tc.wantError)
+				}
+			} else {
+				if res.Error != "" {
+					t.Fatalf("error %q", res.Error)
+				}
+				// The canned output: 3 one-second intervals, final 62803.17 QPS.
+				if res.FinalQPS != 62803.17 || res.Series == nil || len(res.Series.QPS) != 3 || !(res.SteadyQPS > 0) {
+					t.Errorf("final %v QPS, series %+v, steady %v", res.FinalQPS, res.Series, res.SteadyQPS)
+				}
+				if !hook.endedSet {
+					t.Error("after saw no end of the run")
+				}
+				if h := res.Hardware; h == nil || h.OpsPerSecond != 7 || h.OpsBasis != "testBasis" {
+					t.Errorf("hardware %+v: want the hook's ops (7, testBasis)", h)
+				}
+			}
+			for _, want := range []string{"--threads=2", "--time=4", "--report-interval=1", "--percentile=95", "--tables=1", "--table-size=100"} {
+				if tc.wantRun && !strings.Contains(string(ran), want) {
+					t.Errorf("sysbench argv %q lacks %s", ran, want)
+				}
+			}
+			if res.Step != "mine" || res.Threads != 2 || res.DurationSeconds != 4 || res.WarmupSeconds != 1 {
+				t.Errorf("result header %+v", res)
+			}
+			if _, ok := res.Extensions[ExtensionKey]; !ok {
+				t.Error("no step extension")
+			}
+		})
+	}
+}
