@@ -47,6 +47,7 @@ vet: ## go vet the code.
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
+	python3 hack/config-rules.py --check api/v1alpha1/benchmarkrun_types.go
 	@git diff --exit-code -- api config/crd config/rbac docs/api.md docs/api-schedule.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
 ##@ Test

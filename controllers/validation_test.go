@@ -96,6 +96,15 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 	}
 }
 
+// inline sets the engine of the valid spec's database and the text of its
+// second config variant.
+func inline(engine, text string) func(map[string]any) {
+	return func(s map[string]any) {
+		set(s, "databases.0.engine", engine)
+		set(s, "databases.0.configs.1.inline", text)
+	}
+}
+
 func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 	ns := newNamespace(t)
 	cases := []struct {
@@ -192,6 +201,30 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		}, "storage: set at most one of emptyDir and volumeClaim"},
 		{"retry attempts out of range", func(s map[string]any) { set(s, "retry.maxAttemptsPerCell", 50) },
 			"spec.retry.maxAttemptsPerCell"},
+		// Config variants the server would ignore or reject: refused with the
+		// variant's index and the line (issue 12).
+		{"mariadb option before any section", inline("mariadb", "innodb_buffer_pool_size=256M\nmax_connections=77"),
+			`spec.databases[0]: Invalid value: configs[1].inline: line "innodb_buffer_pool_size=256M" sets an option before any [section] header`},
+		{"mysql option before the section, after comments", inline("mysql", "# tuned\n\nmax_connections=77\n[mysqld]\n"),
+			`spec.databases[0].configs[1].inline: Invalid value: line "max_connections=77" sets an option before the first [section] header`},
+		{"mariadb option with a colon", inline("mariadb", "[mysqld]\ninnodb_buffer_pool_size: 256M"),
+			`spec.databases[0].configs[1].inline: Invalid value: line "innodb_buffer_pool_size: 256M" is not a setting`},
+		{"mysql option with a space-separated value", inline("mysql", "[mysqld]\nmax_connections 77"),
+			`configs[1].inline: line "max_connections 77" is not an option line`},
+		{"mariadb unclosed section header", inline("mariadb", "[mysqld\nmax_connections=77"),
+			`spec.databases[0].configs[1].inline: Invalid value: line "[mysqld" is not a section header`},
+		{"mariadb options only in a client section", inline("mariadb", "[client]\nport=3307"),
+			`configs[1].inline: line "[client]" opens the first section, but no section is one the mariadb server reads`},
+		{"mysql options in a MariaDB-only section", inline("mysql", "[mariadb]\nmax_connections=77"),
+			`configs[1].inline: line "[mariadb]" opens the first section, but no section is one the mysql server reads`},
+		{"postgres section header", inline("postgres", "shared_buffers = 256MB\n[postgresql]\nwork_mem = 4MB"),
+			`configs[1].inline: line "[postgresql]" is a [section] header, which postgresql.conf does not have`},
+		{"postgres colon", inline("postgres", "shared_buffers: 256MB"),
+			`spec.databases[0].configs[1].inline: Invalid value: line "shared_buffers: 256MB" is not a setting`},
+		{"postgres setting without a value", inline("postgres", "work_mem = 4MB\nfsync ="),
+			`configs[1].inline: line "fsync =" sets no value`},
+		{"postgres unclosed quote", inline("postgres", "log_line_prefix = '%m [%p] "),
+			`configs[1].inline: line "log_line_prefix = '%m [%p] " has a quoted value that is not closed`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,6 +366,27 @@ func TestGitOpsExampleIsAccepted(t *testing.T) {
 		obj.SetNamespace(ns)
 		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
 			t.Errorf("%s refused: %v", f, err)
+		}
+	}
+}
+
+// The config-variant rules must not refuse what the servers accept.
+func TestConfigVariantsTheServersAcceptAreAccepted(t *testing.T) {
+	ns := newNamespace(t)
+	cases := []struct{ engine, text string }{
+		{"mariadb", "# tuned for the 1 M-row tables\n\n[mysqld]\ninnodb_buffer_pool_size = 256M\nskip-name-resolve\nloose-innodb_adaptive_hash_index=0\nlog_bin  # trailing comment\n\n[mariadb]\ninit_connect='SET x=1:2'\n[client]\nport=3306\n"},
+		{"mariadb", "!include /etc/mysql/extra.cnf\n[server]\nmax_connections=500\n"},
+		{"mariadb", "[mariadbd-11.8]\nmax_connections=500\r\n"},
+		{"mysql", "[mysqld]\ninnodb_flush_log_at_trx_commit=2\n; a comment\n[mysqld-8.0]\nsync_binlog=0\n"},
+		{"mysql", ""},
+		{"postgres", "# comment\nshared_buffers = 256MB\nwork_mem 4MB\nlog_line_prefix = '%m [%p] ''q'' '\ninclude 'extra.conf'\nmyext.setting = 1 # custom\nsearch_path = '\"$user\", public'\n"},
+	}
+	for _, tc := range cases {
+		run := parseRun(t, validRunYAML)
+		run.SetNamespace(ns)
+		inline(tc.engine, tc.text)(run.Object["spec"].(map[string]any))
+		if err := k8sClient.Create(ctx, run, client.DryRunAll); err != nil {
+			t.Errorf("%s variant %q refused: %v", tc.engine, tc.text, err)
 		}
 	}
 }
