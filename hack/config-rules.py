@@ -16,8 +16,8 @@ variant = [
      r'(?m)^[ \t]*[^ \t\r\n#;!\[][^\r\n]*',
      "sets an option before the first [section] header, where the server does not read it"),
     ("bad character in a name",
-     r'(?m)^[ \t]*[A-Za-z0-9_.$-]*[^A-Za-z0-9_.$\- \t\r\n=#;!\[\'"]',
-     r'(?m)^[ \t]*[A-Za-z0-9_.$-]*[^A-Za-z0-9_.$\- \t\r\n=#;!\[\'"][^\r\n]*',
+     r'(?m)^[ \t]*[A-Za-z0-9_.$-]*[^A-Za-z0-9_.$\- \t\r\n=#;!\[]',
+     r'(?m)^[ \t]*[A-Za-z0-9_.$-]*[^A-Za-z0-9_.$\- \t\r\n=#;!\[][^\r\n]*',
      "is not a setting: write name = value (no colon; names are letters, digits, _ . -)"),
     ("section header not closed",
      r'(?m)^[ \t]*\[([^\]\n]*$|[^\]\n]*\][ \t]*[^ \t\r\n#;])',
@@ -57,14 +57,17 @@ database = [
      r'(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_.$]*[ \t]*(=[ \t]*)?(#.*)?\r?$',
      "sets no value: write name = value"),
     (["postgres"],
-     r"""c.inline.matches(r'''(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_.$]*[ \t]*(=[ \t]*)?'([^'\\\n]|''|\\.)*$''')""",
-     r"""(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_.$]*[ \t]*(=[ \t]*)?'([^'\\\n]|''|\\.)*$""",
+     r"""c.inline.matches(r"(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_.$]*[ \t]*(=[ \t]*)?'([^'\\\n]|'{2}|\\.)*$")""",
+     r"""(?m)^[ \t]*[A-Za-z_][A-Za-z0-9_.$]*[ \t]*(=[ \t]*)?'([^'\\\n]|'{2}|\\.)*$""",
      "has a quoted value that is not closed on its line"),
 ]
 
 
 def raw(s):
-    return ("r'''" + s + "'''") if "'" in s else ("r'" + s + "'")
+    # A regex with a single quote goes in a double-quoted raw string: gofmt
+    # turns two single quotes in a doc comment into a typographic quote.
+    assert "''" not in s, "write '{2} for two quotes: gofmt rewrites them in comments"
+    return ('r"' + s + '"') if "'" in s else ("r'" + s + "'")
 
 
 def goquote(s):
