@@ -14,9 +14,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/plan"
 )
 
-// ConfigKeyServer is the config ConfigMap key with the variant's text.
-const ConfigKeyServer = plan.ConfigKeyServer
-
 // Credentials are the generated secrets of a cell.
 type Credentials struct {
 	Password     string
@@ -46,7 +43,7 @@ func ConfigMap(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, p *plan.Plan, s
 	if err != nil {
 		return nil, fmt.Errorf("encoding plan: %w", err)
 	}
-	data := map[string]string{plan.ConfigKeyPlan: string(planJSON), ConfigKeyServer: serverConfig}
+	data := map[string]string{plan.ConfigKeyPlan: string(planJSON), plan.ConfigKeyServer: serverConfig}
 	for name, script := range customScripts {
 		data[CustomScriptKey(name)] = script
 	}
