@@ -19,8 +19,9 @@ import (
 // A flag given records a change that Apply makes to a Workload: the local
 // defaults, or a --plan file's workload, which the flags then override. A
 // flag left out changes nothing; the last value of a repeated flag wins;
-// an integer knob's 0 means "not given" (every one's 0 is the zero value,
-// which the plan already treats as its default).
+// as before the flags moved here, a value outside an integer knob's range
+// (0 or less; below 0 for --warmup-seconds, whose 0 is a value) and an
+// empty list or string mean "not given".
 //
 // The step list (--steps) and custom steps (--custom) are not knobs: they
 // name catalog step sets and files, and stay in pkg/agent's LocalOptions.
