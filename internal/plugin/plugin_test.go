@@ -523,3 +523,28 @@ func TestCompareRepeats(t *testing.T) {
 		t.Errorf("merged repeats pooled:\n%s", out)
 	}
 }
+
+// A run written by a newer controller, with fields this API version does not
+// know, still reads; its results ConfigMap defaults to <run>-results until
+// the status names one.
+func TestRunFromNewerController(t *testing.T) {
+	u := runObj("r", "nightly", t0, "Running", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellRunning}})
+	_ = unstructured.SetNestedField(u.Object, "x", "spec", "fieldOfTomorrow")
+	cells, _, _ := unstructured.NestedSlice(u.Object, "status", "cells")
+	cells[0].(map[string]any)["somethingNew"] = int64(3)
+	_ = unstructured.SetNestedSlice(u.Object, cells, "status", "cells")
+	run, err := runFrom(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Spec.Suite != "nightly" || len(run.Status.Cells) != 1 || run.Status.Cells[0].Phase != dbbenchv1alpha1.CellRunning {
+		t.Errorf("run %+v", run)
+	}
+	if got := resultsConfigMap(run); got != "r-results" {
+		t.Errorf("results ConfigMap %q, want r-results", got)
+	}
+	run.Status.Results = &dbbenchv1alpha1.ResultsReference{ConfigMap: "named"}
+	if got := resultsConfigMap(run); got != "named" {
+		t.Errorf("results ConfigMap %q, want the status's", got)
+	}
+}
