@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -308,7 +307,7 @@ func TestRunCompletesWithConditionsAndResults(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "complete-results"}, &cm); err != nil {
 		t.Fatalf("run results ConfigMap: %v", err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[controllers.ManifestKey]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatalf("manifest: %v", err)
 	}

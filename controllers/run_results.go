@@ -15,9 +15,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
-// ManifestKey is the run-level results ConfigMap key of the run manifest.
-const ManifestKey = "manifest.json"
-
 // writeRunResults writes the run-level results ConfigMap once every cell has
 // finished: the run manifest, with each cell's per-step QPS summary and where
 // its full document lives. The per-cell documents stay in their own
@@ -47,7 +44,7 @@ func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) erro
 			specs.LabelManagedBy: specs.ManagedByValue, specs.LabelRun: p.run.Name, specs.LabelRole: specs.RoleRunData,
 		}},
 		Immutable: boolPtr(true),
-		Data:      map[string]string{ManifestKey: string(data)},
+		Data:      map[string]string{plan.RunResultKeyManifest: string(data)},
 	}
 	if err := p.create(ctx, cm); err != nil {
 		return err

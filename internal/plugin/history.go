@@ -135,7 +135,7 @@ func (o *HistoryOptions) clusterRuns(ctx context.Context) ([]analysis.HistoryRun
 			fmt.Fprintf(o.ErrOut, "skipping run %s: %v\n", v.Name, err)
 			continue
 		}
-		runs = append(runs, analysis.HistoryRun{Name: v.Name, Time: v.When(), Data: ds})
+		runs = append(runs, analysis.HistoryRun{Name: v.Name, Time: runTime(v), Data: ds})
 	}
 	return runs, nil
 }

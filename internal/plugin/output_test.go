@@ -8,13 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 )
 
 // TestWatchObjectOutput: with -o the watch prints the BenchmarkRun object
 // through cli-runtime's printers; an unknown format is refused before any
 // request, naming the flag.
 func TestWatchObjectOutput(t *testing.T) {
-	run := runObj("nightly-3", "nightly", t0, "Succeeded", []CellView{{Name: "a", Phase: "Succeeded", StepsDone: 2, StepsTotal: 2}})
+	run := runObj("nightly-3", "nightly", t0, "Succeeded", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellSucceeded, StepsDone: 2, StepsTotal: 2}})
 	clients := newFakeCluster(t, []*unstructured.Unstructured{run}, nil)
 	decodeYAML := func(s string) (map[string]any, error) {
 		var m map[string]any

@@ -21,6 +21,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
@@ -305,7 +307,9 @@ type fakeCluster struct{ c *Cluster }
 
 func (f fakeCluster) Cluster() (*Cluster, error) { return f.c, nil }
 
-func runObj(name, suite string, created time.Time, phase string, cells []CellView) *unstructured.Unstructured {
+// runObj is a BenchmarkRun as the API server sends it, written out by hand
+// so that the plugin's decoding is tested against the wire form.
+func runObj(name, suite string, created time.Time, phase string, cells []dbbenchv1alpha1.CellStatus) *unstructured.Unstructured {
 	cs := make([]any, len(cells))
 	for i, c := range cells {
 		b, _ := json.Marshal(c)
@@ -339,8 +343,8 @@ func newFakeCluster(t *testing.T, runs []*unstructured.Unstructured, cms []*core
 	return fakeCluster{&Cluster{Dynamic: dyn, Core: core, Namespace: "bench"}}
 }
 
-func cellCMs(t *testing.T, run string, docs []*results.Document) ([]CellView, []*corev1.ConfigMap) {
-	var cells []CellView
+func cellCMs(t *testing.T, run string, docs []*results.Document) ([]dbbenchv1alpha1.CellStatus, []*corev1.ConfigMap) {
+	var cells []dbbenchv1alpha1.CellStatus
 	var cms []*corev1.ConfigMap
 	for _, d := range docs {
 		b, err := results.Marshal(d)
@@ -348,8 +352,8 @@ func cellCMs(t *testing.T, run string, docs []*results.Document) ([]CellView, []
 			t.Fatal(err)
 		}
 		name := run + "-" + d.Cell.Name + "-results"
-		cells = append(cells, CellView{Name: d.Cell.Name, Phase: "Succeeded", StepsDone: len(d.Steps), StepsTotal: len(d.Steps), ResultConfigMap: name})
-		cms = append(cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "bench"}, Data: map[string]string{DocumentKey: string(b)}})
+		cells = append(cells, dbbenchv1alpha1.CellStatus{Name: d.Cell.Name, Phase: dbbenchv1alpha1.CellSucceeded, StepsDone: int32(len(d.Steps)), StepsTotal: int32(len(d.Steps)), ResultConfigMap: name})
+		cms = append(cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "bench"}, Data: map[string]string{plan.ResultKeyDocument: string(b)}})
 	}
 	return cells, cms
 }
@@ -380,8 +384,8 @@ func TestClusterManifestFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms := []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "r-results", Namespace: "bench"}, Data: map[string]string{ManifestKey: string(b)}}}
-	clients := newFakeCluster(t, []*unstructured.Unstructured{runObj("r", "", t0, "Succeeded", []CellView{{Name: "a", Phase: "Succeeded"}, {Name: "b", Phase: "Succeeded"}})}, cms)
+	cms := []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "r-results", Namespace: "bench"}, Data: map[string]string{plan.RunResultKeyManifest: string(b)}}}
+	clients := newFakeCluster(t, []*unstructured.Unstructured{runObj("r", "", t0, "Succeeded", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellSucceeded}, {Name: "b", Phase: dbbenchv1alpha1.CellSucceeded}})}, cms)
 	out, _, err := runCmd(t, clients, "report", "r")
 	if err != nil {
 		t.Fatal(err)
@@ -440,10 +444,10 @@ func TestClusterHistory(t *testing.T) {
 }
 
 func TestWatchOnce(t *testing.T) {
-	cells := []CellView{
-		{Name: "mariadb-10-11-base", Phase: "Succeeded", StepsDone: 32, StepsTotal: 32},
-		{Name: "mariadb-11-4-base", Phase: "Running", StepsDone: 8, StepsTotal: 32, CurrentStep: "point-query", Attempts: 2},
-		{Name: "mysql-8-0-base", Phase: "Pending"},
+	cells := []dbbenchv1alpha1.CellStatus{
+		{Name: "mariadb-10-11-base", Phase: dbbenchv1alpha1.CellSucceeded, StepsDone: 32, StepsTotal: 32},
+		{Name: "mariadb-11-4-base", Phase: dbbenchv1alpha1.CellRunning, StepsDone: 8, StepsTotal: 32, CurrentStep: "point-query", Attempts: 2},
+		{Name: "mysql-8-0-base", Phase: dbbenchv1alpha1.CellPending},
 	}
 	run := runObj("nightly-3", "nightly", t0, "Running", cells)
 	_ = unstructured.SetNestedField(run.Object, "1/3", "status", "progress")
@@ -464,7 +468,7 @@ func TestWatchOnce(t *testing.T) {
 }
 
 func TestWatchUntilDone(t *testing.T) {
-	run := runObj("r", "", t0, "Running", []CellView{{Name: "a", Phase: "Running", StepsDone: 1, StepsTotal: 2}})
+	run := runObj("r", "", t0, "Running", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellRunning, StepsDone: 1, StepsTotal: 2}})
 	clients := newFakeCluster(t, []*unstructured.Unstructured{run}, nil)
 	cl, _ := clients.Cluster()
 	var out bytes.Buffer
@@ -518,5 +522,30 @@ func TestCompareRepeats(t *testing.T) {
 	// Repeats of the two runs are not pooled in the merged report.
 	if !strings.Contains(out, "before/mariadb-11.4-base  point-query  1        3  1000.00") {
 		t.Errorf("merged repeats pooled:\n%s", out)
+	}
+}
+
+// A run written by a newer controller, with fields this API version does not
+// know, still reads; its results ConfigMap defaults to <run>-results until
+// the status names one.
+func TestRunFromNewerController(t *testing.T) {
+	u := runObj("r", "nightly", t0, "Running", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellRunning}})
+	_ = unstructured.SetNestedField(u.Object, "x", "spec", "fieldOfTomorrow")
+	cells, _, _ := unstructured.NestedSlice(u.Object, "status", "cells")
+	cells[0].(map[string]any)["somethingNew"] = int64(3)
+	_ = unstructured.SetNestedSlice(u.Object, cells, "status", "cells")
+	run, err := runFrom(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Spec.Suite != "nightly" || len(run.Status.Cells) != 1 || run.Status.Cells[0].Phase != dbbenchv1alpha1.CellRunning {
+		t.Errorf("run %+v", run)
+	}
+	if got := resultsConfigMap(run); got != "r-results" {
+		t.Errorf("results ConfigMap %q, want r-results", got)
+	}
+	run.Status.Results = &dbbenchv1alpha1.ResultsReference{ConfigMap: "named"}
+	if got := resultsConfigMap(run); got != "named" {
+		t.Errorf("results ConfigMap %q, want the status's", got)
 	}
 }

@@ -108,7 +108,7 @@ func s3Fixture(t *testing.T, endpoint string) (localRoot, credFile string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "manifest.json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, store.ObjectManifest), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range docs {

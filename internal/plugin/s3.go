@@ -280,7 +280,7 @@ func (s *S3Source) load(ctx context.Context, m *results.Manifest, name string) (
 		d, err := s.Store.GetCellDocument(ctx, m.Run.Suite, m.Run.Name, c.Name)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			notes = append(notes, fmt.Sprintf("cell %s (%s) has no result.json in the store", c.Name, c.Phase))
+			notes = append(notes, fmt.Sprintf("cell %s (%s) has no %s in the store", c.Name, c.Phase, store.ObjectResult))
 			continue
 		case err != nil:
 			return nil, fmt.Errorf("run %s cell %s: %w", m.Run.Name, c.Name, s.explain(err))

@@ -14,98 +14,45 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/specs"
 )
 
 // RunGVR is the BenchmarkRun resource.
-var RunGVR = schema.GroupVersionResource{Group: "dbbench.io", Version: "v1alpha1", Resource: "benchmarkruns"}
+var RunGVR = dbbenchv1alpha1.GroupVersion.WithResource("benchmarkruns")
 
-// Keys of the results ConfigMaps (the controller's and the agent's).
-const (
-	ManifestKey = "manifest.json" // run-level ConfigMap <run>-results
-	DocumentKey = "result.json"   // per-cell ConfigMap
-	ProgressKey = "progress.json" // per-cell ConfigMap, while running
-)
-
-// RunView is the part of a BenchmarkRun the plugin reads. It is decoded from
-// the object's JSON, so the plugin does not need the API package's Go types
-// and keeps working with runs written by newer controllers.
-type RunView struct {
-	Name         string
-	Namespace    string
-	Suite        string
-	Created      time.Time
-	Phase        string
-	Progress     string
-	CurrentStep  string
-	StartTime    *time.Time
-	Cells        []CellView
-	ResultsCM    string
-	BaselineName string
-}
-
-// CellView is one entry of status.cells.
-type CellView struct {
-	Name            string `json:"name"`
-	Phase           string `json:"phase"`
-	CurrentStep     string `json:"currentStep,omitempty"`
-	StepsDone       int    `json:"stepsDone,omitempty"`
-	StepsTotal      int    `json:"stepsTotal,omitempty"`
-	Attempts        int    `json:"attempts,omitempty"`
-	Node            string `json:"node,omitempty"`
-	Message         string `json:"message,omitempty"`
-	ResultConfigMap string `json:"resultConfigMap,omitempty"`
-	// StartTime and CompletionTime are the controller's view of the cell.
-	StartTime      *metav1.Time `json:"startTime,omitempty"`
-	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
-}
-
-type runObject struct {
-	metav1.ObjectMeta `json:"metadata"`
-	Spec              struct {
-		Suite string `json:"suite"`
-	} `json:"spec"`
-	Status struct {
-		Phase       string       `json:"phase"`
-		Progress    string       `json:"progress"`
-		CurrentStep string       `json:"currentStep"`
-		StartTime   *metav1.Time `json:"startTime"`
-		Cells       []CellView   `json:"cells"`
-		Results     *struct {
-			ConfigMap string `json:"configMap"`
-		} `json:"results"`
-	} `json:"status"`
-}
-
-func runViewOf(u *unstructured.Unstructured) (*RunView, error) {
-	var o runObject
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &o); err != nil {
+// runFrom converts a BenchmarkRun read through the dynamic client to the
+// API's type. Fields the API package does not know (a newer controller's)
+// are ignored, so the plugin keeps reading runs of newer controllers.
+func runFrom(u *unstructured.Unstructured) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	run := &dbbenchv1alpha1.BenchmarkRun{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, run); err != nil {
 		return nil, fmt.Errorf("reading BenchmarkRun %s: %w", u.GetName(), err)
 	}
-	v := &RunView{Name: o.Name, Namespace: o.Namespace, Suite: o.Spec.Suite, Created: o.CreationTimestamp.Time,
-		Phase: o.Status.Phase, Progress: o.Status.Progress, CurrentStep: o.Status.CurrentStep, Cells: o.Status.Cells}
-	if o.Status.StartTime != nil {
-		t := o.Status.StartTime.Time
-		v.StartTime = &t
-	}
-	v.ResultsCM = o.Name + "-results"
-	if o.Status.Results != nil && o.Status.Results.ConfigMap != "" {
-		v.ResultsCM = o.Status.Results.ConfigMap
-	}
-	return v, nil
+	return run, nil
 }
 
-// When is the run's time in a history: its start, else its creation.
-func (r *RunView) When() time.Time {
-	if r.StartTime != nil {
-		return *r.StartTime
+// runTime is the run's time in a history: its start, else its creation.
+func runTime(run *dbbenchv1alpha1.BenchmarkRun) time.Time {
+	if run.Status.StartTime != nil {
+		return run.Status.StartTime.Time
 	}
-	return r.Created
+	return run.CreationTimestamp.Time
+}
+
+// resultsConfigMap is the run's run-level results ConfigMap: the one its
+// status names, else the name the controller gives it.
+func resultsConfigMap(run *dbbenchv1alpha1.BenchmarkRun) string {
+	if r := run.Status.Results; r != nil && r.ConfigMap != "" {
+		return r.ConfigMap
+	}
+	return specs.RunResultsConfigMapName(run)
 }
 
 // Cluster reads runs and results from a cluster.
@@ -116,7 +63,7 @@ type Cluster struct {
 }
 
 // Run gets one BenchmarkRun.
-func (c *Cluster) Run(ctx context.Context, name string) (*RunView, error) {
+func (c *Cluster) Run(ctx context.Context, name string) (*dbbenchv1alpha1.BenchmarkRun, error) {
 	u, err := c.Dynamic.Resource(RunGVR).Namespace(c.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, fmt.Errorf("benchmarkrun %q not found in namespace %q", name, c.Namespace)
@@ -124,26 +71,26 @@ func (c *Cluster) Run(ctx context.Context, name string) (*RunView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("getting benchmarkrun %s/%s: %w", c.Namespace, name, err)
 	}
-	return runViewOf(u)
+	return runFrom(u)
 }
 
 // Runs lists the runs of a suite (spec.suite), oldest first.
-func (c *Cluster) Runs(ctx context.Context, suite string) ([]*RunView, error) {
+func (c *Cluster) Runs(ctx context.Context, suite string) ([]*dbbenchv1alpha1.BenchmarkRun, error) {
 	list, err := c.Dynamic.Resource(RunGVR).Namespace(c.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing benchmarkruns in %q: %w", c.Namespace, err)
 	}
-	var out []*RunView
+	var out []*dbbenchv1alpha1.BenchmarkRun
 	for i := range list.Items {
-		v, err := runViewOf(&list.Items[i])
+		run, err := runFrom(&list.Items[i])
 		if err != nil {
 			return nil, err
 		}
-		if v.Suite == suite {
-			out = append(out, v)
+		if run.Spec.Suite == suite {
+			out = append(out, run)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].When().Before(out[j].When()) })
+	sort.SliceStable(out, func(i, j int) bool { return runTime(out[i]).Before(runTime(out[j])) })
 	return out, nil
 }
 
@@ -151,14 +98,14 @@ func (c *Cluster) Runs(ctx context.Context, suite string) ([]*RunView, error) {
 // series included) or, when no cell document is readable, the run manifest's
 // QPS summary. It also returns the run's baseline cell from the manifest
 // ("" when there is no manifest yet).
-func (c *Cluster) Dataset(ctx context.Context, run *RunView) (*analysis.Dataset, string, error) {
+func (c *Cluster) Dataset(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun) (*analysis.Dataset, string, error) {
 	ds, err := c.dataset(ctx, run)
 	if err != nil {
 		return nil, "", err
 	}
 	base := ""
-	if cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, run.ResultsCM, metav1.GetOptions{}); err == nil {
-		if _, m, err := analysis.ReadResult([]byte(cm.Data[ManifestKey])); err == nil && m != nil {
+	if cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, resultsConfigMap(run), metav1.GetOptions{}); err == nil {
+		if _, m, err := analysis.ReadResult([]byte(cm.Data[plan.RunResultKeyManifest])); err == nil && m != nil {
 			base = m.Baseline
 		}
 	}
@@ -167,15 +114,15 @@ func (c *Cluster) Dataset(ctx context.Context, run *RunView) (*analysis.Dataset,
 
 // CellDocument is a cell's status entry with its results document.
 type CellDocument struct {
-	Cell CellView
+	Cell dbbenchv1alpha1.CellStatus
 	Doc  *results.Document
 }
 
 // Documents reads the cells' results documents from their result
 // ConfigMaps. Cells without a readable document are listed in missing, with
 // the reason in notes; a document that is there but unreadable is an error.
-func (c *Cluster) Documents(ctx context.Context, run *RunView) (found []CellDocument, missing, notes []string, err error) {
-	for _, cell := range run.Cells {
+func (c *Cluster) Documents(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun) (found []CellDocument, missing, notes []string, err error) {
+	for _, cell := range run.Status.Cells {
 		if cell.ResultConfigMap == "" {
 			missing = append(missing, cell.Name)
 			continue
@@ -186,25 +133,25 @@ func (c *Cluster) Documents(ctx context.Context, run *RunView) (found []CellDocu
 			missing = append(missing, cell.Name)
 			continue
 		}
-		raw, ok := cm.Data[DocumentKey]
+		raw, ok := cm.Data[plan.ResultKeyDocument]
 		if !ok {
-			notes = append(notes, fmt.Sprintf("cell %s (%s): configmap %s has no %s yet", cell.Name, cell.Phase, cell.ResultConfigMap, DocumentKey))
+			notes = append(notes, fmt.Sprintf("cell %s (%s): configmap %s has no %s yet", cell.Name, cell.Phase, cell.ResultConfigMap, plan.ResultKeyDocument))
 			missing = append(missing, cell.Name)
 			continue
 		}
 		doc, _, err := analysis.ReadResult([]byte(raw))
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s: %w", cell.Name, cell.ResultConfigMap, DocumentKey, err)
+			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s: %w", cell.Name, cell.ResultConfigMap, plan.ResultKeyDocument, err)
 		}
 		if doc == nil {
-			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s holds a manifest, not a cell document", cell.Name, cell.ResultConfigMap, DocumentKey)
+			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s holds a manifest, not a cell document", cell.Name, cell.ResultConfigMap, plan.ResultKeyDocument)
 		}
 		found = append(found, CellDocument{Cell: cell, Doc: doc})
 	}
 	return found, missing, notes, nil
 }
 
-func (c *Cluster) dataset(ctx context.Context, run *RunView) (*analysis.Dataset, error) {
+func (c *Cluster) dataset(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun) (*analysis.Dataset, error) {
 	found, missing, notes, err := c.Documents(ctx, run)
 	if err != nil {
 		return nil, err
@@ -215,9 +162,10 @@ func (c *Cluster) dataset(ctx context.Context, run *RunView) (*analysis.Dataset,
 	}
 	if len(docs) == 0 {
 		// Nothing per cell: the manifest may still have the summaries.
-		cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, run.ResultsCM, metav1.GetOptions{})
+		name := resultsConfigMap(run)
+		cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("run %s has no readable cell results and its results configmap %s: %w", run.Name, run.ResultsCM, err)
+			return nil, fmt.Errorf("run %s has no readable cell results and its results configmap %s: %w", run.Name, name, err)
 		}
 		ds, err := manifestDataset(cm)
 		if err != nil {
@@ -239,16 +187,16 @@ func (c *Cluster) dataset(ctx context.Context, run *RunView) (*analysis.Dataset,
 }
 
 func manifestDataset(cm *corev1.ConfigMap) (*analysis.Dataset, error) {
-	raw, ok := cm.Data[ManifestKey]
+	raw, ok := cm.Data[plan.RunResultKeyManifest]
 	if !ok {
-		return nil, fmt.Errorf("configmap %s has no %s", cm.Name, ManifestKey)
+		return nil, fmt.Errorf("configmap %s has no %s", cm.Name, plan.RunResultKeyManifest)
 	}
 	_, m, err := analysis.ReadResult([]byte(raw))
 	if err != nil {
-		return nil, fmt.Errorf("configmap %s key %s: %w", cm.Name, ManifestKey, err)
+		return nil, fmt.Errorf("configmap %s key %s: %w", cm.Name, plan.RunResultKeyManifest, err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cm.Name, ManifestKey)
+		return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cm.Name, plan.RunResultKeyManifest)
 	}
 	return analysis.FromManifest(m)
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 )
 
 // WatchOptions are the options of `watch`.
@@ -122,9 +124,9 @@ func (o *WatchOptions) Run(ctx context.Context) error {
 				fmt.Fprintln(o.Out)
 			}
 			writeFrame(o.Out, run, o.Width)
-			phase = run.Phase
+			phase = string(run.Status.Phase)
 		}
-		if o.Once || phase == "Succeeded" || phase == "Failed" {
+		if o.Once || phase == string(dbbenchv1alpha1.RunSucceeded) || phase == string(dbbenchv1alpha1.RunFailed) {
 			return nil
 		}
 		if err := o.sleep(ctx, o.Interval); err != nil {
@@ -145,27 +147,28 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // writeFrame prints one view of a run.
-func writeFrame(w io.Writer, run *RunView, width int) {
-	phase := run.Phase
+func writeFrame(w io.Writer, run *dbbenchv1alpha1.BenchmarkRun, width int) {
+	st := &run.Status
+	phase := st.Phase
 	if phase == "" {
-		phase = "Pending"
+		phase = dbbenchv1alpha1.RunPending
 	}
-	progress := run.Progress
+	progress := st.Progress
 	if progress == "" {
-		progress = fmt.Sprintf("0/%d", len(run.Cells))
+		progress = fmt.Sprintf("0/%d", len(st.Cells))
 	}
 	fmt.Fprintf(w, "run %s: %s, %s cells done", run.Name, phase, progress)
-	if run.CurrentStep != "" {
-		fmt.Fprintf(w, ", step %s", run.CurrentStep)
+	if st.CurrentStep != "" {
+		fmt.Fprintf(w, ", step %s", st.CurrentStep)
 	}
 	fmt.Fprintln(w)
 	nameW := 4
-	for _, c := range run.Cells {
+	for _, c := range st.Cells {
 		nameW = max(nameW, len(c.Name))
 	}
-	for _, c := range run.Cells {
+	for _, c := range st.Cells {
 		done, total := c.StepsDone, c.StepsTotal
-		if c.Phase == "Succeeded" && total > 0 {
+		if c.Phase == dbbenchv1alpha1.CellSucceeded && total > 0 {
 			done = total
 		}
 		frac := 0.0
@@ -175,13 +178,13 @@ func writeFrame(w io.Writer, run *RunView, width int) {
 		fill := int(frac*float64(width) + 0.5)
 		bar := "[" + strings.Repeat("#", fill) + strings.Repeat(".", width-fill) + "]"
 		line := fmt.Sprintf("  %-*s  %-9s %s %3.0f%%  %d/%d", nameW, c.Name, c.Phase, bar, 100*frac, done, total)
-		if c.CurrentStep != "" && c.Phase != "Succeeded" {
+		if c.CurrentStep != "" && c.Phase != dbbenchv1alpha1.CellSucceeded {
 			line += "  " + c.CurrentStep
 		}
 		if c.Attempts > 1 {
 			line += fmt.Sprintf("  (attempt %d)", c.Attempts)
 		}
-		if c.Message != "" && c.Phase == "Failed" {
+		if c.Message != "" && c.Phase == dbbenchv1alpha1.CellFailed {
 			line += "  " + c.Message
 		}
 		fmt.Fprintln(w, line)

@@ -274,8 +274,10 @@ func TestIncreasing(t *testing.T) {
 func TestLocalOptions(t *testing.T) {
 	pw := filepath.Join(t.TempDir(), "pw")
 	_ = os.WriteFile(pw, []byte("s3cret\n"), 0o600)
-	o := LocalOptions{Engine: "postgres", Steps: "extended", Threads: "1,4", TableSize: 500, PasswordFile: pw, Out: "/tmp/x",
-		WarmupSeconds: -1, Custom: []string{"mine=rel/my.lua:5"}, TPCCWarehouses: 3}
+	o := LocalOptions{Engine: "postgres", Steps: "extended", PasswordFile: pw, Out: "/tmp/x", Custom: []string{"mine=rel/my.lua:5"}}
+	if err := o.Workload.Parse("--threads=1,4", "--table-size=500", "--tpcc-warehouses=3"); err != nil {
+		t.Fatal(err)
+	}
 	p, pass, err := o.Build()
 	if err != nil {
 		t.Fatal(err)

@@ -24,25 +24,15 @@ type LocalOptions struct {
 	Database     string
 	// Steps is a comma-separated list of step names, or a set name
 	// ("standard", "extended").
-	Steps         string
-	Tables        int
-	TableSize     int64
-	ReadSeconds   int
-	WriteSeconds  int
-	WarmupSeconds int
-	Threads       string // "1,2,4"
-	Prepared      bool
-	FlushWait     int
+	Steps string
+	// Workload are the workload knobs' flags (--tables, --threads, the
+	// durations, --tpcc-*, ...), applied over the plan file or the local
+	// defaults.
+	Workload plan.WorkloadFlags
 	// Custom are NAME=PATH[:SECONDS] Lua steps.
-	Custom []string
-	// TPC-C knobs.
-	TPCCWarehouses int
-	TPCCTables     int
-	TPCCSeconds    int
-	TPCCIsolation  string
-	TPCCUseFK      bool
-	Out            string
-	ReadyTimeout   int
+	Custom       []string
+	Out          string
+	ReadyTimeout int
 	// ServerConfigFile is the config variant's text to verify (verify.go).
 	ServerConfigFile string
 }
@@ -96,30 +86,8 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 			wl.Steps = splitList(o.Steps)
 		}
 	}
-	setInt := func(dst *int, v int) {
-		if v > 0 {
-			*dst = v
-		}
-	}
-	setInt(&wl.Tables, o.Tables)
-	if o.TableSize > 0 {
-		wl.TableSize = o.TableSize
-	}
-	setInt(&wl.ReadSeconds, o.ReadSeconds)
-	setInt(&wl.WriteSeconds, o.WriteSeconds)
-	if o.WarmupSeconds >= 0 {
-		wl.WarmupSeconds = o.WarmupSeconds
-	}
-	setInt(&wl.FlushWaitSeconds, o.FlushWait)
-	if o.Threads != "" {
-		th, err := parseInts(o.Threads)
-		if err != nil {
-			return nil, "", fmt.Errorf("--threads: %w", err)
-		}
-		wl.Threads = th
-	}
-	if o.PlanFile == "" {
-		wl.PreparedStatements = o.Prepared
+	if err := o.Workload.Apply(wl); err != nil {
+		return nil, "", err
 	}
 	for _, c := range o.Custom {
 		name, rest, ok := strings.Cut(c, "=")
@@ -136,18 +104,6 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 			cs.Script = abs
 		}
 		wl.Custom = append(wl.Custom, cs)
-	}
-	if o.TPCCWarehouses > 0 || o.TPCCSeconds > 0 || o.TPCCTables > 0 || o.TPCCIsolation != "" || o.TPCCUseFK {
-		if wl.TPCC == nil {
-			wl.TPCC = &plan.TPCC{}
-		}
-		setInt(&wl.TPCC.Warehouses, o.TPCCWarehouses)
-		setInt(&wl.TPCC.Tables, o.TPCCTables)
-		setInt(&wl.TPCC.DurationSeconds, o.TPCCSeconds)
-		if o.TPCCIsolation != "" {
-			wl.TPCC.Isolation = o.TPCCIsolation
-		}
-		wl.TPCC.UseForeignKeys = wl.TPCC.UseForeignKeys || o.TPCCUseFK
 	}
 	if o.Out != "" {
 		p.Results.Dir = o.Out
@@ -174,18 +130,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // LoadPlanFile reads the plan the controller mounted ($DBBENCH_PLAN).

@@ -2,7 +2,10 @@
 // that runs in each cell's client pod: what the agent receives (a Plan, plus
 // connection secrets in the environment) and how it reports back (a Progress
 // record and the results document in the cell's results ConfigMap, and its
-// exit code).
+// exit code). It also declares the keys of the ConfigMaps that kubectl-dbbench
+// reads, so that controller, agent and plugin share one set of names. (The
+// object store's names are pkg/store's Object* constants: another format,
+// with its own compatibility promise.)
 //
 // It has no Kubernetes dependencies so that the agent's local mode and other
 // tools can use it.
@@ -61,7 +64,8 @@ const (
 	ServerConfigFile = ConfigKeyServer
 )
 
-// Keys of the per-cell ConfigMaps.
+// Keys of the per-cell and run-level ConfigMaps. They are read by agents and
+// plugins of other versions: never rename one, only add new ones.
 const (
 	// ConfigKeyPlan holds the Plan JSON in the cell's config ConfigMap.
 	ConfigKeyPlan = "plan.json"
@@ -89,6 +93,11 @@ const (
 	// when the cell ends and before it deletes the database pod; it is
 	// uploaded and removed with the agent's attachments.
 	ResultKeyServerLog = "server.log.gz"
+
+	// RunResultKeyManifest holds the run manifest (results.Manifest) in the
+	// run-level results ConfigMap (specs.RunResultsConfigMapName), which the
+	// controller writes once every cell has ended.
+	RunResultKeyManifest = "manifest.json"
 )
 
 // ResultBudgetBytes bounds the values (data and binaryData) of a results

@@ -14,9 +14,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/plan"
 )
 
-// ConfigKeyServer is the config ConfigMap key with the variant's text.
-const ConfigKeyServer = plan.ConfigKeyServer
-
 // Credentials are the generated secrets of a cell.
 type Credentials struct {
 	Password     string
@@ -46,7 +43,7 @@ func ConfigMap(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, p *plan.Plan, s
 	if err != nil {
 		return nil, fmt.Errorf("encoding plan: %w", err)
 	}
-	data := map[string]string{plan.ConfigKeyPlan: string(planJSON), ConfigKeyServer: serverConfig}
+	data := map[string]string{plan.ConfigKeyPlan: string(planJSON), plan.ConfigKeyServer: serverConfig}
 	for name, script := range customScripts {
 		data[CustomScriptKey(name)] = script
 	}
@@ -90,15 +87,6 @@ func AgentRBAC(run *dbbenchv1alpha1.BenchmarkRun, cells []matrix.Cell) (*corev1.
 
 // Plan builds the agent's plan for one attempt of a cell.
 func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps []string) *plan.Plan {
-	w := run.Spec.Workload
-	threads := make([]int, len(w.Threads))
-	for i, t := range w.Threads {
-		threads[i] = int(t)
-	}
-	if len(threads) == 0 {
-		threads = []int{1}
-	}
-	ps := w.PreparedStatements == nil || *w.PreparedStatements
 	p := &plan.Plan{
 		APIVersion: plan.APIVersion,
 		Run:        plan.RunRef{Name: run.Name, Namespace: run.Namespace, UID: string(run.UID), Suite: run.Spec.Suite},
@@ -110,15 +98,32 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 			Engine: plan.Engine(c.Database.Engine), Port: int(Port(c.Database.Engine)), Database: DatabaseName,
 			ReadyTimeoutSeconds: int(run.Spec.Timeouts.DatabaseReadyTimeout().Seconds()),
 		},
-		Workload: plan.Workload{
-			Steps: steps, Tables: int(w.Tables), TableSize: w.TableSize,
-			ReadSeconds: int(w.ReadSeconds), WriteSeconds: int(w.WriteSeconds), WarmupSeconds: int(w.Warmup()),
-			Threads: threads, PreparedStatements: ps, FlushWaitSeconds: int(w.FlushWaitSeconds),
-		},
-		Results: plan.Results{ConfigMap: ResultConfigMapName(c)},
+		Workload: WorkloadPlan(&run.Spec.Workload, steps),
+		Results:  plan.Results{ConfigMap: ResultConfigMapName(c)},
 	}
 	if p.Server.ReadyTimeoutSeconds <= 0 {
 		p.Server.ReadyTimeoutSeconds = 600
+	}
+	return p
+}
+
+// WorkloadPlan maps the run's workload to the plan's: the one place the
+// API's workload knobs reach the agent (the agent's local mode fills the
+// same fields from flags, plan.WorkloadFlags). steps is the resolved step
+// list (stepSet or steps).
+func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload {
+	threads := make([]int, len(w.Threads))
+	for i, t := range w.Threads {
+		threads[i] = int(t)
+	}
+	if len(threads) == 0 {
+		threads = []int{1}
+	}
+	wl := plan.Workload{
+		Steps: steps, Tables: int(w.Tables), TableSize: w.TableSize,
+		ReadSeconds: int(w.ReadSeconds), WriteSeconds: int(w.WriteSeconds), WarmupSeconds: int(w.Warmup()),
+		Threads: threads, PreparedStatements: w.PreparedStatements == nil || *w.PreparedStatements,
+		FlushWaitSeconds: int(w.FlushWaitSeconds),
 	}
 	if t := w.TPCC; t != nil {
 		tt := make([]int, len(t.Threads))
@@ -128,7 +133,7 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 		if len(tt) == 0 {
 			tt = threads
 		}
-		p.Workload.TPCC = &plan.TPCC{
+		wl.TPCC = &plan.TPCC{
 			Warehouses: int(t.Warehouses), Tables: int(t.Tables), DurationSeconds: int(t.DurationSeconds),
 			Threads: tt, UseForeignKeys: t.UseForeignKeys, Isolation: t.Isolation,
 		}
@@ -138,12 +143,12 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 		if d == 0 {
 			d = int(w.WriteSeconds)
 		}
-		p.Workload.Custom = append(p.Workload.Custom, plan.CustomStep{
+		wl.Custom = append(wl.Custom, plan.CustomStep{
 			Name: cs.Name, Script: path.Join(plan.CustomScriptsDir, cs.Name+".lua"),
 			DurationSeconds: d, Args: cs.Args,
 		})
 	}
-	return p
+	return wl
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -11,6 +11,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // CollectorPort is where the hardware-metrics collector beside the database
@@ -49,7 +50,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 		volumes = append(volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)}},
 		}})
-		mounts = append(mounts, corev1.VolumeMount{Name: "config", MountPath: k.configPath, SubPath: ConfigKeyServer, ReadOnly: true})
+		mounts = append(mounts, corev1.VolumeMount{Name: "config", MountPath: k.configPath, SubPath: plan.ConfigKeyServer, ReadOnly: true})
 		args = append(args, k.configArgs...)
 	}
 	if db.Engine == dbbenchv1alpha1.EnginePostgres {

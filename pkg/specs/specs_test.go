@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -229,4 +230,52 @@ func TestPlanAndRBAC(t *testing.T) {
 	if rb.Subjects[0].Name != job.Spec.Template.Spec.ServiceAccountName {
 		t.Errorf("binding subject %s, job service account %s", rb.Subjects[0].Name, job.Spec.Template.Spec.ServiceAccountName)
 	}
+}
+
+// WorkloadPlan carries every knob of the API's workload to the plan: a plan
+// field that it leaves zero for a fully set spec fails here (the reflection
+// check), and so does a wrong mapping (the diff).
+func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
+	w := &dbbenchv1alpha1.WorkloadSpec{
+		Tables: 2, TableSize: 1000, ReadSeconds: 30, WriteSeconds: 60, WarmupSeconds: ptr.To[int32](5),
+		Threads: []int32{1, 8}, PreparedStatements: ptr.To(true), FlushWaitSeconds: 90,
+		TPCC:        &dbbenchv1alpha1.TPCCSpec{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int32{4}, UseForeignKeys: true, Isolation: "RC"},
+		CustomSteps: []dbbenchv1alpha1.CustomStep{{Name: "mine", DurationSeconds: 7, Args: []string{"--x=1"}}},
+	}
+	got := WorkloadPlan(w, []string{"point-query", "tpcc", "mine"})
+	want := plan.Workload{
+		Steps: []string{"point-query", "tpcc", "mine"}, Tables: 2, TableSize: 1000, ReadSeconds: 30, WriteSeconds: 60, WarmupSeconds: 5,
+		Threads: []int{1, 8}, PreparedStatements: true, FlushWaitSeconds: 90,
+		TPCC:   &plan.TPCC{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int{4}, UseForeignKeys: true, Isolation: "RC"},
+		Custom: []plan.CustomStep{{Name: "mine", Script: "/etc/dbbench/plan/custom/mine.lua", DurationSeconds: 7, Args: []string{"--x=1"}}},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("WorkloadPlan (-want +got):\n%s", d)
+	}
+	for _, field := range zeroFields(reflect.ValueOf(got), "Workload.") {
+		t.Errorf("%s is not filled from the API: map it in WorkloadPlan", field)
+	}
+	// The defaults of an empty spec: one thread, prepared statements, 10 s
+	// of warm-up; TPC-C threads follow the workload's.
+	empty := WorkloadPlan(&dbbenchv1alpha1.WorkloadSpec{TPCC: &dbbenchv1alpha1.TPCCSpec{}}, nil)
+	if !empty.PreparedStatements || empty.WarmupSeconds != 10 || !cmp.Equal(empty.Threads, []int{1}) || !cmp.Equal(empty.TPCC.Threads, []int{1}) {
+		t.Errorf("defaults: %+v, TPC-C %+v", empty, empty.TPCC)
+	}
+}
+
+// zeroFields lists the zero leaf fields of a struct, descending into
+// non-nil pointers to structs.
+func zeroFields(v reflect.Value, prefix string) []string {
+	var out []string
+	for i := 0; i < v.NumField(); i++ {
+		f, fv := v.Type().Field(i), v.Field(i)
+		switch {
+		case !f.IsExported():
+		case fv.Kind() == reflect.Pointer && !fv.IsNil() && fv.Elem().Kind() == reflect.Struct:
+			out = append(out, zeroFields(fv.Elem(), prefix+f.Name+".")...)
+		case fv.IsZero():
+			out = append(out, prefix+f.Name)
+		}
+	}
+	return out
 }

@@ -24,10 +24,6 @@ import (
 // here at most two cells' time; the deadlines leave room for a busy machine
 // (a demo beside the suite) without letting a stuck run hold the suite.
 const (
-	// manifestKey is controllers.ManifestKey; the suite does not import
-	// the controllers package (it tests them from the outside).
-	manifestKey = "manifest.json"
-
 	cellRunningTimeout = 5 * time.Minute
 	runTimeout         = 6 * time.Minute
 )
@@ -63,7 +59,7 @@ func TestRunCompletes(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: run.Status.Results.ConfigMap}, &cm); err != nil {
 		t.Fatalf("getting the run manifest ConfigMap: %v", err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[manifestKey]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatalf("decoding the run manifest: %v", err)
 	}

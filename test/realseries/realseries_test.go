@@ -160,8 +160,11 @@ func runAgent(t *testing.T, i int, pwFile string) *results.Document {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), fmt.Sprintf("run-%02d", i))
 	o := agent.LocalOptions{Engine: "mariadb", Host: "127.0.0.1", Port: port, User: user, PasswordFile: pwFile, Database: "sbtest",
-		Steps: writeStep + "," + readStep, Tables: 1, TableSize: 1000, ReadSeconds: 3, WriteSeconds: 3, WarmupSeconds: 0,
-		Threads: "1", Prepared: true, FlushWait: 1, Out: out, ReadyTimeout: 20}
+		Steps: writeStep + "," + readStep, Out: out, ReadyTimeout: 20}
+	if err := o.Workload.Parse("--tables=1", "--table-size=1000", "--read-seconds=3", "--write-seconds=3", "--warmup-seconds=0",
+		"--threads=1", "--ps=true", "--flush-wait=1"); err != nil {
+		t.Fatal(err)
+	}
 	p, pw, err := o.Build()
 	if err != nil {
 		t.Fatal(err)
