@@ -123,9 +123,10 @@ func (d *Detector) removeCPs(xs []float64, i, j int) {
 
 // driftPass turns sustained slopes into drifts, in two steps:
 //
-//  1. Every maximal run of consecutive change points that all go the same
-//     way (a staircase, or one step) is compared with one straight line over
-//     the span from the change point before it to the one after it. The
+//  1. Every run of consecutive change points that all go the same way (a
+//     staircase, or one step; longest runs first) is compared with one
+//     straight line over the span from the change point before it to the
+//     one after it. The
 //     line replaces the steps when its BIC is lower — n·ln(RSS/n) plus
 //     ln(n) per parameter, 2 for the line and 2 per step + 1 for the steps
 //     (a level and a position each) — and its slope is significant and
@@ -145,28 +146,21 @@ func (d *Detector) driftPass(xs []float64) {
 		for j+1 < len(d.cps) && (d.cps[j+1].change > 0) == up {
 			j++
 		}
-		lo, _ := d.segment(i-1, n)
-		_, hi := d.segment(j, n)
-		// The segment before the group may already be a drift (the group
-		// before went the other way and became one): then this span would
-		// overlap it.
-		if hi-lo >= minDriftRuns && d.driftAt(lo) < 0 {
-			var ssSteps float64
-			prev := lo
-			for k := i; k <= j; k++ {
-				ssSteps += sumSquares(xs[prev:d.cps[k].idx])
-				prev = d.cps[k].idx
-			}
-			ssSteps += sumSquares(xs[prev:hi])
-			fit := fitLine(xs[lo:hi])
-			steps := j - i + 1
-			if (fit.slope > 0) == up && fit.p < maxP && fit.mag > d.minMag && lineWins(hi-lo, fit.ss, ssSteps, 2*steps+1) {
-				d.removeCPs(xs, i, j)
-				d.drifts = append(d.drifts, driftState{start: lo, end: hi, fit: fit})
-				continue // position i now holds the change point after the drift
+		// Largest runs of the group first, so that a decline that E-divisive
+		// cut into a staircase is one drift, and a real step before it (the
+		// first point of the group) can stay a step.
+		accepted := false
+		for size := j - i + 1; size >= 1 && !accepted; size-- {
+			for a := i; a+size-1 <= j; a++ {
+				if d.tryDrift(xs, a, a+size-1, up, maxP) {
+					accepted, i = true, a // position a now holds the change point after the drift
+					break
+				}
 			}
 		}
-		i = j + 1
+		if !accepted {
+			i = j + 1
+		}
 	}
 	for k := -1; k < len(d.cps); k++ {
 		lo, hi := d.segment(k, n)
@@ -182,6 +176,37 @@ func (d *Detector) driftPass(xs []float64) {
 		}
 	}
 	slices.SortFunc(d.drifts, func(a, b driftState) int { return a.start - b.start })
+}
+
+// tryDrift replaces the change points at positions [a, b], all going the
+// same way (up or down), by a drift over the span from the change point
+// before them to the one after them, if a line explains the span better.
+func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool {
+	lo, _ := d.segment(a-1, len(xs))
+	_, hi := d.segment(b, len(xs))
+	// The segment before the group may already be a drift (the group
+	// before went the other way and became one): then this span would
+	// overlap it.
+	if hi-lo < minDriftRuns || d.driftAt(lo) >= 0 {
+		return false
+	}
+	fit := fitLine(xs[lo:hi])
+	if (fit.slope > 0) != up || !(fit.p < maxP) || fit.mag <= d.minMag {
+		return false
+	}
+	var ssSteps float64
+	prev := lo
+	for k := a; k <= b; k++ {
+		ssSteps += sumSquares(xs[prev:d.cps[k].idx])
+		prev = d.cps[k].idx
+	}
+	ssSteps += sumSquares(xs[prev:hi])
+	if !lineWins(hi-lo, fit.ss, ssSteps, 2*(b-a+1)+1) {
+		return false
+	}
+	d.removeCPs(xs, a, b)
+	d.drifts = append(d.drifts, driftState{start: lo, end: hi, fit: fit})
+	return true
 }
 
 // driftAt returns the position in d.drifts of the drift that starts at run
