@@ -25,6 +25,14 @@ import (
 // the run's results.
 const maxRegressedSteps = 50
 
+// reasonRegressionSuspected is the Regressed=False reason when change-point
+// detection sees a drop that only the newest run shows so far
+// (changepoint.Suspected): the next run confirms it or clears it. It is not
+// a regression yet, so that one outlier run does not fail a suite; this
+// verdict is not revised when the next run confirms it (that run's verdict
+// says Regressed).
+const reasonRegressionSuspected = "RegressionSuspected"
+
 // judgeRegression sets the Regressed condition and status.regression by
 // comparing the finished run's manifest with the suite's earlier successful
 // runs in the namespace.
@@ -41,7 +49,7 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 	history = mergeHistory(history, remote)
 	minMag := float64(spec.MinMagnitudePercent) / 100
 	st := &dbbenchv1alpha1.RegressionStatus{}
-	var found []analysis.StepChange
+	var found, suspected []analysis.StepChange
 	var against string
 	switch spec.Against {
 	case dbbenchv1alpha1.RegressAgainstChangePoints:
@@ -65,10 +73,17 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 		opts := changepoint.DefaultOptions()
 		opts.MinMagnitude = minMag
 		opts.MaxPValue = spec.SignificanceLevel()
-		found, err = analysis.ChangePointRegressions(series, opts)
+		all, err := analysis.ChangePointRegressions(series, opts)
 		if err != nil {
 			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "AnalysisFailed", err.Error())
 			return nil
+		}
+		for _, f := range all {
+			if f.Status == changepoint.Suspected {
+				suspected = append(suspected, f)
+			} else {
+				found = append(found, f)
+			}
 		}
 		for _, c := range cur.Cells {
 			for _, byThreads := range c.QPS {
@@ -119,24 +134,37 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 		st.Regressed = append(st.Regressed, rs)
 	}
 	p.run.Status.Regression = st
+	var suspectNote string
+	if len(suspected) > 0 {
+		suspectNote = fmt.Sprintf("; suspected in this run only, not confirmed yet: %s", stepChangeList(suspected))
+	}
 	if len(found) == 0 {
-		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoRegression",
-			fmt.Sprintf("No step significantly slower (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s",
-				spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, storeNote))
+		reason := "NoRegression"
+		if len(suspected) > 0 {
+			reason = reasonRegressionSuspected
+		}
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
+			fmt.Sprintf("No step significantly slower (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s",
+				spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, storeNote))
 		return nil
 	}
+	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s%s%s", len(found), spec.MinMagnitudePercent, against, stepChangeList(found), suspectNote, storeNote)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
+	p.event(true, "Regressed", "Judge", msg)
+	return nil
+}
+
+// stepChangeList names up to five changes (a drift says so, with its slope).
+func stepChangeList(changes []analysis.StepChange) string {
 	var names []string
-	for i, f := range found {
+	for i, f := range changes {
 		if i == 5 {
-			names = append(names, fmt.Sprintf("and %d more", len(found)-5))
+			names = append(names, fmt.Sprintf("and %d more", len(changes)-5))
 			break
 		}
 		names = append(names, f.String())
 	}
-	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s%s", len(found), spec.MinMagnitudePercent, against, strings.Join(names, ", "), storeNote)
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
-	p.event(true, "Regressed", "Judge", msg)
-	return nil
+	return strings.Join(names, ", ")
 }
 
 func (p *runPass) noHistory(storeNote string) {

@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -68,5 +69,53 @@ func TestRegressionNeedsASuite(t *testing.T) {
 	r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstRun}
 	if err := k8sClient.Create(ctx, r); err == nil || !strings.Contains(err.Error(), "regression.run: must name a run") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Change-point verdicts over a suite's nights: constant throughput, then
+// 10 % slower. The first slow night is only suspected (Regressed=False,
+// reason RegressionSuspected: one run cannot be told from an outlier); the
+// second confirms it (Regressed=True), named at the first slow night's
+// level. The first night's verdict is not revised.
+func TestRegressedVerdictOnChangePointsSuspectedThenConfirmed(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	verdict := func(name string) *metav1.Condition {
+		return meta.FindStatusCondition(getRun(t, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+	}
+	night := func(i int, scale float64) string {
+		name := fmt.Sprintf("night-%d", i)
+		r := minimalRun(ns, name)
+		r.Spec.Suite = "nightly-cp"
+		r.Spec.Workload.Steps = []string{"point-query"}
+		r.Spec.Workload.Threads = []int32{4}
+		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstChangePoints}
+		if err := k8sClient.Create(ctx, r); err != nil {
+			t.Fatalf("creating %s: %v", name, err)
+		}
+		driveCellsToCompletion(t, ns, name, scale)
+		return name
+	}
+	for i := 1; i <= 4; i++ {
+		name := night(i, 1.0)
+		if c := verdict(name); c == nil || c.Status != metav1.ConditionFalse || (i > 1 && c.Reason != "NoRegression") {
+			t.Fatalf("%s, steady: %+v", name, c)
+		}
+	}
+	first := night(5, 0.9)
+	c := verdict(first)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "RegressionSuspected" || !strings.Contains(c.Message, "point-query@4 -10.0% (suspected)") {
+		t.Fatalf("first slow night: %+v", c)
+	}
+	if st := getRun(t, ns, first).Status.Regression; st == nil || len(st.Regressed) != 0 {
+		t.Fatalf("first slow night: a suspected drop is not in status.regression.regressed: %+v", st)
+	}
+	second := night(6, 0.9)
+	c = verdict(second)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4 -10.0%") || strings.Contains(c.Message, "suspected") {
+		t.Fatalf("second slow night: %+v", c)
+	}
+	if c := verdict(first); c == nil || c.Reason != "RegressionSuspected" {
+		t.Fatalf("first slow night's verdict was revised: %+v", c)
 	}
 }

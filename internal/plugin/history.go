@@ -22,6 +22,7 @@ type HistoryOptions struct {
 	Suite        string
 	Otava        bool
 	MinMagnitude float64
+	NoiseCV      float64
 	clients      Clients
 	cluster      *Cluster
 	genericiooptions.IOStreams
@@ -36,7 +37,10 @@ func NewCmdHistory(streams genericiooptions.IOStreams, clients Clients) *cobra.C
 		Long: `Show the runs of a suite (spec.suite), oldest first, as one QPS series per
 (database-version-config, step, threads), and the change points that
 E-divisive means with a t-test finds in each (pkg/changepoint; defaults:
-p <= 0.001, a change of at least 3 %, at least 3 runs per segment).
+p < 0.001, a change larger than 1.5 × the series' noise and than 1 %, at
+least 3 runs per segment). A change in the newest runs is listed as
+suspected until the next run confirms it, and a steady decline or rise as
+one drift line with its slope per run (not with --otava).
 
 With --from-dir DIR, every subdirectory of DIR holding results files is a
 run; those whose documents name the suite are used. With --from-s3
@@ -61,6 +65,7 @@ in the object store (oldest first), each read from its cells' result.json.`,
 	o.S3.AddFlags(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&o.Otava, "otava", false, "Use Apache Otava's settings (no minimum magnitude or segment length).")
 	cmd.Flags().Float64Var(&o.MinMagnitude, "min-magnitude", 0, "Smallest relative change reported (e.g. 0.05 for Nyrkiö's 5 %); 0 keeps the detector's default.")
+	cmd.Flags().Float64Var(&o.NoiseCV, "noise-cv", 0, "Run-to-run noise as a fraction (e.g. 0.008 from A/A repeats); changes must exceed 1.5 × it. 0 estimates it from each series.")
 	return cmd
 }
 
@@ -80,6 +85,12 @@ func (o *HistoryOptions) Validate() error {
 	if o.MinMagnitude < 0 || o.MinMagnitude >= 1 {
 		return fmt.Errorf("--min-magnitude %v: must be in [0, 1)", o.MinMagnitude)
 	}
+	if o.NoiseCV < 0 || o.NoiseCV >= 1 {
+		return fmt.Errorf("--noise-cv %v: must be in [0, 1)", o.NoiseCV)
+	}
+	if o.NoiseCV > 0 && o.Otava {
+		return fmt.Errorf("--noise-cv: Otava's settings have no noise-relative filter; drop --otava or --noise-cv")
+	}
 	return o.OutputFlags.Validate()
 }
 
@@ -91,6 +102,7 @@ func (o *HistoryOptions) detectorOptions() changepoint.Options {
 	if o.MinMagnitude > 0 {
 		opts.MinMagnitude = o.MinMagnitude
 	}
+	opts.NoiseCV = o.NoiseCV
 	return opts
 }
 

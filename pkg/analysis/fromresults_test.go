@@ -175,11 +175,55 @@ func TestHistory(t *testing.T) {
 	if len(ins.ChangePoints) != 0 || len(ins.Values) != 29 || ins.MissingRuns[0] != "nightly-07" {
 		t.Errorf("insert %+v", ins)
 	}
+	if row := h.Tables()[1].Rows[0]; row[3] != "nightly-20" || row[4] != "confirmed" {
+		t.Errorf("change table row %q, want run nightly-20, confirmed", row)
+	}
 	bad := changepoint.Options{WindowLen: 1}
 	if _, err := History(runs, HistoryOptions{ChangePoint: &bad}); err == nil {
 		t.Error("invalid detector options accepted")
 	}
 	if _, err := History(nil, HistoryOptions{}); !errors.Is(err, ErrEmpty) {
 		t.Errorf("no runs: %v", err)
+	}
+}
+
+// TestHistorySuspectedAndDrift: a drop in the newest run is listed as
+// suspected, a steady decline as one drift line with its slope.
+func TestHistorySuspectedAndDrift(t *testing.T) {
+	var runs []HistoryRun
+	for i := 0; i < 30; i++ {
+		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
+		_ = ds.AddCell(CellMeta{Name: fmt.Sprintf("c-%d", i), Database: "maria", Version: "11.4", Config: "base"})
+		q := 1000.0 + float64(i%3)
+		if i == 29 {
+			q = 900 // the newest run dropped by 10 %
+		}
+		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "point-query", Threads: 1, QPS: q})
+		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "insert", Threads: 1, QPS: 500 - 2*float64(i) + float64(i%2)})
+		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+	}
+	h, err := History(runs, HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pq, ins := h.Series[0], h.Series[1]
+	if len(pq.ChangePoints) != 1 || pq.ChangePoints[0].Run != "nightly-29" || pq.ChangePoints[0].Status != changepoint.Suspected {
+		t.Errorf("point-query change points %+v, want one suspected at nightly-29", pq.ChangePoints)
+	}
+	if len(ins.ChangePoints) != 0 || len(ins.Drifts) != 1 || ins.Drifts[0].FirstRun != "nightly-00" || ins.Drifts[0].LastRun != "nightly-29" {
+		t.Errorf("insert change points %+v drifts %+v, want one drift over all runs", ins.ChangePoints, ins.Drifts)
+	}
+	var rows []string
+	for _, r := range h.Tables()[1].Rows {
+		rows = append(rows, strings.Join(r, "|"))
+	}
+	want := []string{
+		"maria-11.4-base|point-query|1|nightly-29|suspected|",
+		"maria-11.4-base|insert|1|nightly-00..nightly-29|drift -0.40 %/run|",
+	}
+	for i, w := range want {
+		if i >= len(rows) || !strings.HasPrefix(rows[i], w) {
+			t.Errorf("change table rows %q, want row %d to start with %q", rows, i, w)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbbench/dbbench/pkg/changepoint"
@@ -36,12 +37,22 @@ type HistorySeries struct {
 	Values       []float64       `json:"values"`
 	MissingRuns  []string        `json:"missingRuns,omitempty"`
 	ChangePoints []HistoryChange `json:"changePoints"`
+	// Drifts are the sustained slopes, which hold no change point.
+	Drifts []HistoryDrift `json:"drifts,omitempty"`
 }
 
 // HistoryChange is a change point, named by the first run of the new level.
+// Its Status says whether the newest runs still have to confirm it.
 type HistoryChange struct {
 	Run string `json:"run"`
 	changepoint.ChangePoint
+}
+
+// HistoryDrift is a drift, named by its first and last run.
+type HistoryDrift struct {
+	FirstRun string `json:"firstRun"`
+	LastRun  string `json:"lastRun"`
+	changepoint.Drift
 }
 
 // HistoryReport is the change-point analysis of a suite.
@@ -136,6 +147,9 @@ func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
 		for _, cp := range r.ChangePoints {
 			rep.Series[i].ChangePoints = append(rep.Series[i].ChangePoints, HistoryChange{Run: rep.Series[i].Runs[cp.Index], ChangePoint: cp})
 		}
+		for _, d := range r.Drifts {
+			rep.Series[i].Drifts = append(rep.Series[i].Drifts, HistoryDrift{FirstRun: rep.Series[i].Runs[d.Start], LastRun: rep.Series[i].Runs[d.End-1], Drift: d})
+		}
 	}
 	return rep, nil
 }
@@ -145,15 +159,22 @@ func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
 func (h *HistoryReport) Tables() []Table {
 	st := Table{ID: "history.series", Title: fmt.Sprintf("History of %d runs: QPS per series", len(h.Runs)),
 		Columns: []string{"combination", "step", "threads", "runs", "first", "last", "last/first", "change points"}}
-	ct := Table{ID: "history.changes", Title: "Change points (E-divisive means, t-test)",
-		Columns: []string{"combination", "step", "threads", "run", "before", "after", "change %", "p"}}
+	ct := Table{ID: "history.changes", Title: "Change points (E-divisive means, t-test) and drifts",
+		Columns: []string{"combination", "step", "threads", "run", "status", "before", "after", "change %", "p"}}
 	for _, s := range h.Series {
 		first, last := s.Values[0], s.Values[len(s.Values)-1]
 		st.Rows = append(st.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), fmt.Sprint(len(s.Values)),
 			formatFloat(first, 2), formatFloat(last, 2), Divide(last, first).String(), fmt.Sprint(len(s.ChangePoints))})
 		for _, c := range s.ChangePoints {
-			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), c.Run,
+			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), c.Run, changeStatus(c.Status),
 				formatFloat(c.MeanBefore, 2), formatFloat(c.MeanAfter, 2), fmt.Sprintf("%+.1f", c.ChangePercent), fmt.Sprintf("%.2g", c.PValue)})
+		}
+		// A drift is one row: its runs, its slope, and the line's values at
+		// its ends as before/after.
+		for _, d := range s.Drifts {
+			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), d.FirstRun + ".." + d.LastRun,
+				fmt.Sprintf("drift %+.2f %%/run", d.SlopePercentPerRun),
+				formatFloat(d.FittedStart, 2), formatFloat(d.FittedEnd, 2), fmt.Sprintf("%+.1f", d.ChangePercent), fmt.Sprintf("%.2g", d.PValue)})
 		}
 		if len(s.MissingRuns) > 0 {
 			st.Notes = append(st.Notes, fmt.Sprintf("%s %s %d threads: not measured in %s", s.Combination, s.Step, s.Threads, listNames(s.MissingRuns, 6)))
@@ -163,4 +184,10 @@ func (h *HistoryReport) Tables() []Table {
 		ct.Notes = append(ct.Notes, "no change points")
 	}
 	return []Table{st, ct}
+}
+
+// changeStatus is the status column of a change point: "confirmed", or
+// "suspected" for a change in the newest runs that they do not hold yet.
+func changeStatus(s changepoint.Status) string {
+	return strings.ToLower(string(s))
 }

@@ -23,10 +23,24 @@ type StepChange struct {
 	// PValue is the slowdown's two-sided p-value: the change point's, or
 	// Welch's between two runs; NaN when it was not tested.
 	PValue float64
+	// Status is set by ChangePointRegressions: Confirmed, or Suspected for a
+	// drop that only the newest run shows so far. Empty against a run.
+	Status changepoint.Status
+	// Drift is set when the slowdown is a steady decline that reaches the
+	// newest run rather than a step; Before and After are then the fitted
+	// line's values at its first and last run.
+	Drift *changepoint.Drift
 }
 
 func (c StepChange) String() string {
-	return fmt.Sprintf("%s %s@%d %+.1f%%", c.Cell, c.Step, c.Threads, c.ChangePercent)
+	s := fmt.Sprintf("%s %s@%d %+.1f%%", c.Cell, c.Step, c.Threads, c.ChangePercent)
+	switch {
+	case c.Drift != nil:
+		s += fmt.Sprintf(" (drift %+.2f%%/run over %d runs)", c.Drift.SlopePercentPerRun, c.Drift.End-c.Drift.Start)
+	case c.Status == changepoint.Suspected:
+		s += " (suspected)"
+	}
+	return s
 }
 
 // CompareManifests lists the (cell, step, threads) of cur that are slower
@@ -82,9 +96,11 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float
 // ChangePointRegressions runs change-point detection over the series of each
 // (cell, step, threads) across runs (oldest first; the run being judged is
 // the last) and reports the slowdowns whose new segment includes the last
-// run: the regressions that are still in effect now. With the default
-// minimum segment length a regression is confirmed a few runs after it
-// happened, never on a single outlier.
+// run: the regressions that are still in effect now, and the steady
+// declines (drifts) that reach the last run. With the default options a
+// drop in the newest run is reported at once with Status Suspected, and
+// Confirmed once the next run holds it; a single outlier run is never
+// Confirmed.
 func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) ([]StepChange, error) {
 	if len(runs) == 0 {
 		return nil, nil
@@ -128,17 +144,29 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 				}
 			}
 		}
-		cps, err := d.Detect(values)
+		res, err := d.DetectSeries(changepoint.Series{Values: values})
 		if err != nil {
 			return nil, fmt.Errorf("%s %s@%d: %w", k.cell, k.step, k.threads, err)
 		}
-		if len(cps) == 0 {
+		// A drift that reaches the last run is the latest change: no
+		// change point lies inside it.
+		if nd := len(res.Drifts); nd > 0 && res.Drifts[nd-1].End == len(values) {
+			dr := res.Drifts[nd-1]
+			if dr.SlopePerRun < 0 {
+				out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads,
+					Before: dr.FittedStart, After: dr.FittedEnd, ChangePercent: dr.ChangePercent, PValue: dr.PValue,
+					Status: changepoint.Confirmed, Drift: &dr})
+			}
 			continue
 		}
-		cp := cps[len(cps)-1] // the latest change: its segment runs to the end
+		if len(res.ChangePoints) == 0 {
+			continue
+		}
+		cp := res.ChangePoints[len(res.ChangePoints)-1] // the latest change: its segment runs to the end
 		if cp.MeanAfter < cp.MeanBefore {
 			out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads,
-				Before: cp.MeanBefore, After: cp.MeanAfter, ChangePercent: cp.ChangePercent, PValue: cp.PValue})
+				Before: cp.MeanBefore, After: cp.MeanAfter, ChangePercent: cp.ChangePercent, PValue: cp.PValue,
+				Status: cp.Status})
 		}
 	}
 	sortChanges(out)

@@ -107,4 +107,46 @@ func TestChangePointRegressions(t *testing.T) {
 	if got, _ := ChangePointRegressions(runs[:24], changepoint.DefaultOptions()); len(got) != 0 {
 		t.Errorf("regressions before the slowdown: %v", got)
 	}
+	// The first slow run is Suspected at once, the second Confirms it.
+	for _, tc := range []struct {
+		runs int
+		want changepoint.Status
+	}{{25, changepoint.Suspected}, {26, changepoint.Confirmed}, {30, changepoint.Confirmed}} {
+		got, err := ChangePointRegressions(runs[:tc.runs], changepoint.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Step != "point-query" || got[0].Status != tc.want || math.Abs(got[0].ChangePercent+10) > 1.5 {
+			t.Errorf("%d runs: regressions %+v, want point-query ≈ −10 %% %s", tc.runs, got, tc.want)
+		}
+		if suspected := strings.Contains(got[0].String(), "(suspected)"); suspected != (tc.want == changepoint.Suspected) {
+			t.Errorf("%d runs: String() %q does not say whether it is suspected", tc.runs, got[0].String())
+		}
+	}
+}
+
+// TestChangePointRegressionsDrift: a steady decline that reaches the newest
+// run is one drift regression, with its slope, not a step.
+func TestChangePointRegressionsDrift(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	var runs []*results.Manifest
+	for i := 0; i < 30; i++ {
+		pq := 1000 * (1 - 0.004*float64(i)) * (1 + 0.005*rng.NormFloat64())
+		up := 500 * (1 + 0.003*float64(i)) * (1 + 0.005*rng.NormFloat64()) // improving: not a regression
+		runs = append(runs, manifestOf("r", map[string]float64{"point-query": pq, "update": up}))
+	}
+	got, err := ChangePointRegressions(runs, changepoint.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Step != "point-query" || got[0].Drift == nil {
+		t.Fatalf("regressions %+v, want one drift on point-query", got)
+	}
+	d := got[0].Drift
+	if d.Start != 0 || d.End != 30 || math.Abs(d.SlopePercentPerRun+0.4) > 0.1 || got[0].Status != changepoint.Confirmed {
+		t.Errorf("drift %+v (status %s), want runs 0..29 at −0.4 %%/run, Confirmed", d, got[0].Status)
+	}
+	if s := got[0].String(); !strings.Contains(s, "(drift -0.") || !strings.Contains(s, "%/run over 30 runs)") {
+		t.Errorf("String() = %q, want the drift's slope and length", s)
+	}
 }

@@ -8,6 +8,21 @@ import (
 	"time"
 )
 
+// Status says whether a change point is settled.
+type Status string
+
+const (
+	// Confirmed: the change holds on at least two runs after it and survives
+	// the MaxOutliers check. Every change point of the E-divisive merge pass
+	// is Confirmed.
+	Confirmed Status = "Confirmed"
+	// Suspected: a change in the newest runs (Options.NewestRuns) that the
+	// newest run shows significantly but that is not yet robust: one run
+	// alone, or later runs that do not yet survive the MaxOutliers check.
+	// The next runs confirm it or make it disappear.
+	Suspected Status = "Suspected"
+)
+
 // ChangePoint is one detected change: the series behaves differently from
 // Index on. Before is the segment from the previous change point (or the start)
 // up to Index; After is the segment from Index up to the next change point (or
@@ -32,6 +47,40 @@ type ChangePoint struct {
 	Magnitude float64 `json:"magnitude"`
 	// PValue is the two-sided Student's t-test p-value between Before and After.
 	PValue float64 `json:"pValue"`
+	// Status is Confirmed or Suspected (only with Options.NewestRuns, for a
+	// change in the newest runs); empty on the weak points of Result.Weak.
+	Status Status `json:"status,omitempty"`
+}
+
+// Drift is a sustained slope over the runs [Start, End), reported instead of
+// the change points a steady decline or rise would otherwise produce
+// (Options.Drift).
+type Drift struct {
+	// Start is the first run of the drift and End the run after its last one
+	// (End == the series length when the drift is still going on).
+	Start int `json:"start"`
+	End   int `json:"end"`
+	// StartTime/StartLabel and EndTime/EndLabel are those of the first and
+	// the last run of the drift, copied from the Series when it has them.
+	StartTime  time.Time `json:"startTime,omitzero"`
+	StartLabel string    `json:"startLabel,omitempty"`
+	EndTime    time.Time `json:"endTime,omitzero"`
+	EndLabel   string    `json:"endLabel,omitempty"`
+	// SlopePerRun is the least-squares slope, in the metric's unit per run.
+	SlopePerRun float64 `json:"slopePerRun"`
+	// SlopePercentPerRun is 100·SlopePerRun divided by the line's value at
+	// Start.
+	SlopePercentPerRun float64 `json:"slopePercentPerRun"`
+	// FittedStart and FittedEnd are the line's values at the first and the
+	// last run of the drift; ChangePercent is 100·(FittedEnd/FittedStart − 1)
+	// and Magnitude max(|end/start − 1|, |start/end − 1|).
+	FittedStart   float64 `json:"fittedStart"`
+	FittedEnd     float64 `json:"fittedEnd"`
+	ChangePercent float64 `json:"changePercent"`
+	Magnitude     float64 `json:"magnitude"`
+	// PValue is the two-sided t-test p-value of the slope (n−2 degrees of
+	// freedom).
+	PValue float64 `json:"pValue"`
 }
 
 // Series is one metric's values over a sequence of runs, oldest first.
@@ -53,6 +102,16 @@ type Result struct {
 	// Weak are the change points of the split pass (relaxed p-value), with
 	// statistics computed between their weak neighbours. Useful for debugging.
 	Weak []ChangePoint `json:"weak,omitempty"`
+	// Drifts are the sustained slopes (Options.Drift), oldest first. A
+	// drift's runs hold no change point.
+	Drifts []Drift `json:"drifts,omitempty"`
+	// NoiseCV is the noise used by the noise-relative magnitude filter
+	// (Options.NoiseCV, or the estimate from the series); 0 when that filter
+	// is off.
+	NoiseCV float64 `json:"noiseCV,omitempty"`
+	// MagnitudeThreshold is the magnitude a change had to exceed:
+	// max(MinMagnitude, NoiseMultiple × NoiseCV).
+	MagnitudeThreshold float64 `json:"magnitudeThreshold"`
 }
 
 // Detector runs change-point detection with fixed options and reuses its
@@ -68,6 +127,13 @@ type Detector struct {
 	cps   []cpState
 	trimA []float64
 	trimB []float64
+
+	// Per-series state of the nightly passes (nightly.go).
+	noiseCV float64
+	minMag  float64
+	drifts  []driftState
+	pre     prefix
+	sortBuf []float64
 }
 
 // cpState is a change point during the split and merge passes.
@@ -75,6 +141,7 @@ type cpState struct {
 	idx            int
 	before, after  segmentStats
 	p, mag, change float64
+	status         Status
 }
 
 // NewDetector validates opts and returns a Detector.
@@ -105,8 +172,10 @@ func (d *Detector) Detect(values []float64) ([]ChangePoint, error) {
 	if err := checkFinite(values); err != nil {
 		return nil, err
 	}
+	d.setThreshold(values)
 	d.splitPass(values)
 	d.mergePass(values)
+	d.nightlyPasses(values)
 	return d.export(values, nil), nil
 }
 
@@ -117,10 +186,17 @@ func (d *Detector) DetectSeries(s Series) (Result, error) {
 	if err := checkSeries(s); err != nil {
 		return res, err
 	}
+	d.setThreshold(s.Values)
 	d.splitPass(s.Values)
 	res.Weak = d.export(s.Values, &s)
+	for i := range res.Weak {
+		res.Weak[i].Status = ""
+	}
 	d.mergePass(s.Values)
+	d.nightlyPasses(s.Values)
 	res.ChangePoints = d.export(s.Values, &s)
+	res.Drifts = d.exportDrifts(&s)
+	res.NoiseCV, res.MagnitudeThreshold = d.noiseCV, d.minMag
 	return res, nil
 }
 
@@ -207,7 +283,7 @@ func (d *Detector) splitPass(xs []float64) {
 	d.cps = d.cps[:0]
 	for i, m := range d.mark {
 		if m {
-			d.cps = append(d.cps, cpState{idx: i})
+			d.cps = append(d.cps, cpState{idx: i, status: Confirmed})
 		}
 	}
 	for k := range d.cps {
@@ -248,7 +324,8 @@ func relChange(before, after float64) (change, magnitude float64) {
 }
 
 // mergePass drops weak change points until every remaining one has
-// p < MaxPValue and magnitude > MinMagnitude, (with MinSegmentLength > 1)
+// p < MaxPValue and magnitude > the magnitude threshold (MinMagnitude, or
+// NoiseMultiple × the noise CV if larger), (with MinSegmentLength > 1)
 // segments of at least MinSegmentLength points on both sides and (with
 // MaxOutliers > 0) keeps p < MaxPValue without its most favourable points.
 // The weakest is removed first: a too-short segment, else the highest
@@ -257,7 +334,7 @@ func relChange(before, after float64) (change, magnitude float64) {
 // (positions k−1 and k); with OtavaCompat it refreshes positions k and k+1
 // instead, as Otava 0.8 does.
 func (d *Detector) mergePass(xs []float64) {
-	maxP, minMag := d.opts.MaxPValue, d.opts.MinMagnitude
+	maxP, minMag := d.opts.MaxPValue, d.minMag
 	for len(d.cps) > 0 {
 		k := d.shortSegment(len(xs))
 		if k < 0 {
@@ -435,6 +512,7 @@ func (d *Detector) export(xs []float64, s *Series) []ChangePoint {
 			ChangePercent: 100 * c.change,
 			Magnitude:     c.mag,
 			PValue:        c.p,
+			Status:        c.status,
 		}
 		if s != nil {
 			if len(s.Times) > 0 {

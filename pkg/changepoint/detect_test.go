@@ -91,10 +91,25 @@ func TestDetect(t *testing.T) {
 			want:   []int{80},
 		},
 		{
-			name:   "1 % step is below the default magnitude",
-			values: synth(9, 0.002, segment{60, 1000}, segment{60, 990}),
+			// 5 noise standard deviations: significant, but below the 1 %
+			// floor of the magnitude filter.
+			name:   "0.5 % step is below the default magnitude floor",
+			values: synth(9, 0.001, segment{60, 1000}, segment{60, 995}),
 			opts:   DefaultOptions(),
 			want:   []int{},
+		},
+		{
+			// The old fixed 3 % filter dropped this one: it measures 2.9 %.
+			name:   "3 % step that measures 2.9 %, 40 runs",
+			values: synth(11, 0.005, segment{25, 1000}, segment{15, 970}),
+			opts:   DefaultOptions(),
+			want:   []int{25},
+		},
+		{
+			name:   "2 % step on 0.5 % noise, 40 runs",
+			values: synth(12, 0.005, segment{18, 1000}, segment{22, 980}),
+			opts:   DefaultOptions(),
+			want:   []int{18},
 		},
 		{
 			name:   "1 % step found without a magnitude filter",
@@ -105,7 +120,20 @@ func TestDetect(t *testing.T) {
 		{name: "empty", values: nil, opts: DefaultOptions(), want: []int{}},
 		{name: "one point", values: []float64{5}, opts: DefaultOptions(), want: []int{}},
 		{name: "two points", values: []float64{5, 50}, opts: OtavaOptions(), want: []int{}},
-		{name: "short series, 5 points", values: []float64{10, 10.1, 9.9, 20, 20.2}, opts: DefaultOptions(), want: []int{}},
+		{
+			name:   "short series, 5 points, without the newest-run test",
+			values: []float64{10, 10.1, 9.9, 20, 20.2},
+			opts:   func() Options { o := DefaultOptions(); o.NewestRuns = false; return o }(),
+			want:   []int{},
+		},
+		{
+			// The newest two runs doubled: the newest-run test places it
+			// although only two runs follow.
+			name:   "short series, 5 points, change in the newest two",
+			values: []float64{10, 10.1, 9.9, 20, 20.2},
+			opts:   DefaultOptions(),
+			want:   []int{3},
+		},
 		{name: "constant", values: constant(120, 42), opts: DefaultOptions(), want: []int{}},
 		{name: "constant 0.1 (inexact sums)", values: constant(120, 0.1), opts: OtavaOptions(), want: []int{}},
 		{name: "constant zero", values: constant(30, 0), opts: OtavaOptions(), want: []int{}},
@@ -135,7 +163,10 @@ func TestDetect(t *testing.T) {
 				if c.PValue > tc.opts.MaxPValue || c.Magnitude <= tc.opts.MinMagnitude {
 					t.Errorf("reported point fails the filters: %+v", c)
 				}
-				if c.BeforeLen < tc.opts.MinSegmentLength || c.AfterLen < tc.opts.MinSegmentLength {
+				// Only the newest-run test may leave fewer runs after a
+				// change, and only at the end of the series.
+				newest := tc.opts.NewestRuns && c.Index+c.AfterLen == len(tc.values)
+				if c.BeforeLen < tc.opts.MinSegmentLength || (c.AfterLen < tc.opts.MinSegmentLength && !newest) {
 					t.Errorf("reported point has a short segment: %+v", c)
 				}
 			}
@@ -145,7 +176,9 @@ func TestDetect(t *testing.T) {
 
 // TestDetectSingleOutlierAnywhere moves one +50 % outlier over every
 // position: with Otava's settings it is reported near window edges and at the
-// end of the series (the newest run); dbbench's defaults never report it.
+// end of the series (the newest run); dbbench's defaults never confirm it,
+// and report it as Suspected only while it is the newest run (a one-run
+// change cannot be told from an outlier until the next run).
 func TestDetectSingleOutlierAnywhere(t *testing.T) {
 	base := synth(4, 0.01, segment{100, 1000})
 	otavaFlagged := 0
@@ -162,7 +195,12 @@ func TestDetectSingleOutlierAnywhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ours) != 0 {
+		switch {
+		case o == len(base)-1:
+			if len(ours) != 1 || ours[0].Index != o || ours[0].Status != Suspected {
+				t.Errorf("outlier on the newest run: default options reported %+v, want one Suspected at %d", ours, o)
+			}
+		case len(ours) != 0:
 			t.Errorf("outlier at %d: default options reported %v, want none", o, indices(ours))
 		}
 	}
@@ -196,6 +234,7 @@ func TestDetectStatistics(t *testing.T) {
 		ChangePercent: -10,
 		Magnitude:     100.0/90 - 1,
 		PValue:        cps[0].PValue,
+		Status:        Confirmed,
 	}
 	if diff := cmp.Diff(want, cps[0], cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -252,6 +291,11 @@ func TestOptionsValidate(t *testing.T) {
 		{"first pass set", mod(func(o *Options) { o.FirstPassPValue = 0.05 }), ""},
 		{"magnitude negative", mod(func(o *Options) { o.MinMagnitude = -0.1 }), "MinMagnitude"},
 		{"magnitude NaN", mod(func(o *Options) { o.MinMagnitude = math.NaN() }), "MinMagnitude"},
+		{"noise CV negative", mod(func(o *Options) { o.NoiseCV = -0.01 }), "NoiseCV"},
+		{"noise CV +Inf", mod(func(o *Options) { o.NoiseCV = math.Inf(1) }), "NoiseCV"},
+		{"noise multiple NaN", mod(func(o *Options) { o.NoiseMultiple = math.NaN() }), "NoiseMultiple"},
+		{"noise multiple negative", mod(func(o *Options) { o.NoiseMultiple = -1 }), "NoiseMultiple"},
+		{"caller's noise CV", mod(func(o *Options) { o.NoiseCV = 0.007 }), ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -429,7 +473,9 @@ func TestDetectorReuseIsDeterministic(t *testing.T) {
 }
 
 // TestDetectionRates runs the default options over 200 fixed-seed series per
-// noise level: noise only (300 runs) must give (almost) no change point, and
+// noise level: noise only (300 runs) must give at most 3 change points in
+// the 200 series (the magnitude filter scales with the noise, so the rate
+// is the same at every noise level), and
 // a 5 % drop at a varying position must always be found, nearly always at
 // the exact run. Otava's settings, for contrast, find dozens of change points
 // in the same pure noise.
@@ -440,7 +486,7 @@ func TestDetectionRates(t *testing.T) {
 		minExact      int
 		minOtavaFalse int
 	}{
-		{relSD: 0.01, maxFalse: 0, minExact: 190, minOtavaFalse: 20},
+		{relSD: 0.01, maxFalse: 3, minExact: 190, minOtavaFalse: 20},
 		{relSD: 0.02, maxFalse: 3, minExact: 140, minOtavaFalse: 20},
 	}
 	for _, tc := range tests {

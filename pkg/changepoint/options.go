@@ -11,13 +11,19 @@ const (
 	DefaultWindowLen = 50
 	// DefaultMaxPValue is Otava's default significance level of the merge pass.
 	DefaultMaxPValue = 0.001
-	// DefaultMinMagnitude is dbbench's default minimum relative change, 3 %.
-	// Otava's default is 0 and Nyrkiö's is 5 %. A 5 % regression must be
-	// reported even when noise makes it measure 4.8 %, so the filter has to sit
-	// below 5 %; and it has to sit above most of the p < 0.001 shifts that
-	// the search for the best split finds in pure noise (up to 3.4 % on 1 %
-	// noise in our tests). See docs/changepoints.md.
-	DefaultMinMagnitude = 0.03
+	// DefaultMinMagnitude is dbbench's default absolute floor of the
+	// magnitude filter, 1 %: a change point must move the mean by more than
+	// this fraction, whatever the noise. Otava's default is 0 and Nyrkiö's is
+	// 5 %. The filter that matters on noisy series is the noise-relative one
+	// (DefaultNoiseMultiple); the floor only keeps sub-percent shifts of
+	// very quiet series out of the report. It used to be a fixed 3 %, which
+	// dropped a true 3 % shift whenever noise made it measure 2.9 %.
+	DefaultMinMagnitude = 0.01
+	// DefaultNoiseMultiple is dbbench's default noise-relative magnitude
+	// filter: a change (or a drift's total change) must exceed 1.5 × the
+	// series' noise CV. See docs/design.md, "Change points for nightly
+	// suites", for the false-positive and detection rates behind it.
+	DefaultNoiseMultiple = 1.5
 	// DefaultMinSegmentLength is dbbench's default minimum number of runs on
 	// each side of a change point, so that one or two outlier runs are not
 	// reported as a change. Otava has no such limit (it behaves as 1).
@@ -51,8 +57,8 @@ type Options struct {
 
 	// MinMagnitude is the smallest relative change a change point must show,
 	// as a fraction: max(|after/before − 1|, |before/after − 1|) must exceed it.
-	// 0 disables the filter (Otava's default). Must be in [0, +Inf).
-	// Default 0.03 (3 %).
+	// 0 disables this floor (Otava's default). Must be in [0, +Inf).
+	// Default 0.01 (1 %); NoiseMultiple adds a filter relative to the noise.
 	MinMagnitude float64
 
 	// MinSegmentLength is the smallest number of points allowed between two
@@ -71,6 +77,42 @@ type Options struct {
 	// least 0 and less than MinSegmentLength. Default 1.
 	MaxOutliers int
 
+	// NoiseCV is the run-to-run noise of the series as a coefficient of
+	// variation (0.01 = 1 %), for the noise-relative magnitude filter. Supply
+	// it when it is known better than one series can tell, e.g. from a
+	// suite's A/A repeats (then use the night-to-night spread, which is
+	// usually larger than the spread of repeats within one night). 0 means
+	// estimate it from each series: the median absolute deviation of
+	// successive differences, ×1.4826/√2, divided by the series' median;
+	// robust to steps, outlier runs and a steady drift. Must be finite and
+	// not negative. Used only when NoiseMultiple > 0.
+	NoiseCV float64
+
+	// NoiseMultiple sets the noise-relative magnitude filter: change points
+	// and drifts must change the mean by more than NoiseMultiple × NoiseCV
+	// (and more than MinMagnitude, the absolute floor). 0 disables it
+	// (Otava). Must be finite and not negative. Default 1.5.
+	NoiseMultiple float64
+
+	// NewestRuns makes the newest runs first-class: a change in the last
+	// MinSegmentLength−1 runs, which the E-divisive search cannot place
+	// because of the minimum segment length, is found by a t-test of the
+	// last k runs against the segment before them, and a change point that
+	// the minimum segment length pushed away from the end is moved to the
+	// run where the change starts. Such a change is Suspected while only the
+	// newest run shows it robustly, and Confirmed once the later runs hold
+	// it (it survives the MaxOutliers check with at least two runs). Off in
+	// OtavaOptions. Default true.
+	NewestRuns bool
+
+	// Drift reports a sustained slope as a Drift (start, end, slope per run,
+	// p-value) instead of one or a staircase of change points: a run of
+	// same-direction change points, or a segment without change points,
+	// becomes a drift when a straight line fits it better than steps do
+	// (BIC) and its OLS slope is significant at MaxPValue and large enough
+	// for the magnitude filters. Off in OtavaOptions. Default true.
+	Drift bool
+
 	// OtavaCompat reproduces a detail of Otava's merge pass (0.8.0 and its
 	// main branch as of 2026): after removing a weak change point it refreshes
 	// the statistics of the next two points but not of the previous one, whose
@@ -84,8 +126,9 @@ type Options struct {
 }
 
 // DefaultOptions returns dbbench's defaults: Otava's window and p-value, plus
-// a 3 % minimum magnitude, a minimum segment length of 3 runs and robustness
-// to one outlier run.
+// a magnitude filter of 1.5 × the series' noise (at least 1 %), a minimum
+// segment length of 3 runs, robustness to one outlier run, tests of the
+// newest runs and drift detection.
 func DefaultOptions() Options {
 	return Options{
 		WindowLen:        DefaultWindowLen,
@@ -93,13 +136,16 @@ func DefaultOptions() Options {
 		MinMagnitude:     DefaultMinMagnitude,
 		MinSegmentLength: DefaultMinSegmentLength,
 		MaxOutliers:      DefaultMaxOutliers,
+		NoiseMultiple:    DefaultNoiseMultiple,
+		NewestRuns:       true,
+		Drift:            true,
 	}
 }
 
 // OtavaOptions returns the settings that reproduce Apache Otava's defaults
 // (window 50, max p-value 0.001, no magnitude filter, no minimum segment, no
-// outlier check), so
-// that results can be cross-checked with `otava analyze`.
+// outlier check, no newest-run test, no drift), so that results can be
+// cross-checked with `otava analyze`.
 func OtavaOptions() Options {
 	return Options{
 		WindowLen:        DefaultWindowLen,
@@ -133,6 +179,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("changepoint: Options.FirstPassPValue is %v: must not be below MaxPValue (%v)", o.FirstPassPValue, o.MaxPValue)
 	case math.IsNaN(o.MinMagnitude) || o.MinMagnitude < 0:
 		return fmt.Errorf("changepoint: Options.MinMagnitude is %v: must be 0 or more", o.MinMagnitude)
+	case math.IsNaN(o.NoiseCV) || math.IsInf(o.NoiseCV, 0) || o.NoiseCV < 0:
+		return fmt.Errorf("changepoint: Options.NoiseCV is %v: must be finite and 0 (estimate) or more", o.NoiseCV)
+	case math.IsNaN(o.NoiseMultiple) || math.IsInf(o.NoiseMultiple, 0) || o.NoiseMultiple < 0:
+		return fmt.Errorf("changepoint: Options.NoiseMultiple is %v: must be finite and 0 (off) or more", o.NoiseMultiple)
 	}
 	return nil
 }
