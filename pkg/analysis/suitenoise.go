@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dbbench/dbbench/pkg/inference"
@@ -235,4 +236,86 @@ func SuiteNoise(history []*results.Manifest, cur *results.Manifest, alpha float6
 // FloorOf is a stored point as the floor pkg/inference tests with.
 func FloorOf(p results.NoisePoint) inference.NoiseFloor {
 	return inference.NoiseFloor{SigmaLog: p.SigmaLog, DF: p.DF, Runs: p.Runs, Sets: p.Sets}
+}
+
+// SuiteNoiseRow is the noise floor of one (step, threads) of a suite and
+// the slowdown a verdict with one run per side can detect with it.
+type SuiteNoiseRow struct {
+	results.NoisePoint
+	// Usable says whether a verdict uses the floor (DF >= MinFloorDF);
+	// otherwise it falls back to the per-second test.
+	Usable bool `json:"usable"`
+	// MDE is the slowdown the one-sided floor test at Alpha finds with
+	// 80 % power with one run per side; MDEHolm the same at Alpha/m, the
+	// level Holm's correction tests a run's smallest p-value at, m the
+	// table's points. NaN when the floor has no variance to go by.
+	MDE     Num `json:"mde"`
+	MDEHolm Num `json:"mdeHolm"`
+}
+
+// SuiteNoiseSummary is the noise floor of a suite measured on all its runs
+// (SuiteNoise with no run being judged).
+type SuiteNoiseSummary struct {
+	Suite string `json:"suite"`
+	// RunsRead counts the runs read; FloorRuns names those the floor rests
+	// on.
+	RunsRead  int             `json:"runsRead"`
+	FloorRuns []string        `json:"floorRuns"`
+	Alpha     float64         `json:"alpha"`
+	Rows      []SuiteNoiseRow `json:"rows"`
+}
+
+// mdePower is the power of the minimum detectable effects reported.
+const mdePower = 0.8
+
+// SuiteNoiseReport measures the floor of a suite from its runs (oldest
+// first) and the minimum detectable slowdown of each point at alpha.
+func SuiteNoiseReport(suite string, runs []*results.Manifest, alpha float64) *SuiteNoiseSummary {
+	s := &SuiteNoiseSummary{Suite: suite, RunsRead: len(runs), Alpha: alpha}
+	f := SuiteNoise(runs, nil, alpha)
+	if f == nil {
+		return s
+	}
+	s.FloorRuns = f.Runs
+	m := float64(len(f.Points))
+	for _, p := range f.Points {
+		row := SuiteNoiseRow{NoisePoint: p, Usable: p.DF >= MinFloorDF, MDE: Num(math.NaN()), MDEHolm: Num(math.NaN())}
+		if p.CV > 0 {
+			for _, x := range []struct {
+				level float64
+				dst   *Num
+			}{{alpha, &row.MDE}, {alpha / m, &row.MDEHolm}} {
+				if mde, err := (inference.Design{CV: p.CV, Alpha: x.level, FloorDF: p.DF}).MDE(1, mdePower); err == nil {
+					*x.dst = Num(mde)
+				}
+			}
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	return s
+}
+
+// Table renders the summary.
+func (s *SuiteNoiseSummary) Table() Table {
+	t := Table{ID: "suite-noise", Title: fmt.Sprintf("Noise floor of suite %s: run-to-run variation over %d runs", s.Suite, s.RunsRead),
+		Columns: []string{"step", "threads", "cv %", "df", "runs", "sets",
+			fmt.Sprintf("mde %% (1 run/side, α %g)", s.Alpha), fmt.Sprintf("mde %% (holm over %d)", len(s.Rows)), "verdict uses"}}
+	for _, r := range s.Rows {
+		uses := "floor"
+		if !r.Usable {
+			uses = fmt.Sprintf("per-second (df < %d)", MinFloorDF)
+		}
+		if r.InheritedFrom != "" {
+			uses += " (inherited from " + r.InheritedFrom + ")"
+		}
+		t.Rows = append(t.Rows, []string{r.Step, fmt.Sprint(r.Threads), formatFloat(100*r.CV, 2), fmt.Sprint(r.DF), fmt.Sprint(r.Runs),
+			fmt.Sprint(r.Sets), Num(100 * float64(r.MDE)).Format(1), Num(100 * float64(r.MDEHolm)).Format(1), uses})
+	}
+	if len(s.Rows) == 0 {
+		t.Notes = append(t.Notes, "no evidence: the suite has no run with repeats and no two runs of the same image, settings, config and workload")
+	}
+	t.Notes = append(t.Notes,
+		"cv is sqrt(exp(s^2) - 1) of the pooled variance s^2 of log QPS over the runs' repeats and the suite's A/A sets (runs of the same image, settings, config and workload); df = sum of n - 1",
+		fmt.Sprintf("mde: the slowdown a one-sided test of \"slower\" against the floor finds with %.0f %% power with one run per side (the verdict's minMagnitudePercent comes on top); holm: at α/m, as a run's verdict tests its smallest p-value; docs/noise.md", 100*mdePower))
+	return t
 }
