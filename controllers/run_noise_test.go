@@ -68,10 +68,11 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 			attempt := 0
 			fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
 			cell := job.Labels[specs.LabelCell]
+			// Cell names end in -r<repeat> when the run has repeats.
 			repeat := 1
-			for _, cs := range run.Status.Cells {
-				if cs.Name == cell && cs.Repeat > 0 {
-					repeat = int(cs.Repeat)
+			if i := strings.LastIndex(cell, "-r"); i >= 0 {
+				if _, err := fmt.Sscan(cell[i+2:], &repeat); err != nil || repeat < 1 || repeat > len(qps) {
+					repeat = 1
 				}
 			}
 			agentCompletesWith(t, ns, &job, attempt, noiseDocument(cell, repeat, qps[repeat-1]))
@@ -113,6 +114,24 @@ func regressedCondition(t *testing.T, ns, name string) *metav1.Condition {
 	return c
 }
 
+// manifestQPS prints a run's manifest QPS per cell, for failure messages.
+func manifestQPS(t *testing.T, ns, name string) string {
+	t.Helper()
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(getRun(t, ns, name))}, &cm); err != nil {
+		return err.Error()
+	}
+	m, err := results.UnmarshalManifest([]byte(cm.Data[controllers.ManifestKey]))
+	if err != nil {
+		return err.Error()
+	}
+	var out []string
+	for _, c := range m.Cells {
+		out = append(out, fmt.Sprintf("%s(%s r%d %s): %v", c.Name, c.Phase, c.Repeat, c.Config, c.QPS))
+	}
+	return name + ": " + strings.Join(out, "; ")
+}
+
 func methodsOf(st *dbbenchv1alpha1.RegressionStatus) string {
 	if st == nil {
 		return "no status.regression"
@@ -139,7 +158,7 @@ func TestRegressedVerdictBetweenRunsWithRepeats(t *testing.T) {
 	c := regressedCondition(t, ns, "aa-2")
 	st := getRun(t, ns, "aa-2").Status.Regression
 	if c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "between runs (3+3 repeats)") {
-		t.Fatalf("A/A-like pair: %+v", c)
+		t.Fatalf("A/A-like pair: %+v\n%s\n%s", c, manifestQPS(t, ns, "aa-1"), manifestQPS(t, ns, "aa-2"))
 	}
 	if methodsOf(st) != "BetweenRuns:1" || st.Correction != dbbenchv1alpha1.CorrectionHolm || len(st.Regressed) != 0 || st.ComparedTo[0] != "aa-1" {
 		t.Fatalf("A/A-like pair: status.regression %+v", st)
