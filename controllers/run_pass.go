@@ -138,10 +138,15 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	p.summarize()
 	if allDone(st) {
 		m := p.manifest(cells)
+		history, storeNote, err := p.verdictHistory(ctx)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		p.recordNoise(m, history)
 		if err := p.writeRunResults(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}
-		if err := p.judgeRegression(ctx, m); err != nil {
+		if err := p.judgeRegression(m, history, storeNote); err != nil {
 			return ctrl.Result{}, err
 		}
 		p.finish("")

@@ -35,18 +35,13 @@ const reasonRegressionSuspected = "RegressionSuspected"
 
 // judgeRegression sets the Regressed condition and status.regression by
 // comparing the finished run's manifest with the suite's earlier successful
-// runs in the namespace.
-func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) error {
+// runs (verdictHistory: the namespace's and the object store's).
+func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, storeNote string) error {
 	spec := p.run.Spec.Regression
 	if spec == nil {
 		return nil
 	}
-	history, err := p.suiteHistory(ctx)
-	if err != nil {
-		return err
-	}
-	remote, storeNote := p.storeHistory(ctx)
-	history = mergeHistory(history, remote)
+	var err error
 	minMag := float64(spec.MinMagnitudePercent) / 100
 	st := &dbbenchv1alpha1.RegressionStatus{}
 	var found, suspected []analysis.StepChange
@@ -111,14 +106,13 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 			p.noHistory(storeNote)
 			return nil
 		}
-		var compared int
-		found, compared = analysis.CompareManifests(cur, base.manifest, minMag, spec.SignificanceLevel())
-		st.ComparedTo = []string{base.name}
-		st.ComparedPairs = int32(compared)
 		against = "run " + base.name
 		if base.fromStore {
 			against += " (from the object store)"
 		}
+		// Between-run tests with the suite's noise floor (run_noise.go).
+		p.judgeAgainstRun(cur, base, against, storeNote)
+		return nil
 	}
 	for i, f := range found {
 		if i == maxRegressedSteps {

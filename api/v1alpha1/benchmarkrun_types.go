@@ -609,17 +609,59 @@ type RegressionSpec struct {
 	// +optional
 	MinMagnitudePercent int32 `json:"minMagnitudePercent,omitempty"`
 
-	// maxPValue is the significance level, a decimal string in (0, 1): a
-	// slowdown counts only when its two-sided p-value is below it. Against
-	// PreviousRun and Run it is Welch's t-test on the two runs' per-second
-	// QPS samples (steady state), applied when both runs recorded them;
-	// against ChangePoints it is the change point's t-test. Empty means 0.05
-	// against a run and 0.001 (Apache Otava's default) for change points.
+	// maxPValue is the significance level, a decimal string in (0, 1).
+	// Against PreviousRun and Run a (step, threads) regressed when its
+	// one-sided test of "slower by more than minMagnitudePercent", adjusted
+	// for the run's many tests (correction), is below it. The test is
+	// between runs: Welch's on per-repeat log QPS when both runs have
+	// repeats (workload.repeats >= 2), else against the suite's noise floor
+	// when it rests on 4 degrees of freedom or more, else (said in the
+	// verdict) Welch's on the per-second samples. Against ChangePoints it
+	// is the change point's t-test. Empty means 0.05 against a run and
+	// 0.001 (Apache Otava's default) for change points.
 	// +kubebuilder:validation:Pattern=`^0?\.[0-9]*[1-9][0-9]*$`
 	// +kubebuilder:validation:MaxLength=12
 	// +optional
 	MaxPValue string `json:"maxPValue,omitempty"`
+
+	// correction controls the error over the run's (step, threads) tests
+	// against PreviousRun and Run: Holm (the default) keeps the chance of
+	// any false "regressed" in a run at maxPValue; BenjaminiHochberg keeps
+	// the expected share of false findings among the findings at
+	// maxPValue, finding more of many real slowdowns.
+	// +kubebuilder:default=Holm
+	// +optional
+	Correction RegressionCorrection `json:"correction,omitempty"`
 }
+
+// RegressionCorrection is a multiple-comparison procedure.
+// +kubebuilder:validation:Enum=Holm;BenjaminiHochberg
+type RegressionCorrection string
+
+const (
+	// CorrectionHolm controls the family-wise error rate.
+	CorrectionHolm RegressionCorrection = "Holm"
+	// CorrectionBenjaminiHochberg controls the false discovery rate.
+	CorrectionBenjaminiHochberg RegressionCorrection = "BenjaminiHochberg"
+)
+
+// RegressionMethod is how a (step, threads) was tested against a run.
+// +kubebuilder:validation:Enum=BetweenRuns;NoiseFloor;PerSecond;MagnitudeOnly
+type RegressionMethod string
+
+const (
+	// MethodBetweenRuns is Welch's test on per-repeat log QPS.
+	MethodBetweenRuns RegressionMethod = "BetweenRuns"
+	// MethodNoiseFloor tests one run per side against the suite's
+	// run-to-run noise floor.
+	MethodNoiseFloor RegressionMethod = "NoiseFloor"
+	// MethodPerSecond is the fallback on the runs' per-second samples,
+	// which over-calls differences between runs.
+	MethodPerSecond RegressionMethod = "PerSecond"
+	// MethodMagnitudeOnly counts a slowdown of minMagnitudePercent,
+	// untested.
+	MethodMagnitudeOnly RegressionMethod = "MagnitudeOnly"
+)
 
 // OutputSpec says where run results go.
 // +kubebuilder:validation:XValidation:rule="!has(self.configMap) || !has(self.configMap.enabled) || self.configMap.enabled || has(self.s3)",message="output: enable configMap or configure s3, or the results would go nowhere"
@@ -852,6 +894,22 @@ type RegressionStatus struct {
 	// regressed lists the slowdowns, largest first (at most 50).
 	// +optional
 	Regressed []RegressedStep `json:"regressed,omitempty"`
+	// methods counts the compared pairs per test method (against a run).
+	// +optional
+	Methods []RegressionMethodCount `json:"methods,omitempty"`
+	// correction is the multiple-comparison procedure applied (against a
+	// run).
+	// +optional
+	Correction RegressionCorrection `json:"correction,omitempty"`
+}
+
+// RegressionMethodCount is how many pairs one method tested.
+type RegressionMethodCount struct {
+	Method RegressionMethod `json:"method"`
+	Pairs  int32            `json:"pairs"`
+	// detail says it for people: "between runs (3+3 repeats)".
+	// +optional
+	Detail string `json:"detail,omitempty"`
 }
 
 // RegressedStep is one slowdown. Figures are decimal strings, as the
@@ -867,6 +925,16 @@ type RegressedStep struct {
 	// pValue is the slowdown's significance, when it was tested.
 	// +optional
 	PValue string `json:"pValue,omitempty"`
+	// adjustedPValue is pValue after the correction over the run's tests.
+	// +optional
+	AdjustedPValue string `json:"adjustedPValue,omitempty"`
+	// method is how the pair was tested (against a run).
+	// +optional
+	Method RegressionMethod `json:"method,omitempty"`
+	// detail says how the pair was tested, for people: "between runs (3+3
+	// repeats)", "noise floor CV 4.1 % over 12 df", "per-second fallback".
+	// +optional
+	Detail string `json:"detail,omitempty"`
 }
 
 // CellStatus is the state of one cell.

@@ -209,6 +209,10 @@ type LocalRun struct {
 	// Base is the manifest's baseline cell, when there is a manifest.
 	Base string
 	Data *analysis.Dataset
+	// Manifest describes the run as a manifest: the stored one, or one
+	// built from the documents (with the stored one's noise floor and
+	// workload digest) when there are documents.
+	Manifest *results.Manifest
 }
 
 // LoadDir reads every *.json file of dir: cell documents (full or compact)
@@ -305,6 +309,10 @@ func assembleRun(name string, docs []*results.Document, manifest *results.Manife
 		return nil, fmt.Errorf("no results documents and no run manifest")
 	}
 	lr.Name, lr.Data.Name = name, name
+	lr.Manifest = manifest
+	if len(docs) > 0 {
+		lr.Manifest = manifestFromDocuments(name, docs, manifest)
+	}
 	return lr, nil
 }
 

@@ -361,3 +361,37 @@ func TestRequiredRepeats(t *testing.T) {
 		t.Errorf("±1 %% at CV 18 %% in 10 runs: %v", err)
 	}
 }
+
+// A floor stored with an earlier run and added back must pool exactly as
+// the evidence it was measured on.
+func TestNoisePoolAddFloor(t *testing.T) {
+	k := Key{Step: "insert", Threads: 4}
+	var direct, split NoiseModel
+	sets := [][]float64{{100, 108, 95}, {210, 190}, {50, 52, 49, 55}}
+	for _, s := range sets {
+		if err := direct.AddRepeats(k, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var earlier NoiseModel
+	for _, s := range sets[:2] {
+		if err := earlier.AddRepeats(k, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored, _ := earlier.Floor(k)
+	if err := split.AddFloor(k, stored); err != nil {
+		t.Fatal(err)
+	}
+	if err := split.AddRepeats(k, sets[2]); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := direct.Floor(k)
+	got, _ := split.Floor(k)
+	if got.DF != want.DF || got.Runs != want.Runs || got.Sets != want.Sets || !near(got.SigmaLog, want.SigmaLog, 1e-12) {
+		t.Errorf("floor via a stored floor %+v, want %+v", got, want)
+	}
+	if err := split.AddFloor(k, NoiseFloor{SigmaLog: 0.1, DF: 0}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("a floor with 0 df: %v, want ErrInvalid", err)
+	}
+}

@@ -99,6 +99,21 @@ func (p *NoisePool) AddPair(a, b float64) error {
 	return nil
 }
 
+// AddFloor adds a floor measured elsewhere (one stored with an earlier
+// run whose evidence is no longer readable): σ²·DF to the sum of squares
+// and its DF, Runs and Sets. The evidence behind f must not overlap with
+// what the pool already holds, or it would be counted twice.
+func (p *NoisePool) AddFloor(f NoiseFloor) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	p.ss += f.SigmaLog * f.SigmaLog * float64(f.DF)
+	p.df += f.DF
+	p.runs += f.Runs
+	p.sets += f.Sets
+	return nil
+}
+
 // Floor returns the pooled floor; false when nothing was added.
 func (p *NoisePool) Floor() (NoiseFloor, bool) {
 	if p.df == 0 {
@@ -142,6 +157,14 @@ func (m *NoiseModel) AddRepeats(k Key, xs []float64) error {
 // AddPair adds an A/A pair of k (see NoisePool.AddPair).
 func (m *NoiseModel) AddPair(k Key, a, b float64) error {
 	if err := m.pool(k).AddPair(a, b); err != nil {
+		return fmt.Errorf("%s@%d: %w", k.Step, k.Threads, err)
+	}
+	return nil
+}
+
+// AddFloor adds a floor measured elsewhere to k (see NoisePool.AddFloor).
+func (m *NoiseModel) AddFloor(k Key, f NoiseFloor) error {
+	if err := m.pool(k).AddFloor(f); err != nil {
 		return fmt.Errorf("%s@%d: %w", k.Step, k.Threads, err)
 	}
 	return nil

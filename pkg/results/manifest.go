@@ -28,7 +28,14 @@ type Manifest struct {
 	// Baseline is the name of the cell that relative figures divide by.
 	Baseline string `json:"baseline,omitempty"`
 	// Cells are in the run's matrix order.
-	Cells      []ManifestCell             `json:"cells"`
+	Cells []ManifestCell `json:"cells"`
+	// WorkloadSHA256 is ContentDigest of the run's workload spec (steps,
+	// threads, durations, ...), so that two runs of a suite can be told to
+	// have measured the same thing; empty when unknown.
+	WorkloadSHA256 string `json:"workloadSha256,omitempty"`
+	// NoiseFloor is the suite's run-to-run noise as this run's regression
+	// verdict measured it; absent without a verdict or without evidence.
+	NoiseFloor *NoiseFloors               `json:"noiseFloor,omitempty"`
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
@@ -46,6 +53,12 @@ type ManifestCell struct {
 	// provenance, to spot two cells that were not what they claim to be.
 	ServerVersion        string `json:"serverVersion,omitempty"`
 	ServerSettingsSHA256 string `json:"serverSettingsSha256,omitempty"`
+	// ImageDigest is the server image's digest and ConfigSHA256
+	// ContentDigest of the config text, from the document's provenance:
+	// with ServerVersion and ServerSettingsSHA256 they tell two runs of the
+	// same binary and config (AAKey).
+	ImageDigest  string `json:"imageDigest,omitempty"`
+	ConfigSHA256 string `json:"configSha256,omitempty"`
 	// QPS is {step → {threads → steady-state QPS}}, rounded to 0.01.
 	QPS map[string]map[int]float64 `json:"qps,omitempty"`
 	// RowsPerSecond is the same for steps reported as rows/s (scan).
@@ -96,6 +109,8 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		Cell: d.Cell, Phase: phase, ConfigMap: configMap, ObjectKey: objectKey,
 		ServerVersion:        d.Provenance.ServerVersion,
 		ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
+		ImageDigest:          d.Provenance.ImageDigest,
+		ConfigSHA256:         ContentDigest(d.Provenance.ConfigText),
 	}
 	put := func(m *map[string]map[int]float64, step string, threads int, v float64) {
 		if *m == nil {
@@ -176,6 +191,7 @@ func (m *Manifest) Validate() error {
 			}
 		}
 	}
+	validateNoise(c, m.NoiseFloor)
 	if _, ok := names[m.Baseline]; m.Baseline != "" && !ok {
 		c.add("baseline", "%q is not one of the cells", m.Baseline)
 	}

@@ -30,11 +30,12 @@ func TestNewManifestCell(t *testing.T) {
 	d.Steps[3].Error = "lost connection"
 	// population stddev 10 over 10 samples is a sample stddev of 10.54
 	d.Steps[0].Summary = &SeriesSummary{Samples: 10, Mean: 100, CV: 0.1, Lag1Autocorrelation: 0.5} // worth 3.3 samples
-	d.Steps[2].Summary = &SeriesSummary{Samples: 1, Mean: 100} // too few samples for a spread
+	d.Steps[2].Summary = &SeriesSummary{Samples: 1, Mean: 100}                                     // too few samples for a spread
 	got := NewManifestCell(d, "Succeeded", "cm", "key")
 	want := ManifestCell{
 		Cell: d.Cell, Phase: "Succeeded", ConfigMap: "cm", ObjectKey: "key",
 		ServerVersion: "10.11.19-MariaDB-0+deb12u1", ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
+		ImageDigest: d.Provenance.ImageDigest, ConfigSHA256: ContentDigest(d.Provenance.ConfigText),
 		QPS: map[string]map[int]float64{
 			"step-00": {1: 12345.68, 4: 40000},
 			"step-01": {1: 10000}, // the failed 4-thread step has no figure
@@ -208,5 +209,79 @@ func TestMarshalManifestDropsSpreadsToFit(t *testing.T) {
 		if len(m.Cells[0].QPSSpread) == 0 {
 			t.Errorf("MarshalManifest modified its argument")
 		}
+	}
+}
+
+func TestManifestNoiseFloorValidation(t *testing.T) {
+	good := NoisePoint{Step: "point-query", Threads: 4, SigmaLog: 0.05, CV: 0.05, DF: 6, Runs: 8, Sets: 2}
+	tests := []struct {
+		name  string
+		noise *NoiseFloors
+		want  string // a substring of the error; "" for valid
+	}{
+		{"absent", nil, ""},
+		{"valid", &NoiseFloors{Alpha: 0.05, Runs: []string{"a"}, Points: []NoisePoint{good}}, ""},
+		{"alpha out of range", &NoiseFloors{Alpha: 1.5, Points: []NoisePoint{good}}, "noiseFloor.alpha: must be in (0, 1)"},
+		{"no df", &NoiseFloors{Points: []NoisePoint{func() NoisePoint { p := good; p.DF = 0; return p }()}}, "noiseFloor.points[0].df: must be at least 1"},
+		{"no threads", &NoiseFloors{Points: []NoisePoint{func() NoisePoint { p := good; p.Threads = 0; return p }()}}, "noiseFloor.points[0].threads"},
+		{"negative sigma", &NoiseFloors{Points: []NoisePoint{func() NoisePoint { p := good; p.SigmaLog = -1; return p }()}}, "noiseFloor.points[0].sigmaLog: must not be negative"},
+		{"duplicate point", &NoiseFloors{Points: []NoisePoint{good, good}}, "noiseFloor.points[1]: point-query@4 repeats noiseFloor.points[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := testManifest(1, 1, []int{4})
+			m.NoiseFloor = tt.noise
+			b, err := MarshalManifest(m)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("valid floor refused: %v", err)
+				}
+				back, err := UnmarshalManifest(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.noise, back.NoiseFloor); diff != "" {
+					t.Errorf("round trip (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAAKey(t *testing.T) {
+	base := ManifestCell{Cell: Cell{Name: "m-11.8-default", Database: "maria", Engine: "mariadb", Version: "11.8", Config: "default"},
+		ServerVersion: "11.8.3-MariaDB", ServerSettingsSHA256: "sha256:s", ImageDigest: "sha256:i", ConfigSHA256: "sha256:c"}
+	with := func(f func(*ManifestCell)) ManifestCell { c := base; f(&c); return c }
+	tests := []struct {
+		name     string
+		other    ManifestCell
+		workload string
+		same     bool
+	}{
+		{"identical", base, "w", true},
+		{"another repeat of the same combination", with(func(c *ManifestCell) { c.Name, c.Repeat = "m-11.8-default-r2", 2 }), "w", true},
+		{"another image", with(func(c *ManifestCell) { c.ImageDigest = "sha256:j" }), "w", false},
+		{"other settings", with(func(c *ManifestCell) { c.ServerSettingsSHA256 = "sha256:t" }), "w", false},
+		{"other config text", with(func(c *ManifestCell) { c.ConfigSHA256 = "sha256:d" }), "w", false},
+		{"other workload", base, "w2", false},
+		{"another config name", with(func(c *ManifestCell) { c.Config = "bp4g" }), "w", false},
+	}
+	for _, tt := range tests {
+		if got := tt.other.AAKey(tt.workload) == base.AAKey("w"); got != tt.same {
+			t.Errorf("%s: same A/A key = %v, want %v", tt.name, got, tt.same)
+		}
+	}
+	if k := with(func(c *ManifestCell) { c.ImageDigest, c.ServerVersion = "", "" }).AAKey("w"); k != "" {
+		t.Errorf("no binary identity: key %q, want none", k)
+	}
+	if k := with(func(c *ManifestCell) { c.ServerSettingsSHA256, c.ConfigSHA256 = "", "" }).AAKey("w"); k != "" {
+		t.Errorf("no settings identity: key %q, want none", k)
+	}
+	if got := ContentDigest(""); got != "" {
+		t.Errorf("digest of nothing %q", got)
 	}
 }

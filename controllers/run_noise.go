@@ -1,0 +1,159 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+// verdictHistory reads the suite's earlier successful runs (the cluster's
+// and the object store's) when the run asks for a regression verdict; the
+// note says what of the history could not be read.
+func (p *runPass) verdictHistory(ctx context.Context) ([]suiteRun, string, error) {
+	if p.run.Spec.Regression == nil {
+		return nil, "", nil
+	}
+	history, err := p.suiteHistory(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	remote, note := p.storeHistory(ctx)
+	return mergeHistory(history, remote), note, nil
+}
+
+// workloadDigest identifies what the run measured for A/A matching: the
+// workload spec without repeats (three repeats of a step measure what one
+// does).
+func workloadDigest(w dbbenchv1alpha1.WorkloadSpec) string {
+	w.Repeats = 0
+	b, err := json.Marshal(w)
+	if err != nil {
+		return "" // plain data: cannot fail; an unknown workload matches nothing
+	}
+	return results.ContentDigest(string(b))
+}
+
+// recordNoise puts the run's workload digest and, with a regression
+// verdict, the suite's noise floor (this run's repeats and the history's
+// A/A sets, analysis.SuiteNoise) into the manifest before it is written,
+// so that later runs and `kubectl dbbench noise` read the floor this
+// verdict used.
+func (p *runPass) recordNoise(m *results.Manifest, history []suiteRun) {
+	m.WorkloadSHA256 = workloadDigest(p.run.Spec.Workload)
+	spec := p.run.Spec.Regression
+	if spec == nil || spec.Against == dbbenchv1alpha1.RegressAgainstChangePoints {
+		return
+	}
+	hist := make([]*results.Manifest, len(history))
+	for i, h := range history {
+		hist[i] = h.manifest
+	}
+	m.NoiseFloor = analysis.SuiteNoise(hist, m, spec.SignificanceLevel())
+}
+
+// correctionOf maps the API's names to pkg/inference's.
+func correctionOf(c dbbenchv1alpha1.RegressionCorrection) inference.Correction {
+	if c == dbbenchv1alpha1.CorrectionBenjaminiHochberg {
+		return inference.CorrectionBH
+	}
+	return inference.CorrectionHolm
+}
+
+// apiMethod maps pkg/analysis's verdict methods to the API's; the names
+// are the same, the mapping keeps the API independent of the package.
+func apiMethod(m analysis.VerdictMethod) dbbenchv1alpha1.RegressionMethod {
+	switch m {
+	case analysis.MethodBetweenRuns:
+		return dbbenchv1alpha1.MethodBetweenRuns
+	case analysis.MethodNoiseFloor:
+		return dbbenchv1alpha1.MethodNoiseFloor
+	case analysis.MethodPerSecond:
+		return dbbenchv1alpha1.MethodPerSecond
+	}
+	return dbbenchv1alpha1.MethodMagnitudeOnly
+}
+
+// regressionStatusOf is status.regression of a verdict against one run.
+func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1alpha1.RegressionCorrection) *dbbenchv1alpha1.RegressionStatus {
+	if correction == "" {
+		correction = dbbenchv1alpha1.CorrectionHolm
+	}
+	st := &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{base}, ComparedPairs: int32(len(v.Points)), Correction: correction}
+	for _, mc := range v.Methods() {
+		st.Methods = append(st.Methods, dbbenchv1alpha1.RegressionMethodCount{Method: apiMethod(mc.Method), Pairs: int32(mc.Points), Detail: mc.Detail})
+	}
+	for i, f := range v.Regressed {
+		if i == maxRegressedSteps {
+			break
+		}
+		rs := dbbenchv1alpha1.RegressedStep{
+			Cell: f.Cell, Step: f.Step, Threads: int32(f.Threads),
+			Before: fmt.Sprintf("%.2f", f.Before), After: fmt.Sprintf("%.2f", f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent),
+			Method: apiMethod(f.Method), Detail: f.Detail,
+		}
+		if f.Method != analysis.MethodMagnitudeOnly {
+			rs.PValue, rs.AdjustedPValue = fmt.Sprintf("%.2g", f.P), fmt.Sprintf("%.2g", f.AdjustedP)
+		}
+		st.Regressed = append(st.Regressed, rs)
+	}
+	return st
+}
+
+// judgeAgainstRun sets the verdict of cur against one earlier run with
+// the between-run tests (analysis.JudgeRuns) and the noise floor recorded
+// in cur's manifest. against names the baseline for the message.
+func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against, storeNote string) {
+	spec := p.run.Spec.Regression
+	v, err := analysis.JudgeRuns(cur, base.manifest, analysis.VerdictOptions{
+		MinMagnitude: float64(spec.MinMagnitudePercent) / 100,
+		Alpha:        spec.SignificanceLevel(),
+		Correction:   correctionOf(spec.Correction),
+		Floor:        cur.NoiseFloor,
+	})
+	if err != nil {
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "AnalysisFailed", err.Error())
+		return
+	}
+	p.run.Status.Regression = regressionStatusOf(v, base.name, spec.Correction)
+	how := v.Summary()
+	if fallback := fallbackNote(v); fallback != "" {
+		how += "; " + fallback
+	}
+	if len(v.Regressed) == 0 {
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoRegression",
+			fmt.Sprintf("No step significantly slower by more than %d%% than %s (%d step × thread pairs: %s)%s",
+				spec.MinMagnitudePercent, against, len(v.Points), how, storeNote))
+		return
+	}
+	var names []string
+	for i, f := range v.Regressed {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(v.Regressed)-5))
+			break
+		}
+		names = append(names, f.String())
+	}
+	msg := fmt.Sprintf("%d step × thread pairs slower by more than %d%% than %s: %s (%d pairs: %s)%s",
+		len(v.Regressed), spec.MinMagnitudePercent, against, strings.Join(names, ", "), len(v.Points), how, storeNote)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
+	p.event(true, "Regressed", "Judge", msg)
+}
+
+// fallbackNote explains a verdict that could not test between runs, so
+// that a reader knows the verdict is weaker than it looks.
+func fallbackNote(v *analysis.Verdict) string {
+	for _, mc := range v.Methods() {
+		if mc.Method == analysis.MethodPerSecond || mc.Method == analysis.MethodMagnitudeOnly {
+			return fmt.Sprintf("no repeats on both sides and no noise floor of %d df or more for some steps: run workload.repeats >= 2 or keep unchanged runs in the suite's history (docs/noise.md)", analysis.MinFloorDF)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,87 @@
+package controllers
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/inference"
+)
+
+// Every verdict method has its API name, and the names agree.
+func TestAPIMethodCoversEveryVerdictMethod(t *testing.T) {
+	seen := map[dbbenchv1alpha1.RegressionMethod]bool{}
+	for _, m := range analysis.VerdictMethods {
+		got := apiMethod(m)
+		if string(got) != string(m) {
+			t.Errorf("%s maps to %s", m, got)
+		}
+		seen[got] = true
+	}
+	if len(seen) != len(analysis.VerdictMethods) {
+		t.Errorf("%d API methods for %d verdict methods", len(seen), len(analysis.VerdictMethods))
+	}
+	if correctionOf("") != inference.CorrectionHolm || correctionOf(dbbenchv1alpha1.CorrectionHolm) != inference.CorrectionHolm ||
+		correctionOf(dbbenchv1alpha1.CorrectionBenjaminiHochberg) != inference.CorrectionBH {
+		t.Errorf("corrections map wrongly")
+	}
+}
+
+func TestRegressionStatusOf(t *testing.T) {
+	v := &analysis.Verdict{
+		Points: []analysis.PointVerdict{
+			{Cell: "m", Step: "insert", Threads: 4, Method: analysis.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
+			{Cell: "m", Step: "scan", Threads: 4, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only"},
+		},
+	}
+	v.Regressed = []analysis.PointVerdict{
+		{Cell: "m", Step: "insert", Threads: 4, Before: 1000, After: 800, ChangePercent: -20, Method: analysis.MethodNoiseFloor,
+			Detail: "noise floor CV 4.1 % over 12 df", P: 0.0012, AdjustedP: 0.0024},
+		{Cell: "m", Step: "scan", Threads: 4, Before: 10, After: 9, ChangePercent: -10, Method: analysis.MethodMagnitudeOnly,
+			Detail: "magnitude only", P: math.NaN(), AdjustedP: math.NaN()},
+	}
+	got := regressionStatusOf(v, "night-1", "")
+	want := &dbbenchv1alpha1.RegressionStatus{
+		ComparedTo: []string{"night-1"}, ComparedPairs: 2, Correction: dbbenchv1alpha1.CorrectionHolm,
+		Methods: []dbbenchv1alpha1.RegressionMethodCount{
+			{Method: dbbenchv1alpha1.MethodNoiseFloor, Pairs: 1, Detail: "noise floor CV 4.1 % over 12 df"},
+			{Method: dbbenchv1alpha1.MethodMagnitudeOnly, Pairs: 1, Detail: "magnitude only"},
+		},
+		Regressed: []dbbenchv1alpha1.RegressedStep{
+			{Cell: "m", Step: "insert", Threads: 4, Before: "1000.00", After: "800.00", ChangePercent: "-20.0",
+				PValue: "0.0012", AdjustedPValue: "0.0024", Method: dbbenchv1alpha1.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
+			{Cell: "m", Step: "scan", Threads: 4, Before: "10.00", After: "9.00", ChangePercent: "-10.0",
+				Method: dbbenchv1alpha1.MethodMagnitudeOnly, Detail: "magnitude only"},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if fallbackNote(v) == "" {
+		t.Errorf("a magnitude-only point gave no fallback note")
+	}
+	if note := fallbackNote(&analysis.Verdict{Points: v.Points[:1]}); note != "" {
+		t.Errorf("a floor-only verdict has a fallback note %q", note)
+	}
+}
+
+// Repeats do not change what a step measures; threads and durations do.
+func TestWorkloadDigest(t *testing.T) {
+	w := dbbenchv1alpha1.WorkloadSpec{Steps: []string{"point-query"}, Threads: []int32{4}, ReadSeconds: 60}
+	with := func(f func(*dbbenchv1alpha1.WorkloadSpec)) dbbenchv1alpha1.WorkloadSpec { c := w; f(&c); return c }
+	base := workloadDigest(w)
+	if base == "" || workloadDigest(with(func(c *dbbenchv1alpha1.WorkloadSpec) { c.Repeats = 3 })) != base {
+		t.Errorf("repeats changed the digest")
+	}
+	for name, o := range map[string]dbbenchv1alpha1.WorkloadSpec{
+		"threads":  with(func(c *dbbenchv1alpha1.WorkloadSpec) { c.Threads = []int32{4, 16} }),
+		"duration": with(func(c *dbbenchv1alpha1.WorkloadSpec) { c.ReadSeconds = 10 }),
+	} {
+		if workloadDigest(o) == base {
+			t.Errorf("%s did not change the digest", name)
+		}
+	}
+}
