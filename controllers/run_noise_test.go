@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -121,7 +120,7 @@ func manifestQPS(t *testing.T, ns, name string) string {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(getRun(t, ns, name))}, &cm); err != nil {
 		return err.Error()
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[controllers.ManifestKey]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
 	if err != nil {
 		return err.Error()
 	}
@@ -224,7 +223,7 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(run)}, &cm); err != nil {
 		t.Fatal(err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[controllers.ManifestKey]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatal(err)
 	}

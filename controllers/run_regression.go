@@ -41,7 +41,6 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	if spec == nil {
 		return nil
 	}
-	var err error
 	minMag := float64(spec.MinMagnitudePercent) / 100
 	st := &dbbenchv1alpha1.RegressionStatus{}
 	var found, suspected []analysis.StepChange

@@ -15,7 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -189,27 +191,28 @@ func (o *NoiseOptions) clusterRuns(ctx context.Context) ([]*results.Manifest, er
 // RunManifest reads a run's manifest from its results ConfigMap; a run
 // without one (still running, or ConfigMap output disabled) is described
 // by its cells' documents instead.
-func (c *Cluster) RunManifest(ctx context.Context, run *RunView) (*results.Manifest, error) {
-	cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, run.ResultsCM, metav1.GetOptions{})
+func (c *Cluster) RunManifest(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun) (*results.Manifest, error) {
+	cmName := resultsConfigMap(run)
+	cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, cmName, metav1.GetOptions{})
 	switch {
 	case err == nil:
-		_, m, err := analysis.ReadResult([]byte(cm.Data[ManifestKey]))
+		_, m, err := analysis.ReadResult([]byte(cm.Data[plan.RunResultKeyManifest]))
 		if err != nil {
-			return nil, fmt.Errorf("configmap %s key %s: %w", run.ResultsCM, ManifestKey, err)
+			return nil, fmt.Errorf("configmap %s key %s: %w", cmName, plan.RunResultKeyManifest, err)
 		}
 		if m == nil {
-			return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", run.ResultsCM, ManifestKey)
+			return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cmName, plan.RunResultKeyManifest)
 		}
 		return m, nil
 	case !apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("configmap %s: %w", run.ResultsCM, err)
+		return nil, fmt.Errorf("configmap %s: %w", cmName, err)
 	}
 	found, _, _, err := c.Documents(ctx, run)
 	if err != nil {
 		return nil, err
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no results manifest (%s) and no cell documents", run.ResultsCM)
+		return nil, fmt.Errorf("no results manifest (%s) and no cell documents", cmName)
 	}
 	docs := make([]*results.Document, len(found))
 	for i, f := range found {
