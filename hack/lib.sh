@@ -13,6 +13,24 @@ mkdir -p "${K8S_BIN}" "${TOOLS_BIN}"
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# apt_get runs apt-get, waiting (up to 10 minutes) while another apt-get or
+# dpkg holds a lock: two suites, or a suite and a developer, may install at the
+# same time on one machine. DPkg::Lock::Timeout covers the dpkg lock only, not
+# the lists lock `apt-get update` takes, hence the retry.
+apt_get() {
+	local out deadline=$((SECONDS + 600))
+	while :; do
+		if out="$(DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 "$@" 2>&1)"; then
+			return 0
+		fi
+		if [[ "${out}" != *"Could not get lock"* && "${out}" != *"Unable to lock"* ]] || ((SECONDS >= deadline)); then
+			printf '%s\n' "${out}" >&2
+			return 1
+		fi
+		sleep 5
+	done
+}
+
 # apt_install installs Debian packages that are missing, running apt-get update
 # at most once per script.
 _apt_updated=""
@@ -24,10 +42,8 @@ apt_install() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing Debian packages: ${missing[*]}"
 	if [ -z "${_apt_updated}" ]; then
-		apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null
+		apt_get update -qq >/dev/null
 		_apt_updated=1
 	fi
-	# Wait for the dpkg lock rather than fail: two suites (or a suite and a
-	# developer) may install at the same time on one machine.
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
