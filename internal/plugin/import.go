@@ -182,9 +182,7 @@ func (o *ImportOptions) Run() error {
 		}
 		summary.Rows = append(summary.Rows, []string{cell, doc.Cell.Engine, doc.Cell.Version, doc.Cell.Config,
 			strconv.Itoa(len(doc.Steps)), strconv.Itoa(len(skipped)), doc.Provenance.SysbenchVersion, out})
-		for _, s := range skipped {
-			summary.Notes = append(summary.Notes, s)
-		}
+		summary.Notes = append(summary.Notes, skipped...)
 	}
 	return summary.WriteText(o.IOStreams.Out)
 }

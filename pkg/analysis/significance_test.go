@@ -191,16 +191,16 @@ func TestReportAAFalsePositives(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		any := false
+		anySignificant := false
 		for i := range steps {
 			switch rel.Inference[i][0].Marker {
 			case MarkerSignificant:
-				any = true
+				anySignificant = true
 			case MarkerNone:
 				marked++ // excludes 1 unadjusted: about 5 % of the steps
 			}
 		}
-		if any {
+		if anySignificant {
 			flagged++
 		}
 	}

@@ -192,8 +192,6 @@ func (win *window) split(pmax float64, out []int) []int {
 		win.cands[bi] = win.best(s, tau)
 		win.cands[bi+1] = win.best(tau, e)
 	}
-	for _, b := range win.bounds[1 : len(win.bounds)-1] {
-		out = append(out, b)
-	}
+	out = append(out, win.bounds[1:len(win.bounds)-1]...)
 	return out
 }

@@ -114,7 +114,7 @@ func ReadOtavaCSV(r io.Reader, timeColumn string) ([]Series, error) {
 	cr.ReuseRecord = false
 	header, err := cr.Read()
 	if err != nil {
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil, errors.New("changepoint: ReadOtavaCSV: empty input, expected a header row")
 		}
 		return nil, fmt.Errorf("changepoint: ReadOtavaCSV: reading header: %w", err)
@@ -249,7 +249,7 @@ func parseOtavaTime(s string) (time.Time, error) {
 		if t := time.Unix(sec, 0).UTC(); t.Year() >= 1 && t.Year() <= 9999 {
 			return t, nil
 		}
-		return time.Time{}, fmt.Errorf("Unix time %q is outside years 1-9999", s)
+		return time.Time{}, fmt.Errorf("time %q in Unix seconds is outside years 1-9999", s)
 	}
 	return time.Time{}, fmt.Errorf("cannot parse time %q", s)
 }

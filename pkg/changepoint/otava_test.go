@@ -137,7 +137,7 @@ func TestOtavaCrossCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	close := func(a, b float64) bool {
+	near := func(a, b float64) bool {
 		return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 	}
 	var totalPoints, mismatched, statMismatch int
@@ -161,8 +161,8 @@ func TestOtavaCrossCheck(t *testing.T) {
 		for j, w := range want {
 			g := got.ChangePoints[j]
 			pOK := math.Abs(g.PValue-w.PValue) <= 1e-9*math.Max(w.PValue, 1e-300) || math.Abs(g.PValue-w.PValue) < 1e-12
-			if !pOK || !close(g.MeanBefore, w.MeanBefore) || !close(g.MeanAfter, w.MeanAfter) ||
-				!close(g.StddevBefore, w.StddevBefore) || !close(g.StddevAfter, w.StddevAfter) {
+			if !pOK || !near(g.MeanBefore, w.MeanBefore) || !near(g.MeanAfter, w.MeanAfter) ||
+				!near(g.StddevBefore, w.StddevBefore) || !near(g.StddevAfter, w.StddevAfter) {
 				statMismatch++
 				t.Errorf("%s @%d: ours p=%g means %g/%g sd %g/%g; Otava p=%g means %g/%g sd %g/%g", s.Name, w.Index,
 					g.PValue, g.MeanBefore, g.MeanAfter, g.StddevBefore, g.StddevAfter,

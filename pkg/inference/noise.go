@@ -362,7 +362,7 @@ func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 // sides). The half-width is the expected one: the realised interval of a
 // run varies with its sample variance. It returns an error naming the
 // half-width reached at max when max runs are not enough.
-func RequiredRepeats(cv, halfWidth, level float64, floorDF, max int) (int, error) {
+func RequiredRepeats(cv, halfWidth, level float64, floorDF, maxRepeats int) (int, error) {
 	if err := checkLevel(level); err != nil {
 		return 0, err
 	}
@@ -371,8 +371,8 @@ func RequiredRepeats(cv, halfWidth, level float64, floorDF, max int) (int, error
 		return 0, fmt.Errorf("required repeats: cv %v must be finite and > 0: %w", cv, ErrInvalid)
 	case !(halfWidth > 0) || math.IsInf(halfWidth, 0):
 		return 0, fmt.Errorf("required repeats: half-width %v must be finite and > 0: %w", halfWidth, ErrInvalid)
-	case floorDF < 0 || max < 2:
-		return 0, fmt.Errorf("required repeats: floor df %d must be >= 0 and max %d >= 2: %w", floorDF, max, ErrInvalid)
+	case floorDF < 0 || maxRepeats < 2:
+		return 0, fmt.Errorf("required repeats: floor df %d must be >= 0 and maxRepeats %d >= 2: %w", floorDF, maxRepeats, ErrInvalid)
 	}
 	sigma := math.Sqrt(math.Log1p(cv * cv))
 	target := math.Log1p(halfWidth)
@@ -385,11 +385,11 @@ func RequiredRepeats(cv, halfWidth, level float64, floorDF, max int) (int, error
 	}
 	// The half-width falls monotonically with n (the t quantile and
 	// 1/√n both fall), so the first n that fits is the answer.
-	for n := 2; n <= max; n++ {
+	for n := 2; n <= maxRepeats; n++ {
 		if hw(n) <= target {
 			return n, nil
 		}
 	}
 	return 0, fmt.Errorf("required repeats: %d runs per side give ±%.1f %%, not ±%.1f %%: %w",
-		max, 100*math.Expm1(hw(max)), 100*halfWidth, ErrTooFew)
+		maxRepeats, 100*math.Expm1(hw(maxRepeats)), 100*halfWidth, ErrTooFew)
 }

@@ -89,9 +89,9 @@ type moments struct {
 	varMean float64
 }
 
-func momentsOf(side string, xs []float64, min int) (moments, error) {
-	if len(xs) < min {
-		return moments{}, fmt.Errorf("%s: %d values, need at least %d: %w", side, len(xs), min, ErrTooFew)
+func momentsOf(side string, xs []float64, minRuns int) (moments, error) {
+	if len(xs) < minRuns {
+		return moments{}, fmt.Errorf("%s: %d values, need at least %d: %w", side, len(xs), minRuns, ErrTooFew)
 	}
 	for i, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {

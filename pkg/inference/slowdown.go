@@ -25,9 +25,9 @@ type Test struct {
 	NB     int     `json:"nB"`
 }
 
-func logsOf(side string, xs []float64, min int) ([]float64, error) {
-	if len(xs) < min {
-		return nil, fmt.Errorf("%s: %d runs, need at least %d: %w", side, len(xs), min, ErrTooFew)
+func logsOf(side string, xs []float64, minRuns int) ([]float64, error) {
+	if len(xs) < minRuns {
+		return nil, fmt.Errorf("%s: %d runs, need at least %d: %w", side, len(xs), minRuns, ErrTooFew)
 	}
 	out := make([]float64, len(xs))
 	for i, x := range xs {

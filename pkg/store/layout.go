@@ -114,7 +114,7 @@ func EscapeSegment(name string) string {
 	var b strings.Builder
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if isPlain(c) && !(i == 0 && (c == '.' || c == '_')) {
+		if isPlain(c) && (i != 0 || (c != '.' && c != '_')) {
 			b.WriteByte(c)
 			continue
 		}
@@ -152,7 +152,7 @@ func UnescapeSegment(seg string) (string, error) {
 			return "", fmt.Errorf("key segment %q: bad escape at %d", seg, i)
 		}
 		v := unhex(seg[i+1])<<4 | unhex(seg[i+2])
-		if isPlain(v) && !(i == 0 && (v == '.' || v == '_')) {
+		if isPlain(v) && (i != 0 || (v != '.' && v != '_')) {
 			return "", fmt.Errorf("key segment %q: %%%c%c escapes a plain byte", seg, seg[i+1], seg[i+2])
 		}
 		b.WriteByte(v)

@@ -219,10 +219,10 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 		os.Setenv("DBBENCH_DB_ROOT", dbRoot)
 		os.Setenv(portEnv[c.engine], strconv.Itoa(c.port))
 		if err := dbservers(root, "start", c.engine); err != nil {
-			dbservers(root, "stop", c.engine)
+			_ = dbservers(root, "stop", c.engine) // best effort: the start already failed
 			fatalf("hack/dbservers.sh start %s: %v", c.engine, err)
 		}
-		defer dbservers(root, "stop", c.engine)
+		defer func() { _ = dbservers(root, "stop", c.engine) }() // best effort at exit
 	}
 	vout, err := exec.Command(c.sysbench, "--version").Output()
 	if err != nil {
