@@ -66,7 +66,7 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 		opts.MaxPValue = spec.SignificanceLevel()
 		found, err = analysis.ChangePointRegressions(series, opts)
 		if err != nil {
-			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "AnalysisFailed", err.Error())
+			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
 			return nil
 		}
 		for _, c := range cur.Cells {
@@ -84,7 +84,7 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 				}
 			}
 			if base == nil {
-				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "BaselineNotFound",
+				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonBaselineNotFound,
 					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
 				return nil
 			}
@@ -119,7 +119,7 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 	}
 	p.run.Status.Regression = st
 	if len(found) == 0 {
-		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoRegression",
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoRegression,
 			fmt.Sprintf("No step significantly slower (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s",
 				spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, storeNote))
 		return nil
@@ -133,13 +133,13 @@ func (p *runPass) judgeRegression(ctx context.Context, cur *results.Manifest) er
 		names = append(names, f.String())
 	}
 	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s%s", len(found), spec.MinMagnitudePercent, against, strings.Join(names, ", "), storeNote)
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
-	p.event(true, "Regressed", "Judge", msg)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
+	p.event(true, ReasonRegressed, "Judge", msg)
 	return nil
 }
 
 func (p *runPass) noHistory(storeNote string) {
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoHistory",
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoHistory,
 		fmt.Sprintf("No earlier successful run of suite %s in this namespace or the object store to compare with%s", p.run.Spec.Suite, storeNote))
 }
 
