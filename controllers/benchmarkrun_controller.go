@@ -96,6 +96,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	)
 	werr := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if passes++; passes > 1 {
+			log.FromContext(ctx).V(1).Info("Redoing the pass on the run read again: its status write conflicted", "pass", passes)
 			run = &dbbenchv1alpha1.BenchmarkRun{}
 			if gerr := r.APIReader.Get(ctx, req.NamespacedName, run); gerr != nil {
 				return fmt.Errorf("reading the run again after a conflict: %w", gerr)

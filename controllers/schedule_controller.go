@@ -69,6 +69,7 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	)
 	werr := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if passes++; passes > 1 {
+			log.FromContext(ctx).V(1).Info("Redoing the pass on the schedule read again: its status write conflicted", "pass", passes)
 			sched = &dbbenchv1alpha1.BenchmarkSchedule{}
 			if gerr := r.APIReader.Get(ctx, req.NamespacedName, sched); gerr != nil {
 				return fmt.Errorf("reading the schedule again after a conflict: %w", gerr)
