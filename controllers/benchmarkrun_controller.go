@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,30 +75,52 @@ type BenchmarkRunReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile moves one run forward and writes its status once.
+//
+// A conflict on the status write means the pass worked from a stale copy of
+// the run (the cache lagging the controller's own last write, usually): the
+// pass is redone at once on the run as the API server has it, inside
+// retry.RetryOnConflict, like CloudNativePG's PatchWithOptimisticLock with
+// the whole pass as the transaction. Redoing a pass is safe: children have
+// deterministic names and "already exists" counts as created; the events
+// and metrics of a pass whose write was refused are dropped with it.
 func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	run := &dbbenchv1alpha1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !run.DeletionTimestamp.IsZero() {
-		// Children carry owner references; garbage collection removes them.
-		return ctrl.Result{}, nil
-	}
-	original := run.DeepCopy()
-	p := &runPass{r: r, run: run, now: r.Clock.Now(), log: log.FromContext(ctx)}
-	result, err := p.reconcile(ctx)
-
-	p.log.V(1).Info("Reconciled", "resourceVersion", run.ResourceVersion, "before", phases(original), "after", phases(run))
-	if !equality.Semantic.DeepEqual(original.Status, run.Status) {
-		run.Status.ObservedGeneration = run.Generation
-		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
-		if perr := r.Status().Patch(ctx, run, patch); perr != nil {
-			if apierrors.IsConflict(perr) {
-				// Someone wrote in between: redo the pass on fresh state.
-				return ctrl.Result{Requeue: true}, err
+	var (
+		p      *runPass
+		result ctrl.Result
+		err    error
+		passes int
+	)
+	werr := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if passes++; passes > 1 {
+			log.FromContext(ctx).V(1).Info("Redoing the pass on the run read again: its status write conflicted", "pass", passes)
+			run = &dbbenchv1alpha1.BenchmarkRun{}
+			if gerr := r.APIReader.Get(ctx, req.NamespacedName, run); gerr != nil {
+				return fmt.Errorf("reading the run again after a conflict: %w", gerr)
 			}
-			return ctrl.Result{}, errors.Join(err, perr)
 		}
+		p = nil
+		if !run.DeletionTimestamp.IsZero() {
+			// Children carry owner references; garbage collection removes them.
+			return nil
+		}
+		original := run.DeepCopy()
+		p = &runPass{r: r, run: run, now: r.Clock.Now(), log: log.FromContext(ctx)}
+		result, err = p.reconcile(ctx)
+		p.log.V(1).Info("Reconciled", "resourceVersion", run.ResourceVersion, "before", phases(original), "after", phases(run))
+		return r.writeStatus(ctx, original, run)
+	})
+	if werr != nil {
+		if apierrors.IsNotFound(werr) {
+			return ctrl.Result{}, nil // deleted meanwhile
+		}
+		return ctrl.Result{}, errors.Join(err, werr)
+	}
+	if p == nil {
+		return ctrl.Result{}, nil
 	}
 	// Events follow the status write, so they never announce a state that
 	// was not recorded.
@@ -114,6 +137,21 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	return result, err
 }
 
+// writeStatus writes the status a pass computed, if it changed, with a merge
+// patch under an optimistic lock: a pass computed from a stale copy of the
+// run gets a conflict instead of overwriting a newer status.
+func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, original, run *dbbenchv1alpha1.BenchmarkRun) error {
+	if equality.Semantic.DeepEqual(original.Status, run.Status) {
+		return nil
+	}
+	run.Status.ObservedGeneration = run.Generation
+	patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
+	if err := r.Status().Patch(ctx, run, patch); err != nil {
+		return fmt.Errorf("writing the run status: %w", err)
+	}
+	return nil
+}
+
 // SetupWithManager registers the controller. Children are mapped back to
 // their run by the dbbench.io/run label, which the client pods (owned by
 // their Job, not by the run) carry too.
@@ -127,6 +165,9 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	if r.AgentImage == "" {
 		r.AgentImage = DefaultAgentImage

@@ -35,11 +35,10 @@ const (
 )
 
 // RetryReasons are the infrastructure-failure reasons the run controller
-// retries a cell for; RecordRetry maps anything else to RetryReasonOther.
-var RetryReasons = []string{
-	"DatabasePodDeleted", "DatabaseEvicted", "DatabasePodFailed", "DatabaseNotReady", "CellTimeout",
-	"ClientEvicted", "ClientOOMKilled", "AgentFailed", "ClientFailed", "APIError",
-}
+// retries a cell for, sorted: derived from the failure policy
+// (failureClasses), so every reason it retries has its own series.
+// RecordRetry maps anything else to RetryReasonOther.
+var RetryReasons = retriedReasons()
 
 var (
 	runPhases  = []string{string(dbbenchv1alpha1.RunPending), string(dbbenchv1alpha1.RunRunning), string(dbbenchv1alpha1.RunSucceeded), string(dbbenchv1alpha1.RunFailed)}

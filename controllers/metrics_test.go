@@ -83,7 +83,7 @@ func TestMetricLabelSetsAreBounded(t *testing.T) {
 		t.Fatalf("retry series %v\nwant %v", got, want)
 	}
 
-	controllers.RecordRetry("DatabaseEvicted")
+	controllers.RecordRetry(string(dbbenchv1alpha1.ReasonDatabaseEvicted))
 	controllers.RecordRetry("run-4711-cell-mariadb-11.8") // never a label value
 	controllers.RecordRetry("")
 	after := scrape(t, "dbbench_cell_retries_total")

@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,22 +20,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
-
-// failure is why an attempt of a cell ended badly. infrastructure failures
-// are retried within the budget; benchmark failures fail the cell.
-type failure struct {
-	infrastructure bool
-	reason         string
-	message        string
-}
-
-func infra(reason, format string, a ...any) *failure {
-	return &failure{infrastructure: true, reason: reason, message: fmt.Sprintf(format, a...)}
-}
-
-func benchmark(reason, format string, a ...any) *failure {
-	return &failure{reason: reason, message: fmt.Sprintf(format, a...)}
-}
 
 func (p *runPass) createAgentRBAC(ctx context.Context, cells []matrix.Cell) error {
 	sa, role, rb := specs.AgentRBAC(p.run, cells)
@@ -78,7 +60,8 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 			// says.
 			if why := pod.Annotations[specs.AnnotationRetryOf]; why != "" {
 				cs.Message = why
-				p.event(true, "CellRetried", "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s", c.Name, n, why))
+				cs.Reason = dbbenchv1alpha1.FailureReason(pod.Annotations[specs.AnnotationRetryReason])
+				p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s", c.Name, n, why))
 			}
 		}
 	}
@@ -120,23 +103,13 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	return nil
 }
 
-// cellInputs reads the config variant's text and the custom steps' scripts.
-// A missing ConfigMap or key is the spec's fault, not the infrastructure's.
+// cellInputs reads the config variant's text and the custom steps' scripts
+// (configInput classifies what a read returns).
 func (p *runPass) cellInputs(ctx context.Context, c matrix.Cell) (string, map[string]string, *failure) {
 	read := func(field string, ref corev1.ConfigMapKeySelector) (string, *failure) {
 		var cm corev1.ConfigMap
 		err := p.r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.run.Namespace, Name: ref.Name}, &cm)
-		if apierrors.IsNotFound(err) {
-			return "", benchmark("ConfigMissing", "%s: ConfigMap %s/%s not found", field, p.run.Namespace, ref.Name)
-		}
-		if err != nil {
-			return "", infra("APIError", "%s: reading ConfigMap %s: %v", field, ref.Name, err)
-		}
-		text, ok := cm.Data[ref.Key]
-		if !ok {
-			return "", benchmark("ConfigMissing", "%s: ConfigMap %s has no key %q", field, ref.Name, ref.Key)
-		}
-		return text, nil
+		return configInput(field, p.run.Namespace, ref, &cm, err)
 	}
 	var server string
 	switch {
@@ -173,20 +146,25 @@ func hasConfig(c matrix.Cell) bool {
 	return (c.Config.Inline != nil && *c.Config.Inline != "") || c.Config.ConfigMapKeyRef != nil
 }
 
-// retryOf, for attempts after the first, is the status message that says
-// why the previous attempt ended; the pod carries it (specs.AnnotationRetryOf).
-func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, retryOf string) error {
+// cs, for attempts after the first, says why the previous attempt ended
+// (reason and message); the pod carries both (specs.AnnotationRetryReason,
+// specs.AnnotationRetryOf) for a pass that adopts it after a lost status
+// write.
+func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, cs *dbbenchv1alpha1.CellStatus) error {
 	if pvc := specs.DataClaim(p.run, c, attempt); pvc != nil {
 		if err := p.create(ctx, pvc); err != nil {
 			return err
 		}
 	}
 	pod := specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage())
-	if attempt > 1 && retryOf != "" {
+	if attempt > 1 && cs.Message != "" {
 		if pod.Annotations == nil {
 			pod.Annotations = map[string]string{}
 		}
-		pod.Annotations[specs.AnnotationRetryOf] = retryOf
+		pod.Annotations[specs.AnnotationRetryOf] = cs.Message
+		if cs.Reason != "" {
+			pod.Annotations[specs.AnnotationRetryReason] = string(cs.Reason)
+		}
 	}
 	return p.create(ctx, pod)
 }
@@ -212,36 +190,22 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 			cs.StepsTotal = int32(prog.StepsTotal)
 		}
 	}
-	// The agent's own record of a completed document ends the cell: waiting
-	// for the Job controller to notice the pod's exit would keep the node
-	// (and the next cell) idle for seconds.
-	if prog != nil && prog.Phase == plan.PhaseDone && p.hasDocument(c) {
+	done, f := clientOutcome(prog, p.hasDocument(c), job, clientPodsOf(p.kids.pods, c.ObjectBase, attempt))
+	if f != nil {
+		return p.attemptFailed(ctx, c, cs, f)
+	}
+	if done {
 		p.succeedCell(ctx, c, cs)
 		return nil
 	}
-	if job != nil {
-		switch {
-		case jobCondition(job, batchv1.JobComplete):
-			if prog == nil || prog.Phase != plan.PhaseDone {
-				return p.attemptFailed(ctx, c, cs, benchmark("NoResults", "agent %s finished without reporting a completed results document", job.Name))
-			}
-			p.succeedCell(ctx, c, cs)
-			return nil
-		case jobCondition(job, batchv1.JobFailed):
-			return p.attemptFailed(ctx, c, cs, p.clientFailure(c, attempt, job, prog))
-		}
-	}
 
+	if f := databaseFailure(specs.DatabasePodName(c, attempt), pod, cs.Phase == dbbenchv1alpha1.CellRunning); f != nil {
+		return p.attemptFailed(ctx, c, cs, f)
+	}
 	if pod == nil {
-		if cs.Phase == dbbenchv1alpha1.CellRunning {
-			return p.attemptFailed(ctx, c, cs, infra("DatabasePodDeleted", "database pod %s disappeared during the benchmark", specs.DatabasePodName(c, attempt)))
-		}
 		// Not in the cache yet, or deleted before it ran anything:
 		// creating it again is harmless either way.
-		return p.createDatabase(ctx, c, attempt, cs.Message)
-	}
-	if f := databaseFailure(pod, cs.Phase == dbbenchv1alpha1.CellRunning); f != nil {
-		return p.attemptFailed(ctx, c, cs, f)
+		return p.createDatabase(ctx, c, attempt, cs)
 	}
 	cs.Node = pod.Spec.NodeName
 
@@ -253,8 +217,8 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		// start-up overlaps the server's initialisation.
 		if !podRunning(pod) {
 			limit := p.run.Spec.Timeouts.DatabaseReadyTimeout()
-			if p.now.Sub(started) >= limit {
-				return p.attemptFailed(ctx, c, cs, infra("DatabaseNotReady", "database pod %s not ready within %s: %s", pod.Name, limit, waitingReason(pod)))
+			if f := notReadyFailure(pod, p.now.Sub(started), limit); f != nil {
+				return p.attemptFailed(ctx, c, cs, f)
 			}
 			p.requeue.after(started.Add(limit).Sub(p.now))
 			return nil
@@ -272,8 +236,8 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 	}
 
 	limit := p.cellTimeout()
-	if p.now.Sub(started) >= limit {
-		return p.attemptFailed(ctx, c, cs, infra("CellTimeout", "attempt %d exceeded the cell timeout of %s", attempt, limit))
+	if f := cellTimeoutFailure(attempt, p.now.Sub(started), limit); f != nil {
+		return p.attemptFailed(ctx, c, cs, f)
 	}
 	p.requeue.after(started.Add(limit).Sub(p.now))
 	return nil
@@ -324,47 +288,12 @@ func (p *runPass) hasDocument(c matrix.Cell) bool {
 	return cm != nil && cm.Data[plan.ResultKeyDocument] != ""
 }
 
-// clientFailure classifies a failed client Job: by the agent's own report
-// when it made one, else by how its pod ended.
-func (p *runPass) clientFailure(c matrix.Cell, attempt int32, job *batchv1.Job, prog *plan.Progress) *failure {
-	if prog != nil && prog.Phase == plan.PhaseFailed {
-		if prog.FailureClass == plan.FailureBenchmark {
-			return benchmark("BenchmarkFailed", "step %s: %s", prog.Step, prog.Error)
-		}
-		return infra("AgentFailed", "%s", prog.Error)
-	}
-	for _, pod := range p.kids.pods {
-		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleClient ||
-			pod.Labels[specs.LabelAttempt] != strconv.Itoa(int(attempt)) {
-			continue
-		}
-		if disrupted(pod) {
-			return infra("ClientEvicted", "client pod %s was evicted or disrupted: %s", pod.Name, pod.Status.Message)
-		}
-		for _, st := range pod.Status.ContainerStatuses {
-			t := st.State.Terminated
-			if t == nil {
-				continue
-			}
-			switch {
-			case t.Reason == "OOMKilled":
-				return infra("ClientOOMKilled", "client pod %s ran out of memory", pod.Name)
-			case t.ExitCode == plan.ExitBenchmarkFailed || t.ExitCode == plan.ExitInvalidPlan:
-				return benchmark("BenchmarkFailed", "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
-			default:
-				return infra("AgentFailed", "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
-			}
-		}
-	}
-	return infra("ClientFailed", "client job %s failed: %s", job.Name, jobMessage(job))
-}
-
 // attemptFailed retries an infrastructure failure while the budget lasts,
 // and fails the cell otherwise.
 func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) error {
 	st := &p.run.Status
 	retry := p.run.Spec.Retry
-	if !f.infrastructure {
+	if !f.retried() {
 		p.failCell(ctx, c, cs, f)
 		return nil
 	}
@@ -381,11 +310,12 @@ func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	cs.AttemptStartTime = &metav1.Time{Time: p.now}
 	cs.Phase = dbbenchv1alpha1.CellStarting
 	cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
+	cs.Reason = f.reason
 	cs.Message = fmt.Sprintf("attempt %d: %s: %s", cs.Attempts-1, f.reason, f.message)
-	reason := f.reason
+	reason := string(f.reason)
 	p.metrics = append(p.metrics, func() { RecordRetry(reason) })
-	p.event(true, "CellRetried", "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
-	return p.createDatabase(ctx, c, cs.Attempts, cs.Message)
+	p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
+	return p.createDatabase(ctx, c, cs.Attempts, cs)
 }
 
 // removeAttempt deletes an attempt's database pod, client Job and claim.
@@ -411,17 +341,18 @@ func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 	cs.CompletionTime = &metav1.Time{Time: p.now}
 	cs.CurrentStep = ""
 	cs.StepsDone = cs.StepsTotal
-	p.recordFinished(cs, "succeeded")
-	p.event(false, "CellSucceeded", "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
+	p.recordFinished(cs, OutcomeSucceeded)
+	p.event(false, EventCellSucceeded, "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
 	p.endCell(ctx, c, cs)
 }
 
 func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) {
 	cs.Phase = dbbenchv1alpha1.CellFailed
 	cs.CompletionTime = &metav1.Time{Time: p.now}
+	cs.Reason = f.reason
 	cs.Message = fmt.Sprintf("%s: %s", f.reason, f.message)
-	p.recordFinished(cs, "failed")
-	p.event(true, "CellFailed", "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
+	p.recordFinished(cs, OutcomeFailed)
+	p.event(true, EventCellFailed, "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
 	p.endCell(ctx, c, cs)
 }
 
@@ -451,95 +382,6 @@ func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 		}
 	}
 	return nil
-}
-
-// databaseFailure says whether the database pod's state ends the attempt.
-// A server that crashes after it was ready is the benchmark's finding (the
-// server under test failed), not the infrastructure's.
-func databaseFailure(pod *corev1.Pod, running bool) *failure {
-	if !pod.DeletionTimestamp.IsZero() {
-		return infra("DatabasePodDeleted", "database pod %s is being deleted", pod.Name)
-	}
-	if disrupted(pod) {
-		return infra("DatabaseEvicted", "database pod %s was evicted or disrupted: %s %s", pod.Name, pod.Status.Reason, pod.Status.Message)
-	}
-	if pod.Status.Phase == corev1.PodFailed {
-		return infra("DatabasePodFailed", "database pod %s failed: %s %s", pod.Name, pod.Status.Reason, pod.Status.Message)
-	}
-	for _, st := range pod.Status.ContainerStatuses {
-		if w := st.State.Waiting; w != nil && (w.Reason == "InvalidImageName" || w.Reason == "ErrImageNeverPull") {
-			return benchmark("InvalidImage", "database image %s: %s", st.Image, w.Message)
-		}
-		last := st.LastTerminationState.Terminated
-		if last == nil {
-			continue
-		}
-		if running && st.RestartCount > 0 {
-			return benchmark("DatabaseCrashed", "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, lastLine(last.Message))
-		}
-		if st.RestartCount >= 3 {
-			return benchmark("DatabaseCrashLoop", "database server keeps exiting at start (exit code %d, %s), check the config variant: %s", last.ExitCode, last.Reason, lastLine(last.Message))
-		}
-	}
-	return nil
-}
-
-func disrupted(pod *corev1.Pod) bool {
-	if pod.Status.Reason == "Evicted" || pod.Status.Reason == "NodeLost" || pod.Status.Reason == "Preempted" {
-		return true
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
-// podRunning reports a scheduled, started pod with an IP.
-func podRunning(pod *corev1.Pod) bool {
-	return pod.Status.PodIP != "" && pod.Status.Phase == corev1.PodRunning
-}
-
-func waitingReason(pod *corev1.Pod) string {
-	for _, st := range pod.Status.ContainerStatuses {
-		if w := st.State.Waiting; w != nil {
-			return fmt.Sprintf("%s %s", w.Reason, w.Message)
-		}
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Status != corev1.ConditionTrue && c.Message != "" {
-			return fmt.Sprintf("%s: %s", c.Type, c.Message)
-		}
-	}
-	return fmt.Sprintf("phase %s", pod.Status.Phase)
-}
-
-func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
-	for _, c := range job.Status.Conditions {
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
-func jobMessage(job *batchv1.Job) string {
-	for _, c := range job.Status.Conditions {
-		if c.Type == batchv1.JobFailed {
-			return fmt.Sprintf("%s: %s", c.Reason, c.Message)
-		}
-	}
-	return "no reason given"
-}
-
-// lastLine keeps the end of a termination message, where errors are.
-func lastLine(s string) string {
-	const keep = 300
-	if len(s) > keep {
-		s = "…" + s[len(s)-keep:]
-	}
-	return s
 }
 
 // randomPassword returns 24 URL-safe characters (144 random bits).

@@ -362,8 +362,8 @@ func TestInfrastructureFailureIsRetried(t *testing.T) {
 		if c.Attempts != 2 || (c.Phase != dbbenchv1alpha1.CellStarting && c.Phase != dbbenchv1alpha1.CellRunning) {
 			return fmt.Sprintf("attempts %d phase %s", c.Attempts, c.Phase)
 		}
-		if !strings.Contains(c.Message, "DatabaseEvicted") {
-			return "message " + c.Message
+		if c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted {
+			return fmt.Sprintf("reason %q", c.Reason)
 		}
 		return ""
 	})
@@ -417,6 +417,9 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 	if c.Phase != dbbenchv1alpha1.CellFailed || c.Attempts != 1 || run.Status.RetriesUsed != 0 {
 		t.Errorf("cell %s attempts %d retries %d, want Failed after 1 attempt", c.Phase, c.Attempts, run.Status.RetriesUsed)
 	}
+	if c.Reason != dbbenchv1alpha1.ReasonBenchmarkFailed {
+		t.Errorf("reason %q, want %s", c.Reason, dbbenchv1alpha1.ReasonBenchmarkFailed)
+	}
 	if !strings.Contains(c.Message, "update-index") || !strings.Contains(c.Message, "Duplicate entry") {
 		t.Errorf("message %q does not say which step failed and why", c.Message)
 	}
@@ -456,6 +459,9 @@ func TestRetryBudgetIsHonoured(t *testing.T) {
 		if !strings.Contains(c.Message, "retry budget exhausted") {
 			return c.Message
 		}
+		if c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted {
+			return fmt.Sprintf("reason %q", c.Reason)
+		}
 		return ""
 	})
 }
@@ -478,8 +484,8 @@ func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
 	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
 	eventually(t, "attempt 2", func() string {
 		c := getRun(t, ns, run.Name).Status.Cells[0]
-		if c.Attempts != 2 || !strings.Contains(c.Message, "DatabaseNotReady") {
-			return fmt.Sprintf("attempts %d message %q", c.Attempts, c.Message)
+		if c.Attempts != 2 || c.Reason != dbbenchv1alpha1.ReasonDatabaseNotReady {
+			return fmt.Sprintf("attempts %d reason %q", c.Attempts, c.Reason)
 		}
 		return ""
 	})
@@ -502,6 +508,9 @@ func TestMissingConfigMapFailsTheCellNamingIt(t *testing.T) {
 		}
 		if msg := r.Status.Cells[0].Message; !strings.Contains(msg, "configs[tuned].configMapKeyRef") || !strings.Contains(msg, "my-cnf") {
 			return msg
+		}
+		if reason := r.Status.Cells[0].Reason; reason != dbbenchv1alpha1.ReasonConfigMissing {
+			return fmt.Sprintf("reason %q", reason)
 		}
 		return ""
 	})
@@ -590,7 +599,9 @@ func TestAdoptedAttemptKeepsWhyThePreviousEnded(t *testing.T) {
 	why := "attempt 1: DatabaseEvicted: database pod was evicted: The node was low on resource: memory."
 	second := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Namespace: ns, Name: strings.Replace(first.Name, "-db-a1", "-db-a2", 1),
-		Labels: map[string]string{}, Annotations: map[string]string{specs.AnnotationRetryOf: why},
+		Labels: map[string]string{}, Annotations: map[string]string{
+			specs.AnnotationRetryOf: why, specs.AnnotationRetryReason: string(dbbenchv1alpha1.ReasonDatabaseEvicted),
+		},
 		OwnerReferences: first.OwnerReferences,
 	}, Spec: *first.Spec.DeepCopy()}
 	for k, v := range first.Labels {
@@ -606,8 +617,8 @@ func TestAdoptedAttemptKeepsWhyThePreviousEnded(t *testing.T) {
 			return "no cells in the status yet"
 		}
 		c := r.Status.Cells[0]
-		if c.Attempts != 2 || c.Message != why || r.Status.RetriesUsed != 1 {
-			return fmt.Sprintf("attempts %d retries %d message %q", c.Attempts, r.Status.RetriesUsed, c.Message)
+		if c.Attempts != 2 || c.Message != why || c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted || r.Status.RetriesUsed != 1 {
+			return fmt.Sprintf("attempts %d retries %d reason %q message %q", c.Attempts, r.Status.RetriesUsed, c.Reason, c.Message)
 		}
 		return ""
 	})

@@ -119,7 +119,7 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		Floor:        cur.NoiseFloor,
 	})
 	if err != nil {
-		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "AnalysisFailed", err.Error())
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
 		return
 	}
 	p.run.Status.Regression = regressionStatusOf(v, base.name, spec.Correction)
@@ -128,7 +128,7 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		how += "; " + fallback
 	}
 	if len(v.Regressed) == 0 {
-		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoRegression",
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoRegression,
 			fmt.Sprintf("No step significantly slower by more than %d%% than %s (%d step × thread pairs: %s)%s",
 				spec.MinMagnitudePercent, against, len(v.Points), how, storeNote))
 		return
@@ -143,8 +143,8 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 	}
 	msg := fmt.Sprintf("%d step × thread pairs slower by more than %d%% than %s: %s (%d pairs: %s)%s",
 		len(v.Regressed), spec.MinMagnitudePercent, against, strings.Join(names, ", "), len(v.Points), how, storeNote)
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
-	p.event(true, "Regressed", "Judge", msg)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
+	p.event(true, ReasonRegressed, "Judge", msg)
 }
 
 // fallbackNote explains a verdict that could not test between runs, so

@@ -317,6 +317,9 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Errorf("the cells' outcome should not depend on the upload: %s", cellPhases(got))
 	}
+	if got.Status.Upload.RetryRequiresAnnotation {
+		t.Errorf("refused credentials are retried with the backoff, not only on the annotation: %+v", got.Status.Upload)
+	}
 
 	// Retried with the backoff: past its end (the clock is fake; the
 	// requeue is real and at most the first step), another attempt fails.
@@ -400,8 +403,9 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 	}
 	driveCellsToCompletion(t, ns, run.Name)
 	got = waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonUploadFailed)
-	if c := uploadCondition(got); !strings.Contains(c.Message, "Not retried until the run is annotated "+specs.AnnotationRetryUpload) {
-		t.Errorf("a missing bucket is not retried by itself, and the message says how to retry: %s", condString(c))
+	if c := uploadCondition(got); !got.Status.Upload.RetryRequiresAnnotation || !strings.Contains(c.Message, "Not retried until the run is annotated "+specs.AnnotationRetryUpload) {
+		t.Errorf("a missing bucket is not retried by itself (retryRequiresAnnotation %v), and the message says how to retry: %s",
+			got.Status.Upload.RetryRequiresAnnotation, condString(c))
 	}
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Errorf("the run should succeed without its upload: %s", cellPhases(got))
@@ -422,6 +426,9 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 	}
 	annotateRun(t, ns, run.Name, specs.AnnotationRetryUpload, "1")
 	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	if got.Status.Upload.RetryRequiresAnnotation {
+		t.Errorf("the retry annotation should clear retryRequiresAnnotation: %+v", got.Status.Upload)
+	}
 	if m, err := st.GetManifest(ctx, s3Suite, run.Name); err != nil || len(m.Cells) != len(got.Status.Cells) {
 		t.Errorf("manifest after the retry: %v", err)
 	}

@@ -95,7 +95,7 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 			return ctrl.Result{}, err
 		}
 		st.StartTime = &metav1.Time{Time: p.now}
-		p.event(false, "RunStarted", "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
+		p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
 	}
 
 	// Adopt children first: a pass that works from a stale status must

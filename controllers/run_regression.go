@@ -25,13 +25,6 @@ import (
 // the run's results.
 const maxRegressedSteps = 50
 
-// reasonRegressionSuspected is the Regressed=False reason when change-point
-// detection sees a drop that only the newest run shows so far
-// (changepoint.Suspected): the next run confirms it or clears it. It is not
-// a regression yet, so that one outlier run does not fail a suite; this
-// verdict is not revised when the next run confirms it (that run's verdict
-// says Regressed).
-const reasonRegressionSuspected = "RegressionSuspected"
 
 // judgeRegression sets the Regressed condition and status.regression by
 // comparing the finished run's manifest with the suite's earlier successful
@@ -69,7 +62,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		opts.MaxPValue = spec.SignificanceLevel()
 		all, err := analysis.ChangePointRegressions(series, opts)
 		if err != nil {
-			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "AnalysisFailed", err.Error())
+			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
 			return nil
 		}
 		for _, f := range all {
@@ -94,7 +87,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 				}
 			}
 			if base == nil {
-				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, "BaselineNotFound",
+				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonBaselineNotFound,
 					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
 				return nil
 			}
@@ -132,9 +125,9 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		suspectNote = fmt.Sprintf("; suspected in this run only, not confirmed yet: %s", stepChangeList(suspected))
 	}
 	if len(found) == 0 {
-		reason := "NoRegression"
+		reason := ReasonNoRegression
 		if len(suspected) > 0 {
-			reason = reasonRegressionSuspected
+			reason = ReasonRegressionSuspected
 		}
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
 			fmt.Sprintf("No step significantly slower (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s",
@@ -142,8 +135,8 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		return nil
 	}
 	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s%s%s", len(found), spec.MinMagnitudePercent, against, stepChangeList(found), suspectNote, storeNote)
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, "Regressed", msg)
-	p.event(true, "Regressed", "Judge", msg)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
+	p.event(true, ReasonRegressed, "Judge", msg)
 	return nil
 }
 
@@ -161,7 +154,7 @@ func stepChangeList(changes []analysis.StepChange) string {
 }
 
 func (p *runPass) noHistory(storeNote string) {
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, "NoHistory",
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoHistory,
 		fmt.Sprintf("No earlier successful run of suite %s in this namespace or the object store to compare with%s", p.run.Spec.Suite, storeNote))
 }
 

@@ -37,7 +37,7 @@ func (p *runPass) summarize() {
 	if running == 0 && done == 0 {
 		st.Phase = dbbenchv1alpha1.RunPending
 	}
-	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, "CellsRunning",
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonCellsRunning,
 		fmt.Sprintf("%d running, %d pending, %d finished", running, pending, done))
 }
 
@@ -55,24 +55,24 @@ func (p *runPass) finish(invalid string) {
 		st.CompletionTime = &metav1.Time{Time: p.now}
 	}
 	st.CurrentStep = ""
-	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, "Finished", "No cells are running")
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonFinished, "No cells are running")
 	switch {
 	case invalid != "":
 		st.Phase = dbbenchv1alpha1.RunFailed
-		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, "InvalidSpec", invalid)
-		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, "InvalidSpec", invalid)
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, ReasonInvalidSpec, invalid)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, ReasonInvalidSpec, invalid)
 	case len(failed) > 0:
 		msg := fmt.Sprintf("%d of %d cells failed: %s", len(failed), len(st.Cells), strings.Join(failed, ", "))
 		st.Phase = dbbenchv1alpha1.RunFailed
-		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, "CellsFailed", msg)
-		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, "CellsFailed", msg)
-		p.event(true, "RunFailed", "Finish", msg)
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, ReasonCellsFailed, msg)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, ReasonCellsFailed, msg)
+		p.event(true, EventRunFailed, "Finish", msg)
 	default:
 		msg := fmt.Sprintf("All %d cells succeeded", len(st.Cells))
 		st.Phase = dbbenchv1alpha1.RunSucceeded
-		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionTrue, "AllCellsSucceeded", msg)
-		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionFalse, "AllCellsSucceeded", msg)
-		p.event(false, "RunSucceeded", "Finish", msg)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionTrue, ReasonAllCellsSucceeded, msg)
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionFalse, ReasonAllCellsSucceeded, msg)
+		p.event(false, EventRunSucceeded, "Finish", msg)
 	}
 }
 

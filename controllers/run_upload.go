@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,15 +38,9 @@ const (
 	ReasonPreflightFailed = "PreflightFailed"
 )
 
-// notRetried marks the message of an UploadFailed condition after which no
-// attempt is made until the run is annotated with
-// specs.AnnotationRetryUpload. (The store's own error text may say "not
-// retried" of its requests; that is not this marker.)
+// notRetried tells people, in the UploadFailed message, what
+// status.upload.retryRequiresAnnotation says to programs.
 const notRetried = "Not retried until the run is annotated " + specs.AnnotationRetryUpload
-
-// legacyNotRetried ends the UploadFailed message of managers before the
-// retry annotation; such runs stay stopped until annotated too.
-const legacyNotRetried = " (not retried)"
 
 // Keys of the credentials Secret.
 const (
@@ -173,8 +166,8 @@ func (p *runPass) outboxMayNeedDraining() bool {
 // uploadFailedForGood reports whether the last attempt failed with an
 // error after which nothing is tried until the retry annotation.
 func (p *runPass) uploadFailedForGood() bool {
-	c := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded)
-	return c != nil && c.Reason == ReasonUploadFailed && (strings.Contains(c.Message, notRetried) || strings.HasSuffix(c.Message, legacyNotRetried))
+	u := p.run.Status.Upload
+	return u != nil && u.RetryRequiresAnnotation
 }
 
 // takeRetryRequest handles specs.AnnotationRetryUpload: on a run whose
@@ -197,7 +190,7 @@ func (p *runPass) takeRetryRequest() {
 		return
 	}
 	if u != nil {
-		u.Failures, u.LastFailureTime = 0, nil
+		u.Failures, u.LastFailureTime, u.RetryRequiresAnnotation = 0, nil, false
 	}
 	last := ""
 	if c := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c != nil {
@@ -209,7 +202,7 @@ func (p *runPass) takeRetryRequest() {
 	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploadPending,
 		fmt.Sprintf("Retrying at once (annotation %s)%s", specs.AnnotationRetryUpload, last))
 	p.log.Info("Retrying the upload now", "annotation", specs.AnnotationRetryUpload)
-	p.event(false, "UploadRetryRequested", "Upload", fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", specs.AnnotationRetryUpload))
+	p.event(false, EventUploadRetryRequested, "Upload", fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", specs.AnnotationRetryUpload))
 }
 
 // preflight checks spec.output.s3 once, when the run starts (before its
@@ -356,7 +349,7 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 		if len(extras.ReportHTML) > 0 {
 			what = "the HTML report and the manifest"
 		}
-		p.event(false, "ResultsUploaded", "Upload", fmt.Sprintf("Uploaded %d cell documents, %s to %s", u.CellsUploaded, what, st.Results.URL))
+		p.event(false, EventResultsUploaded, "Upload", fmt.Sprintf("Uploaded %d cell documents, %s to %s", u.CellsUploaded, what, st.Results.URL))
 	}
 	p.uploadProgress()
 }
@@ -430,6 +423,7 @@ func (p *runPass) uploadFailed(ue *uploadError) {
 		cause = cause[:30000]
 	}
 	var reason, msg string
+	u.RetryRequiresAnnotation = ue.policy == retryNever
 	switch wait := p.retryDelay(u.Failures).Round(time.Second); ue.policy {
 	case retryWait:
 		reason = ReasonUploadPending

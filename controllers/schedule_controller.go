@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,9 +38,12 @@ const scheduleOwnerIndex = "dbbench.io/schedule-owner"
 // the next time.
 type BenchmarkScheduleReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
+	// APIReader reads a schedule past the cache after a conflict (the
+	// manager's API reader when not set).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
 }
 
 // +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkschedules,verbs=get;list;watch
@@ -48,36 +52,69 @@ type BenchmarkScheduleReconciler struct {
 // +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile runs one pass over a schedule and writes its status once.
+// Reconcile runs one pass over a schedule and writes its status once. A
+// conflict on the status write redoes the pass at once on the schedule as
+// the API server has it (see BenchmarkRunReconciler.Reconcile): the run
+// names are deterministic, so a redone pass cannot create a second run.
 func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	sched := &dbbenchv1alpha1.BenchmarkSchedule{}
 	if err := r.Get(ctx, req.NamespacedName, sched); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !sched.DeletionTimestamp.IsZero() {
-		// Runs carry owner references; garbage collection removes them.
-		return ctrl.Result{}, nil
-	}
-	original := sched.DeepCopy()
-	p := &schedulePass{r: r, sched: sched, now: r.Clock.Now(), log: log.FromContext(ctx)}
-	result, err := p.reconcile(ctx)
-
-	if !equality.Semantic.DeepEqual(original.Status, sched.Status) {
-		sched.Status.ObservedGeneration = sched.Generation
-		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
-		if perr := r.Status().Patch(ctx, sched, patch); perr != nil {
-			if apierrors.IsConflict(perr) {
-				// The run names are deterministic: redoing the pass on
-				// fresh state cannot create a second run.
-				p.emitEvents(false)
-				return ctrl.Result{Requeue: true}, err
+	var (
+		p      *schedulePass
+		result ctrl.Result
+		err    error
+		passes int
+	)
+	werr := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if passes++; passes > 1 {
+			log.FromContext(ctx).V(1).Info("Redoing the pass on the schedule read again: its status write conflicted", "pass", passes)
+			sched = &dbbenchv1alpha1.BenchmarkSchedule{}
+			if gerr := r.APIReader.Get(ctx, req.NamespacedName, sched); gerr != nil {
+				return fmt.Errorf("reading the schedule again after a conflict: %w", gerr)
 			}
-			p.emitEvents(false)
-			return ctrl.Result{}, errors.Join(err, fmt.Errorf("writing schedule status: %w", perr))
 		}
+		p = nil
+		if !sched.DeletionTimestamp.IsZero() {
+			// Runs carry owner references; garbage collection removes them.
+			return nil
+		}
+		original := sched.DeepCopy()
+		p = &schedulePass{r: r, sched: sched, now: r.Clock.Now(), log: log.FromContext(ctx)}
+		result, err = p.reconcile(ctx)
+		if werr := r.writeStatus(ctx, original, sched); werr != nil {
+			// Runs created or deleted are announced even so: that happened.
+			p.emitEvents(false)
+			return werr
+		}
+		return nil
+	})
+	if werr != nil {
+		if apierrors.IsNotFound(werr) {
+			return ctrl.Result{}, nil // deleted meanwhile
+		}
+		return ctrl.Result{}, errors.Join(err, werr)
+	}
+	if p == nil {
+		return ctrl.Result{}, nil
 	}
 	p.emitEvents(true)
 	return result, err
+}
+
+// writeStatus writes the status a pass computed, if it changed, with a merge
+// patch under an optimistic lock.
+func (r *BenchmarkScheduleReconciler) writeStatus(ctx context.Context, original, sched *dbbenchv1alpha1.BenchmarkSchedule) error {
+	if equality.Semantic.DeepEqual(original.Status, sched.Status) {
+		return nil
+	}
+	sched.Status.ObservedGeneration = sched.Generation
+	patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
+	if err := r.Status().Patch(ctx, sched, patch); err != nil {
+		return fmt.Errorf("writing schedule status: %w", err)
+	}
+	return nil
 }
 
 // SetupWithManager registers the controller and the index of runs by their
@@ -85,6 +122,9 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &dbbenchv1alpha1.BenchmarkRun{}, scheduleOwnerIndex,
 		func(o client.Object) []string {
@@ -181,12 +221,12 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return result, nil
 	}
 	if missed > maxCountedMisses {
-		p.event(true, "TooManyMissedTimes", "Schedule", fmt.Sprintf(
+		p.event(true, EventTooManyMissedTimes, "Schedule", fmt.Sprintf(
 			"More than %d schedule times passed since %s; only the most recent counts (check the controller's clock, or set startingDeadlineSeconds)",
 			maxCountedMisses, earliest.UTC().Format(time.RFC3339)))
 	}
 	if d := spec.StartingDeadlineSeconds; d != nil && due.Add(time.Duration(*d)*time.Second).Before(p.now) {
-		p.event(true, "MissedSchedule", "Schedule", fmt.Sprintf(
+		p.event(true, EventMissedSchedule, "Schedule", fmt.Sprintf(
 			"Skipped the run for %s: more than startingDeadlineSeconds (%d) late", due.UTC().Format(time.RFC3339), *d))
 		p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
 		return result, nil
@@ -205,7 +245,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		case dbbenchv1alpha1.ConcurrencyAllow:
 		case dbbenchv1alpha1.ConcurrencyReplace:
 			for _, run := range runs.active {
-				if err := p.deleteRun(ctx, run, "RunReplaced", fmt.Sprintf(
+				if err := p.deleteRun(ctx, run, EventRunReplaced, fmt.Sprintf(
 					"Deleted active run %s to start the run for %s (concurrencyPolicy Replace)", run.Name, due.UTC().Format(time.RFC3339))); err != nil {
 					return ctrl.Result{}, err
 				}
@@ -214,7 +254,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		default: // Forbid, and the zero value of an object the API server did not default.
 			msg := fmt.Sprintf("The run for %s waits for active run %s (concurrencyPolicy Forbid)", due.UTC().Format(time.RFC3339), runs.active[0].Name)
 			if p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, msg) {
-				p.runEvent(runs.active[0], false, false, "RunSkipped", "Schedule", msg)
+				p.runEvent(runs.active[0], false, false, EventRunSkipped, "Schedule", msg)
 			}
 			// The run that finishes wakes the schedule; the time still
 			// starts then if it is within startingDeadlineSeconds.
@@ -234,7 +274,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, fmt.Errorf("creating run %s: %w", run.Name, err)
 	default:
 		p.log.Info("Created run", "run", klog.KObj(run), "scheduledTime", due)
-		p.runEvent(run, true, false, "RunCreated", "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
+		p.runEvent(run, true, false, EventRunCreated, "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
 	}
 	st.LastScheduleTime = &metav1.Time{Time: due}
 	p.addActive(run)

@@ -132,7 +132,7 @@ func (p *schedulePass) pruneHistory(ctx context.Context, runs scheduleRuns) erro
 		}
 		for i := 0; i < len(h.runs)-int(limit); i++ {
 			run := h.runs[i]
-			if err := p.deleteRun(ctx, run, "RunDeleted", fmt.Sprintf("Deleted finished run %s (%s %d)", run.Name, h.field, limit)); err != nil {
+			if err := p.deleteRun(ctx, run, EventRunDeleted, fmt.Sprintf("Deleted finished run %s (%s %d)", run.Name, h.field, limit)); err != nil {
 				return err
 			}
 		}

@@ -881,6 +881,13 @@ type UploadStatus struct {
 	// lastFailureTime is when the last failed attempt was made.
 	// +optional
 	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
+	// retryRequiresAnnotation is true after an upload failed with an error
+	// that waiting cannot fix (a missing bucket, an invalid endpoint, a run
+	// directory owned by another run, a Secret the manager may not read):
+	// no attempt is made until the run is annotated dbbench.io/retry-upload,
+	// which clears it. The ResultsUploaded condition says why.
+	// +optional
+	RetryRequiresAnnotation bool `json:"retryRequiresAnnotation,omitempty"`
 }
 
 // RegressionStatus is what the regression verdict compared and found.
@@ -972,7 +979,16 @@ type CellStatus struct {
 	// created; the attempt's timeouts count from it.
 	// +optional
 	AttemptStartTime *metav1.Time `json:"attemptStartTime,omitempty"`
-	// message explains the last failure or retry.
+	// reason names the last failure or retry in one CamelCase word, for
+	// programs (jsonpath queries, alerts): infrastructure failures such as
+	// DatabaseEvicted, DatabaseNotReady or CellTimeout are retried within
+	// spec.retry; benchmark failures such as BenchmarkFailed,
+	// DatabaseCrashed or ConfigMissing fail the cell (docs/design.md lists
+	// them all). Empty while no attempt has ended badly.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Reason FailureReason `json:"reason,omitempty"`
+	// message explains the last failure or retry, for people.
 	// +optional
 	Message string `json:"message,omitempty"`
 	// resultConfigMap holds the cell's results document.

@@ -39,6 +39,11 @@ const AnnotationRetryUpload = "dbbench.io/retry-upload"
 // the pod and takes the reason from here rather than losing it.
 const AnnotationRetryOf = "dbbench.io/retry-of"
 
+// AnnotationRetryReason, next to AnnotationRetryOf, is the reason alone
+// (status.cells[].reason, "DatabaseEvicted"), so an adopting pass restores
+// the typed field without parsing the message.
+const AnnotationRetryReason = "dbbench.io/retry-reason"
+
 // Roles of child objects.
 const (
 	RoleDatabase = "database"

@@ -1,0 +1,59 @@
+package v1alpha1
+
+// FailureReason names why an attempt of a cell ended badly. The controller
+// records the last one in status.cells[].reason (with the details for people
+// in status.cells[].message) and counts retries by it in the metric
+// dbbench_cell_retries_total. Reasons are either infrastructure failures,
+// retried within spec.retry, or the benchmark's own findings (and spec
+// errors no retry fixes), which fail the cell at once.
+type FailureReason string
+
+// Infrastructure failures: the attempt is retried while spec.retry allows.
+const (
+	// ReasonDatabasePodDeleted: the database pod was deleted, or disappeared
+	// during the benchmark.
+	ReasonDatabasePodDeleted FailureReason = "DatabasePodDeleted"
+	// ReasonDatabaseEvicted: the database pod was evicted, preempted or lost
+	// with its node.
+	ReasonDatabaseEvicted FailureReason = "DatabaseEvicted"
+	// ReasonDatabasePodFailed: the database pod failed as a whole.
+	ReasonDatabasePodFailed FailureReason = "DatabasePodFailed"
+	// ReasonDatabaseNotReady: the database pod did not run within
+	// timeouts.databaseReady (image pulls included).
+	ReasonDatabaseNotReady FailureReason = "DatabaseNotReady"
+	// ReasonCellTimeout: the attempt outlived timeouts.cell.
+	ReasonCellTimeout FailureReason = "CellTimeout"
+	// ReasonClientEvicted: the agent's pod was evicted or disrupted.
+	ReasonClientEvicted FailureReason = "ClientEvicted"
+	// ReasonClientOOMKilled: the agent's pod ran out of memory.
+	ReasonClientOOMKilled FailureReason = "ClientOOMKilled"
+	// ReasonAgentFailed: the agent gave up for a reason outside the
+	// benchmark (it could not reach the server, for one).
+	ReasonAgentFailed FailureReason = "AgentFailed"
+	// ReasonClientFailed: the agent's Job failed without a pod to say why.
+	ReasonClientFailed FailureReason = "ClientFailed"
+	// ReasonAPIError: the Kubernetes API failed a read the cell needed.
+	ReasonAPIError FailureReason = "APIError"
+)
+
+// Benchmark failures and spec errors: the cell fails without a retry.
+const (
+	// ReasonBenchmarkFailed: a step failed (an SQL error, a bad script) or
+	// the agent refused its plan.
+	ReasonBenchmarkFailed FailureReason = "BenchmarkFailed"
+	// ReasonNoResults: the agent finished without a completed results
+	// document.
+	ReasonNoResults FailureReason = "NoResults"
+	// ReasonDatabaseCrashed: the database server exited during the
+	// benchmark: a finding about the version under test.
+	ReasonDatabaseCrashed FailureReason = "DatabaseCrashed"
+	// ReasonDatabaseCrashLoop: the database server keeps exiting at start
+	// (a bad config variant, usually).
+	ReasonDatabaseCrashLoop FailureReason = "DatabaseCrashLoop"
+	// ReasonInvalidImage: the database image name is invalid, or the image
+	// may not be pulled.
+	ReasonInvalidImage FailureReason = "InvalidImage"
+	// ReasonConfigMissing: a ConfigMap (or key) a config variant or a
+	// custom step names does not exist.
+	ReasonConfigMissing FailureReason = "ConfigMissing"
+)

@@ -1,0 +1,291 @@
+package controllers
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// The failure policy of a cell attempt: pure functions from what the
+// controller reads (pods, Jobs, the agent's progress record, ConfigMap
+// reads) to a named reason, and the class of each reason. They take no
+// client, so failure_policy_test.go covers every reason without a cluster.
+
+// failureClasses is the class of every reason an attempt can end with:
+// infrastructure failures are retried within spec.retry, benchmark failures
+// fail the cell at once. The metric label set of dbbench_cell_retries_total
+// is derived from it (RetryReasons), so a new reason is counted under its
+// own name as soon as it is given a class here.
+var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
+	dbbenchv1alpha1.ReasonDatabasePodDeleted: plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonDatabaseEvicted:    plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonDatabasePodFailed:  plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonDatabaseNotReady:   plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonCellTimeout:        plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientEvicted:      plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientOOMKilled:    plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonAgentFailed:        plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientFailed:       plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonAPIError:           plan.FailureInfrastructure,
+
+	dbbenchv1alpha1.ReasonBenchmarkFailed:   plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonNoResults:         plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonDatabaseCrashed:   plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonDatabaseCrashLoop: plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonInvalidImage:      plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigMissing:     plan.FailureBenchmark,
+}
+
+// retriedReasons lists the infrastructure reasons, sorted.
+func retriedReasons() []string {
+	var out []string
+	for r, class := range failureClasses {
+		if class == plan.FailureInfrastructure {
+			out = append(out, string(r))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// failure is why an attempt of a cell ended badly.
+type failure struct {
+	reason  dbbenchv1alpha1.FailureReason
+	message string
+}
+
+func fail(reason dbbenchv1alpha1.FailureReason, format string, a ...any) *failure {
+	return &failure{reason: reason, message: fmt.Sprintf(format, a...)}
+}
+
+// retried reports whether the attempt is retried (within the budget). A
+// reason without a class is not: failing a cell shows the gap, retrying
+// could hide it behind the budget.
+func (f *failure) retried() bool {
+	return failureClasses[f.reason] == plan.FailureInfrastructure
+}
+
+// configInput is the text of key ref.Key from the ConfigMap a Get returned
+// (cm, err) for field. A missing ConfigMap or key is the spec's fault, not
+// the infrastructure's.
+func configInput(field string, ns string, ref corev1.ConfigMapKeySelector, cm *corev1.ConfigMap, err error) (string, *failure) {
+	if apierrors.IsNotFound(err) {
+		return "", fail(dbbenchv1alpha1.ReasonConfigMissing, "%s: ConfigMap %s/%s not found", field, ns, ref.Name)
+	}
+	if err != nil {
+		return "", fail(dbbenchv1alpha1.ReasonAPIError, "%s: reading ConfigMap %s: %v", field, ref.Name, err)
+	}
+	text, ok := cm.Data[ref.Key]
+	if !ok {
+		return "", fail(dbbenchv1alpha1.ReasonConfigMissing, "%s: ConfigMap %s has no key %q", field, ref.Name, ref.Key)
+	}
+	return text, nil
+}
+
+// clientOutcome reads the end of an attempt from the agent's side: its
+// progress record (prog, of this attempt, or nil), whether the result
+// ConfigMap holds a document, the client Job (or nil) and the Job's pods.
+// It returns done when the cell succeeded, a failure when the attempt
+// failed, and neither while the agent still runs.
+//
+// The agent's own record of a completed document ends the cell: waiting for
+// the Job controller to notice the pod's exit would keep the node (and the
+// next cell) idle for seconds.
+func clientOutcome(prog *plan.Progress, hasDocument bool, job *batchv1.Job, clientPods []*corev1.Pod) (done bool, f *failure) {
+	agentDone := prog != nil && prog.Phase == plan.PhaseDone
+	if agentDone && hasDocument {
+		return true, nil
+	}
+	if job == nil {
+		return false, nil
+	}
+	switch {
+	case jobCondition(job, batchv1.JobComplete):
+		if !agentDone {
+			return false, fail(dbbenchv1alpha1.ReasonNoResults, "agent %s finished without reporting a completed results document", job.Name)
+		}
+		return true, nil
+	case jobCondition(job, batchv1.JobFailed):
+		return false, clientFailure(job, prog, clientPods)
+	}
+	return false, nil
+}
+
+// clientFailure classifies a failed client Job: by the agent's own report
+// when it made one, else by how its pod ended.
+func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.Pod) *failure {
+	if prog != nil && prog.Phase == plan.PhaseFailed {
+		if prog.FailureClass == plan.FailureBenchmark {
+			return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "step %s: %s", prog.Step, prog.Error)
+		}
+		return fail(dbbenchv1alpha1.ReasonAgentFailed, "%s", prog.Error)
+	}
+	for _, pod := range clientPods {
+		if disrupted(pod) {
+			return fail(dbbenchv1alpha1.ReasonClientEvicted, "client pod %s was evicted or disrupted: %s", pod.Name, pod.Status.Message)
+		}
+		for _, st := range pod.Status.ContainerStatuses {
+			t := st.State.Terminated
+			if t == nil {
+				continue
+			}
+			switch {
+			case t.Reason == "OOMKilled":
+				return fail(dbbenchv1alpha1.ReasonClientOOMKilled, "client pod %s ran out of memory", pod.Name)
+			case t.ExitCode == plan.ExitBenchmarkFailed || t.ExitCode == plan.ExitInvalidPlan:
+				return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
+			default:
+				return fail(dbbenchv1alpha1.ReasonAgentFailed, "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
+			}
+		}
+	}
+	return fail(dbbenchv1alpha1.ReasonClientFailed, "client job %s failed: %s", job.Name, jobMessage(job))
+}
+
+// clientPodsOf picks the client pods of one attempt of a cell.
+func clientPodsOf(pods map[string]*corev1.Pod, cell string, attempt int32) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if pod.Labels[specs.LabelCell] == cell && pod.Labels[specs.LabelRole] == specs.RoleClient &&
+			pod.Labels[specs.LabelAttempt] == strconv.Itoa(int(attempt)) {
+			out = append(out, pod)
+		}
+	}
+	// Map order must not pick the reason when two pods ended differently.
+	slices.SortFunc(out, func(a, b *corev1.Pod) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// databaseFailure says whether the state of the attempt's database pod
+// (named name; pod is nil when it does not exist) ends the attempt;
+// running says the benchmark started. A missing pod before the benchmark
+// is no failure: the caller creates it (again). A server that crashes
+// after it was ready is the benchmark's finding (the server under test
+// failed), not the infrastructure's.
+func databaseFailure(name string, pod *corev1.Pod, running bool) *failure {
+	if pod == nil {
+		if running {
+			return fail(dbbenchv1alpha1.ReasonDatabasePodDeleted, "database pod %s disappeared during the benchmark", name)
+		}
+		return nil
+	}
+	if !pod.DeletionTimestamp.IsZero() {
+		return fail(dbbenchv1alpha1.ReasonDatabasePodDeleted, "database pod %s is being deleted", pod.Name)
+	}
+	if disrupted(pod) {
+		return fail(dbbenchv1alpha1.ReasonDatabaseEvicted, "database pod %s was evicted or disrupted: %s %s", pod.Name, pod.Status.Reason, pod.Status.Message)
+	}
+	if pod.Status.Phase == corev1.PodFailed {
+		return fail(dbbenchv1alpha1.ReasonDatabasePodFailed, "database pod %s failed: %s %s", pod.Name, pod.Status.Reason, pod.Status.Message)
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		if w := st.State.Waiting; w != nil && (w.Reason == "InvalidImageName" || w.Reason == "ErrImageNeverPull") {
+			return fail(dbbenchv1alpha1.ReasonInvalidImage, "database image %s: %s", st.Image, w.Message)
+		}
+		last := st.LastTerminationState.Terminated
+		if last == nil {
+			continue
+		}
+		if running && st.RestartCount > 0 {
+			return fail(dbbenchv1alpha1.ReasonDatabaseCrashed, "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, lastLine(last.Message))
+		}
+		if st.RestartCount >= 3 {
+			return fail(dbbenchv1alpha1.ReasonDatabaseCrashLoop, "database server keeps exiting at start (exit code %d, %s), check the config variant: %s", last.ExitCode, last.Reason, lastLine(last.Message))
+		}
+	}
+	return nil
+}
+
+// notReadyFailure ends an attempt whose database pod has not run for
+// elapsed, when that reaches limit (timeouts.databaseReady).
+func notReadyFailure(pod *corev1.Pod, elapsed, limit time.Duration) *failure {
+	if elapsed < limit {
+		return nil
+	}
+	return fail(dbbenchv1alpha1.ReasonDatabaseNotReady, "database pod %s not ready within %s: %s", pod.Name, limit, waitingReason(pod))
+}
+
+// cellTimeoutFailure ends an attempt that has run for elapsed, when that
+// reaches limit (the cell timeout).
+func cellTimeoutFailure(attempt int32, elapsed, limit time.Duration) *failure {
+	if elapsed < limit {
+		return nil
+	}
+	return fail(dbbenchv1alpha1.ReasonCellTimeout, "attempt %d exceeded the cell timeout of %s", attempt, limit)
+}
+
+func disrupted(pod *corev1.Pod) bool {
+	if pod.Status.Reason == "Evicted" || pod.Status.Reason == "NodeLost" || pod.Status.Reason == "Preempted" {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// podRunning reports a scheduled, started pod with an IP.
+func podRunning(pod *corev1.Pod) bool {
+	return pod.Status.PodIP != "" && pod.Status.Phase == corev1.PodRunning
+}
+
+// waitingReason says, for people, what a pod that is not running waits for.
+func waitingReason(pod *corev1.Pod) string {
+	for _, st := range pod.Status.ContainerStatuses {
+		if w := st.State.Waiting; w != nil {
+			return fmt.Sprintf("%s %s", w.Reason, w.Message)
+		}
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Status != corev1.ConditionTrue && c.Message != "" {
+			return fmt.Sprintf("%s: %s", c.Type, c.Message)
+		}
+	}
+	return fmt.Sprintf("phase %s", pod.Status.Phase)
+}
+
+func jobCondition(job *batchv1.Job, t batchv1.JobConditionType) bool {
+	for _, c := range job.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func jobMessage(job *batchv1.Job) string {
+	for _, c := range job.Status.Conditions {
+		if c.Type == batchv1.JobFailed {
+			return fmt.Sprintf("%s: %s", c.Reason, c.Message)
+		}
+	}
+	return "no reason given"
+}
+
+// lastLine keeps the end of a termination message, where errors are.
+func lastLine(s string) string {
+	const keep = 300
+	if len(s) > keep {
+		s = "…" + s[len(s)-keep:]
+	}
+	return s
+}

@@ -1,0 +1,382 @@
+package controllers
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// The failure policy without a cluster: every reason a classifier returns,
+// and whether it is retried.
+
+// verdict is what a test compares: whether the attempt ended well, the
+// reason it ended badly and whether that is retried.
+type verdict struct {
+	Done    bool
+	Reason  dbbenchv1alpha1.FailureReason
+	Retried bool
+}
+
+func verdictOf(done bool, f *failure) verdict {
+	if f == nil {
+		return verdict{Done: done}
+	}
+	return verdict{Done: done, Reason: f.reason, Retried: f.retried()}
+}
+
+func failed(r dbbenchv1alpha1.FailureReason, retried bool) verdict {
+	return verdict{Reason: r, Retried: retried}
+}
+
+// pod builds a pod in phase with the given changes.
+func pod(name string, phase corev1.PodPhase, change ...func(*corev1.Pod)) *corev1.Pod {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.PodStatus{Phase: phase}}
+	for _, c := range change {
+		c(p)
+	}
+	return p
+}
+
+func withContainer(st corev1.ContainerStatus) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, st) }
+}
+
+func withReason(reason, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) { p.Status.Reason, p.Status.Message = reason, msg }
+}
+
+func withCondition(t corev1.PodConditionType, s corev1.ConditionStatus, msg string) func(*corev1.Pod) {
+	return func(p *corev1.Pod) {
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: t, Status: s, Message: msg})
+	}
+}
+
+func restarted(n int32, exit int32, reason string) corev1.ContainerStatus {
+	return corev1.ContainerStatus{
+		Name: "database", RestartCount: n,
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: "[ERROR] unknown variable 'innodb_foo=1'"}},
+	}
+}
+
+func waiting(reason, msg string) corev1.ContainerStatus {
+	return corev1.ContainerStatus{Name: "database", Image: "mariadb:11.8", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}
+}
+
+func terminated(exit int32, reason, msg string) corev1.ContainerStatus {
+	return corev1.ContainerStatus{Name: "agent", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: msg}}}
+}
+
+type databaseCase struct {
+	name    string
+	pod     *corev1.Pod
+	running bool
+	want    verdict
+	// msgHas is a part of the message people need (the pod, the cause).
+	msgHas string
+}
+
+var databaseCases = []databaseCase{
+	{name: "missing before the benchmark is recreated, not a failure", pod: nil},
+	{name: "missing during the benchmark", pod: nil, running: true,
+		want: failed(dbbenchv1alpha1.ReasonDatabasePodDeleted, true), msgHas: "db-a1 disappeared"},
+	{name: "being deleted", pod: pod("db-a1", corev1.PodRunning, func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)} }),
+		want: failed(dbbenchv1alpha1.ReasonDatabasePodDeleted, true), msgHas: "being deleted"},
+	{name: "evicted", pod: pod("db-a1", corev1.PodFailed, withReason("Evicted", "The node was low on resource: memory.")), running: true,
+		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "low on resource"},
+	{name: "node lost", pod: pod("db-a1", corev1.PodRunning, withReason("NodeLost", "node-3 is unreachable")),
+		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "node-3"},
+	{name: "preempted", pod: pod("db-a1", corev1.PodFailed, withReason("Preempted", "")),
+		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "Preempted"},
+	{name: "disruption target", pod: pod("db-a1", corev1.PodRunning, withCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "")), running: true,
+		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "db-a1"},
+	{name: "disruption target False is no disruption", pod: pod("db-a1", corev1.PodRunning, withCondition(corev1.DisruptionTarget, corev1.ConditionFalse, "")), running: true},
+	{name: "pod failed", pod: pod("db-a1", corev1.PodFailed, withReason("UnexpectedAdmissionError", "allocating hugepages")),
+		want: failed(dbbenchv1alpha1.ReasonDatabasePodFailed, true), msgHas: "hugepages"},
+	{name: "invalid image name", pod: pod("db-a1", corev1.PodPending, withContainer(waiting("InvalidImageName", "couldn't parse image name"))),
+		want: failed(dbbenchv1alpha1.ReasonInvalidImage, false), msgHas: "mariadb:11.8"},
+	{name: "image never pulled", pod: pod("db-a1", corev1.PodPending, withContainer(waiting("ErrImageNeverPull", "image not present"))),
+		want: failed(dbbenchv1alpha1.ReasonInvalidImage, false), msgHas: "image not present"},
+	{name: "image pull back-off waits for the ready timeout", pod: pod("db-a1", corev1.PodPending, withContainer(waiting("ImagePullBackOff", "pulling")))},
+	{name: "a crash during the benchmark is a finding", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(1, 137, "Error"))), running: true,
+		want: failed(dbbenchv1alpha1.ReasonDatabaseCrashed, false), msgHas: "exit code 137"},
+	{name: "one restart at start is tolerated", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(1, 1, "Error")))},
+	{name: "a crash loop at start", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(3, 1, "Error"))),
+		want: failed(dbbenchv1alpha1.ReasonDatabaseCrashLoop, false), msgHas: "innodb_foo"},
+	{name: "healthy", pod: pod("db-a1", corev1.PodRunning, withContainer(corev1.ContainerStatus{Name: "database", Ready: true})), running: true},
+}
+
+func TestDatabaseFailure(t *testing.T) {
+	for _, tc := range databaseCases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := databaseFailure("db-a1", tc.pod, tc.running)
+			if d := cmp.Diff(tc.want, verdictOf(false, f)); d != "" {
+				t.Errorf("databaseFailure (-want +got):\n%s", d)
+			}
+			if f != nil && !strings.Contains(f.message, tc.msgHas) {
+				t.Errorf("message %q does not say %q", f.message, tc.msgHas)
+			}
+		})
+	}
+}
+
+func job(conds ...batchv1.JobConditionType) *batchv1.Job {
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "client-a1"}}
+	for _, c := range conds {
+		j.Status.Conditions = append(j.Status.Conditions, batchv1.JobCondition{Type: c, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"})
+	}
+	return j
+}
+
+func progress(phase plan.Phase, class plan.FailureClass, msg string) *plan.Progress {
+	return &plan.Progress{Attempt: 1, Phase: phase, Step: "update-index", Error: msg, FailureClass: class}
+}
+
+type clientCase struct {
+	name   string
+	prog   *plan.Progress
+	doc    bool
+	job    *batchv1.Job
+	pods   []*corev1.Pod
+	want   verdict
+	msgHas string
+}
+
+var clientCases = []clientCase{
+	{name: "nothing yet"},
+	{name: "job running", job: job(), prog: progress(plan.PhaseRunning, "", "")},
+	{name: "agent done with its document ends the cell before the Job does", prog: progress(plan.PhaseDone, "", ""), doc: true,
+		want: verdict{Done: true}},
+	{name: "agent done, document not seen yet, Job running", prog: progress(plan.PhaseDone, "", ""), job: job()},
+	{name: "job complete after the agent's done", prog: progress(plan.PhaseDone, "", ""), job: job(batchv1.JobComplete),
+		want: verdict{Done: true}},
+	{name: "job complete without a progress record", job: job(batchv1.JobComplete),
+		want: failed(dbbenchv1alpha1.ReasonNoResults, false), msgHas: "client-a1"},
+	{name: "job complete with the agent still running", prog: progress(plan.PhaseRunning, "", ""), job: job(batchv1.JobComplete),
+		want: failed(dbbenchv1alpha1.ReasonNoResults, false), msgHas: "without reporting"},
+	{name: "a step failed", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "Duplicate entry '7'"), job: job(batchv1.JobFailed),
+		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), msgHas: "step update-index: Duplicate entry"},
+	{name: "the agent gave up on the server", prog: progress(plan.PhaseFailed, plan.FailureInfrastructure, "server unreachable"), job: job(batchv1.JobFailed),
+		want: failed(dbbenchv1alpha1.ReasonAgentFailed, true), msgHas: "server unreachable"},
+	{name: "the agent's report wins over its pod", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "syntax error"), job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(3, "Error", "")))},
+		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), msgHas: "syntax error"},
+	{name: "a failed agent record before the Job ends decides nothing yet", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "syntax error"), job: job()},
+	{name: "client evicted", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withReason("Evicted", "ephemeral storage"))},
+		want: failed(dbbenchv1alpha1.ReasonClientEvicted, true), msgHas: "ephemeral storage"},
+	{name: "client out of memory", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(137, "OOMKilled", "")))},
+		want: failed(dbbenchv1alpha1.ReasonClientOOMKilled, true), msgHas: "client-a1-x"},
+	{name: "exit code 2: benchmark failed", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitBenchmarkFailed, "Error", "FATAL: bad lua")))},
+		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), msgHas: "FATAL: bad lua"},
+	{name: "exit code 4: invalid plan", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitInvalidPlan, "Error", "plan: no steps")))},
+		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), msgHas: "code 4"},
+	{name: "exit code 3: server unreachable", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitServerUnreachable, "Error", "dial tcp: refused")))},
+		want: failed(dbbenchv1alpha1.ReasonAgentFailed, true), msgHas: "dial tcp"},
+	{name: "a pod still running says nothing", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodRunning, withContainer(corev1.ContainerStatus{Name: "agent"}))},
+		want: failed(dbbenchv1alpha1.ReasonClientFailed, true), msgHas: "BackoffLimitExceeded"},
+	{name: "job failed without pods", job: job(batchv1.JobFailed),
+		want: failed(dbbenchv1alpha1.ReasonClientFailed, true), msgHas: "client-a1 failed: BackoffLimitExceeded"},
+}
+
+func TestClientOutcome(t *testing.T) {
+	for _, tc := range clientCases {
+		t.Run(tc.name, func(t *testing.T) {
+			done, f := clientOutcome(tc.prog, tc.doc, tc.job, tc.pods)
+			if d := cmp.Diff(tc.want, verdictOf(done, f)); d != "" {
+				t.Errorf("clientOutcome (-want +got):\n%s", d)
+			}
+			if f != nil && !strings.Contains(f.message, tc.msgHas) {
+				t.Errorf("message %q does not say %q", f.message, tc.msgHas)
+			}
+		})
+	}
+}
+
+type deadlineCase struct {
+	name    string
+	f       *failure
+	want    verdict
+	message string
+}
+
+func deadlineCases() []deadlineCase {
+	pending := pod("db-a1", corev1.PodPending, withContainer(waiting("ImagePullBackOff", "Back-off pulling image")))
+	return []deadlineCase{
+		{name: "not ready, within the limit", f: notReadyFailure(pending, 59*time.Second, time.Minute)},
+		{name: "not ready at the limit", f: notReadyFailure(pending, time.Minute, time.Minute),
+			want:    failed(dbbenchv1alpha1.ReasonDatabaseNotReady, true),
+			message: "database pod db-a1 not ready within 1m0s: ImagePullBackOff Back-off pulling image"},
+		{name: "cell timeout, within the limit", f: cellTimeoutFailure(2, time.Hour-time.Second, time.Hour)},
+		{name: "cell timeout past the limit", f: cellTimeoutFailure(2, 2*time.Hour, time.Hour),
+			want: failed(dbbenchv1alpha1.ReasonCellTimeout, true), message: "attempt 2 exceeded the cell timeout of 1h0m0s"},
+	}
+}
+
+func TestDeadlines(t *testing.T) {
+	for _, tc := range deadlineCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := cmp.Diff(tc.want, verdictOf(false, tc.f)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if tc.f != nil && tc.f.message != tc.message {
+				t.Errorf("message %q, want %q", tc.f.message, tc.message)
+			}
+		})
+	}
+}
+
+type configCase struct {
+	name   string
+	cm     *corev1.ConfigMap
+	err    error
+	text   string
+	want   verdict
+	msgHas string
+}
+
+var configCases = []configCase{
+	{name: "present", cm: &corev1.ConfigMap{Data: map[string]string{"my.cnf": "[mysqld]\n"}}, text: "[mysqld]\n"},
+	{name: "empty text is a text", cm: &corev1.ConfigMap{Data: map[string]string{"my.cnf": ""}}},
+	{name: "no such ConfigMap", cm: &corev1.ConfigMap{}, err: apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "tuned"),
+		want: failed(dbbenchv1alpha1.ReasonConfigMissing, false), msgHas: "databases[maria].configs[tuned].configMapKeyRef: ConfigMap bench/tuned not found"},
+	{name: "no such key", cm: &corev1.ConfigMap{Data: map[string]string{"other": ""}},
+		want: failed(dbbenchv1alpha1.ReasonConfigMissing, false), msgHas: `has no key "my.cnf"`},
+	{name: "the API failed", cm: &corev1.ConfigMap{}, err: errors.New("etcdserver: request timed out"),
+		want: failed(dbbenchv1alpha1.ReasonAPIError, true), msgHas: "request timed out"},
+}
+
+func TestConfigInput(t *testing.T) {
+	ref := corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "tuned"}, Key: "my.cnf"}
+	for _, tc := range configCases {
+		t.Run(tc.name, func(t *testing.T) {
+			text, f := configInput("databases[maria].configs[tuned].configMapKeyRef", "bench", ref, tc.cm, tc.err)
+			if d := cmp.Diff(tc.want, verdictOf(false, f)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if text != tc.text {
+				t.Errorf("text %q, want %q", text, tc.text)
+			}
+			if f != nil && !strings.Contains(f.message, tc.msgHas) {
+				t.Errorf("message %q does not say %q", f.message, tc.msgHas)
+			}
+		})
+	}
+}
+
+// classifiedReasons runs every case of the tables above and returns the
+// reasons the classifiers returned.
+func classifiedReasons() map[dbbenchv1alpha1.FailureReason]bool {
+	out := map[dbbenchv1alpha1.FailureReason]bool{}
+	add := func(f *failure) {
+		if f != nil {
+			out[f.reason] = true
+		}
+	}
+	for _, tc := range databaseCases {
+		add(databaseFailure("db-a1", tc.pod, tc.running))
+	}
+	for _, tc := range clientCases {
+		_, f := clientOutcome(tc.prog, tc.doc, tc.job, tc.pods)
+		add(f)
+	}
+	for _, tc := range deadlineCases() {
+		add(tc.f)
+	}
+	for _, tc := range configCases {
+		_, f := configInput("field", "ns", corev1.ConfigMapKeySelector{Key: "my.cnf"}, tc.cm, tc.err)
+		add(f)
+	}
+	return out
+}
+
+// TestEveryReasonHasAClassAndAMetricLabel: a reason a classifier returns
+// without a class would fail cells it should retry; a retried reason outside
+// the metric's label set would be counted as Other.
+func TestEveryReasonHasAClassAndAMetricLabel(t *testing.T) {
+	seen := classifiedReasons()
+	for r := range seen {
+		class, ok := failureClasses[r]
+		if !ok {
+			t.Errorf("reason %s has no class in failureClasses", r)
+			continue
+		}
+		label := retryReasonLabel(string(r))
+		switch {
+		case class == plan.FailureInfrastructure && label != string(r):
+			t.Errorf("retried reason %s is counted as %s in dbbench_cell_retries_total", r, label)
+		case class == plan.FailureBenchmark && slices.Contains(RetryReasons, string(r)):
+			t.Errorf("reason %s is never retried, yet is a label of dbbench_cell_retries_total", r)
+		}
+	}
+	// The tables above cover the whole policy: a class without a case is
+	// a reason nothing tests.
+	for r := range failureClasses {
+		if !seen[r] {
+			t.Errorf("reason %s has a class but no test case returns it", r)
+		}
+	}
+	if RetryReasons[0] == "" || !slices.IsSorted(RetryReasons) {
+		t.Errorf("RetryReasons %v: want sorted, non-empty names", RetryReasons)
+	}
+}
+
+func TestClientPodsOf(t *testing.T) {
+	labelled := func(name, cell, role, attempt string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+			specs.LabelCell: cell, specs.LabelRole: role, specs.LabelAttempt: attempt,
+		}}}
+	}
+	pods := map[string]*corev1.Pod{}
+	for _, p := range []*corev1.Pod{
+		labelled("c-a2-z", "c", specs.RoleClient, "2"),
+		labelled("c-a2-b", "c", specs.RoleClient, "2"),
+		labelled("c-a1-x", "c", specs.RoleClient, "1"),
+		labelled("c-a2-db", "c", specs.RoleDatabase, "2"),
+		labelled("d-a2-x", "d", specs.RoleClient, "2"),
+	} {
+		pods[p.Name] = p
+	}
+	var got []string
+	for _, p := range clientPodsOf(pods, "c", 2) {
+		got = append(got, p.Name)
+	}
+	if d := cmp.Diff([]string{"c-a2-b", "c-a2-z"}, got); d != "" {
+		t.Errorf("client pods of c attempt 2 (-want +got):\n%s", d)
+	}
+}
+
+func TestWaitingReason(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		want string
+	}{
+		{"a waiting container", pod("p", corev1.PodPending, withContainer(waiting("ErrImagePull", "not found"))), "ErrImagePull not found"},
+		{"unschedulable", pod("p", corev1.PodPending, withCondition(corev1.PodScheduled, corev1.ConditionFalse, "0/3 nodes are available")), "PodScheduled: 0/3 nodes are available"},
+		{"nothing to say", pod("p", corev1.PodPending), "phase Pending"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := waitingReason(tc.pod); got != tc.want {
+				t.Errorf("waitingReason = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

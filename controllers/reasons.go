@@ -1,0 +1,54 @@
+package controllers
+
+// Reasons of the conditions and events the controllers set, declared once.
+// The ResultsUploaded condition's reasons are in run_upload.go, the cell
+// failure reasons are dbbenchv1alpha1.FailureReason (failure_policy.go),
+// and the BenchmarkSchedule's Ready reasons are in the API package.
+
+// Reasons of a BenchmarkRun's Progressing, Succeeded and Failed conditions.
+const (
+	ReasonCellsRunning      = "CellsRunning"
+	ReasonFinished          = "Finished"
+	ReasonInvalidSpec       = "InvalidSpec"
+	ReasonCellsFailed       = "CellsFailed"
+	ReasonAllCellsSucceeded = "AllCellsSucceeded"
+)
+
+// Reasons of a BenchmarkRun's Regressed condition.
+const (
+	ReasonRegressed        = "Regressed"
+	ReasonNoRegression     = "NoRegression"
+	ReasonNoHistory        = "NoHistory"
+	ReasonBaselineNotFound = "BaselineNotFound"
+	ReasonAnalysisFailed   = "AnalysisFailed"
+	// ReasonRegressionSuspected: only this run, the newest of a
+	// ChangePoints history, shows a drop (changepoint.Suspected); the next
+	// run confirms it or clears it. Not a regression yet, so one outlier run
+	// does not fail a suite; this verdict is not revised when the next run
+	// confirms it (that run's verdict says Regressed).
+	ReasonRegressionSuspected = "RegressionSuspected"
+)
+
+// Reasons of the events about a BenchmarkRun (with the condition reasons
+// above where an event announces a condition: Regressed, PreflightFailed,
+// UploadPending, UploadFailed).
+const (
+	EventRunStarted           = "RunStarted"
+	EventRunSucceeded         = "RunSucceeded"
+	EventRunFailed            = "RunFailed"
+	EventCellRetried          = "CellRetried"
+	EventCellSucceeded        = "CellSucceeded"
+	EventCellFailed           = "CellFailed"
+	EventResultsUploaded      = "ResultsUploaded"
+	EventUploadRetryRequested = "UploadRetryRequested"
+)
+
+// Reasons of the events about a BenchmarkSchedule.
+const (
+	EventRunCreated         = "RunCreated"
+	EventRunDeleted         = "RunDeleted"
+	EventRunReplaced        = "RunReplaced"
+	EventRunSkipped         = "RunSkipped"
+	EventMissedSchedule     = "MissedSchedule"
+	EventTooManyMissedTimes = "TooManyMissedTimes"
+)
