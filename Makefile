@@ -45,6 +45,10 @@ fmt: ## gofmt the code.
 vet: ## go vet the code.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: ## golangci-lint (pinned in hack/tools.sh, settings in .golangci.yml) over the module, tests and e2e included.
+	"$$(hack/tools.sh golangci-lint)" run --build-tags e2e ./...
+
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
 	python3 hack/config-rules.py --check api/v1alpha1/benchmarkrun_types.go
@@ -53,7 +57,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet test-deps test-unit test-envtest test-agent test-s3 test-chart test-e2e ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench).

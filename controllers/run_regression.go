@@ -25,7 +25,6 @@ import (
 // the run's results.
 const maxRegressedSteps = 50
 
-
 // judgeRegression sets the Regressed condition and status.regression by
 // comparing the finished run's manifest with the suite's earlier successful
 // runs (verdictHistory: the namespace's and the object store's).
