@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -12,6 +13,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/serverlog"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -37,12 +39,14 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	dbbenchv1alpha1.ReasonClientFailed:       plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonAPIError:           plan.FailureInfrastructure,
 
-	dbbenchv1alpha1.ReasonBenchmarkFailed:   plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonNoResults:         plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonDatabaseCrashed:   plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonDatabaseCrashLoop: plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonInvalidImage:      plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonConfigMissing:     plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonBenchmarkFailed:     plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonNoResults:           plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonDatabaseCrashed:     plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigRejected:      plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonDatabaseStartFailed: plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigNotApplied:    plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonInvalidImage:        plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigMissing:       plan.FailureBenchmark,
 }
 
 // retriedReasons lists the infrastructure reasons, sorted.
@@ -124,6 +128,9 @@ func clientOutcome(prog *plan.Progress, hasDocument bool, job *batchv1.Job, clie
 // when it made one, else by how its pod ended.
 func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.Pod) *failure {
 	if prog != nil && prog.Phase == plan.PhaseFailed {
+		if prog.Reason == plan.FailureConfigNotApplied {
+			return fail(dbbenchv1alpha1.ReasonConfigNotApplied, "%s", prog.Error)
+		}
 		if prog.FailureClass == plan.FailureBenchmark {
 			return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "step %s: %s", prog.Step, prog.Error)
 		}
@@ -141,6 +148,8 @@ func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.P
 			switch {
 			case t.Reason == "OOMKilled":
 				return fail(dbbenchv1alpha1.ReasonClientOOMKilled, "client pod %s ran out of memory", pod.Name)
+			case t.ExitCode == plan.ExitConfigNotApplied:
+				return fail(dbbenchv1alpha1.ReasonConfigNotApplied, "the server does not run with the config variant's settings: %s", lastLine(t.Message))
 			case t.ExitCode == plan.ExitBenchmarkFailed || t.ExitCode == plan.ExitInvalidPlan:
 				return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
 			default:
@@ -175,11 +184,16 @@ func clientPodsOf(pods map[string]*corev1.Pod, cell string, attempt int32) []*co
 
 // databaseFailure says whether the state of the attempt's database pod
 // (named name; pod is nil when it does not exist) ends the attempt;
-// running says the benchmark started. A missing pod before the benchmark
-// is no failure: the caller creates it (again). A server that crashes
-// after it was ready is the benchmark's finding (the server under test
-// failed), not the infrastructure's.
-func databaseFailure(name string, pod *corev1.Pod, running bool) *failure {
+// running says the benchmark started (the client runs), answered that the
+// agent reached the server at the SQL level. A missing pod before the
+// benchmark is no failure: the caller creates it (again). A server that
+// exits after it answered is the benchmark's finding (the server under
+// test failed); one that exits before it ever answered did not start, and
+// its own error lines (in the termination message, which the pod's
+// FallbackToLogsOnError policy fills from the log) say why: the config
+// variant (ConfigRejected) or anything else (DatabaseStartFailed). Neither
+// is the infrastructure's, so neither is retried.
+func databaseFailure(name string, pod *corev1.Pod, running, answered bool) *failure {
 	if pod == nil {
 		if running {
 			return fail(dbbenchv1alpha1.ReasonDatabasePodDeleted, "database pod %s disappeared during the benchmark", name)
@@ -200,17 +214,44 @@ func databaseFailure(name string, pod *corev1.Pod, running bool) *failure {
 			return fail(dbbenchv1alpha1.ReasonInvalidImage, "database image %s: %s", st.Image, w.Message)
 		}
 		last := st.LastTerminationState.Terminated
-		if last == nil {
+		if last == nil || st.RestartCount == 0 {
 			continue
 		}
-		if running && st.RestartCount > 0 {
-			return fail(dbbenchv1alpha1.ReasonDatabaseCrashed, "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, lastLine(last.Message))
+		if answered {
+			return fail(dbbenchv1alpha1.ReasonDatabaseCrashed, "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, serverSaid(last.Message))
 		}
-		if st.RestartCount >= 3 {
-			return fail(dbbenchv1alpha1.ReasonDatabaseCrashLoop, "database server keeps exiting at start (exit code %d, %s), check the config variant: %s", last.ExitCode, last.Reason, lastLine(last.Message))
-		}
+		return startFailure(last.ExitCode, last.Reason, last.Message)
 	}
 	return nil
+}
+
+// serverAnswered says whether the agent of this attempt reached the server
+// at the SQL level: it reports Connecting until then.
+func serverAnswered(prog *plan.Progress) bool {
+	return prog != nil && prog.Phase != "" && prog.Phase != plan.PhaseConnecting
+}
+
+// startFailure is a server that exited before it answered, with what its
+// log said (log: the termination message, or a log read by the caller).
+func startFailure(exitCode int32, reason, log string) *failure {
+	lines := serverlog.ErrorLines(log)
+	r := dbbenchv1alpha1.ReasonDatabaseStartFailed
+	if serverlog.ConfigRefused(lines) {
+		r = dbbenchv1alpha1.ReasonConfigRejected
+	}
+	return fail(r, "database server exited before it answered (exit code %d, %s): %s", exitCode, reason, serverSaid(log))
+}
+
+// serverSaid is the server's own error lines from a log, or the end of the
+// log when no line looks like an error.
+func serverSaid(log string) string {
+	if lines := serverlog.ErrorLines(log); len(lines) > 0 {
+		return strings.Join(lines, " | ")
+	}
+	if log == "" {
+		return "no log"
+	}
+	return lastLine(log)
 }
 
 // notReadyFailure ends an attempt whose database pod has not run for

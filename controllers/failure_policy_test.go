@@ -65,9 +65,15 @@ func withCondition(t corev1.PodConditionType, s corev1.ConditionStatus, msg stri
 }
 
 func restarted(n int32, exit int32, reason string) corev1.ContainerStatus {
+	return restartedSaying(n, exit, reason, "2026-11-24  3:04:05 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'innodb_foo=1'\n2026-11-24  3:04:05 0 [ERROR] Aborting\n")
+}
+
+// restartedSaying is a database container that exited and restarted, whose
+// termination message (the end of its log) is log.
+func restartedSaying(n int32, exit int32, reason, log string) corev1.ContainerStatus {
 	return corev1.ContainerStatus{
 		Name: "database", RestartCount: n,
-		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: "[ERROR] unknown variable 'innodb_foo=1'"}},
+		LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: log}},
 	}
 }
 
@@ -83,7 +89,9 @@ type databaseCase struct {
 	name    string
 	pod     *corev1.Pod
 	running bool
-	want    verdict
+	// answered: the agent reached the server at the SQL level.
+	answered bool
+	want     verdict
 	// msgHas is a part of the message people need (the pod, the cause).
 	msgHas string
 }
@@ -110,18 +118,29 @@ var databaseCases = []databaseCase{
 	{name: "image never pulled", pod: pod("db-a1", corev1.PodPending, withContainer(waiting("ErrImageNeverPull", "image not present"))),
 		want: failed(dbbenchv1alpha1.ReasonInvalidImage, false), msgHas: "image not present"},
 	{name: "image pull back-off waits for the ready timeout", pod: pod("db-a1", corev1.PodPending, withContainer(waiting("ImagePullBackOff", "pulling")))},
-	{name: "a crash during the benchmark is a finding", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(1, 137, "Error"))), running: true,
-		want: failed(dbbenchv1alpha1.ReasonDatabaseCrashed, false), msgHas: "exit code 137"},
-	{name: "one restart at start is tolerated", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(1, 1, "Error")))},
-	{name: "a crash loop at start", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(3, 1, "Error"))),
-		want: failed(dbbenchv1alpha1.ReasonDatabaseCrashLoop, false), msgHas: "innodb_foo"},
+	{name: "a crash during the benchmark is a finding", pod: pod("db-a1", corev1.PodRunning, withContainer(restartedSaying(1, 137, "OOMKilled", ""))), running: true, answered: true,
+		want: failed(dbbenchv1alpha1.ReasonDatabaseCrashed, false), msgHas: "exit code 137, OOMKilled): no log"},
+	{name: "a crash during the benchmark quotes the server", pod: pod("db-a1", corev1.PodRunning, withContainer(restartedSaying(1, 134, "Error", "[Note] x\n[ERROR] mariadbd got signal 6 ;\n"))), running: true, answered: true,
+		want: failed(dbbenchv1alpha1.ReasonDatabaseCrashed, false), msgHas: "during the benchmark (exit code 134, Error): [ERROR] mariadbd got signal 6"},
+	{name: "an unknown option at start: the config is rejected, quoting the server", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(1, 7, "Error"))),
+		want: failed(dbbenchv1alpha1.ReasonConfigRejected, false), msgHas: "before it answered (exit code 7, Error): 2026-11-24  3:04:05 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'innodb_foo=1'"},
+	{name: "rejected while the client waits for the server: still a start failure", pod: pod("db-a1", corev1.PodRunning, withContainer(restarted(1, 7, "Error"))), running: true,
+		want: failed(dbbenchv1alpha1.ReasonConfigRejected, false), msgHas: "before it answered"},
+	{name: "postgres refuses a parameter", pod: pod("db-a1", corev1.PodRunning, withContainer(restartedSaying(1, 1, "Error",
+		"2026-11-24 03:04:05.000 UTC [1] LOG:  unrecognized configuration parameter \"shared_bufers\" in file \"/etc/postgresql/dbbench.conf\" line 1\n2026-11-24 03:04:05.000 UTC [1] FATAL:  configuration file \"/etc/postgresql/dbbench.conf\" contains errors\n"))),
+		want: failed(dbbenchv1alpha1.ReasonConfigRejected, false), msgHas: `unrecognized configuration parameter "shared_bufers"`},
+	{name: "a server that cannot start for another reason", pod: pod("db-a1", corev1.PodRunning, withContainer(restartedSaying(2, 1, "Error",
+		"[ERROR] Can't start server: Bind on TCP/IP port: Address already in use\n[ERROR] Aborting\n"))),
+		want: failed(dbbenchv1alpha1.ReasonDatabaseStartFailed, false), msgHas: "Address already in use"},
+	{name: "exited at start without a log", pod: pod("db-a1", corev1.PodRunning, withContainer(restartedSaying(1, 1, "Error", ""))),
+		want: failed(dbbenchv1alpha1.ReasonDatabaseStartFailed, false), msgHas: "(exit code 1, Error): no log"},
 	{name: "healthy", pod: pod("db-a1", corev1.PodRunning, withContainer(corev1.ContainerStatus{Name: "database", Ready: true})), running: true},
 }
 
 func TestDatabaseFailure(t *testing.T) {
 	for _, tc := range databaseCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := databaseFailure("db-a1", tc.pod, tc.running)
+			f := databaseFailure("db-a1", tc.pod, tc.running, tc.answered)
 			if d := cmp.Diff(tc.want, verdictOf(false, f)); d != "" {
 				t.Errorf("databaseFailure (-want +got):\n%s", d)
 			}
@@ -186,6 +205,15 @@ var clientCases = []clientCase{
 	{name: "exit code 4: invalid plan", job: job(batchv1.JobFailed),
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitInvalidPlan, "Error", "plan: no steps")))},
 		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), msgHas: "code 4"},
+	{name: "the server does not run with the variant's settings", prog: func() *plan.Progress {
+		pr := progress(plan.PhaseFailed, plan.FailureBenchmark, "max_connections: requested 77 on line 3, effective 200")
+		pr.Reason, pr.Step = plan.FailureConfigNotApplied, ""
+		return pr
+	}(), job: job(batchv1.JobFailed),
+		want: failed(dbbenchv1alpha1.ReasonConfigNotApplied, false), msgHas: "max_connections: requested 77 on line 3, effective 200"},
+	{name: "exit code 5: config not applied, without a progress record", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitConfigNotApplied, "Error", "max_connections: requested 77")))},
+		want: failed(dbbenchv1alpha1.ReasonConfigNotApplied, false), msgHas: "max_connections: requested 77"},
 	{name: "exit code 3: server unreachable", job: job(batchv1.JobFailed),
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitServerUnreachable, "Error", "dial tcp: refused")))},
 		want: failed(dbbenchv1alpha1.ReasonAgentFailed, true), msgHas: "dial tcp"},
@@ -291,7 +319,7 @@ func classifiedReasons() map[dbbenchv1alpha1.FailureReason]bool {
 		}
 	}
 	for _, tc := range databaseCases {
-		add(databaseFailure("db-a1", tc.pod, tc.running))
+		add(databaseFailure("db-a1", tc.pod, tc.running, tc.answered))
 	}
 	for _, tc := range clientCases {
 		_, f := clientOutcome(tc.prog, tc.doc, tc.job, tc.pods)

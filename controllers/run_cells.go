@@ -199,7 +199,8 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		return nil
 	}
 
-	if f := databaseFailure(specs.DatabasePodName(c, attempt), pod, cs.Phase == dbbenchv1alpha1.CellRunning); f != nil {
+	if f := databaseFailure(specs.DatabasePodName(c, attempt), pod, cs.Phase == dbbenchv1alpha1.CellRunning, serverAnswered(prog)); f != nil {
+		p.startFailureFromLog(ctx, pod, f)
 		return p.attemptFailed(ctx, c, cs, f)
 	}
 	if pod == nil {

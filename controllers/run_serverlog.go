@@ -16,6 +16,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/serverlog"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -26,7 +27,9 @@ import (
 // PodLogReader reads the end of a container's log. controller-runtime's
 // client has no pods/log; the manager wires a client-go clientset.
 type PodLogReader interface {
-	ContainerLog(ctx context.Context, namespace, pod, container string, limitBytes int64) ([]byte, error)
+	// ContainerLog reads the end of the log of the running container, or
+	// of the one before it (previous), which restarted.
+	ContainerLog(ctx context.Context, namespace, pod, container string, limitBytes int64, previous bool) ([]byte, error)
 }
 
 const (
@@ -57,7 +60,7 @@ func (p *runPass) keepServerLog(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	}
 	ctx, cancel := context.WithTimeout(ctx, serverLogTimeout)
 	defer cancel()
-	raw, err := p.r.PodLogs.ContainerLog(ctx, pod.Namespace, pod.Name, specs.DatabaseContainer, serverLogLimit)
+	raw, err := p.r.PodLogs.ContainerLog(ctx, pod.Namespace, pod.Name, specs.DatabaseContainer, serverLogLimit, false)
 	if err != nil || len(raw) == 0 {
 		p.log.Info("The database server's log is not kept", "cell", c.Name, "pod", pod.Name, "error", fmt.Sprint(err))
 		return
@@ -91,4 +94,33 @@ func configMapBytes(cm *corev1.ConfigMap) int {
 		n += len(k) + len(v)
 	}
 	return n
+}
+
+// startLogLimit bounds the log read for a server that would not start: its
+// errors come before it exits, at the end of a short log.
+const startLogLimit = 64 << 10
+
+// startFailureFromLog completes the message of a server that exited before
+// it answered when its termination message held no error line (a kubelet
+// that did not fill it from the log): the log of the container that exited
+// is read once, and the failure's reason and message are taken from it.
+func (p *runPass) startFailureFromLog(ctx context.Context, pod *corev1.Pod, f *failure) {
+	if f.reason != dbbenchv1alpha1.ReasonDatabaseStartFailed || p.r.PodLogs == nil || pod == nil {
+		return
+	}
+	for _, st := range pod.Status.ContainerStatuses {
+		last := st.LastTerminationState.Terminated
+		if st.Name != specs.DatabaseContainer || last == nil || len(serverlog.ErrorLines(last.Message)) > 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(ctx, serverLogTimeout)
+		raw, err := p.r.PodLogs.ContainerLog(ctx, pod.Namespace, pod.Name, specs.DatabaseContainer, startLogLimit, true)
+		cancel()
+		if err != nil || len(raw) == 0 {
+			p.log.Info("The log of a database server that did not start could not be read", "pod", pod.Name, "error", fmt.Sprint(err))
+			return
+		}
+		*f = *startFailure(last.ExitCode, last.Reason, string(raw))
+		return
+	}
 }

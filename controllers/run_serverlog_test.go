@@ -25,7 +25,7 @@ type serverLogs struct {
 	asked []string
 }
 
-func (s *serverLogs) ContainerLog(_ context.Context, ns, pod, container string, limit int64) ([]byte, error) {
+func (s *serverLogs) ContainerLog(_ context.Context, ns, pod, container string, limit int64, _ bool) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.asked = append(s.asked, fmt.Sprintf("%s/%s/%s/%d", ns, pod, container, limit))

@@ -47,9 +47,17 @@ const (
 	// ReasonDatabaseCrashed: the database server exited during the
 	// benchmark: a finding about the version under test.
 	ReasonDatabaseCrashed FailureReason = "DatabaseCrashed"
-	// ReasonDatabaseCrashLoop: the database server keeps exiting at start
-	// (a bad config variant, usually).
-	ReasonDatabaseCrashLoop FailureReason = "DatabaseCrashLoop"
+	// ReasonConfigRejected: the database server exited before it answered,
+	// and its log blames the config variant (an unknown option, a bad
+	// value); the message quotes the server's error lines.
+	ReasonConfigRejected FailureReason = "ConfigRejected"
+	// ReasonDatabaseStartFailed: the database server exited before it
+	// answered for another reason; the message quotes its error lines.
+	ReasonDatabaseStartFailed FailureReason = "DatabaseStartFailed"
+	// ReasonConfigNotApplied: the server runs, but not with a setting of
+	// the config variant (the agent's check before the load); the message
+	// names the setting, the requested and the effective value.
+	ReasonConfigNotApplied FailureReason = "ConfigNotApplied"
 	// ReasonInvalidImage: the database image name is invalid, or the image
 	// may not be pulled.
 	ReasonInvalidImage FailureReason = "InvalidImage"

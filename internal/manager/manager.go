@@ -140,9 +140,9 @@ func Run(ctx context.Context, cfg *rest.Config, opts Options) error {
 // podLogs reads container logs through the pods/log subresource.
 type podLogs struct{ cs kubernetes.Interface }
 
-func (l podLogs) ContainerLog(ctx context.Context, namespace, pod, container string, limitBytes int64) ([]byte, error) {
+func (l podLogs) ContainerLog(ctx context.Context, namespace, pod, container string, limitBytes int64, previous bool) ([]byte, error) {
 	// The end of the log, at most limitBytes of it: tailLines picks the
 	// end, limitBytes then caps what it returns.
 	tail := int64(5000)
-	return l.cs.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail, LimitBytes: &limitBytes}).DoRaw(ctx)
+	return l.cs.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail, LimitBytes: &limitBytes, Previous: previous}).DoRaw(ctx)
 }
