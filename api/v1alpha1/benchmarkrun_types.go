@@ -1045,5 +1045,5 @@ type BenchmarkRunList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&BenchmarkRun{}, &BenchmarkRunList{})
+	register(&BenchmarkRun{}, &BenchmarkRunList{})
 }

@@ -192,5 +192,5 @@ type BenchmarkScheduleList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&BenchmarkSchedule{}, &BenchmarkScheduleList{})
+	register(&BenchmarkSchedule{}, &BenchmarkScheduleList{})
 }

@@ -7,17 +7,32 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
 	// GroupVersion is the group and version of this API.
 	GroupVersion = schema.GroupVersion{Group: "dbbench.io", Version: "v1alpha1"}
 
-	// SchemeBuilder registers the API's types with a scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// SchemeBuilder registers the API's types with a scheme. It is
+	// apimachinery's, not controller-runtime's scheme.Builder (deprecated:
+	// an API package should not import controller-runtime).
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds the API's types to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
+
+	// knownTypes are the kinds each type's file registers in its init.
+	knownTypes []runtime.Object
 )
+
+// register adds kinds to the API (called from the types' init functions).
+func register(objs ...runtime.Object) { knownTypes = append(knownTypes, objs...) }
+
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, knownTypes...)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

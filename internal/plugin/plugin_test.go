@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,8 +38,10 @@ func doc(run, suite, cell, version string, start time.Time, qps map[string]float
 		StartedAt: start, Status: results.Status{Outcome: results.OutcomeSucceeded}}
 	for _, k := range order {
 		step, th, _ := strings.Cut(k, "@")
-		var threads int
-		fmt.Sscan(th, &threads)
+		threads, err := strconv.Atoi(th)
+		if err != nil {
+			panic(fmt.Sprintf("test data: threads %q: %v", th, err))
+		}
 		q := qps[k]
 		d.Steps = append(d.Steps, results.StepResult{Step: step, Threads: threads, DurationSeconds: 60,
 			SteadyQPS: q, SteadyTPS: q, FinalQPS: q, LatencyAvgMs: 1, LatencyMaxMs: 3})

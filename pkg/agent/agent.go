@@ -154,8 +154,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
 	}
 	a.doc.Provenance.SysbenchVersion = a.sb.Version.String()
-	a.report(ctx, true)
-
+	a.reportProgress(ctx, true)
 	// Wait for the server at the SQL level.
 	a.srv = &Server{Engine: p.Server.Engine, Host: a.Host, Port: p.Server.Port, Database: p.Server.Database, User: a.User, Password: a.Password,
 		AdminUser: a.AdminUser, AdminPassword: a.AdminPassword}
@@ -187,7 +186,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 	}
 	if needLoad {
 		a.progress.Phase = plan.PhaseLoading
-		a.report(ctx, true)
+		a.reportProgress(ctx, true)
 		if err := a.load(ctx); err != nil {
 			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "load", err)
 		}
@@ -204,14 +203,14 @@ func (a *Agent) Run(ctx context.Context) Result {
 				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err()))
 			}
 			a.progress.Step, a.progress.Threads = s.Name, th
-			a.report(ctx, false)
+			a.reportProgress(ctx, false)
 			res := a.runStep(ctx, st, th)
 			a.progress.StepsDone++
 			a.doc.Steps = append(a.doc.Steps, res)
 			if res.Error != "" {
 				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", s.Name, th, res.Error))
 			}
-			a.report(ctx, true)
+			a.reportProgress(ctx, true)
 		}
 		if err := st.finish(ctx); err != nil {
 			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
@@ -283,6 +282,13 @@ func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, ste
 		a.logf("reporting the failure: %v", rerr)
 	}
 	return Result{ExitCode: code, Err: err, Document: &a.doc}
+}
+
+// reportProgress is report where a failed write need not stop the cell:
+// report logs it, and the next write (after every step, and the final one,
+// whose error does end the run) carries the same state.
+func (a *Agent) reportProgress(ctx context.Context, force bool) {
+	_ = a.report(ctx, force)
 }
 
 // report writes progress, and the documents when force is set (a step
@@ -490,8 +496,7 @@ func (a *Agent) load(ctx context.Context) error {
 	ld.Seconds = time.Since(start).Seconds()
 	a.doc.Load = ld
 	a.logf("load: %d rows in %.1f s (%.0f inserts/s, index included)", rows, ld.InsertSeconds, ld.InsertsPerSecond)
-	a.report(ctx, true)
-
+	a.reportProgress(ctx, true)
 	// Warm-up read step, recorded in the extension, not as a reported step.
 	warm := RunStep{Name: "read-only.warm", Kind: KindCatalog, Script: "oltp_read_only", Args: []string{"--range-size=100"},
 		Seconds: wl.ReadSeconds, Catalog: workload.Step{Group: workload.GroupRangeAgg}}

@@ -30,11 +30,11 @@ type logBuffer struct {
 // compression); a cell's log is normally a few tens of KiB.
 const DefaultLogBufferBytes = 1 << 20
 
-func newLogBuffer(max int) *logBuffer {
-	if max <= 0 {
-		max = DefaultLogBufferBytes
+func newLogBuffer(limit int) *logBuffer {
+	if limit <= 0 {
+		limit = DefaultLogBufferBytes
 	}
-	return &logBuffer{max: max}
+	return &logBuffer{max: limit}
 }
 
 func (b *logBuffer) headMax() int { return b.max / 8 }

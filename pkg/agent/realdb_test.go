@@ -123,7 +123,7 @@ func TestMain(m *testing.M) {
 				return 1
 			}
 			if !keep {
-				defer dbservers("stop", e)
+				defer func() { _ = dbservers("stop", e) }() // best effort at exit
 			}
 		}
 		return m.Run()

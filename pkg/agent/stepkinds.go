@@ -229,7 +229,7 @@ func (h *newOrdersHook) after(ctx context.Context, r *stepRun) {
 func (a *Agent) loadTPCC(ctx context.Context, s RunStep) error {
 	a.progress.Phase = plan.PhaseLoading
 	a.progress.Step = s.Name
-	a.report(ctx, true)
+	a.reportProgress(ctx, true)
 	defer func() { a.progress.Phase = plan.PhaseRunning }()
 	t := tpccConfig(a.Plan.Workload)
 	if inv := a.sb.Run(ctx, s.Script, s.Args, "cleanup", nil); inv.Err != nil {

@@ -258,12 +258,12 @@ func (d *Dataset) checkCell(role, name string) error {
 	return fmt.Errorf("%s %q: %w in dataset %q (cells: %s)", role, name, ErrNoSuchCell, d.Name, listNames(d.CellNames(), 8))
 }
 
-func listNames(names []string, max int) string {
+func listNames(names []string, limit int) string {
 	if len(names) == 0 {
 		return "none"
 	}
-	if len(names) > max {
-		return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
+	if len(names) > limit {
+		return strings.Join(names[:limit], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
 	}
 	return strings.Join(names, ", ")
 }

@@ -396,7 +396,7 @@ func xAxis(b *strings.Builder, f frame, lo, hi float64, label string) func(float
 
 // seriesCharts draws one chart per (step, threads) with a line per cell,
 // downsampled to at most 600 points per line.
-func seriesCharts(r *Report, max int) string {
+func seriesCharts(r *Report, maxCharts int) string {
 	type key struct {
 		step    string
 		threads int
@@ -411,9 +411,9 @@ func seriesCharts(r *Report, max int) string {
 		by[k] = append(by[k], s)
 	}
 	var b strings.Builder
-	if len(order) > max {
-		fmt.Fprintf(&b, "<p class=\"note\">Showing the first %d of %d step charts.</p>\n", max, len(order))
-		order = order[:max]
+	if len(order) > maxCharts {
+		fmt.Fprintf(&b, "<p class=\"note\">Showing the first %d of %d step charts.</p>\n", maxCharts, len(order))
+		order = order[:maxCharts]
 	}
 	for _, k := range order {
 		stats := by[k]
@@ -522,13 +522,13 @@ func historyChart(s HistorySeries) string {
 
 // plotPoints returns the steady series as (second, qps) points, averaged
 // down to at most max points.
-func (s SeriesStats) plotPoints(max int) ([]float64, []float64) {
+func (s SeriesStats) plotPoints(maxPoints int) ([]float64, []float64) {
 	if s.src == nil {
 		return nil, nil
 	}
 	steady := s.src.Steady()
 	offset := float64(len(s.src.Values)-len(steady)) * s.IntervalSeconds
-	f := (len(steady) + max - 1) / max
+	f := (len(steady) + maxPoints - 1) / maxPoints
 	if f < 1 {
 		f = 1
 	}

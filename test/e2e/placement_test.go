@@ -406,7 +406,7 @@ func startKwok(t *testing.T) {
 		cancel()
 		<-exited
 		if pidfile != "" {
-			os.Remove(pidfile)
+			_ = os.Remove(pidfile) // gone already if the test removed it
 		}
 		if t.Failed() {
 			t.Logf("kwok log:\n%s", out.String())
