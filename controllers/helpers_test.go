@@ -41,6 +41,19 @@ func newNamespace(t *testing.T) string {
 	if err := k8sClient.Create(ctx, ns); err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
+	// envtest has no namespace or garbage collector: without this, every
+	// later test's manager would reconcile this test's runs and schedules
+	// (a schedule left behind creates a run each minute), and with
+	// -count=N the suite would slow down test by test. Registered first,
+	// it runs after the test's manager stopped. Children of a deleted run
+	// stay, but no pass looks at them any more.
+	t.Cleanup(func() {
+		for _, obj := range []client.Object{&dbbenchv1alpha1.BenchmarkSchedule{}, &dbbenchv1alpha1.BenchmarkRun{}} {
+			if err := k8sClient.DeleteAllOf(ctx, obj, client.InNamespace(ns.Name)); err != nil {
+				t.Errorf("deleting the test's %T objects: %v", obj, err)
+			}
+		}
+	})
 	return ns.Name
 }
 
