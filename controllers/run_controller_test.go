@@ -452,6 +452,16 @@ func TestRetryBudgetIsHonoured(t *testing.T) {
 		}
 		return ""
 	})
+	// The evicted pod of the last attempt stays until the failure is
+	// recorded, then goes with the run finished.
+	eventually(t, "the failed cell's database pod deleted", func() string {
+		for _, p := range dbPods(t, ns, run.Name) {
+			if p.DeletionTimestamp == nil {
+				return "pod " + p.Name + " is still there"
+			}
+		}
+		return ""
+	})
 }
 
 func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
