@@ -71,6 +71,10 @@ test-unit: ## Unit tests: pure packages, the plugin and the agent (no servers; t
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... ./internal/... -count=1 -timeout 15m
 
+.PHONY: test-stress
+test-stress: ## The envtest suites COUNT times (default 10) beside two CPU busy loops, to find tests that pass by chance (not part of make test).
+	COUNT=$(or $(COUNT),10) hack/test-stress.sh
+
 .PHONY: test-agent
 test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL servers on loopback (installs them from Debian).
 	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 20m

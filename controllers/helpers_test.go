@@ -23,13 +23,37 @@ import (
 
 var ctx = context.Background()
 
-// newNamespace creates a namespace of its own for a test.
+// The deadlines of the waits are generous: they bound a test that is stuck,
+// and the suite must pass on a loaded 2-core machine (make test-stress).
+const (
+	// waitTimeout bounds one eventually.
+	waitTimeout = 30 * time.Second
+	// driveTimeout bounds driving a run's cells through to a condition.
+	driveTimeout = 60 * time.Second
+)
+
+// newNamespace creates a namespace of its own for a test; every test that
+// needs the API server starts with it, so it skips those without one.
 func newNamespace(t *testing.T) string {
 	t.Helper()
+	requireEnvtest(t)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "t-"}}
 	if err := k8sClient.Create(ctx, ns); err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
+	// envtest has no namespace or garbage collector: without this, every
+	// later test's manager would reconcile this test's runs and schedules
+	// (a schedule left behind creates a run each minute), and with
+	// -count=N the suite would slow down test by test. Registered first,
+	// it runs after the test's manager stopped. Children of a deleted run
+	// stay, but no pass looks at them any more.
+	t.Cleanup(func() {
+		for _, obj := range []client.Object{&dbbenchv1alpha1.BenchmarkSchedule{}, &dbbenchv1alpha1.BenchmarkRun{}} {
+			if err := k8sClient.DeleteAllOf(ctx, obj, client.InNamespace(ns.Name)); err != nil {
+				t.Errorf("deleting the test's %T objects: %v", obj, err)
+			}
+		}
+	})
 	return ns.Name
 }
 
@@ -56,7 +80,7 @@ func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 // then fails with the last explanation.
 func eventually(t *testing.T, what string, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitTimeout)
 	var last string
 	for time.Now().Before(deadline) {
 		if last = cond(); last == "" {
@@ -65,6 +89,29 @@ func eventually(t *testing.T, what string, cond func() string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s: %s", what, last)
+}
+
+// waitRun polls the run until cond, given the run as the API server has it,
+// returns "" (success), and returns that run. Children are created before
+// the status write of the pass that created them, so a test that saw them
+// must wait like this for the status, never read it once.
+func waitRun(t *testing.T, ns, name, what string, cond func(*dbbenchv1alpha1.BenchmarkRun) string) *dbbenchv1alpha1.BenchmarkRun {
+	t.Helper()
+	var run *dbbenchv1alpha1.BenchmarkRun
+	eventually(t, what, func() string {
+		run = getRun(t, ns, name)
+		return cond(run)
+	})
+	return run
+}
+
+// onlyCell is the status of a one-cell run's cell, nil before the first
+// status write.
+func onlyCell(run *dbbenchv1alpha1.BenchmarkRun) *dbbenchv1alpha1.CellStatus {
+	if len(run.Status.Cells) == 0 {
+		return nil
+	}
+	return &run.Status.Cells[0]
 }
 
 func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
@@ -230,4 +277,37 @@ func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scal
 	}
 	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, scaledDocument(job.Labels[specs.LabelCell], f))
 	finishJob(t, job, true)
+}
+
+// driveUntil plays kubelet, agent and Job controller for the run's cells
+// until done(run) holds; the agents report point-query at 4 threads scaled
+// by scale[0] when given. Each round lists the children before it reads the
+// run and acts only when done does not hold yet: a child the controller
+// created after a status write that satisfies done is then never played, so
+// a test that stops at done (say, at the first cell's upload) sees no later
+// cell move.
+func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool, scale ...float64) {
+	t.Helper()
+	deadline := time.Now().Add(driveTimeout)
+	for time.Now().Before(deadline) {
+		pods := dbPods(t, ns, name)
+		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: name})
+		if done(getRun(t, ns, name)) {
+			return
+		}
+		for _, pod := range pods {
+			if pod.DeletionTimestamp == nil && pod.Status.PodIP == "" {
+				markPodReady(t, &pod, "node-1", "10.88.0.20")
+			}
+		}
+		for _, job := range jobs {
+			if len(job.Status.Conditions) == 0 {
+				attempt := 0
+				fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
+				agentCompletes(t, ns, &job, attempt, scale...)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(getRun(t, ns, name)))
 }

@@ -354,7 +354,12 @@ func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alph
 	cs.Message = fmt.Sprintf("%s: %s", f.reason, f.message)
 	p.recordFinished(cs, OutcomeFailed)
 	p.event(true, EventCellFailed, "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
-	p.endCell(ctx, c, cs)
+	// The database pod may be the only record of why the attempt failed
+	// (an eviction): it goes on a pass after a status write recorded the
+	// failure (releaseCell, from the loop or releaseFinished). Deleted now,
+	// a lost status write would leave the next pass without a pod and
+	// without a reason, and it would start the attempt again.
+	p.keepServerLog(ctx, c, cs, p.kids.pods[specs.DatabasePodName(c, cs.Attempts)])
 }
 
 func (p *runPass) recordFinished(cs *dbbenchv1alpha1.CellStatus, outcome string) {

@@ -91,21 +91,26 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 		}
 		return ""
 	})
-	run = getRun(t, ns, run.Name)
+	// The pods exist before the status write of the pass that created
+	// them: wait for the status to record them.
 	wantCells := []string{
 		"maria-10.5-default", "maria-10.5-bp4g", "maria-10.11-default",
 		"maria-10.11-bp4g", "maria-11.8-default", "maria-11.8-bp4g",
 	}
-	var gotCells []string
-	for _, c := range run.Status.Cells {
-		gotCells = append(gotCells, c.Name)
-		if c.Phase != dbbenchv1alpha1.CellStarting || c.Attempts != 1 || c.StepsTotal != 6 {
-			t.Errorf("cell %s: phase %s attempts %d stepsTotal %d, want Starting, 1, 6", c.Name, c.Phase, c.Attempts, c.StepsTotal)
+	run = waitRun(t, ns, run.Name, "6 cells Starting in the status", func(r *dbbenchv1alpha1.BenchmarkRun) string {
+		var gotCells []string
+		var wrong []string
+		for _, c := range r.Status.Cells {
+			gotCells = append(gotCells, c.Name)
+			if c.Phase != dbbenchv1alpha1.CellStarting || c.Attempts != 1 || c.StepsTotal != 6 {
+				wrong = append(wrong, fmt.Sprintf("cell %s: phase %s attempts %d stepsTotal %d, want Starting, 1, 6", c.Name, c.Phase, c.Attempts, c.StepsTotal))
+			}
 		}
-	}
-	if diff := cmp.Diff(wantCells, gotCells); diff != "" {
-		t.Errorf("cells (-want +got):\n%s", diff)
-	}
+		if diff := cmp.Diff(wantCells, gotCells); diff != "" {
+			return fmt.Sprintf("cells (-want +got):\n%s", diff)
+		}
+		return strings.Join(wrong, "; ")
+	})
 
 	for _, pod := range pods {
 		cell := pod.Labels[specs.LabelCell]
@@ -207,6 +212,9 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 				c = &cs
 			}
 		}
+		if c == nil {
+			return "no cell with result ConfigMap " + cell + "-result"
+		}
 		if c.Phase != dbbenchv1alpha1.CellRunning || c.Node != "node-db-1" {
 			return fmt.Sprintf("%s on %q", c.Phase, c.Node)
 		}
@@ -235,28 +243,7 @@ func envValue(env []corev1.EnvVar, name string) string {
 // threads scaled by scale[0] when given.
 func driveCellsToCompletion(t *testing.T, ns, name string, scale ...float64) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		run := getRun(t, ns, name)
-		if meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) ||
-			meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionFailed) {
-			return
-		}
-		for _, pod := range dbPods(t, ns, name) {
-			if pod.DeletionTimestamp == nil && pod.Status.PodIP == "" {
-				markPodReady(t, &pod, "node-1", "10.88.0.20")
-			}
-		}
-		for _, job := range listJobs(t, ns, map[string]string{specs.LabelRun: name}) {
-			if len(job.Status.Conditions) == 0 {
-				attempt := 0
-				fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
-				agentCompletes(t, ns, &job, attempt, scale...)
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("run %s did not finish: %s", name, cellPhases(getRun(t, ns, name)))
+	driveUntil(t, ns, name, "the run to finish", finishedRun, scale...)
 }
 
 func TestRunCompletesWithConditionsAndResults(t *testing.T) {
@@ -357,7 +344,10 @@ func TestInfrastructureFailureIsRetried(t *testing.T) {
 	// The node runs out of memory and evicts the database mid-cell.
 	markPodEvicted(t, &pod)
 	eventually(t, "attempt 2", func() string {
-		c := getRun(t, ns, run.Name).Status.Cells[0]
+		c := onlyCell(getRun(t, ns, run.Name))
+		if c == nil {
+			return "no cell in the status yet"
+		}
 		// Attempt 2 may already be past Starting when the poll looks.
 		if c.Attempts != 2 || (c.Phase != dbbenchv1alpha1.CellStarting && c.Phase != dbbenchv1alpha1.CellRunning) {
 			return fmt.Sprintf("attempts %d phase %s", c.Attempts, c.Phase)
@@ -452,7 +442,10 @@ func TestRetryBudgetIsHonoured(t *testing.T) {
 		markPodEvicted(t, &pod)
 	}
 	eventually(t, "the cell to fail", func() string {
-		c := getRun(t, ns, run.Name).Status.Cells[0]
+		c := onlyCell(getRun(t, ns, run.Name))
+		if c == nil {
+			return "no cell in the status yet"
+		}
 		if c.Phase != dbbenchv1alpha1.CellFailed {
 			return string(c.Phase)
 		}
@@ -461,6 +454,16 @@ func TestRetryBudgetIsHonoured(t *testing.T) {
 		}
 		if c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted {
 			return fmt.Sprintf("reason %q", c.Reason)
+		}
+		return ""
+	})
+	// The evicted pod of the last attempt stays until the failure is
+	// recorded, then goes with the run finished.
+	eventually(t, "the failed cell's database pod deleted", func() string {
+		for _, p := range dbPods(t, ns, run.Name) {
+			if p.DeletionTimestamp == nil {
+				return "pod " + p.Name + " is still there"
+			}
 		}
 		return ""
 	})
@@ -483,7 +486,10 @@ func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
 	cell := dbPods(t, ns, run.Name)[0].Labels[specs.LabelCell]
 	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
 	eventually(t, "attempt 2", func() string {
-		c := getRun(t, ns, run.Name).Status.Cells[0]
+		c := onlyCell(getRun(t, ns, run.Name))
+		if c == nil {
+			return "no cell in the status yet"
+		}
 		if c.Attempts != 2 || c.Reason != dbbenchv1alpha1.ReasonDatabaseNotReady {
 			return fmt.Sprintf("attempts %d reason %q", c.Attempts, c.Reason)
 		}

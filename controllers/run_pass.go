@@ -69,15 +69,20 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	p.steps = steps
 	p.syncCellEntries(cells)
 	if finished(st) {
-		// A finished run's cells are settled; only an upload to the object
-		// store may still be pending (retried with backoff), or the outbox
-		// of uploaded cells still to be drained.
+		// A finished run's cells are settled; their database pods may
+		// still have to go (a failed cell's stays until the status records
+		// the failure), an upload to the object store may be pending
+		// (retried with backoff), or the outbox of uploaded cells still
+		// to be drained.
+		if err := p.listChildren(ctx); err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := p.releaseFinished(ctx, cells); err != nil {
+			return ctrl.Result{}, err
+		}
 		pending := p.uploadPending()
 		if !pending && !p.outboxMayNeedDraining() {
 			return ctrl.Result{}, nil
-		}
-		if err := p.listChildren(ctx); err != nil {
-			return ctrl.Result{}, err
 		}
 		var m *results.Manifest
 		if pending {
@@ -157,6 +162,16 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	p.syncUploads(ctx, cells, nil)
 	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+}
+
+// releaseFinished frees the nodes of a finished run's cells.
+func (p *runPass) releaseFinished(ctx context.Context, cells []matrix.Cell) error {
+	for i, c := range cells {
+		if err := p.releaseCell(ctx, c, &p.run.Status.Cells[i]); err != nil {
+			return fmt.Errorf("cell %s: %w", c.Name, err)
+		}
+	}
+	return nil
 }
 
 // syncCellEntries makes status.cells hold one entry per cell in matrix order,

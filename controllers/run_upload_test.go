@@ -24,7 +24,6 @@ import (
 	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
-	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 )
 
@@ -95,32 +94,6 @@ func s3RunWith(t *testing.T, srv *s3Server, ns, name, secret string, mutate func
 		t.Fatalf("creating run: %v", err)
 	}
 	return run
-}
-
-// driveUntil plays kubelet, agent and Job controller for the run's cells
-// until done(run) holds.
-func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if done(getRun(t, ns, name)) {
-			return
-		}
-		for _, pod := range dbPods(t, ns, name) {
-			if pod.DeletionTimestamp == nil && pod.Status.PodIP == "" {
-				markPodReady(t, &pod, "node-1", "10.88.0.20")
-			}
-		}
-		for _, job := range listJobs(t, ns, map[string]string{specs.LabelRun: name}) {
-			if len(job.Status.Conditions) == 0 {
-				attempt := 0
-				fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
-				agentCompletes(t, ns, &job, attempt)
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s: %s", what, cellPhases(getRun(t, ns, name)))
 }
 
 func uploadCondition(run *dbbenchv1alpha1.BenchmarkRun) *metav1.Condition {

@@ -627,6 +627,7 @@ func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
 }
 
 func TestScheduleKubectlExplainAndColumns(t *testing.T) {
+	requireEnvtest(t)
 	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
 		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)

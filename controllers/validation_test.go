@@ -311,6 +311,7 @@ func TestDefaultsMakeAMinimalSpecUseful(t *testing.T) {
 // runs the real kubectl against the envtest API server when one is built
 // (hack/build-k8s.sh kubectl; make test-envtest does it).
 func TestKubectlExplainReadsWell(t *testing.T) {
+	requireEnvtest(t)
 	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
 		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)

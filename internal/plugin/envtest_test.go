@@ -12,23 +12,29 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/dbbench/dbbench/internal/testutil/envtestassets"
 )
 
 // TestReportAgainstAPIServer runs `report` against a real kube-apiserver with
 // the BenchmarkRun CRD installed: the run and its status go through the
 // CRD's schema (so a status field the plugin reads but the schema prunes
 // would show up here), the cell documents through real ConfigMaps. It needs
-// KUBEBUILDER_ASSETS (kube-apiserver and etcd; hack/envtest-assets.sh builds
-// them) and is skipped otherwise.
+// kube-apiserver and etcd (KUBEBUILDER_ASSETS, or the cache directory
+// hack/envtest-assets.sh builds them into) and is skipped otherwise.
 func TestReportAgainstAPIServer(t *testing.T) {
-	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		t.Skip("skipped: KUBEBUILDER_ASSETS is not set (hack/envtest-assets.sh builds kube-apiserver and etcd)")
+	assets, err := envtestassets.Dir()
+	if err != nil {
+		if os.Getenv(envtestassets.EnvVar) != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("needs kube-apiserver and etcd: %v", err)
 	}
 	crds := filepath.Join("..", "..", "config", "crd", "bases")
 	if _, err := os.Stat(crds); err != nil {
 		t.Skipf("skipped: no CRDs at %s", crds)
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{crds}, ErrorIfCRDPathMissing: true}
+	env := &envtest.Environment{CRDDirectoryPaths: []string{crds}, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets}
 	cfg, err := env.Start()
 	if err != nil {
 		t.Fatalf("starting envtest: %v", err)
