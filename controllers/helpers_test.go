@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -248,16 +249,6 @@ func eventuallyNoConflict(t *testing.T, f func() error) {
 	}
 }
 
-// cellByName returns a cell's status entry.
-func cellByName(run *dbbenchv1alpha1.BenchmarkRun, name string) *dbbenchv1alpha1.CellStatus {
-	for i := range run.Status.Cells {
-		if run.Status.Cells[i].Name == name {
-			return &run.Status.Cells[i]
-		}
-	}
-	return nil
-}
-
 func cellPhases(run *dbbenchv1alpha1.BenchmarkRun) string {
 	var b strings.Builder
 	for _, c := range run.Status.Cells {
@@ -302,8 +293,7 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 		}
 		for _, job := range jobs {
 			if len(job.Status.Conditions) == 0 {
-				attempt := 0
-				fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
+				attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt]) // set by the controller
 				agentCompletes(t, ns, &job, attempt, scale...)
 			}
 		}

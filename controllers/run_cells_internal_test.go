@@ -29,7 +29,7 @@ import (
 // failure. Found under CPU load (make test-stress): a pass working from a
 // stale run deleted the pod, lost its status write to the conflict, and the
 // next pass found no pod and started the attempt again, so the cell stayed
-// Starting.
+// Starting. (A conflict now redoes the pass at once, in the same Reconcile.)
 func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
 	scheme := runtimeScheme(t)
 	now := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
@@ -78,8 +78,10 @@ func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
 		// wantPod: the evicted pod still exists after the pass.
 		wantPod bool
 	}{
-		{"the pass that fails the cell loses its status write", dbbenchv1alpha1.CellStarting, true},
-		{"the next pass finds the evicted pod and records the failure", dbbenchv1alpha1.CellFailed, true},
+		// The pass that fails the cell loses its status write to a
+		// conflict; the pass redone at once (retry.RetryOnConflict, on a
+		// fresh read) must still find the evicted pod to record why.
+		{"the failing pass loses its write, the redone pass records the failure", dbbenchv1alpha1.CellFailed, true},
 		{"the pass after the write releases the pod", dbbenchv1alpha1.CellFailed, false},
 	} {
 		if _, err := r.Reconcile(context.Background(), req); err != nil && !apierrors.IsConflict(err) {

@@ -22,10 +22,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
-// sampleDocument is a valid compact results document, as the agent writes.
-func sampleDocument(cell string) string { return scaledDocument(cell, 1) }
-
-// scaledDocument is sampleDocument with point-query at 4 threads scaled, to
+// scaledDocument is a valid compact results document, as the agent writes, with point-query at 4 threads scaled, to
 // play a version or config that costs throughput.
 func scaledDocument(cell string, scale float64) string {
 	now := time.Now().UTC()

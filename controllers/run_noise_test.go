@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -64,8 +65,7 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 			if len(job.Status.Conditions) > 0 {
 				continue
 			}
-			attempt := 0
-			fmt.Sscan(job.Labels[specs.LabelAttempt], &attempt)
+			attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt]) // set by the controller
 			cell := job.Labels[specs.LabelCell]
 			// Cell names end in -r<repeat> when the run has repeats.
 			repeat := 1

@@ -11,7 +11,7 @@ import (
 )
 
 func TestMergeHistory(t *testing.T) {
-	at := func(min int) metav1.Time { return metav1.NewTime(time.Date(2026, 11, 1, 0, min, 0, 0, time.UTC)) }
+	at := func(minute int) metav1.Time { return metav1.NewTime(time.Date(2026, 11, 1, 0, minute, 0, 0, time.UTC)) }
 	cluster := []suiteRun{{name: "b", finished: at(20)}, {name: "d", finished: at(40)}}
 	remote := []suiteRun{
 		{name: "a", finished: at(10), fromStore: true},

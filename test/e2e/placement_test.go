@@ -404,7 +404,7 @@ func startKwok(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		cancel()
-		<-exited
+		<-exited //nolint:errcheck // killed by cancel: its exit error says only that
 		if pidfile != "" {
 			_ = os.Remove(pidfile) // gone already if the test removed it
 		}
