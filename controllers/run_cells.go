@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -183,6 +185,18 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 	started := cs.AttemptStartTime.Time
 
 	prog := p.progress(c, attempt)
+	if job != nil && (jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobFailed)) && !terminal(prog) {
+		// The Job and the results ConfigMap come from different
+		// informers: the Job's end can arrive before the agent's last
+		// write, made before it exited. Judge the attempt on the
+		// ConfigMap as the API server has it, or a completed attempt
+		// would have "no results" and a benchmark failure would be
+		// retried as the infrastructure's.
+		if err := p.refreshResult(ctx, c); err != nil {
+			return err
+		}
+		prog = p.progress(c, attempt)
+	}
 	if prog != nil {
 		cs.CurrentStep = prog.Step
 		cs.StepsDone = int32(prog.StepsDone)
@@ -280,6 +294,27 @@ func (p *runPass) progress(c matrix.Cell, attempt int32) *plan.Progress {
 		return nil
 	}
 	return &prog
+}
+
+// terminal reports an agent's record of an attempt that ended.
+func terminal(prog *plan.Progress) bool {
+	return prog != nil && (prog.Phase == plan.PhaseDone || prog.Phase == plan.PhaseFailed)
+}
+
+// refreshResult reads the cell's results ConfigMap from the API server into
+// the pass's children.
+func (p *runPass) refreshResult(ctx context.Context, c matrix.Cell) error {
+	var cm corev1.ConfigMap
+	err := p.r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.run.Namespace, Name: specs.ResultConfigMapName(c)}, &cm)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading results ConfigMap %s: %w", specs.ResultConfigMapName(c), err)
+	case metav1.IsControlledBy(&cm, p.run):
+		p.kids.results[cm.Name] = &cm
+	}
+	return nil
 }
 
 // hasDocument reports whether the cell's result ConfigMap holds a results

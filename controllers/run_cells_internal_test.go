@@ -2,10 +2,12 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,19 +22,14 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
-// A cell whose last attempt's database pod was evicted fails with the retry
-// budget exhausted. The evicted pod is the only record of why: the pass
-// that fails the cell must leave it until a status write has recorded the
-// failure. Found under CPU load (make test-stress): a pass working from a
-// stale run deleted the pod, lost its status write to the conflict, and the
-// next pass found no pod and started the attempt again, so the cell stayed
-// Starting. (A conflict now redoes the pass at once, in the same Reconcile.)
-func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
-	scheme := runtimeScheme(t)
-	now := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+// oneCellRun is a one-cell run at attempt, Starting since a minute before
+// now, and its cell.
+func oneCellRun(now time.Time, attempt int32) (*dbbenchv1alpha1.BenchmarkRun, matrix.Cell) {
 	run := &dbbenchv1alpha1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "budget", UID: "run-uid", Generation: 1},
 		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
@@ -44,13 +41,27 @@ func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
 	cell := matrix.Expand(run)[0]
 	start := metav1.NewTime(now.Add(-time.Minute))
 	run.Status = dbbenchv1alpha1.BenchmarkRunStatus{
-		StartTime: &start, RetriesUsed: 1,
+		StartTime: &start, RetriesUsed: attempt - 1,
 		Cells: []dbbenchv1alpha1.CellStatus{{
 			Name: cell.Name, Database: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Version: "11.8", Config: cell.Config.Name, Repeat: cell.Repeat,
-			Phase: dbbenchv1alpha1.CellStarting, Attempts: 2, StartTime: &start, AttemptStartTime: &start, StepsTotal: 1,
+			Phase: dbbenchv1alpha1.CellStarting, Attempts: attempt, StartTime: &start, AttemptStartTime: &start, StepsTotal: 1,
 			ResultConfigMap: specs.ResultConfigMapName(cell),
 		}},
 	}
+	return run, cell
+}
+
+// A cell whose last attempt's database pod was evicted fails with the retry
+// budget exhausted. The evicted pod is the only record of why: the pass
+// that fails the cell must leave it until a status write has recorded the
+// failure. Found under CPU load (make test-stress): a pass working from a
+// stale run deleted the pod, lost its status write to the conflict, and the
+// next pass found no pod and started the attempt again, so the cell stayed
+// Starting.
+func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
+	scheme := runtimeScheme(t)
+	now := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	run, cell := oneCellRun(now, 2)
 	pod := specs.DatabasePod(run, cell, 2, false, "")
 	if err := ctrl.SetControllerReference(run, pod, scheme); err != nil {
 		t.Fatal(err)
@@ -121,4 +132,85 @@ func runtimeScheme(t *testing.T) *runtime.Scheme {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// The Job and the results ConfigMap reach the manager through different
+// informers, so a pass can see the Job ended while its cache still holds
+// the agent's progress from before its last write. Found under CPU load
+// (make test-stress): a completed cell failed with NoResults. The pass
+// reads the ConfigMap from the API server before it judges the attempt.
+func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
+	scheme := runtimeScheme(t)
+	now := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	doc := &results.Document{
+		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
+		Run: results.Run{Name: "budget"}, Cell: results.Cell{Name: "maria-11.8-default", Engine: "mariadb", Version: "11.8", Repeat: 1, Attempt: 1},
+		StartedAt: now.Add(-time.Minute), FinishedAt: &now, Status: results.Status{Outcome: results.OutcomeSucceeded},
+		Steps: []results.StepResult{{Step: "point-query", Threads: 1, DurationSeconds: 10, SteadyQPS: 100, SteadyTPS: 100, SteadySamples: 9}},
+	}
+	docJSON, err := results.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress := func(p plan.Progress) string {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	running := progress(plan.Progress{Attempt: 1, Phase: plan.PhaseRunning, Step: "point-query", StepsTotal: 1})
+	for _, tc := range []struct {
+		name      string
+		succeeded bool
+		// last is the agent's last write, which the cache has not seen.
+		last        map[string]string
+		wantPhase   dbbenchv1alpha1.CellPhase
+		wantAttempt int32
+		wantMessage string
+	}{
+		{"completed", true, map[string]string{plan.ResultKeyProgress: progress(plan.Progress{Attempt: 1, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 1, StepsTotal: 1}), plan.ResultKeyDocument: string(docJSON)},
+			dbbenchv1alpha1.CellSucceeded, 1, ""},
+		{"benchmark failure", false, map[string]string{plan.ResultKeyProgress: progress(plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "point-query", StepsTotal: 1, Error: "Duplicate entry '7'", FailureClass: plan.FailureBenchmark})},
+			dbbenchv1alpha1.CellFailed, 1, "BenchmarkFailed: step point-query: Duplicate entry '7'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, cell := oneCellRun(now, 1)
+			run.Status.Cells[0].Phase = dbbenchv1alpha1.CellRunning
+			pod := specs.DatabasePod(run, cell, 1, false, "")
+			job := specs.ClientJob(run, cell, 1, DefaultAgentImage, "10.88.0.1", false)
+			cm := specs.ResultConfigMap(run, cell)
+			for _, obj := range []client.Object{pod, job, cm} {
+				if err := ctrl.SetControllerReference(run, obj, scheme); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pod.Spec.NodeName = "node-1"
+			pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.88.0.1"}
+			end := batchv1.JobComplete
+			if !tc.succeeded {
+				end = batchv1.JobFailed
+			}
+			job.Status.Conditions = []batchv1.JobCondition{{Type: end, Status: corev1.ConditionTrue}}
+			cached := cm.DeepCopy()
+			cached.Data = map[string]string{plan.ResultKeyProgress: running}
+			live := cm.DeepCopy()
+			live.Data = tc.last
+			cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run, pod, job, cached).WithStatusSubresource(run, pod, job).Build()
+			api := fake.NewClientBuilder().WithScheme(scheme).WithObjects(live).Build()
+			r := &BenchmarkRunReconciler{Client: cache, APIReader: api, Scheme: scheme, Clock: clocktesting.NewFakePassiveClock(now), AgentImage: DefaultAgentImage}
+			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(run)}
+			if _, err := r.Reconcile(context.Background(), req); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			got := &dbbenchv1alpha1.BenchmarkRun{}
+			if err := cache.Get(context.Background(), req.NamespacedName, got); err != nil {
+				t.Fatal(err)
+			}
+			cs := got.Status.Cells[0]
+			if cs.Phase != tc.wantPhase || cs.Attempts != tc.wantAttempt || cs.Message != tc.wantMessage {
+				t.Errorf("cell %s attempt %d message %q, want %s attempt %d message %q", cs.Phase, cs.Attempts, cs.Message, tc.wantPhase, tc.wantAttempt, tc.wantMessage)
+			}
+		})
+	}
 }
