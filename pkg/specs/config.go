@@ -133,6 +133,13 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 			Threads: tt, UseForeignKeys: t.UseForeignKeys, Isolation: t.Isolation,
 		}
 	}
+	if f := w.FixedRate; f != nil {
+		fr := &plan.FixedRate{FractionsOfPeak: f.FractionsOfPeak, Steps: f.Steps}
+		for _, r := range f.Rates {
+			fr.Rates = append(fr.Rates, int(r))
+		}
+		p.Workload.FixedRate = fr
+	}
 	for _, cs := range w.CustomSteps {
 		d := int(cs.DurationSeconds)
 		if d == 0 {
