@@ -277,8 +277,8 @@ func concurrencyTable(ds *Dataset, cell string, steps []string) *ConcurrencyTabl
 				}
 			}
 		}
-		if n == 0 {
-			continue
+		if n < 2 {
+			continue // no curve from one point
 		}
 		t.Steps = append(t.Steps, s)
 		t.QPS, t.P95, t.P99 = append(t.QPS, q), append(t.P95, p95), append(t.P99, p99)
