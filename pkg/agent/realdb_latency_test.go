@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
@@ -98,6 +100,23 @@ func TestRealFixedRateLatency(t *testing.T) {
 			s.Step, r.TargetTPS, r.PeakTPS, s.SteadyTPS, *s.LatencyP50Ms, *s.LatencyP95Ms, *s.LatencyP99Ms, *s.LatencyP999Ms, s.LatencyMaxMs, r.MaxQueueLength, r.PollIntervalMs)
 	}
 	t.Logf("closed loop: %.1f TPS, p95 %.2f p99 %.2f ms", closed.SteadyTPS, *closed.LatencyP95Ms, *closed.LatencyP99Ms)
+	// The reports read all of it back.
+	ds, err := analysis.FromDocuments("realdb", []*results.Document{full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := analysis.BuildLatencyReport(ds, analysis.LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lr.Percentiles) != 1 || !slices.Equal(lr.Percentiles[0].Steps, names) || len(lr.FixedRate) != 2 || len(lr.Series) != len(names) {
+		t.Errorf("latency report: percentile tables %+v, %d fixed-rate rows, %d series; want every step", lr.Percentiles, len(lr.FixedRate), len(lr.Series))
+	}
+	var text strings.Builder
+	if err := analysis.WriteTables(&text, analysis.FormatTable, lr.Tables()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("latency report:\n%s", text.String())
 	if !(p99[1] > p99[0]) {
 		t.Errorf("p99 at 90 %% of the peak (%.2f ms) is not above p99 at 50 %% (%.2f ms)", p99[1], p99[0])
 	}

@@ -456,3 +456,82 @@ func FixedRateTable(rows []FixedRateRow) Table {
 	}
 	return t
 }
+
+// PairedLatency is the latency side of compare: for every cell name two
+// runs share, p99 in each and p99(B) / p99(A) per step at one thread count
+// (lower is better), fixed-rate variants included.
+type PairedLatency struct {
+	Threads int      `json:"threads"`
+	A       string   `json:"a"`
+	B       string   `json:"b"`
+	Cells   []string `json:"cells"`
+	Steps   []string `json:"steps"`
+	// P99A[i][j] and P99B[i][j] are step i of cell j in each run (nil: not
+	// recorded); Ratio[i][j] is P99B / P99A.
+	P99A  [][]*float64 `json:"p99a"`
+	P99B  [][]*float64 `json:"p99b"`
+	Ratio [][]Ratio    `json:"ratio"`
+}
+
+// PairedLatencyTable builds the PairedLatency of runs a and b at threads;
+// nil when no shared cell recorded p99 in either run.
+func PairedLatencyTable(a, b *Dataset, threads int) *PairedLatency {
+	t := &PairedLatency{Threads: threads, A: a.Name, B: b.Name}
+	for _, c := range a.cells {
+		if _, ok := b.Cell(c.Name); ok {
+			t.Cells = append(t.Cells, c.Name)
+		}
+	}
+	steps := append([]string(nil), a.Steps()...)
+	for _, s := range b.Steps() {
+		if !slices.Contains(steps, s) {
+			steps = append(steps, s)
+		}
+	}
+	p99 := func(ds *Dataset, c, s string) *float64 {
+		if o, ok := ds.Get(c, s, threads); ok && o.Latency != nil {
+			return o.Latency.P99Ms
+		}
+		return nil
+	}
+	for _, s := range steps {
+		if base, _ := results.SplitRateStep(s); !workload.Reported(base) {
+			continue
+		}
+		pa, pb, rel := make([]*float64, len(t.Cells)), make([]*float64, len(t.Cells)), make([]Ratio, len(t.Cells))
+		any := false
+		for j, c := range t.Cells {
+			pa[j], pb[j] = p99(a, c, s), p99(b, c, s)
+			rel[j] = DivideOpt(pb[j], pa[j])
+			any = any || pa[j] != nil || pb[j] != nil
+		}
+		if any {
+			t.Steps = append(t.Steps, s)
+			t.P99A, t.P99B, t.Ratio = append(t.P99A, pa), append(t.P99B, pb), append(t.Ratio, rel)
+		}
+	}
+	if len(t.Steps) == 0 {
+		return nil
+	}
+	return t
+}
+
+// Table renders the paired latency: per shared cell, p99 in A, in B and
+// their ratio.
+func (t *PairedLatency) Table() Table {
+	out := Table{ID: fmt.Sprintf("paired.latency.t%d", t.Threads),
+		Title:   fmt.Sprintf("%s vs %s: p99 latency per cell, %d threads, ratio p99(%s) / p99(%s), LOWER IS BETTER", t.B, t.A, t.Threads, t.B, t.A),
+		Columns: []string{"step"}}
+	for _, c := range t.Cells {
+		out.Columns = append(out.Columns, c+" "+t.A+" ms", c+" "+t.B+" ms", c+" ratio")
+	}
+	for i, s := range t.Steps {
+		row := []string{s}
+		for j := range t.Cells {
+			row = append(row, msText(t.P99A[i][j]), msText(t.P99B[i][j]), t.Ratio[i][j].String())
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	out.Notes = []string{fmt.Sprintf("LOWER IS BETTER: a ratio below 1 means %s answers faster than %s; 0/0 = 1, x/0 = inf.", t.B, t.A)}
+	return out
+}
