@@ -12,8 +12,9 @@ import (
 const HistogramTitle = "Latency histogram (values are in milliseconds)"
 
 // Histogram is sysbench's latency histogram of a whole run (--histogram=on):
-// every event's latency counted in one of 1024 logarithmic buckets between
-// 0.001 ms and 100 s. sysbench prints the non-empty buckets only, each as its
+// every event's latency counted in logarithmic buckets (consecutive bucket
+// values differ by about 1.9 % in 1.0.20's output). sysbench prints the
+// non-empty buckets only, each as its
 // bucket's value rounded to 3 decimals, so the percentiles read from it are
 // the ones sysbench's own "Nth percentile:" line would print for any N.
 type Histogram struct {
