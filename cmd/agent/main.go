@@ -133,6 +133,8 @@ func runLocal(ctx context.Context, args []string) int {
 	fs.BoolVar(&o.Prepared, "ps", true, "prepared statements (--db-ps-mode=auto)")
 	fs.IntVar(&o.FlushWait, "flush-wait", 0, "cap of the flush wait in seconds (default: min(1200, 60 + rows/1e6))")
 	fs.Var(&custom, "custom", "custom Lua step NAME=PATH[:SECONDS] (repeatable; add NAME to --steps)")
+	fs.StringVar(&o.FixedRateFractions, "fixed-rate-fractions", "", "after each closed-loop run, fixed-rate runs at these fractions of its TPS, e.g. 0.5,0.9")
+	fs.StringVar(&o.FixedRates, "fixed-rates", "", "after each closed-loop run, fixed-rate runs at these events/s, e.g. 1000,2000")
 	fs.IntVar(&o.TPCCWarehouses, "tpcc-warehouses", 0, "TPC-C warehouses per table set")
 	fs.IntVar(&o.TPCCTables, "tpcc-tables", 0, "TPC-C table sets")
 	fs.IntVar(&o.TPCCSeconds, "tpcc-seconds", 0, "TPC-C duration (default: write-seconds)")

@@ -133,3 +133,39 @@ func TestRateRecordQueue(t *testing.T) {
 		})
 	}
 }
+
+func TestLocalOptionsFixedRate(t *testing.T) {
+	pw := filepath.Join(t.TempDir(), "pw")
+	_ = os.WriteFile(pw, []byte("pw\n"), 0o600)
+	for _, tc := range []struct {
+		name, fractions, rates string
+		want                   *plan.FixedRate
+		wantErr                string
+	}{
+		{"none", "", "", nil, ""},
+		{"both", "0.5,0.9", "100,200", &plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{100, 200}}, ""},
+		{"bad fraction", "2", "", nil, "fractionsOfPeak[0]"},
+		{"bad rate", "", "fast", nil, "--fixed-rates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := LocalOptions{Engine: "mariadb", Steps: "point-query", PasswordFile: pw, Out: t.TempDir(), WarmupSeconds: -1,
+				FixedRateFractions: tc.fractions, FixedRates: tc.rates}
+			p, _, err := o.Build()
+			if err == nil {
+				err = p.Validate()
+			}
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, p.Workload.FixedRate); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -45,6 +45,10 @@ type LocalOptions struct {
 	ReadyTimeout   int
 	// ServerConfigFile is the config variant's text to verify (verify.go).
 	ServerConfigFile string
+	// FixedRateFractions ("0.5,0.9") and FixedRates ("1000,2000") add
+	// fixed-rate runs (workload.fixedRate) to every step.
+	FixedRateFractions string
+	FixedRates         string
 }
 
 // Build returns the plan and password for a local run.
@@ -120,6 +124,20 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 	}
 	if o.PlanFile == "" {
 		wl.PreparedStatements = o.Prepared
+	}
+	if o.FixedRateFractions != "" || o.FixedRates != "" {
+		fr := &plan.FixedRate{}
+		if o.FixedRateFractions != "" {
+			fr.FractionsOfPeak = strings.Split(o.FixedRateFractions, ",")
+		}
+		if o.FixedRates != "" {
+			r, err := parseInts(o.FixedRates)
+			if err != nil {
+				return nil, "", fmt.Errorf("--fixed-rates: %w", err)
+			}
+			fr.Rates = r
+		}
+		wl.FixedRate = fr
 	}
 	for _, c := range o.Custom {
 		name, rest, ok := strings.Cut(c, "=")

@@ -123,37 +123,47 @@ func TestRealFixedRateLatency(t *testing.T) {
 }
 
 // TestRealFixedRateCountsQueueWait checks what the fixed-rate method rests
-// on, with the sysbench binary the agent runs (no database: its cpu test):
-// at a rate above what one thread can do, sysbench 1.0.20 times each event
-// from when it was queued, so latency grows with the backlog instead of
-// staying at the service time (coordinated omission corrected).
+// on, with the sysbench binary the agent runs (no database: its cpu test).
+// One thread's capacity is measured closed-loop, then the same thread is
+// asked for three times that rate: a backlog builds, and if sysbench times
+// each event from when it was queued (coordinated omission corrected), the
+// sum of the latencies exceeds the wall-clock time one thread has, which
+// service times alone can never do.
 func TestRealFixedRateCountsQueueWait(t *testing.T) {
 	needRealDB(t)
 	bin, err := exec.LookPath("sysbench")
 	if err != nil {
 		t.Skip("no sysbench binary")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// One event is ~20 ms of CPU here, so one thread does ~50/s at best;
-	// ask for 100/s for 4 s.
-	out, err := exec.CommandContext(ctx, bin, "cpu", "--cpu-max-prime=200000", "--threads=1", "--rate=100", "--time=4",
-		"--report-interval=1", "--percentile=95", "--histogram=on", "run").CombinedOutput()
-	if err != nil {
-		t.Fatalf("sysbench: %v\n%s", err, out)
+	run := func(extra ...string) *sysbench.Output {
+		args := append([]string{"cpu", "--cpu-max-prime=20000", "--threads=1", "--time=3", "--report-interval=1", "--percentile=95"}, extra...)
+		out, err := exec.CommandContext(ctx, bin, append(args, "run")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("sysbench %v: %v\n%s", extra, err, out)
+		}
+		parsed, err := sysbench.ParseString(string(out))
+		if err != nil || parsed.Final == nil {
+			t.Fatalf("sysbench %v output: %v\n%s", extra, err, out)
+		}
+		return parsed
 	}
-	parsed, err := sysbench.ParseString(string(out))
-	if err != nil {
-		t.Fatal(err)
+	capacity := run().Final.EventsPerSec
+	rate := int(3*capacity) + 1
+	o := run(fmt.Sprintf("--rate=%d", rate))
+	l, wallMs := o.Final.Latency, o.Final.TotalTimeSeconds*1000
+	backlog := int64(0)
+	if len(o.Queue) > 0 {
+		backlog = o.Queue[len(o.Queue)-1].Length
 	}
-	if len(parsed.Queue) == 0 || parsed.Queue[len(parsed.Queue)-1].Length == 0 {
-		t.Fatalf("no backlog reported: %+v\n%s", parsed.Queue, out)
+	t.Logf("capacity %.1f events/s, asked %d/s: latency min %.2f avg %.2f max %.2f ms, sum %.0f ms over %.0f ms of one thread, backlog at the end %d",
+		capacity, rate, l.MinMs, l.AvgMs, l.MaxMs, l.SumMs, wallMs, backlog)
+	if backlog == 0 {
+		t.Fatalf("no backlog at 3x capacity: queue reports %+v", o.Queue)
 	}
-	l := parsed.Final.Latency
-	t.Logf("min %.2f ms (service time), avg %.2f ms, max %.2f ms, backlog at the end %d", l.MinMs, l.AvgMs, l.MaxMs, parsed.Queue[len(parsed.Queue)-1].Length)
-	// Without the queue wait, max would be a few service times.
-	if !(l.MaxMs > 20*l.MinMs) {
-		t.Errorf("max latency %.2f ms is not far above the service time %.2f ms: is the queue wait left out?", l.MaxMs, l.MinMs)
+	if !(l.SumMs > 1.5*wallMs) {
+		t.Errorf("latencies sum to %.0f ms in %.0f ms of one thread: the queue wait is left out", l.SumMs, wallMs)
 	}
 }
 
