@@ -61,7 +61,11 @@ func (v *rateRun) record(res *results.StepResult, step string, out *sysbench.Out
 	r := &results.Rate{Step: step, TargetTPS: v.target, FractionOfPeak: v.fraction, PeakTPS: v.peakTPS,
 		PollIntervalMs: pollIntervalMs(threads, v.target)}
 	res.Rate = r
-	if out == nil || len(out.Queue) == 0 {
+	if out == nil {
+		return
+	}
+	r.QueueOverflow = out.QueueFull
+	if len(out.Queue) == 0 {
 		return
 	}
 	bySecond := make(map[float64]sysbench.QueueSample, len(out.Queue))

@@ -169,3 +169,44 @@ func TestLocalOptionsFixedRate(t *testing.T) {
 		})
 	}
 }
+
+// A fixed-rate run whose queue overflowed is recorded with its error and
+// the cell goes on; any other failure still stops the cell.
+func TestMeasureRunQueueOverflow(t *testing.T) {
+	full, err := os.ReadFile(filepath.Join("..", "sysbench", "testdata", "1.0.20", "fatal_rate_queue_full.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		output     string
+		rate       *rateRun
+		wantFailed bool
+	}{
+		{"overflow at a fixed rate", string(full), &rateRun{fraction: "0.9", target: 200000, peakTPS: 1000}, false},
+		{"the same output without a rate", string(full), nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin, _ := fakeSysbench(t, tc.output, 1)
+			p := testPlan("mine")
+			p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 2}}
+			p.Results = plan.Results{Dir: t.TempDir()}
+			resolved, err := ResolveSteps(&p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := &Agent{Plan: p, Sink: DirSink{Dir: p.Results.Dir}, sb: &Sysbench{Binary: bin, Engine: plan.MariaDB}}
+			a.initDocument()
+			res, _, failed := a.measureRun(context.Background(), &customStep{a: a, s: resolved[0]}, 2, tc.rate)
+			if failed != tc.wantFailed {
+				t.Errorf("failed = %v, want %v (error %q)", failed, tc.wantFailed, res.Error)
+			}
+			if !strings.Contains(res.Error, "event queue is full") || len(a.doc.Steps) != 1 {
+				t.Errorf("error %q, %d results recorded", res.Error, len(a.doc.Steps))
+			}
+			if tc.rate != nil && (res.Rate == nil || !res.Rate.QueueOverflow) {
+				t.Errorf("rate %+v: want queueOverflow", res.Rate)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -34,8 +35,8 @@ func TestRealFixedRateLatency(t *testing.T) {
 	dir := t.TempDir()
 	p := realPlan(e, filepath.Join(dir, "out"), "point-query", "update-index")
 	p.Workload.TableSize = 10000
-	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 15, 4, 2
-	p.Workload.Threads = []int{4}
+	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 12, 4, 2
+	p.Workload.Threads = []int{2}
 	p.Workload.FixedRate = &plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Steps: []string{"point-query"}}
 
 	res, compact, full := runReal(t, p, realPassword)
@@ -45,6 +46,9 @@ func TestRealFixedRateLatency(t *testing.T) {
 	byName := map[string]results.StepResult{}
 	for _, doc := range []*results.Document{full, compact} {
 		for _, s := range doc.Steps {
+			if s.Rate != nil && s.Rate.QueueOverflow {
+				continue // sysbench stopped without a final report (checked below)
+			}
 			if s.LatencyP95Ms == nil || s.LatencyP99Ms == nil || s.LatencyP50Ms == nil || s.LatencyP999Ms == nil {
 				t.Errorf("%s form, %s@%d: p50 %v p95 %v p99 %v p99.9 %v: every step needs its percentiles",
 					doc.Form, s.Step, s.Threads, s.LatencyP50Ms, s.LatencyP95Ms, s.LatencyP99Ms, s.LatencyP999Ms)
@@ -72,6 +76,7 @@ func TestRealFixedRateLatency(t *testing.T) {
 		t.Error("a closed-loop result has a rate")
 	}
 	var p99 [2]float64
+	// The variants at 2 threads: 50 % and 90 % of the peak just measured.
 	for i, frac := range []float64{0.5, 0.9} {
 		s := byName[fmt.Sprintf("point-query@%gpeak", frac)]
 		r := s.Rate
@@ -81,6 +86,17 @@ func TestRealFixedRateLatency(t *testing.T) {
 		want := int(frac*closed.SteadyTPS + 0.5)
 		if r.Step != "point-query" || r.TargetTPS != want || r.PeakTPS != closed.SteadyTPS {
 			t.Errorf("%s: rate %+v, want target %d of peak %.1f", s.Step, r, want, closed.SteadyTPS)
+		}
+		if r.QueueOverflow {
+			// The server fell 131072 events behind: on a shared test
+			// machine whose capacity swings several-fold, possible at 90 %.
+			// It counts as the highest latency there is.
+			t.Logf("%s: target %d TPS (peak %.1f): sysbench's event queue overflowed (%s)", s.Step, r.TargetTPS, r.PeakTPS, s.Error)
+			if frac == 0.5 {
+				t.Errorf("%s: the queue overflowed at half the peak", s.Step)
+			}
+			p99[i] = math.Inf(1)
+			continue
 		}
 		// sysbench never runs ahead of its generator: Poisson arrivals over
 		// 15 s stay within a few percent of the target. It may fall short
@@ -109,7 +125,12 @@ func TestRealFixedRateLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lr.Percentiles) != 1 || !slices.Equal(lr.Percentiles[0].Steps, names) || len(lr.FixedRate) != 2 || len(lr.Series) != len(names) {
+	overflowed := 0
+	if math.IsInf(p99[1], 1) {
+		overflowed = 1 // left out of the reports, noted
+	}
+	reported := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return overflowed == 1 && n == "point-query@0.9peak" })
+	if len(lr.Percentiles) != 1 || !slices.Equal(lr.Percentiles[0].Steps, reported) || len(lr.FixedRate) != 2-overflowed || len(lr.Series) != len(reported) {
 		t.Errorf("latency report: percentile tables %+v, %d fixed-rate rows, %d series; want every step", lr.Percentiles, len(lr.FixedRate), len(lr.Series))
 	}
 	var text strings.Builder

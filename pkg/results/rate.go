@@ -34,6 +34,11 @@ type Rate struct {
 	// that wait counts in its latency. It bounds the harness's own share of
 	// the latency at low rates.
 	PollIntervalMs float64 `json:"pollIntervalMs"`
+	// QueueOverflow is true when sysbench stopped the run because its event
+	// queue overflowed: the server fell so far behind the rate that the
+	// run has no final report. The result's Error says so too; the cell
+	// goes on with its next run.
+	QueueOverflow bool `json:"queueOverflow,omitempty"`
 }
 
 // RateSeparator joins a step's name and its rate label in the name of a

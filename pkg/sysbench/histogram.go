@@ -100,6 +100,12 @@ type QueueSample struct {
 	Concurrency int64
 }
 
+// QueueFullText is in the FATAL line sysbench 1.0.20 prints when a --rate
+// run's event queue overflows ("The event queue is full. This means the
+// worker threads are unable to keep up with the specified event generation
+// rate"); the run then ends at once, without a final report.
+const QueueFullText = "The event queue is full"
+
 // queuePrefix starts the body of a --rate queue report.
 const queuePrefix = "queue length"
 

@@ -136,3 +136,19 @@ func TestParseHistogramAndQueue(t *testing.T) {
 		})
 	}
 }
+
+func TestParseQueueFull(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want bool
+	}{
+		{"1.0.20/fatal_rate_queue_full.txt", true},
+		{"1.0.20/point_select_rate.txt", false},
+		{"1.0.20/fatal_nodb.txt", false}, // another FATAL
+	} {
+		out, _ := ParseString(readFixture(t, tc.file))
+		if out.QueueFull != tc.want {
+			t.Errorf("%s: QueueFull = %v, want %v", tc.file, out.QueueFull, tc.want)
+		}
+	}
+}

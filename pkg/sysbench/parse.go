@@ -42,6 +42,10 @@ type Output struct {
 	// Queue are the --rate queue reports in order, one per interval (a
 	// repeated second is left out, as for Intervals); nil without --rate.
 	Queue []QueueSample
+	// QueueFull is true when sysbench stopped a --rate run because its
+	// event queue overflowed (a FATAL line, QueueFullText): the server fell
+	// so far behind the rate that 131072 events waited at once.
+	QueueFull bool
 }
 
 // PreparedTable is one "Inserting N records into 'sbtestK'" of `prepare`.
@@ -225,6 +229,7 @@ func (p *parser) line(n int, raw string) error {
 		return nil
 	case strings.HasPrefix(t, "FATAL:"):
 		p.fatal = append(p.fatal, Line{n, raw})
+		p.out.QueueFull = p.out.QueueFull || strings.Contains(t, QueueFullText)
 		return nil
 	case strings.HasPrefix(t, "WARNING:"):
 		p.out.Warnings = append(p.out.Warnings, Line{n, raw})
