@@ -380,6 +380,16 @@ type WorkloadSpec struct {
 	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	CustomSteps []CustomStep `json:"customSteps,omitempty"`
+
+	// fixedRate adds fixed-rate (open-loop) runs: after each step's
+	// closed-loop run at a thread count, the same step at the same thread
+	// count with sysbench --rate, which generates transactions at the target
+	// rate whatever the server does and times each from when it was
+	// generated, so response time is compared at a known load (a closed
+	// loop only slows its clients down and hides the queueing). Each run is
+	// its own result step, "<step>@<fraction>peak" or "<step>@<rate>tps".
+	// +optional
+	FixedRate *FixedRateSpec `json:"fixedRate,omitempty"`
 }
 
 // TPCCSpec configures the TPC-C step (the knobs of sysbench-tpcc).

@@ -29,7 +29,8 @@ func NewCmdCompare(streams genericiooptions.IOStreams, clients Clients) *cobra.C
 		Use:   "compare RUN_A RUN_B",
 		Short: "Put two runs side by side",
 		Long: `Put two runs side by side: for every cell name the runs share, QPS(B) / QPS(A)
-per step; then the full report of both runs together, whose cells are named
+per step and, when the runs recorded latency, p99(B) / p99(A) (lower is
+better); then the full report of both runs together, whose cells are named
 RUN/CELL and whose base is RUN_A's base cell (or --base).
 
 With --from-dir DIR, the runs are read from DIR/RUN_A and DIR/RUN_B. With
@@ -78,7 +79,9 @@ type CompareResult struct {
 	A      string                    `json:"a"`
 	B      string                    `json:"b"`
 	Paired []*analysis.RelativeTable `json:"paired"`
-	Report *analysis.Report          `json:"report"`
+	// PairedLatency is p99(B) / p99(A) per shared cell (lower is better).
+	PairedLatency []*analysis.PairedLatency `json:"pairedLatency,omitempty"`
+	Report        *analysis.Report          `json:"report"`
 	// Repeats compares the repeats of the combinations both runs repeated.
 	Repeats []analysis.Comparison `json:"repeats,omitempty"`
 }
@@ -135,6 +138,10 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 		}
 		res.Paired = append(res.Paired, pt)
 		tables = append(tables, analysis.PairedTableText(pt, o.RunA, o.RunB))
+		if lt := analysis.PairedLatencyTable(a, b, th); lt != nil {
+			res.PairedLatency = append(res.PairedLatency, lt)
+			tables = append(tables, lt.Table())
+		}
 	}
 	merged, err := analysis.Merge(o.RunA+" vs "+o.RunB, a, b)
 	if err != nil {

@@ -28,7 +28,11 @@ func NewCmdReport(streams genericiooptions.IOStreams, clients Clients) *cobra.Co
 		Short: "Print every table of one run",
 		Long: `Print every table of one run: relative throughput per step against the base
 cell, group statistics, hardware efficiency per step, scale-up (with several
-thread counts), throughput over time (with per-second series) and repeats.
+thread counts), throughput over time (with per-second series), repeats, and
+response time: p95/p99 latency per step (absolute, and relative to the base,
+where lower is better), throughput and response time against concurrency,
+latency over time beside throughput over time, and fixed-rate runs
+(docs/reports.md).
 
 The run's cells are read from their result ConfigMaps (status.cells[].resultConfigMap,
 key result.json), or from the run manifest (<run>-results, key manifest.json)

@@ -199,18 +199,17 @@ func (a *Agent) Run(ctx context.Context) Result {
 			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 		}
 		for _, th := range s.Threads {
-			if ctx.Err() != nil {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err()))
+			// The closed-loop run, then its fixed-rate variants, which
+			// need its throughput.
+			closed, r, failed := a.measureRun(ctx, st, th, nil)
+			if failed {
+				return r
 			}
-			a.progress.Step, a.progress.Threads = s.Name, th
-			a.reportProgress(ctx, false)
-			res := a.runStep(ctx, st, th)
-			a.progress.StepsDone++
-			a.doc.Steps = append(a.doc.Steps, res)
-			if res.Error != "" {
-				return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", s.Name, th, res.Error))
+			for _, rate := range a.rateRuns(s, closed) {
+				if _, r, failed := a.measureRun(ctx, st, th, &rate); failed {
+					return r
+				}
 			}
-			a.reportProgress(ctx, true)
 		}
 		if err := st.finish(ctx); err != nil {
 			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
@@ -223,6 +222,37 @@ func (a *Agent) Run(ctx context.Context) Result {
 	a.doc.Status = results.Status{Outcome: results.OutcomeSucceeded}
 	err = a.reportFinal(ctx)
 	return Result{ExitCode: plan.ExitOK, Err: err, Document: &a.doc}
+}
+
+// measureRun runs one measured run of st at threads (rate: its fixed-rate
+// variant, nil for the closed loop), records it and reports progress.
+// failed is true when the cell must stop; r is then the cell's result.
+func (a *Agent) measureRun(ctx context.Context, st step, th int, rate *rateRun) (res results.StepResult, r Result, failed bool) {
+	s := st.spec()
+	name := s.Name
+	if rate != nil {
+		name = rate.name(s.Name)
+	}
+	if ctx.Err() != nil {
+		return res, a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err())), true
+	}
+	a.progress.Step, a.progress.Threads = name, th
+	a.report(ctx, false)
+	res = a.runStep(ctx, st, th, rate)
+	a.progress.StepsDone++
+	a.doc.Steps = append(a.doc.Steps, res)
+	if res.Rate != nil && res.Rate.QueueOverflow {
+		// The rate was more than the server could keep up with: a finding
+		// about this run, not a broken benchmark (docs/reports.md).
+		a.logf("step %s threads=%d: sysbench's event queue overflowed; recorded, the cell goes on", name, th)
+		a.report(ctx, true)
+		return res, r, false
+	}
+	if res.Error != "" {
+		return res, a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", name, th, res.Error)), true
+	}
+	a.report(ctx, true)
+	return res, r, false
 }
 
 func (a *Agent) initDocument() {
@@ -504,7 +534,7 @@ func (a *Agent) load(ctx context.Context) error {
 	if len(wl.Threads) > 0 {
 		th = wl.Threads[0]
 	}
-	w := a.runStep(ctx, &catalogStep{a: a, s: warm}, th)
+	w := a.runStep(ctx, &catalogStep{a: a, s: warm}, th, nil)
 	a.ext.Warmup = &w
 	if w.Error != "" {
 		return fmt.Errorf("warm-up read step: %s", w.Error)

@@ -17,18 +17,26 @@ import (
 // is the result's Error, the measurements that exist are kept. Every kind
 // runs through here: the step's hooks before, sysbench inside the measured
 // window, the output read into the result, the hooks after, then the
-// hardware metrics per op.
-func (a *Agent) runStep(ctx context.Context, st step, threads int) (res results.StepResult) {
+// hardware metrics per op. A non-nil rate makes it the fixed-rate variant
+// of the run (fixedrate.go): --rate added, the variant's name, its rate
+// recorded.
+func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun) (res results.StepResult) {
 	s := st.spec()
 	warm := a.Plan.Workload.WarmupSeconds
 	started := time.Now().UTC()
 	res = results.StepResult{Step: s.Name, Group: string(s.Catalog.Group), Threads: threads, StartedAt: &started,
 		DurationSeconds: float64(s.Seconds + warm), WarmupSeconds: float64(warm)}
+	if rate != nil {
+		res.Step = rate.name(s.Name)
+	}
 	ext := StepExtension{Kind: s.Kind, Script: s.Script}
 	defer func() { setExt(&res.Extensions, ext) }()
 	r := &stepRun{Step: s, Threads: threads, Started: started, Result: &res, Ext: &ext}
 
 	args := a.runArgs(st, threads)
+	if rate != nil {
+		args = append(args, rate.args()...)
+	}
 
 	hooks := st.hooks()
 	for _, h := range hooks {
@@ -38,7 +46,7 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int) (res results.
 		}
 	}
 
-	a.logf("step %s threads=%d: %ds + %ds warm-up", s.Name, threads, s.Seconds, warm)
+	a.logf("step %s threads=%d: %ds + %ds warm-up", res.Step, threads, s.Seconds, warm)
 	inv, hw := a.measure(ctx, warm, func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) })
 	if inv.RepeatedIntervals > 0 {
 		a.logf("step %s threads=%d: dropped %d interval line(s) whose second repeated the previous one's", s.Name, threads, inv.RepeatedIntervals)
@@ -46,6 +54,9 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int) (res results.
 	r.Ended = time.Now().UTC()
 	res.Command = inv.Command
 	readOutput(&res, &ext, inv, warm)
+	if rate != nil {
+		rate.record(&res, s.Name, inv.Parsed, threads, warm)
+	}
 	if inv.Err != nil {
 		res.Error = inv.Err.Error()
 		return res
@@ -67,13 +78,13 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int) (res results.
 	if !(res.SteadyQPS > 0) && !(res.SteadyTPS > 0) {
 		res.Error = "step reported zero throughput"
 	}
-	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", s.Name, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)
+	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", res.Step, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)
 	return res
 }
 
 // runArgs are the sysbench options of one run of st at threads: the kind's
 // base options, the run's (threads, warm-up included in --time, per-second
-// reports, the 95th percentile), then the step's own.
+// reports, the 95th percentile, the latency histogram), then the step's own.
 func (a *Agent) runArgs(st step, threads int) []string {
 	s := st.spec()
 	args := append(st.baseArgs(),
@@ -82,6 +93,7 @@ func (a *Agent) runArgs(st step, threads int) []string {
 		"--events=0",
 		"--report-interval=1",
 		"--percentile=95",
+		"--histogram=on", // the other percentiles (latency.go)
 	)
 	return append(args, s.Args...)
 }
@@ -167,6 +179,7 @@ func readOutput(res *results.StepResult, ext *StepExtension, inv *Invocation, wa
 		if v, ok := f.Latency.Get(99); ok {
 			res.LatencyP99Ms = &v
 		}
+		readHistogram(res, out.Histogram)
 	}
 	st, err := sysbench.SteadyStateOf(ivs, float64(warm))
 	switch {

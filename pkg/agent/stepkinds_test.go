@@ -259,7 +259,7 @@ func TestRunStepHooksAndResult(t *testing.T) {
 			hook := &recordingHook{log: &log, beforeErr: tc.beforeErr}
 			st := &hookedStep{customStep: customStep{a: a, s: resolved[0]}, hook: hook}
 
-			res := a.runStep(context.Background(), st, 2)
+			res := a.runStep(context.Background(), st, 2, nil)
 
 			if !slices.Equal(log, tc.wantLog) {
 				t.Errorf("hook calls %v, want %v", log, tc.wantLog)

@@ -103,6 +103,8 @@ type Observation struct {
 	HW *Hardware `json:"hw,omitempty"`
 	// Series is the throughput over time, when kept.
 	Series *TimeSeries `json:"series,omitempty"`
+	// Latency is the response time, when recorded (latency.go).
+	Latency *Latency `json:"latency,omitempty"`
 }
 
 type obsKey struct {

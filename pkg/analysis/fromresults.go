@@ -42,6 +42,7 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 			if s.RowsPerSecond != nil {
 				o.QPS = *s.RowsPerSecond
 			}
+			o.Latency = latencyOf(s)
 			if h := s.Hardware; h != nil {
 				o.HW = &Hardware{CPUPerOp: h.CPUPerOp, CSPerOp: h.ContextSwitchesPerOp, ReadsPerOp: h.ReadsPerOp,
 					ReadKBPerOp: h.ReadKBPerOp, WriteKBPerOp: h.WriteKBPerOp, OpsPerSecond: h.OpsPerSecond}

@@ -184,6 +184,7 @@ func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries 
 	if len(r.Repeats) > 0 {
 		add("Repeats", tableBlocks(RepeatTable(r.Repeats))...)
 	}
+	addLatency(add, r.Latency, maxSeries)
 	if len(r.Notes) > 0 {
 		add("Notes", htmlBlock{Items: r.Notes})
 	}
@@ -198,6 +199,7 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0 4px}td,th{border:1px 
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 caption{text-align:left;font-weight:600;padding:4px 0}.note{font-size:12px;color:#555;margin:0}
 svg text{font-family:system-ui,sans-serif}footer{margin-top:32px;font-size:12px;color:#777}
+.pair{display:flex;gap:12px}.pair figure{flex:1;min-width:0}.pair svg{width:100%;height:auto}
 `
 
 func esc(s string) string { return html.EscapeString(s) }

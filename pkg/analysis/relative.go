@@ -116,7 +116,8 @@ func reportSteps(ds *Dataset, steps []string, includeUnreported bool) ([]string,
 	}
 	var out []string
 	for _, s := range ds.Steps() {
-		if includeUnreported || workload.Reported(s) {
+		// Fixed-rate variants are left out: their throughput is their target.
+		if (includeUnreported || workload.Reported(s)) && !IsFixedRateStep(s) {
 			out = append(out, s)
 		}
 	}

@@ -38,7 +38,10 @@ type Report struct {
 	// Noise is the run-to-run noise floor per (step, threads) measured on
 	// the repeats.
 	Noise []NoiseFloorRow `json:"noise,omitempty"`
-	Notes []string        `json:"notes,omitempty"`
+	// Latency is response time: absolute and relative percentiles, against
+	// concurrency, over time, fixed-rate runs (latency.go).
+	Latency *LatencyReport `json:"latency,omitempty"`
+	Notes   []string       `json:"notes,omitempty"`
 }
 
 // BuildReport computes every report of ds.
@@ -128,6 +131,10 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 	}
 	r.Repeats = RepeatStats(ds)
 	r.Noise = NoiseFloors(ds)
+	if r.Latency, err = BuildLatencyReport(ds, LatencyOptions{Base: base, StallFraction: opts.Series.StallFraction,
+		IncludeUnreported: opts.IncludeUnreported}); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -142,7 +149,7 @@ func hasHardware(ds *Dataset, step string, threads int) bool {
 
 // Tables renders the whole report in a fixed order: relative throughput,
 // group statistics, hardware efficiency, scale-up, throughput over time,
-// repeats, noise floor.
+// repeats, noise floor, latency.
 func (r *Report) Tables() []Table {
 	var out []Table
 	for _, t := range r.Relative {
@@ -165,6 +172,9 @@ func (r *Report) Tables() []Table {
 	}
 	if len(r.Noise) > 0 {
 		out = append(out, NoiseTable(r.Noise))
+	}
+	if r.Latency != nil {
+		out = append(out, r.Latency.Tables()...)
 	}
 	if len(r.Notes) > 0 && len(out) > 0 {
 		out[0].Notes = append(out[0].Notes, r.Notes...)

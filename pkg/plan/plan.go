@@ -198,6 +198,8 @@ type Workload struct {
 	FlushWaitSeconds int          `json:"flushWaitSeconds,omitempty"`
 	TPCC             *TPCC        `json:"tpcc,omitempty"`
 	Custom           []CustomStep `json:"custom,omitempty"`
+	// FixedRate adds open-loop runs after closed-loop ones (fixedrate.go).
+	FixedRate *FixedRate `json:"fixedRate,omitempty"`
 }
 
 // TPCC configures the TPC-C step (sysbench-tpcc's familiar knobs).
@@ -270,6 +272,7 @@ func (p *Plan) Validate() error {
 			add("workload.threads[%d]: %d must be at least 1", i, t)
 		}
 	}
+	wl.FixedRate.validate(wl.Steps, add)
 	if p.Results.ConfigMap == "" && p.Results.Dir == "" {
 		add("results: one of configMap or dir is required")
 	}
@@ -333,11 +336,15 @@ type Progress struct {
 func (w Workload) ExpandedSteps() int {
 	n := 0
 	for _, s := range w.Steps {
+		runs := 1
+		if w.FixedRate.Applies(s) {
+			runs += w.FixedRate.Runs()
+		}
 		switch {
 		case s == "tpcc" && w.TPCC != nil && len(w.TPCC.Threads) > 0:
-			n += len(w.TPCC.Threads)
+			n += runs * len(w.TPCC.Threads)
 		default:
-			n += len(w.Threads)
+			n += runs * len(w.Threads)
 		}
 	}
 	return n

@@ -47,6 +47,8 @@ func (f *WorkloadFlags) AddFlags(fs *flag.FlagSet) {
 	f.positive(fs, "tpcc-seconds", "TPC-C duration (default: write-seconds)", func(w *Workload) *int { return &w.tpcc().DurationSeconds })
 	f.str(fs, "tpcc-isolation", "TPC-C isolation RR, RC or SER", func(w *Workload) *string { return &w.tpcc().Isolation })
 	f.enable(fs, "tpcc-fk", "TPC-C foreign keys", func(w *Workload) *bool { return &w.tpcc().UseForeignKeys })
+	f.strs(fs, "fixed-rate-fractions", "after each closed-loop run, fixed-rate runs at these fractions of its TPS, e.g. 0.5,0.9", func(w *Workload) *[]string { return &w.fixedRate().FractionsOfPeak })
+	f.ints(fs, "fixed-rates", "after each closed-loop run, fixed-rate runs at these events/s, e.g. 1000,2000", func(w *Workload) *[]int { return &w.fixedRate().Rates })
 }
 
 // Parse registers the flags on a flag set of their own and parses args
@@ -73,6 +75,13 @@ func (f *WorkloadFlags) Apply(w *Workload) error {
 
 // tpcc returns the TPC-C settings, created on first use: a plan has them
 // only when a TPC-C knob is given.
+func (w *Workload) fixedRate() *FixedRate {
+	if w.FixedRate == nil {
+		w.FixedRate = &FixedRate{}
+	}
+	return w.FixedRate
+}
+
 func (w *Workload) tpcc() *TPCC {
 	if w.TPCC == nil {
 		w.TPCC = &TPCC{}
@@ -162,6 +171,25 @@ func (f *WorkloadFlags) ints(fs *flag.FlagSet, name, usage string, field func(*W
 					return fmt.Errorf("%q is not a number", p)
 				}
 				out = append(out, n)
+			}
+			*field(w) = out
+			return nil
+		}, nil
+	})
+}
+
+// strs is a comma-separated list of words.
+func (f *WorkloadFlags) strs(fs *flag.FlagSet, name, usage string, field func(*Workload) *[]string) {
+	f.register(fs, name, usage, func(s string) (func(*Workload) error, error) {
+		if s == "" {
+			return nil, nil
+		}
+		return func(w *Workload) error {
+			var out []string
+			for _, p := range strings.Split(s, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
 			}
 			*field(w) = out
 			return nil

@@ -88,9 +88,10 @@ func TestWorkloadFlags(t *testing.T) {
 
 // notLocalKnobs are Workload fields without a WorkloadFlags flag, and why.
 var notLocalKnobs = map[string]string{
-	"Steps":        "--steps names a step set or list (LocalOptions.Steps)",
-	"Custom":       "--custom names script files (LocalOptions.Custom)",
-	"TPCC.Threads": "local mode runs TPC-C at --threads",
+	"Steps":           "--steps names a step set or list (LocalOptions.Steps)",
+	"Custom":          "--custom names script files (LocalOptions.Custom)",
+	"TPCC.Threads":    "local mode runs TPC-C at --threads",
+	"FixedRate.Steps": "local mode's --steps lists the steps, so fixed-rate runs follow every step",
 }
 
 // Every workload knob can be set in local mode, and every flag sets a knob:

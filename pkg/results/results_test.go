@@ -74,7 +74,7 @@ func TestUnmarshalForwardCompatible(t *testing.T) {
 		t.Fatal(err)
 	}
 	m["aFieldFromV1Point7"] = map[string]any{"x": 1}
-	m["steps"].([]any)[0].(map[string]any)["latencyP999Ms"] = 3.5
+	m["steps"].([]any)[0].(map[string]any)["latencyP9999Ms"] = 3.5
 	b2, _ := json.Marshal(m)
 	got, err := Unmarshal(b2)
 	if err != nil {
@@ -127,6 +127,9 @@ func TestValidate(t *testing.T) {
 		{"latency order", func(d *Document) { d.Steps[0].LatencyMaxMs = 0.1 }, []string{"steps[0].latencyMaxMs: 0.1 is below latencyAvgMs"}},
 		{"duplicate step", func(d *Document) { d.Steps[1].Threads = d.Steps[0].Threads }, []string{"steps[1]: step \"step-00\" with 1 threads repeats steps[0]"}},
 		{"series lengths", func(d *Document) { d.Steps[0].Series.TPS = d.Steps[0].Series.TPS[1:] }, []string{"steps[0].series.tps: has 4 samples, qps has 5"}},
+		{"queue column length", func(d *Document) { d.Steps[0].Series.QueueLength = []float64{1, 2} }, []string{"steps[0].series.queueLength: has 2 samples, qps has 5"}},
+		{"queue column value", func(d *Document) { d.Steps[0].Series.Concurrency = []float64{0, 1, math.NaN(), 0, 0} }, []string{"steps[0].series.concurrency[2]:"}},
+		{"rate of another step", func(d *Document) { d.Steps[0].Rate = &Rate{Step: "point-query", TargetTPS: 10} }, []string{"steps[0].rate.step: \"point-query\" does not name this step"}},
 		{"series value", func(d *Document) { d.Steps[0].Series.QPS[2] = -5 }, []string{"steps[0].series.qps[2]:"}},
 		{"series interval", func(d *Document) { d.Steps[0].Series.IntervalSeconds = 0 }, []string{"steps[0].series.intervalSeconds:"}},
 		{"encoded in full", func(d *Document) {
@@ -235,5 +238,27 @@ func TestHardwareDerive(t *testing.T) {
 	}
 	if _, ok := zero.CPUSecondsPerOp(); ok {
 		t.Error("CPUSecondsPerOp without cpus")
+	}
+}
+
+func TestRateStepName(t *testing.T) {
+	for _, tc := range []struct {
+		step, fraction string
+		tps            int
+		want           string
+	}{
+		{"point-query", "0.5", 0, "point-query@0.5peak"},
+		{"read-write_range=100", "", 2000, "read-write_range=100@2000tps"},
+	} {
+		got := RateStepName(tc.step, tc.fraction, tc.tps)
+		if got != tc.want {
+			t.Errorf("RateStepName(%q, %q, %d) = %q, want %q", tc.step, tc.fraction, tc.tps, got, tc.want)
+		}
+		if s, label := SplitRateStep(got); s != tc.step || label == "" {
+			t.Errorf("SplitRateStep(%q) = %q, %q", got, s, label)
+		}
+	}
+	if s, label := SplitRateStep("point-query"); s != "point-query" || label != "" {
+		t.Errorf("a closed-loop name split into %q, %q", s, label)
 	}
 }

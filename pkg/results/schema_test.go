@@ -62,8 +62,15 @@ func TestSchemaAcceptsGeneratedDocuments(t *testing.T) {
 	notApplied.Status = Status{Outcome: OutcomeFailed, FailureClass: FailureBenchmark, Error: "config variant not in effect"}
 	notApplied.Provenance.ConfigCheck = &ConfigCheck{NotApplied: []ConfigSetting{{Name: "max_connections", Line: 1, Requested: "77", Effective: "200"}},
 		Mistakes: []string{"line 1: ..."}}
+	fixed := testDocument(1, []int{4}, 5)
+	fr := testStep("step-00"+RateSeparator+"0.5peak", 4, 5)
+	fr.Rate = &Rate{Step: "step-00", TargetTPS: 500, FractionOfPeak: "0.5", PeakTPS: 1000.5, MaxQueueLength: 3, PollIntervalMs: 4}
+	fr.LatencyP50Ms, fr.LatencyP99Ms, fr.LatencyP999Ms = ptr(0.5), ptr(2.5), ptr(9.1)
+	fr.Series.QueueLength = make([]float64, len(fr.Series.QPS))
+	fr.Series.Concurrency = make([]float64, len(fr.Series.QPS))
+	fixed.Steps = append(fixed.Steps, fr)
 	docs := map[string]*Document{"full": full, "failed": failed, "early": early, "empty series": empty,
-		"config check": checked, "config not applied": notApplied}
+		"config check": checked, "config not applied": notApplied, "fixed rate": fixed}
 	c, _, err := Compact(full, CompactOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +142,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"series": reflect.TypeFor[Series](), "summary": reflect.TypeFor[SeriesSummary](),
 		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "step": reflect.TypeFor[StepResult](),
 		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
+		"rate": reflect.TypeFor[Rate](),
 	}
 	check := func(name string, typ reflect.Type, props map[string]any, required []string) {
 		fields, omittable := jsonFields(typ)

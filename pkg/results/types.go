@@ -256,6 +256,14 @@ type StepResult struct {
 	LatencyP95Ms *float64 `json:"latencyP95Ms,omitempty"`
 	LatencyP99Ms *float64 `json:"latencyP99Ms,omitempty"`
 	LatencyMaxMs float64  `json:"latencyMaxMs"`
+	// LatencyP50Ms and LatencyP999Ms (99.9th) come, like LatencyP99Ms when
+	// sysbench printed only its 95th percentile line, from sysbench's latency
+	// histogram of the whole run (--histogram=on); absent without one.
+	LatencyP50Ms  *float64 `json:"latencyP50Ms,omitempty"`
+	LatencyP999Ms *float64 `json:"latencyP999Ms,omitempty"`
+	// Rate is set when the run was open-loop, at a fixed target rate (a
+	// variant of the closed-loop step; Step then carries RateSuffix).
+	Rate *Rate `json:"rate,omitempty"`
 
 	// Errors and Reconnects are the final report's ignored-error and
 	// reconnect counts and their per-second rates.
@@ -290,6 +298,11 @@ type Series struct {
 	LatencyMs           []float64 `json:"latencyMs"`
 	ErrorsPerSecond     []float64 `json:"errorsPerSecond"`
 	ReconnectsPerSecond []float64 `json:"reconnectsPerSecond"`
+	// QueueLength and Concurrency are a fixed-rate run's per-second queue
+	// reports (events generated but not started; events executing), one
+	// per sample; absent for closed-loop runs.
+	QueueLength []float64 `json:"queueLength,omitempty"`
+	Concurrency []float64 `json:"concurrency,omitempty"`
 }
 
 // SeriesSummary describes the steady part of a QPS series: enough for box

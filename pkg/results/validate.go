@@ -146,6 +146,11 @@ func validateStep(c *checker, path string, s *StepResult) {
 	if s.LatencyMinMs != nil && *s.LatencyMinMs > s.LatencyAvgMs {
 		c.add(path+".latencyMinMs", "%v is above latencyAvgMs %v", *s.LatencyMinMs, s.LatencyAvgMs)
 	}
+	if r := s.Rate; r != nil {
+		if base, label := SplitRateStep(s.Step); base != r.Step || label == "" {
+			c.add(path+".rate.step", "%q does not name this step (%q is not %q + %q + a rate label)", r.Step, s.Step, r.Step, RateSeparator)
+		}
+	}
 	if j := unredacted(s.Command); j >= 0 {
 		c.add(fmt.Sprintf("%s.command[%d]", path, j), "holds an unredacted password (use RedactCommand)")
 	}
@@ -164,7 +169,14 @@ func validateSamples(c *checker, path string, s *Series) {
 			c.add(path+"."+name, "has %d samples, qps has %d", len(col), n)
 		}
 	}
-	for name, col := range map[string][]float64{"qps": s.QPS, "tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond} {
+	// The fixed-rate columns are optional: absent, or one value per sample.
+	for name, col := range map[string][]float64{"queueLength": s.QueueLength, "concurrency": s.Concurrency} {
+		if len(col) != 0 && len(col) != n {
+			c.add(path+"."+name, "has %d samples, qps has %d", len(col), n)
+		}
+	}
+	for name, col := range map[string][]float64{"qps": s.QPS, "tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond,
+		"queueLength": s.QueueLength, "concurrency": s.Concurrency} {
 		for i, v := range col {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				c.add(fmt.Sprintf("%s.%s[%d]", path, name, i), "must be a finite number >= 0, got %v", v)

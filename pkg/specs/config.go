@@ -138,6 +138,13 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 			Threads: tt, UseForeignKeys: t.UseForeignKeys, Isolation: t.Isolation,
 		}
 	}
+	if f := w.FixedRate; f != nil {
+		fr := &plan.FixedRate{FractionsOfPeak: f.FractionsOfPeak, Steps: f.Steps}
+		for _, r := range f.Rates {
+			fr.Rates = append(fr.Rates, int(r))
+		}
+		wl.FixedRate = fr
+	}
 	for _, cs := range w.CustomSteps {
 		d := int(cs.DurationSeconds)
 		if d == 0 {

@@ -36,6 +36,16 @@ type Output struct {
 	// seconds strictly increase, as SteadyStateOf requires. An interval
 	// whose second goes back is an error, not a repeat.
 	RepeatedIntervals []Line
+	// Histogram is the latency histogram of the whole run (--histogram=on);
+	// nil when sysbench printed none.
+	Histogram *Histogram
+	// Queue are the --rate queue reports in order, one per interval (a
+	// repeated second is left out, as for Intervals); nil without --rate.
+	Queue []QueueSample
+	// QueueFull is true when sysbench stopped a --rate run because its
+	// event queue overflowed (a FATAL line, QueueFullText): the server fell
+	// so far behind the rate that 131072 events waited at once.
+	QueueFull bool
 }
 
 // PreparedTable is one "Inserting N records into 'sbtestK'" of `prepare`.
@@ -183,6 +193,9 @@ type parser struct {
 	seen map[string]int
 	// lastReportLine is the last line that belonged to the final report.
 	lastReportLine int
+	// inHistogram is true from the histogram's title to its first line
+	// that is not a row.
+	inHistogram bool
 }
 
 func (p *parser) line(n int, raw string) error {
@@ -193,9 +206,30 @@ func (p *parser) line(n int, raw string) error {
 	bad := func(format string, a ...any) error {
 		return &ParseError{Line: n, Text: raw, Reason: fmt.Sprintf(format, a...)}
 	}
+	if p.inHistogram {
+		b, ok, err := parseHistogramRow(t)
+		switch {
+		case err != nil:
+			return bad("%v", err)
+		case ok:
+			p.out.Histogram.Buckets = append(p.out.Histogram.Buckets, b)
+			return nil
+		case strings.Contains(t, "distribution"):
+			return nil // the column header
+		}
+		p.inHistogram = false
+	}
 	switch {
+	case t == HistogramTitle:
+		if p.out.Histogram != nil {
+			return bad("a second latency histogram in one output")
+		}
+		p.out.Histogram = &Histogram{}
+		p.inHistogram = true
+		return nil
 	case strings.HasPrefix(t, "FATAL:"):
 		p.fatal = append(p.fatal, Line{n, raw})
+		p.out.QueueFull = p.out.QueueFull || strings.Contains(t, QueueFullText)
 		return nil
 	case strings.HasPrefix(t, "WARNING:"):
 		p.out.Warnings = append(p.out.Warnings, Line{n, raw})
@@ -208,9 +242,17 @@ func (p *parser) line(n int, raw string) error {
 		p.out.Version = &v
 		return nil
 	}
-	if _, body, ok := isIntervalLine(t); ok {
-		if strings.HasPrefix(body, "queue length") {
-			return nil // --rate queue report, not a throughput sample
+	if sec, body, ok := isIntervalLine(t); ok {
+		if strings.HasPrefix(body, queuePrefix) {
+			// The --rate queue report that follows each throughput line.
+			q, err := parseQueueLine(sec, body)
+			if err != nil {
+				return bad("%v", err)
+			}
+			if k := len(p.out.Queue); k == 0 || q.Second > p.out.Queue[k-1].Second {
+				p.out.Queue = append(p.out.Queue, q)
+			}
+			return nil
 		}
 		iv, err := ParseInterval(t)
 		if err != nil {
