@@ -237,7 +237,7 @@ func (a *Agent) measureRun(ctx context.Context, st step, th int, rate *rateRun) 
 		return res, a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err())), true
 	}
 	a.progress.Step, a.progress.Threads = name, th
-	a.report(ctx, false)
+	a.reportProgress(ctx, false)
 	res = a.runStep(ctx, st, th, rate)
 	a.progress.StepsDone++
 	a.doc.Steps = append(a.doc.Steps, res)
@@ -245,13 +245,13 @@ func (a *Agent) measureRun(ctx context.Context, st step, th int, rate *rateRun) 
 		// The rate was more than the server could keep up with: a finding
 		// about this run, not a broken benchmark (docs/reports.md).
 		a.logf("step %s threads=%d: sysbench's event queue overflowed; recorded, the cell goes on", name, th)
-		a.report(ctx, true)
+		a.reportProgress(ctx, true)
 		return res, r, false
 	}
 	if res.Error != "" {
 		return res, a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", name, th, res.Error)), true
 	}
-	a.report(ctx, true)
+	a.reportProgress(ctx, true)
 	return res, r, false
 }
 

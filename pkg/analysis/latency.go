@@ -201,14 +201,14 @@ func BuildLatencyReport(ds *Dataset, opts LatencyOptions) (*LatencyReport, error
 		t := &LatencyTable{Threads: th, Base: r.Base, Cells: cells}
 		for _, s := range steps {
 			p95, p99 := make([]*float64, len(cells)), make([]*float64, len(cells))
-			any := false
+			found := false
 			for j, c := range cells {
 				if o, ok := ds.Get(c, s, th); ok && o.Latency != nil {
 					p95[j], p99[j] = o.Latency.P95Ms, o.Latency.P99Ms
-					any = any || p95[j] != nil || p99[j] != nil
+					found = found || p95[j] != nil || p99[j] != nil
 				}
 			}
-			if !any {
+			if !found {
 				continue
 			}
 			b := slices.Index(cells, r.Base)
@@ -499,13 +499,13 @@ func PairedLatencyTable(a, b *Dataset, threads int) *PairedLatency {
 			continue
 		}
 		pa, pb, rel := make([]*float64, len(t.Cells)), make([]*float64, len(t.Cells)), make([]Ratio, len(t.Cells))
-		any := false
+		found := false
 		for j, c := range t.Cells {
 			pa[j], pb[j] = p99(a, c, s), p99(b, c, s)
 			rel[j] = DivideOpt(pb[j], pa[j])
-			any = any || pa[j] != nil || pb[j] != nil
+			found = found || pa[j] != nil || pb[j] != nil
 		}
-		if any {
+		if found {
 			t.Steps = append(t.Steps, s)
 			t.P99A, t.P99B, t.Ratio = append(t.P99A, pa), append(t.P99B, pb), append(t.Ratio, rel)
 		}

@@ -96,7 +96,7 @@ func chartPair(left, right string) htmlBlock {
 
 // concurrencyCharts draws, per step, QPS against threads beside p95
 // against threads, a line per cell.
-func concurrencyCharts(ts []*ConcurrencyTable, max int) []htmlBlock {
+func concurrencyCharts(ts []*ConcurrencyTable, maxCharts int) []htmlBlock {
 	var order []string
 	seen := map[string]bool{}
 	for _, t := range ts {
@@ -108,9 +108,9 @@ func concurrencyCharts(ts []*ConcurrencyTable, max int) []htmlBlock {
 		}
 	}
 	var out []htmlBlock
-	if len(order) > max {
-		out = append(out, htmlBlock{Note: fmt.Sprintf("Charts of the first %d of %d steps; the tables list them all.", max, len(order))})
-		order = order[:max]
+	if len(order) > maxCharts {
+		out = append(out, htmlBlock{Note: fmt.Sprintf("Charts of the first %d of %d steps; the tables list them all.", maxCharts, len(order))})
+		order = order[:maxCharts]
 	}
 	for _, s := range order {
 		var q, p []plotLine
@@ -141,7 +141,7 @@ func concurrencyCharts(ts []*ConcurrencyTable, max int) []htmlBlock {
 // latency per second after the warm-up, a line per cell. Long series are
 // cut into at most 600 buckets: QPS as the bucket's mean, latency as its
 // maximum, so a spike is never averaged away.
-func latencySeriesCharts(stats []LatencySeriesStats, max int) []htmlBlock {
+func latencySeriesCharts(stats []LatencySeriesStats, maxCharts int) []htmlBlock {
 	type key struct {
 		step    string
 		threads int
@@ -156,9 +156,9 @@ func latencySeriesCharts(stats []LatencySeriesStats, max int) []htmlBlock {
 		by[k] = append(by[k], s)
 	}
 	var out []htmlBlock
-	if len(order) > max {
-		out = append(out, htmlBlock{Note: fmt.Sprintf("Charts of the first %d of %d step and thread pairs; the table lists them all.", max, len(order))})
-		order = order[:max]
+	if len(order) > maxCharts {
+		out = append(out, htmlBlock{Note: fmt.Sprintf("Charts of the first %d of %d step and thread pairs; the table lists them all.", maxCharts, len(order))})
+		order = order[:maxCharts]
 	}
 	for _, k := range order {
 		var q, l []plotLine
