@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -92,17 +91,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		p      *runPass
 		result ctrl.Result
 		err    error
-		passes int
 	)
-	werr := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if passes++; passes > 1 {
-			log.FromContext(ctx).V(1).Info("Redoing the pass on the run read again: its status write conflicted", "pass", passes)
-			run = &dbbenchv1alpha1.BenchmarkRun{}
-			if gerr := r.APIReader.Get(ctx, req.NamespacedName, run); gerr != nil {
-				return fmt.Errorf("reading the run again after a conflict: %w", gerr)
-			}
-		}
-		p = nil
+	werr := redoOnConflict(ctx, r.APIReader, req.NamespacedName, run, "run", func(fresh *dbbenchv1alpha1.BenchmarkRun) error {
+		run, p = fresh, nil
 		if !run.DeletionTimestamp.IsZero() {
 			// Children carry owner references; garbage collection removes them.
 			return nil
@@ -114,10 +105,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return r.writeStatus(ctx, original, run)
 	})
 	if werr != nil {
-		if apierrors.IsNotFound(werr) {
-			return ctrl.Result{}, nil // deleted meanwhile
-		}
-		return ctrl.Result{}, errors.Join(err, werr)
+		return ctrl.Result{}, passOutcome(err, werr)
 	}
 	if p == nil {
 		return ctrl.Result{}, nil
@@ -145,11 +133,7 @@ func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, original, run 
 		return nil
 	}
 	run.Status.ObservedGeneration = run.Generation
-	patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
-	if err := r.Status().Patch(ctx, run, patch); err != nil {
-		return fmt.Errorf("writing the run status: %w", err)
-	}
-	return nil
+	return patchStatus(ctx, r, original, run, "the run status")
 }
 
 // SetupWithManager registers the controller. Children are mapped back to

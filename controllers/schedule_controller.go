@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -65,17 +63,9 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 		p      *schedulePass
 		result ctrl.Result
 		err    error
-		passes int
 	)
-	werr := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if passes++; passes > 1 {
-			log.FromContext(ctx).V(1).Info("Redoing the pass on the schedule read again: its status write conflicted", "pass", passes)
-			sched = &dbbenchv1alpha1.BenchmarkSchedule{}
-			if gerr := r.APIReader.Get(ctx, req.NamespacedName, sched); gerr != nil {
-				return fmt.Errorf("reading the schedule again after a conflict: %w", gerr)
-			}
-		}
-		p = nil
+	werr := redoOnConflict(ctx, r.APIReader, req.NamespacedName, sched, "schedule", func(fresh *dbbenchv1alpha1.BenchmarkSchedule) error {
+		sched, p = fresh, nil
 		if !sched.DeletionTimestamp.IsZero() {
 			// Runs carry owner references; garbage collection removes them.
 			return nil
@@ -91,10 +81,7 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 		return nil
 	})
 	if werr != nil {
-		if apierrors.IsNotFound(werr) {
-			return ctrl.Result{}, nil // deleted meanwhile
-		}
-		return ctrl.Result{}, errors.Join(err, werr)
+		return ctrl.Result{}, passOutcome(err, werr)
 	}
 	if p == nil {
 		return ctrl.Result{}, nil
@@ -110,11 +97,7 @@ func (r *BenchmarkScheduleReconciler) writeStatus(ctx context.Context, original,
 		return nil
 	}
 	sched.Status.ObservedGeneration = sched.Generation
-	patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
-	if err := r.Status().Patch(ctx, sched, patch); err != nil {
-		return fmt.Errorf("writing schedule status: %w", err)
-	}
-	return nil
+	return patchStatus(ctx, r, original, sched, "schedule status")
 }
 
 // SetupWithManager registers the controller and the index of runs by their

@@ -277,79 +277,81 @@ func TestScheduleSkipsTimesBeyondStartingDeadline(t *testing.T) {
 	waitRuns(t, ns, "late", nameFor("late", b.Add(2*time.Minute)))
 }
 
-func TestScheduleForbidWaitsForTheActiveRun(t *testing.T) {
-	ns := newNamespace(t)
-	clock, b := scheduleClock(t)
-	rm := startManager(t, clock)
-	s := newSchedule(ns, "forbid")
-	s.Spec.ConcurrencyPolicy = dbbenchv1alpha1.ConcurrencyForbid
-	createSchedule(t, s)
+// TestScheduleConcurrencyPolicy starts a schedule's first run, lets the
+// next time come while it is still active, and checks what each policy does
+// then.
+func TestScheduleConcurrencyPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy dbbenchv1alpha1.ConcurrencyPolicy
+		// check runs after the second time came; first is the active run.
+		check func(t *testing.T, ns, name, first string, b time.Time)
+	}{{
+		name:   "forbid",
+		policy: dbbenchv1alpha1.ConcurrencyForbid,
+		check: func(t *testing.T, ns, name, first string, b time.Time) {
+			waitReady(t, ns, name, metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "waits for active run "+first)
+			waitEvent(t, ns, name, "RunSkipped", first)
+			if runs := scheduledRuns(t, ns, name); len(runs) != 1 {
+				t.Fatalf("Forbid started a second run while %s is active: %v", first, runNames(runs))
+			}
 
-	advance(t, rm, ns, "forbid", b.Add(time.Second))
-	first := nameFor("forbid", b)
-	waitRuns(t, ns, "forbid", first)
+			// The active run finishes: the waiting time starts (no deadline).
+			finishRun(t, ns, first, true, b.Add(time.Minute+2*time.Second))
+			waitRuns(t, ns, name, first, nameFor(name, b.Add(time.Minute)))
+			// The status write follows the run's creation.
+			eventually(t, "status after the waiting run started", func() string {
+				st := getSchedule(t, ns, name).Status
+				if st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Time.Equal(b.Add(time.Minute+2*time.Second)) ||
+					len(st.Active) != 1 || st.Active[0].Name != nameFor(name, b.Add(time.Minute)) {
+					return fmt.Sprintf("lastSuccessfulTime %v, active %+v", st.LastSuccessfulTime, st.Active)
+				}
+				return ""
+			})
+		},
+	}, {
+		name:   "replace",
+		policy: dbbenchv1alpha1.ConcurrencyReplace,
+		check: func(t *testing.T, ns, name, first string, b time.Time) {
+			second := nameFor(name, b.Add(time.Minute))
+			waitRuns(t, ns, name, second)
+			waitEvent(t, ns, name, "RunReplaced", first)
+			eventually(t, "the new run active", func() string {
+				if a := getSchedule(t, ns, name).Status.Active; len(a) != 1 || a[0].Name != second {
+					return fmt.Sprintf("active = %+v", a)
+				}
+				return ""
+			})
+		},
+	}, {
+		name:   "allow",
+		policy: dbbenchv1alpha1.ConcurrencyAllow,
+		check: func(t *testing.T, ns, name, first string, b time.Time) {
+			waitRuns(t, ns, name, first, nameFor(name, b.Add(time.Minute)))
+			eventually(t, "two active runs", func() string {
+				if a := getSchedule(t, ns, name).Status.Active; len(a) != 2 {
+					return fmt.Sprintf("active = %+v", a)
+				}
+				return ""
+			})
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			clock, b := scheduleClock(t)
+			rm := startManager(t, clock)
+			s := newSchedule(ns, tc.name)
+			s.Spec.ConcurrencyPolicy = tc.policy
+			createSchedule(t, s)
 
-	advance(t, rm, ns, "forbid", b.Add(time.Minute+time.Second))
-	waitReady(t, ns, "forbid", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "waits for active run "+first)
-	waitEvent(t, ns, "forbid", "RunSkipped", first)
-	if runs := scheduledRuns(t, ns, "forbid"); len(runs) != 1 {
-		t.Fatalf("Forbid started a second run while %s is active: %v", first, runNames(runs))
+			advance(t, rm, ns, tc.name, b.Add(time.Second))
+			first := nameFor(tc.name, b)
+			waitRuns(t, ns, tc.name, first)
+
+			advance(t, rm, ns, tc.name, b.Add(time.Minute+time.Second))
+			tc.check(t, ns, tc.name, first, b)
+		})
 	}
-
-	// The active run finishes: the waiting time starts (no deadline).
-	finishRun(t, ns, first, true, b.Add(time.Minute+2*time.Second))
-	waitRuns(t, ns, "forbid", first, nameFor("forbid", b.Add(time.Minute)))
-	// The status write follows the run's creation.
-	eventually(t, "status after the waiting run started", func() string {
-		st := getSchedule(t, ns, "forbid").Status
-		if st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Time.Equal(b.Add(time.Minute+2*time.Second)) ||
-			len(st.Active) != 1 || st.Active[0].Name != nameFor("forbid", b.Add(time.Minute)) {
-			return fmt.Sprintf("lastSuccessfulTime %v, active %+v", st.LastSuccessfulTime, st.Active)
-		}
-		return ""
-	})
-}
-
-func TestScheduleReplaceDeletesTheActiveRun(t *testing.T) {
-	ns := newNamespace(t)
-	clock, b := scheduleClock(t)
-	rm := startManager(t, clock)
-	s := newSchedule(ns, "replace")
-	s.Spec.ConcurrencyPolicy = dbbenchv1alpha1.ConcurrencyReplace
-	createSchedule(t, s)
-
-	advance(t, rm, ns, "replace", b.Add(time.Second))
-	first := nameFor("replace", b)
-	waitRuns(t, ns, "replace", first)
-
-	advance(t, rm, ns, "replace", b.Add(time.Minute+time.Second))
-	second := nameFor("replace", b.Add(time.Minute))
-	waitRuns(t, ns, "replace", second)
-	waitEvent(t, ns, "replace", "RunReplaced", first)
-	eventually(t, "the new run active", func() string {
-		if a := getSchedule(t, ns, "replace").Status.Active; len(a) != 1 || a[0].Name != second {
-			return fmt.Sprintf("active = %+v", a)
-		}
-		return ""
-	})
-}
-
-func TestScheduleAllowRunsConcurrently(t *testing.T) {
-	ns := newNamespace(t)
-	clock, b := scheduleClock(t)
-	rm := startManager(t, clock)
-	createSchedule(t, newSchedule(ns, "allow"))
-
-	advance(t, rm, ns, "allow", b.Add(time.Second))
-	waitRuns(t, ns, "allow", nameFor("allow", b))
-	advance(t, rm, ns, "allow", b.Add(time.Minute+time.Second))
-	waitRuns(t, ns, "allow", nameFor("allow", b), nameFor("allow", b.Add(time.Minute)))
-	eventually(t, "two active runs", func() string {
-		if a := getSchedule(t, ns, "allow").Status.Active; len(a) != 2 {
-			return fmt.Sprintf("active = %+v", a)
-		}
-		return ""
-	})
 }
 
 func TestScheduleHistoryLimitsDeleteTheOldestFinishedRuns(t *testing.T) {

@@ -40,15 +40,7 @@ suite --suite.`,
   kubectl dbbench compare --from-dir ./results before after -o markdown
   kubectl dbbench compare nightly-41 nightly-42 --suite nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
 	o.S3.AddFlags(cmd.Flags(), true)
@@ -58,10 +50,7 @@ suite --suite.`,
 // Complete fills the run names and clients.
 func (o *CompareOptions) Complete(args []string) error {
 	o.RunA, o.RunB = args[0], args[1]
-	if err := o.OutputFlags.Complete(); err != nil {
-		return err
-	}
-	c, err := completeSource(&o.S3, o.FromDir, o.clients, true)
+	c, err := o.OutputFlags.completeWithSource(&o.S3, o.clients, true)
 	o.cluster = c
 	return err
 }

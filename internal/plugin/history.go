@@ -51,15 +51,7 @@ in the object store (oldest first), each read from its cells' result.json.`,
   kubectl dbbench history nightly --from-dir ./runs --html history.html
   kubectl dbbench history nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000 --s3-credentials-file ./s3.env`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
 	o.S3.AddFlags(cmd.Flags(), false)
@@ -72,10 +64,7 @@ in the object store (oldest first), each read from its cells' result.json.`,
 // Complete fills the suite and clients.
 func (o *HistoryOptions) Complete(args []string) error {
 	o.Suite = args[0]
-	if err := o.OutputFlags.Complete(); err != nil {
-		return err
-	}
-	c, err := completeSource(&o.S3, o.FromDir, o.clients, true)
+	c, err := o.OutputFlags.completeWithSource(&o.S3, o.clients, true)
 	o.cluster = c
 	return err
 }

@@ -57,15 +57,7 @@ ConfigMaps), --from-dir DIR (a subdirectory per run) or --from-s3.`,
   kubectl dbbench noise nightly --from-dir ./runs -o json
   kubectl dbbench noise nightly --from-s3 s3://bench/team --s3-credentials-file ./s3.env`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&o.Output, "output", "o", "table", "Output format: table, markdown, csv or json.")
@@ -78,10 +70,7 @@ ConfigMaps), --from-dir DIR (a subdirectory per run) or --from-s3.`,
 // Complete fills the suite, the format and the source.
 func (o *NoiseOptions) Complete(args []string) error {
 	o.Suite = args[0]
-	if err := o.OutputFlags.Complete(); err != nil {
-		return err
-	}
-	c, err := completeSource(&o.S3, o.FromDir, o.clients, true)
+	c, err := o.OutputFlags.completeWithSource(&o.S3, o.clients, true)
 	o.cluster = c
 	return err
 }

@@ -46,15 +46,7 @@ PREFIX/SUITE/RUN/ (--suite SUITE).`,
   kubectl dbbench report --from-dir ./results -o csv --html report.html
   kubectl dbbench report nightly-42 --suite nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000 --s3-credentials-file ./s3.env`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
 	o.S3.AddFlags(cmd.Flags(), true)

@@ -48,15 +48,7 @@ go-template=...), as kubectl get does.`,
   kubectl dbbench watch nightly-42 --interval 10s
   kubectl dbbench watch nightly-42 --once -o yaml`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	cmd.Flags().DurationVar(&o.Interval, "interval", 5*time.Second, "Time between polls.")
 	cmd.Flags().BoolVar(&o.Once, "once", false, "Print one frame and exit.")

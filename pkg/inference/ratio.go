@@ -184,19 +184,9 @@ func satterthwaiteDF(va float64, na int, vb float64, nb int, k float64) float64 
 // variances are equal and the counts too; an approximation otherwise, as
 // Welch's test is). Needs at least 2 runs per side and mean(a) > 0.
 func RatioOfMeans(a, b []float64, level float64) (Interval, error) {
-	if err := checkLevel(level); err != nil {
-		return Interval{}, err
-	}
-	ma, err := momentsOf("a", a, 2)
+	ma, mb, err := ratioMoments(a, b, level)
 	if err != nil {
 		return Interval{}, err
-	}
-	mb, err := momentsOf("b", b, 2)
-	if err != nil {
-		return Interval{}, err
-	}
-	if ma.mean == 0 {
-		return Interval{}, fmt.Errorf("a: mean is 0, the ratio is undefined: %w", ErrInvalid)
 	}
 	iv := fieller(ma, mb, level)
 	if iv.FiellerUnbounded {
@@ -214,21 +204,30 @@ func RatioOfMeans(a, b []float64, level float64) (Interval, error) {
 // then the whole line or the complement of a finite interval; either way
 // no finite interval covers it).
 func FiellerRatio(a, b []float64, level float64) (Interval, error) {
-	if err := checkLevel(level); err != nil {
-		return Interval{}, err
-	}
-	ma, err := momentsOf("a", a, 2)
+	ma, mb, err := ratioMoments(a, b, level)
 	if err != nil {
 		return Interval{}, err
-	}
-	mb, err := momentsOf("b", b, 2)
-	if err != nil {
-		return Interval{}, err
-	}
-	if ma.mean == 0 {
-		return Interval{}, fmt.Errorf("a: mean is 0, the ratio is undefined: %w", ErrInvalid)
 	}
 	return fieller(ma, mb, level), nil
+}
+
+// ratioMoments checks the level and the runs of each side shared by the
+// ratio intervals (at least 2 runs per side, mean(a) != 0) and returns
+// their moments.
+func ratioMoments(a, b []float64, level float64) (ma, mb moments, err error) {
+	if err := checkLevel(level); err != nil {
+		return moments{}, moments{}, err
+	}
+	if ma, err = momentsOf("a", a, 2); err != nil {
+		return moments{}, moments{}, err
+	}
+	if mb, err = momentsOf("b", b, 2); err != nil {
+		return moments{}, moments{}, err
+	}
+	if ma.mean == 0 {
+		return moments{}, moments{}, fmt.Errorf("a: mean is 0, the ratio is undefined: %w", ErrInvalid)
+	}
+	return ma, mb, nil
 }
 
 // fieller solves (b − θa)² <= t²(vb + θ²va) for θ, with a, b the means
@@ -276,19 +275,9 @@ func welchP(ma, mb moments, df float64) float64 {
 // even when the denominator is poorly determined, which is exactly when it
 // is wrong: Fieller's interval is preferred whenever it is bounded.
 func DeltaRatio(a, b []float64, level float64) (Interval, error) {
-	if err := checkLevel(level); err != nil {
-		return Interval{}, err
-	}
-	ma, err := momentsOf("a", a, 2)
+	ma, mb, err := ratioMoments(a, b, level)
 	if err != nil {
 		return Interval{}, err
-	}
-	mb, err := momentsOf("b", b, 2)
-	if err != nil {
-		return Interval{}, err
-	}
-	if ma.mean == 0 {
-		return Interval{}, fmt.Errorf("a: mean is 0, the ratio is undefined: %w", ErrInvalid)
 	}
 	return delta(ma, mb, level), nil
 }
