@@ -132,6 +132,7 @@ func runLocal(ctx context.Context, args []string) int {
 	fs.StringVar(&o.Threads, "threads", "", "thread counts, e.g. 1,2,4 (default 1)")
 	fs.BoolVar(&o.Prepared, "ps", true, "prepared statements (--db-ps-mode=auto)")
 	fs.IntVar(&o.FlushWait, "flush-wait", 0, "cap of the flush wait in seconds (default: min(1200, 60 + rows/1e6))")
+	fs.StringVar(&o.Counters, "counters", "", "extra engine counters to record per operation, comma-separated (SHOW GLOBAL STATUS names, or PostgreSQL view.column)")
 	fs.Var(&custom, "custom", "custom Lua step NAME=PATH[:SECONDS] (repeatable; add NAME to --steps)")
 	fs.IntVar(&o.TPCCWarehouses, "tpcc-warehouses", 0, "TPC-C warehouses per table set")
 	fs.IntVar(&o.TPCCTables, "tpcc-tables", 0, "TPC-C table sets")

@@ -35,6 +35,9 @@ type LocalOptions struct {
 	FlushWait     int
 	// Custom are NAME=PATH[:SECONDS] Lua steps.
 	Custom []string
+	// Counters are extra engine counters, comma-separated
+	// (plan.Workload.ExtraCounters).
+	Counters string
 	// TPC-C knobs.
 	TPCCWarehouses int
 	TPCCTables     int
@@ -120,6 +123,9 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 	}
 	if o.PlanFile == "" {
 		wl.PreparedStatements = o.Prepared
+	}
+	if o.Counters != "" {
+		wl.ExtraCounters = splitList(o.Counters)
 	}
 	for _, c := range o.Custom {
 		name, rest, ok := strings.Cut(c, "=")

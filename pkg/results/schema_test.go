@@ -135,6 +135,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"series": reflect.TypeFor[Series](), "summary": reflect.TypeFor[SeriesSummary](),
 		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "step": reflect.TypeFor[StepResult](),
 		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
+		"counters": reflect.TypeFor[Counters](),
 	}
 	check := func(name string, typ reflect.Type, props map[string]any, required []string) {
 		fields, omittable := jsonFields(typ)

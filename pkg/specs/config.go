@@ -120,6 +120,9 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 	if p.Server.ReadyTimeoutSeconds <= 0 {
 		p.Server.ReadyTimeoutSeconds = 600
 	}
+	if w.Counters != nil {
+		p.Workload.ExtraCounters = append([]string(nil), w.Counters.Extra...)
+	}
 	if t := w.TPCC; t != nil {
 		tt := make([]int, len(t.Threads))
 		for i, v := range t.Threads {
