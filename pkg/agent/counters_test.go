@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -305,5 +307,29 @@ func TestMeasureBounds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Local mode's --counters is the plan's extra counters.
+func TestLocalOptionsCounters(t *testing.T) {
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("pw\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flag string
+		want []string
+	}{
+		{"", nil},
+		{"Innodb_pages_written, pg_stat_wal.wal_fpi", []string{"Innodb_pages_written", "pg_stat_wal.wal_fpi"}},
+	} {
+		o := LocalOptions{Engine: "mariadb", Steps: "point-query", PasswordFile: pw, Out: t.TempDir(), WarmupSeconds: -1, Counters: tc.flag}
+		p, _, err := o.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p.Workload.ExtraCounters, tc.want) {
+			t.Errorf("--counters %q: extra counters %q, want %q", tc.flag, p.Workload.ExtraCounters, tc.want)
+		}
 	}
 }
