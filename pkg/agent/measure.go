@@ -105,8 +105,8 @@ func (a *Agent) runArgs(st step, threads int) []string {
 // it was called, has returned.
 func (a *Agent) measure(ctx context.Context, warm int, run func() *Invocation, bounds ...windowBounds) (*Invocation, HWSample) {
 	hwDone := make(chan HWSample, 1)
-	// opened is closed when the window's start is over: the bounds told and
-	// the collector started, or the run ended first.
+	// opened is closed when the window's start is over: the bounds told, or
+	// the run ended first.
 	opened := make(chan struct{})
 	hwCtx, hwCancel := context.WithCancel(ctx)
 	defer hwCancel()

@@ -69,7 +69,8 @@ type stepRun struct {
 	Step    RunStep
 	Threads int
 	// Started and Ended bound the whole run, warm-up and hooks' before
-	// included; Ended is set when sysbench and the collector are done.
+	// included; Ended is set when sysbench and the collector are done and
+	// the windowBounds have read the window's end.
 	Started, Ended time.Time
 	Result         *results.StepResult
 	Ext            *StepExtension
