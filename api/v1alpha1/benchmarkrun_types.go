@@ -390,6 +390,33 @@ type WorkloadSpec struct {
 	// its own result step, "<step>@<fraction>peak" or "<step>@<rate>tps".
 	// +optional
 	FixedRate *FixedRateSpec `json:"fixedRate,omitempty"`
+
+	// counters tunes the engine counters the agent reads around every
+	// measured run and records per operation with the results (SHOW GLOBAL
+	// STATUS on MySQL and MariaDB; pg_stat_database, pg_stat_wal,
+	// pg_stat_bgwriter, pg_stat_checkpointer and pg_stat_io on PostgreSQL,
+	// as the server's version has them). A default set is always read.
+	// +optional
+	Counters *CountersSpec `json:"counters,omitempty"`
+}
+
+// CountersSpec adds engine counters to the default set.
+type CountersSpec struct {
+	// extra are counter names read besides the default set: SHOW GLOBAL
+	// STATUS variable names on MySQL and MariaDB (case-insensitive, e.g.
+	// Innodb_pages_written); on PostgreSQL view.column, e.g.
+	// pg_stat_database.conflicts or pg_stat_wal.wal_buffers_full, and for
+	// pg_stat_io view.backend_type.object.column with spaces as
+	// underscores, summed over contexts, e.g.
+	// pg_stat_io.autovacuum_worker.relation.hits. Only cumulative counters
+	// make sense (a gauge that falls is recorded as decreased); a name the
+	// server does not report is recorded as missing, and the run goes on.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:items:Pattern=`^[A-Za-z][A-Za-z0-9_.]*$`
+	// +optional
+	Extra []string `json:"extra,omitempty"`
 }
 
 // TPCCSpec configures the TPC-C step (the knobs of sysbench-tpcc).

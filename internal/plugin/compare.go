@@ -30,7 +30,8 @@ func NewCmdCompare(streams genericiooptions.IOStreams, clients Clients) *cobra.C
 		Short: "Put two runs side by side",
 		Long: `Put two runs side by side: for every cell name the runs share, QPS(B) / QPS(A)
 per step and, when the runs recorded latency, p99(B) / p99(A) (lower is
-better); then the full report of both runs together, whose cells are named
+better); for the steps whose QPS moved by 5 % or more, the engine counters
+per operation that moved most; then the full report of both runs together, whose cells are named
 RUN/CELL and whose base is RUN_A's base cell (or --base).
 
 With --from-dir DIR, the runs are read from DIR/RUN_A and DIR/RUN_B. With
@@ -73,6 +74,9 @@ type CompareResult struct {
 	Report        *analysis.Report          `json:"report"`
 	// Repeats compares the repeats of the combinations both runs repeated.
 	Repeats []analysis.Comparison `json:"repeats,omitempty"`
+	// CounterMoves are, for the steps whose throughput moved, the engine
+	// counters per op that moved most (cells both runs have, with counters).
+	CounterMoves []analysis.CounterMove `json:"counterMoves,omitempty"`
 }
 
 // repeatedCombinations lists the combinations with at least two cells.
@@ -130,6 +134,11 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 		if lt := analysis.PairedLatencyTable(a, b, th); lt != nil {
 			res.PairedLatency = append(res.PairedLatency, lt)
 			tables = append(tables, lt.Table())
+		}
+		// Why the steps that moved moved, in the engine's own terms.
+		if mv := analysis.CounterMoves(a, b, th, analysis.CounterMoveOptions{}); len(mv) > 0 {
+			res.CounterMoves = append(res.CounterMoves, mv...)
+			tables = append(tables, analysis.CounterMovesTable(mv, o.RunA, o.RunB))
 		}
 	}
 	merged, err := analysis.Merge(o.RunA+" vs "+o.RunB, a, b)

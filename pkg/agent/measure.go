@@ -39,6 +39,16 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 	}
 
 	hooks := st.hooks()
+	// The counters go last: their divisor is the one the kind's hooks set.
+	if ch := a.counterHook(s); ch != nil {
+		hooks = append(hooks, ch)
+	}
+	var bounds []windowBounds
+	for _, h := range hooks {
+		if b, ok := h.(windowBounds); ok {
+			bounds = append(bounds, b)
+		}
+	}
 	for _, h := range hooks {
 		if err := h.before(ctx, r); err != nil {
 			res.Error = err.Error()
@@ -47,7 +57,7 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 	}
 
 	a.logf("step %s threads=%d: %ds + %ds warm-up", res.Step, threads, s.Seconds, warm)
-	inv, hw := a.measure(ctx, warm, func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) })
+	inv, hw := a.measure(ctx, warm, func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }, bounds...)
 	if inv.RepeatedIntervals > 0 {
 		a.logf("step %s threads=%d: dropped %d interval line(s) whose second repeated the previous one's", s.Name, threads, inv.RepeatedIntervals)
 	}
@@ -101,18 +111,33 @@ func (a *Agent) runArgs(st step, threads int) []string {
 // measure is the measured window of one run: run starts at once, the
 // collector (if any) starts when the warm-up seconds are over and stops when
 // run returns, so the hardware metrics cover the steady part only. A run
-// that ends within its warm-up has no sample (zero HWSample).
-func (a *Agent) measure(ctx context.Context, warm int, run func() *Invocation) (*Invocation, HWSample) {
+// that ends within its warm-up has no sample (zero HWSample). The bounds
+// are told the same two instants: windowStart as the warm-up ends (never
+// if the run ended first), windowEnd once run returned and windowStart, if
+// it was called, has returned.
+func (a *Agent) measure(ctx context.Context, warm int, run func() *Invocation, bounds ...windowBounds) (*Invocation, HWSample) {
 	hwDone := make(chan HWSample, 1)
+	// opened is closed when the window's start is over: the bounds told, or
+	// the run ended first.
+	opened := make(chan struct{})
 	hwCtx, hwCancel := context.WithCancel(ctx)
 	defer hwCancel()
-	if a.Collector != nil {
+	if a.Collector != nil || len(bounds) > 0 {
 		go func() {
 			select {
 			case <-hwCtx.Done():
+				close(opened)
 				hwDone <- HWSample{}
 				return
 			case <-time.After(time.Duration(warm) * time.Second):
+			}
+			for _, b := range bounds {
+				b.windowStart(hwCtx)
+			}
+			close(opened)
+			if a.Collector == nil {
+				hwDone <- HWSample{}
+				return
 			}
 			if err := a.Collector.Start(hwCtx); err != nil {
 				a.logf("hw collector start: %v", err)
@@ -129,9 +154,15 @@ func (a *Agent) measure(ctx context.Context, warm int, run func() *Invocation) (
 			}
 			hwDone <- smp
 		}()
+	} else {
+		close(opened)
 	}
 	inv := run()
 	hwCancel()
+	<-opened
+	for _, b := range bounds {
+		b.windowEnd(ctx)
+	}
 	var hw HWSample
 	if a.Collector != nil {
 		hw = <-hwDone

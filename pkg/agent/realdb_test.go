@@ -197,21 +197,8 @@ func TestRealCatalog(t *testing.T) {
 	for _, e := range realEngines() {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			script := filepath.Join(dir, "custom_count.lua")
-			if err := os.WriteFile(script, []byte(customLua), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var steps []string
-			for _, s := range workload.Extended() {
-				steps = append(steps, s.Name)
-			}
-			steps = append(steps, "my-count", workload.TPCCStep)
-			p := realPlan(e, filepath.Join(dir, "out"), steps...)
-			p.Workload.Custom = []plan.CustomStep{{Name: "my-count", Script: script, DurationSeconds: 2}}
-			p.Workload.TPCC = &plan.TPCC{Warehouses: 1, Tables: 1, DurationSeconds: 3, Threads: []int{2}, Isolation: "RC", UseForeignKeys: true}
-
-			res, compact, full := runReal(t, p, realPassword)
+			cr := realCatalogRun(t, e)
+			res, compact, full, steps := cr.res, cr.compact, cr.full, cr.steps
 			if res.ExitCode != plan.ExitOK {
 				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 			}
@@ -273,8 +260,7 @@ func TestRealCatalog(t *testing.T) {
 			if _, ok := full.Extensions[ExtensionKey]; !ok {
 				t.Error("no agent extension (warm-up, flushes)")
 			}
-			prog, _ := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
-			if !strings.Contains(string(prog), `"Done"`) {
+			if prog := cr.progress; !strings.Contains(string(prog), `"Done"`) {
 				t.Errorf("progress: %s", prog)
 			}
 		})

@@ -53,13 +53,24 @@ type windowHook interface {
 	after(ctx context.Context, r *stepRun)
 }
 
+// windowBounds is a windowHook that also reads the server at the measured
+// window's own bounds, which before and after are not: windowStart when the
+// warm-up ends (the collector's start; it runs while sysbench does, and is
+// not called when the run ends first), windowEnd as soon as sysbench
+// returned (before after; called for every run). Neither can fail the run.
+type windowBounds interface {
+	windowStart(ctx context.Context)
+	windowEnd(ctx context.Context)
+}
+
 // stepRun is one measured run of a step at one thread count, as runStep
 // builds it and the hooks read and extend it.
 type stepRun struct {
 	Step    RunStep
 	Threads int
 	// Started and Ended bound the whole run, warm-up and hooks' before
-	// included; Ended is set when sysbench and the collector are done.
+	// included; Ended is set when sysbench and the collector are done and
+	// the windowBounds have read the window's end.
 	Started, Ended time.Time
 	Result         *results.StepResult
 	Ext            *StepExtension

@@ -101,6 +101,9 @@ type Observation struct {
 	TPS float64 `json:"tps,omitempty"`
 	// HW is the hardware efficiency, when measured.
 	HW *Hardware `json:"hw,omitempty"`
+	// Counters are the engine's counters per operation by name, when read
+	// (results.Counters.PerOp).
+	Counters map[string]float64 `json:"counters,omitempty"`
 	// Series is the throughput over time, when kept.
 	Series *TimeSeries `json:"series,omitempty"`
 	// Latency is the response time, when recorded (latency.go).
@@ -172,6 +175,9 @@ func (d *Dataset) Add(o Observation) error {
 		return fmt.Errorf("%s: threads must be at least 1: %w", where, ErrInvalid)
 	case math.IsNaN(o.QPS) || math.IsInf(o.QPS, 0) || o.QPS < 0:
 		return fmt.Errorf("%s: qps %v must be a finite number >= 0: %w", where, o.QPS, ErrInvalid)
+	}
+	if err := checkCounters(o); err != nil {
+		return fmt.Errorf("%s: %v: %w", where, err, ErrInvalid)
 	}
 	k := obsKey{o.Cell, o.Step, o.Threads}
 	if _, dup := d.idx[k]; dup {

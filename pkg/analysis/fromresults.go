@@ -47,6 +47,9 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 				o.HW = &Hardware{CPUPerOp: h.CPUPerOp, CSPerOp: h.ContextSwitchesPerOp, ReadsPerOp: h.ReadsPerOp,
 					ReadKBPerOp: h.ReadKBPerOp, WriteKBPerOp: h.WriteKBPerOp, OpsPerSecond: h.OpsPerSecond}
 			}
+			if ct := s.Counters; ct != nil && len(ct.PerOp) > 0 {
+				o.Counters = ct.PerOp
+			}
 			switch {
 			case s.Series != nil && len(s.Series.QPS) > 0:
 				o.Series = &TimeSeries{IntervalSeconds: s.Series.IntervalSeconds, WarmupSeconds: s.WarmupSeconds, Values: s.Series.QPS}

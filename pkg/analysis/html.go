@@ -181,6 +181,9 @@ func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries 
 			add(fmt.Sprintf("Hardware efficiency: %s, %d threads", h.Step, h.Threads), tableBlocks(ts...)...)
 		}
 	}
+	for _, c := range r.Counters {
+		add(fmt.Sprintf("Engine counters per operation: %s, %d threads", c.Step, c.Threads), tableBlocks(c.Tables()...)...)
+	}
 	if len(r.Repeats) > 0 {
 		add("Repeats", tableBlocks(RepeatTable(r.Repeats))...)
 	}

@@ -42,6 +42,10 @@ type Report struct {
 	// concurrency, over time, fixed-rate runs (latency.go).
 	Latency *LatencyReport `json:"latency,omitempty"`
 	Notes   []string       `json:"notes,omitempty"`
+
+	// Counters are the engine counters per operation, per (step, threads)
+	// that has them, beside Hardware.
+	Counters []*CounterTable `json:"counters,omitempty"`
 }
 
 // BuildReport computes every report of ds.
@@ -110,6 +114,9 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 			}
 			r.Hardware = append(r.Hardware, hw)
 		}
+		if r.Counters, err = appendCounterTables(r.Counters, ds, thSteps, th, base); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range ds.cells {
 		if len(ds.CellThreads(c.Name)) < 2 {
@@ -148,7 +155,7 @@ func hasHardware(ds *Dataset, step string, threads int) bool {
 }
 
 // Tables renders the whole report in a fixed order: relative throughput,
-// group statistics, hardware efficiency, scale-up, throughput over time,
+// group statistics, hardware efficiency, engine counters, scale-up, throughput over time,
 // repeats, noise floor, latency.
 func (r *Report) Tables() []Table {
 	var out []Table
@@ -160,6 +167,9 @@ func (r *Report) Tables() []Table {
 	}
 	for _, h := range r.Hardware {
 		out = append(out, h.Tables()...)
+	}
+	for _, c := range r.Counters {
+		out = append(out, c.Tables()...)
 	}
 	for _, s := range r.ScaleUp {
 		out = append(out, s.Tables()...)

@@ -14,6 +14,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -200,7 +201,16 @@ type Workload struct {
 	Custom           []CustomStep `json:"custom,omitempty"`
 	// FixedRate adds open-loop runs after closed-loop ones (fixedrate.go).
 	FixedRate *FixedRate `json:"fixedRate,omitempty"`
+	// ExtraCounters are engine counters read around every measured run
+	// besides the agent's default set (SHOW GLOBAL STATUS names; for
+	// PostgreSQL view.column, e.g. "pg_stat_database.conflicts").
+	ExtraCounters []string `json:"extraCounters,omitempty"`
 }
+
+// CounterNameRE is what an extra counter name looks like: a MySQL status
+// variable or a PostgreSQL view.column (view.backend_type.object.column for
+// pg_stat_io). The API's workload.counters.extra has the same pattern.
+var CounterNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]*$`)
 
 // TPCC configures the TPC-C step (sysbench-tpcc's familiar knobs).
 type TPCC struct {
@@ -273,6 +283,11 @@ func (p *Plan) Validate() error {
 		}
 	}
 	wl.FixedRate.validate(wl.Steps, add)
+	for i, n := range wl.ExtraCounters {
+		if !CounterNameRE.MatchString(n) {
+			add("workload.extraCounters[%d]: %q is not a counter name (%s)", i, n, CounterNameRE)
+		}
+	}
 	if p.Results.ConfigMap == "" && p.Results.Dir == "" {
 		add("results: one of configMap or dir is required")
 	}

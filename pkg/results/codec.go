@@ -177,6 +177,10 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 	for i := range c.Steps {
 		s, series := &c.Steps[i], full.Steps[i].Series
 		s.EncodedQPS = nil
+		// The per-op values and their divisor give the deltas back.
+		if s.Counters != nil {
+			s.Counters.Delta = nil
+		}
 		if series != nil && s.Summary == nil {
 			sum := SummarizeSeries(steadySamples(series, s.WarmupSeconds), series.IntervalSeconds)
 			s.Summary = &sum
@@ -185,6 +189,13 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 	base, err := Marshal(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(base) > opts.MaxBytes && dropCounters(c) {
+		// The engine counters of a long matrix are what overflows; the
+		// full form keeps them.
+		if base, err = Marshal(c); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(base) > opts.MaxBytes {
 		return nil, nil, fmt.Errorf("compact form without series is %d bytes, budget %d: %w", len(base), opts.MaxBytes, ErrTooLarge)
@@ -232,6 +243,18 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 		}
 	}
 	return c, base, nil
+}
+
+// dropCounters removes every step's counters and reports whether there
+// were any.
+func dropCounters(d *Document) bool {
+	dropped := false
+	for i := range d.Steps {
+		if d.Steps[i].Counters != nil {
+			d.Steps[i].Counters, dropped = nil, true
+		}
+	}
+	return dropped
 }
 
 // steadySamples drops the warm-up samples: those that start before warmup.

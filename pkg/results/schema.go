@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,15 +81,32 @@ func (c *checker) schema(data []byte) {
 		c.add("(document)", "%v", err)
 		return
 	}
-	c.schemaLeaves(ve)
+	c.schemaLeaves(ve, nil)
 }
 
 // schemaLeaves adds the leaves of the library's error tree: inner nodes
-// (allOf, $ref, if/then) only say that something below them failed.
-func (c *checker) schemaLeaves(e *jsonschema.ValidationError) {
+// (allOf, $ref, if/then) only say that something below them failed. parent
+// is the instance location of the node above e.
+func (c *checker) schemaLeaves(e *jsonschema.ValidationError, parent []string) {
+	// A bad map key (the counters' names) is reported under the map. The
+	// library (v6.0.3) gives such an error an instance location it goes on
+	// to overwrite, and the key's own causes none: the map's path is the
+	// parent's plus the property the propertyNames keyword sits under.
+	if k, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+		loc := parent
+		if toks := strings.Split(e.SchemaURL, "/"); len(toks) >= 3 && toks[len(toks)-1] == "propertyNames" && toks[len(toks)-3] == "properties" {
+			loc = append(slices.Clone(parent), toks[len(toks)-2])
+		}
+		why := ""
+		if len(e.Causes) > 0 {
+			why = ": " + e.Causes[0].ErrorKind.LocalizedString(schemaPrinter)
+		}
+		c.add(joinPath(jsonPath(loc), k.Property), "is not a valid name%s", why)
+		return
+	}
 	if len(e.Causes) > 0 {
 		for _, cause := range e.Causes {
-			c.schemaLeaves(cause)
+			c.schemaLeaves(cause, e.InstanceLocation)
 		}
 		return
 	}
@@ -215,16 +234,41 @@ func finiteValue(c *checker, path string, v reflect.Value) (reflect.Value, bool)
 		if cp.IsValid() {
 			return cp, true
 		}
+	case reflect.Map:
+		// Maps of numbers (the counters per name); the sorted keys name
+		// the first bad value the same way on every call.
+		if v.Type().Elem().Kind() != reflect.Float64 || v.Type().Key().Kind() != reflect.String {
+			break
+		}
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		var cp reflect.Value
+		for _, k := range keys {
+			if e, changed := finiteValue(c, joinPath(path, k.String()), v.MapIndex(k)); changed {
+				if !cp.IsValid() {
+					cp = reflect.MakeMapWithSize(v.Type(), v.Len())
+					for _, k2 := range keys {
+						cp.SetMapIndex(k2, v.MapIndex(k2))
+					}
+				}
+				cp.SetMapIndex(k, e)
+			}
+		}
+		if cp.IsValid() {
+			return cp, true
+		}
 	}
 	return v, false
 }
 
-// mayHoldFloat reports whether a value of t can contain a float64. Maps are
-// left out: the document's maps hold strings and raw JSON.
+// mayHoldFloat reports whether a value of t can contain a float64. Of the
+// maps, only those of numbers can (the others hold strings and raw JSON).
 func mayHoldFloat(t reflect.Type) bool {
 	switch t.Kind() {
 	case reflect.Float64:
 		return true
+	case reflect.Map:
+		return t.Elem().Kind() == reflect.Float64
 	case reflect.Pointer, reflect.Slice:
 		return mayHoldFloat(t.Elem())
 	case reflect.Struct:

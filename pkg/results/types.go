@@ -280,6 +280,9 @@ type StepResult struct {
 	EncodedQPS *EncodedSeries `json:"encodedQps,omitempty"`
 	// Hardware is the per-operation efficiency of the database node.
 	Hardware *Hardware `json:"hardware,omitempty"`
+	// Counters are the engine's own counters per operation over the
+	// measured window (absent: not read, or written by an older agent).
+	Counters *Counters `json:"counters,omitempty"`
 
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
@@ -394,4 +397,34 @@ type Hardware struct {
 	ReadKBPerSecond           *float64 `json:"readKbPerSecond,omitempty"`
 	WriteKBPerSecond          *float64 `json:"writeKbPerSecond,omitempty"`
 	ServerCPUSecondsPerSecond *float64 `json:"serverCpuSecondsPerSecond,omitempty"`
+}
+
+// Counters are the database engine's own cumulative counters (SHOW GLOBAL
+// STATUS; PostgreSQL's pg_stat_database, pg_stat_wal, pg_stat_bgwriter,
+// pg_stat_checkpointer, pg_stat_io) over the measured window, divided by
+// the operations in it: the same window and the same operations as
+// Hardware, so the two explain each other.
+type Counters struct {
+	// Source says what was read: "SHOW GLOBAL STATUS", or the PostgreSQL
+	// views the server has, comma-separated.
+	Source string `json:"source"`
+	// Seconds is the window: from the snapshot when the warm-up ended to
+	// the end of the run.
+	Seconds float64 `json:"seconds"`
+	// OpsPerSecond and OpsBasis are the throughput the counters are per,
+	// as in Hardware; Operations = OpsPerSecond × Seconds is the divisor.
+	OpsPerSecond float64 `json:"opsPerSecond"`
+	OpsBasis     string  `json:"opsBasis"`
+	Operations   float64 `json:"operations"`
+	// PerOp is each counter's growth over the window / Operations; absent
+	// when Operations is 0.
+	PerOp map[string]float64 `json:"perOp,omitempty"`
+	// Delta is each counter's growth over the window (full form only: it
+	// is PerOp × Operations).
+	Delta map[string]float64 `json:"delta,omitempty"`
+	// Missing are requested extra counters the server does not report.
+	Missing []string `json:"missing,omitempty"`
+	// Decreased are counters that fell over the window (reset, or not
+	// cumulative); they have no value.
+	Decreased []string `json:"decreased,omitempty"`
 }

@@ -154,6 +154,9 @@ func validateStep(c *checker, path string, s *StepResult) {
 	if j := unredacted(s.Command); j >= 0 {
 		c.add(fmt.Sprintf("%s.command[%d]", path, j), "holds an unredacted password (use RedactCommand)")
 	}
+	if ct := s.Counters; ct != nil {
+		validateCounters(c, path+".counters", ct)
+	}
 	if m := s.Summary; m != nil && !(m.Min <= m.P5 && m.P5 <= m.Median && m.Median <= m.P95 && m.P95 <= m.Max) {
 		c.add(path+".summary", "min <= p5 <= median <= p95 <= max does not hold")
 	}
@@ -204,4 +207,35 @@ func withoutSamples(d *Document) *Document {
 		}
 	}
 	return &cp
+}
+
+// validateCounters checks that a step's counters agree with their divisor:
+// operations = opsPerSecond × seconds, per-op values only with operations,
+// and each per-op value its delta / operations when the deltas are there
+// (the compact form drops them).
+func validateCounters(c *checker, path string, ct *Counters) {
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), math.Abs(b)) }
+	if !near(ct.Operations, ct.OpsPerSecond*ct.Seconds) {
+		c.add(path+".operations", "%v is not opsPerSecond × seconds (%v)", ct.Operations, ct.OpsPerSecond*ct.Seconds)
+	}
+	if len(ct.PerOp) > 0 && !(ct.Operations > 0) {
+		c.add(path+".perOp", "set while operations is %v", ct.Operations)
+	}
+	if ct.Delta == nil || !(ct.Operations > 0) {
+		return
+	}
+	names := make([]string, 0, len(ct.PerOp))
+	for n := range ct.PerOp {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d, ok := ct.Delta[n]
+		switch {
+		case !ok:
+			c.add(path+".perOp."+n, "has no delta")
+		case !near(ct.PerOp[n], d/ct.Operations):
+			c.add(path+".perOp."+n, "%v is not delta / operations (%v)", ct.PerOp[n], d/ct.Operations)
+		}
+	}
 }

@@ -145,6 +145,9 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 		}
 		wl.FixedRate = fr
 	}
+	if w.Counters != nil {
+		wl.ExtraCounters = append([]string(nil), w.Counters.Extra...)
+	}
 	for _, cs := range w.CustomSteps {
 		d := int(cs.DurationSeconds)
 		if d == 0 {

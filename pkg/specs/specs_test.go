@@ -242,14 +242,16 @@ func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 		TPCC:        &dbbenchv1alpha1.TPCCSpec{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int32{4}, UseForeignKeys: true, Isolation: "RC"},
 		CustomSteps: []dbbenchv1alpha1.CustomStep{{Name: "mine", DurationSeconds: 7, Args: []string{"--x=1"}}},
 		FixedRate:   &dbbenchv1alpha1.FixedRateSpec{FractionsOfPeak: []string{"0.5"}, Rates: []int32{100}, Steps: []string{"point-query"}},
+		Counters:    &dbbenchv1alpha1.CountersSpec{Extra: []string{"Innodb_pages_written"}},
 	}
 	got := WorkloadPlan(w, []string{"point-query", "tpcc", "mine"})
 	want := plan.Workload{
 		Steps: []string{"point-query", "tpcc", "mine"}, Tables: 2, TableSize: 1000, ReadSeconds: 30, WriteSeconds: 60, WarmupSeconds: 5,
 		Threads: []int{1, 8}, PreparedStatements: true, FlushWaitSeconds: 90,
-		TPCC:      &plan.TPCC{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int{4}, UseForeignKeys: true, Isolation: "RC"},
-		Custom:    []plan.CustomStep{{Name: "mine", Script: "/etc/dbbench/plan/custom/mine.lua", DurationSeconds: 7, Args: []string{"--x=1"}}},
-		FixedRate: &plan.FixedRate{FractionsOfPeak: []string{"0.5"}, Rates: []int{100}, Steps: []string{"point-query"}},
+		TPCC:          &plan.TPCC{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int{4}, UseForeignKeys: true, Isolation: "RC"},
+		Custom:        []plan.CustomStep{{Name: "mine", Script: "/etc/dbbench/plan/custom/mine.lua", DurationSeconds: 7, Args: []string{"--x=1"}}},
+		FixedRate:     &plan.FixedRate{FractionsOfPeak: []string{"0.5"}, Rates: []int{100}, Steps: []string{"point-query"}},
+		ExtraCounters: []string{"Innodb_pages_written"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("WorkloadPlan (-want +got):\n%s", d)
