@@ -142,7 +142,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"series": reflect.TypeFor[Series](), "summary": reflect.TypeFor[SeriesSummary](),
 		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "step": reflect.TypeFor[StepResult](),
 		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
-		"rate": reflect.TypeFor[Rate](),
+		"rate":     reflect.TypeFor[Rate](),
 		"counters": reflect.TypeFor[Counters](),
 	}
 	check := func(name string, typ reflect.Type, props map[string]any, required []string) {
