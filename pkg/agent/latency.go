@@ -34,6 +34,11 @@ func readHistogram(res *results.StepResult, h *sysbench.Histogram) {
 			continue
 		}
 		if v, ok := h.Percentile(p.percent); ok {
+			// A bucket's bound can lie above the largest latency sysbench
+			// measured (the max it prints is exact): no percentile above it.
+			if res.LatencyMaxMs > 0 && v > res.LatencyMaxMs {
+				v = res.LatencyMaxMs
+			}
 			*dst = &v
 		}
 	}

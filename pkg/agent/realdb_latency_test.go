@@ -105,8 +105,15 @@ func TestRealFixedRateLatency(t *testing.T) {
 		if got := s.SteadyTPS / float64(r.TargetTPS); got > 1.15 {
 			t.Errorf("%s: steady %.1f TPS for a target of %d", s.Step, s.SteadyTPS, r.TargetTPS)
 		}
+		// The queue columns are left out when a second has no queue report
+		// (fixedrate.go): at half the peak every second must have one; past
+		// what the server keeps up with, sysbench's reporter can skip one.
 		if se := s.Series; se == nil || len(se.QueueLength) != len(se.QPS) || len(se.Concurrency) != len(se.QPS) {
-			t.Errorf("%s: queue columns missing from the series", s.Step)
+			if frac == 0.5 {
+				t.Errorf("%s: queue columns missing from the series", s.Step)
+			} else {
+				t.Logf("%s: no queue columns (a second without a queue report)", s.Step)
+			}
 		}
 		if !strings.Contains(strings.Join(s.Command, " "), fmt.Sprintf("--rate=%d", r.TargetTPS)) {
 			t.Errorf("%s: command %q lacks --rate", s.Step, s.Command)
