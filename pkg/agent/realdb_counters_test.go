@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,14 @@ func TestRealCatalogCounters(t *testing.T) {
 				t.Fatalf("exit %d: %v", cr.res.ExitCode, cr.res.Err)
 			}
 			n := countersFor(e)
+			// Write steps whose window logged nothing. PostgreSQL's backends
+			// flush their WAL statistics (pg_stat_wal) on their own schedule
+			// and at exit, which a loaded machine can push past the window's
+			// end (the agent waits 5 s for them): one such window per run is
+			// tolerated there; none on MySQL and MariaDB, whose counters are
+			// global and immediate.
+			var unlogged []string
+			writes := 0
 			for i, s := range cr.full.Steps {
 				c := s.Counters
 				if c == nil {
@@ -155,8 +164,9 @@ func TestRealCatalogCounters(t *testing.T) {
 						}
 					}
 				case g == workload.GroupWrite:
+					writes++
 					if !(c.PerOp[n.log] > 0) {
-						t.Errorf("%s@%d: write step logged %v bytes per op", s.Step, s.Threads, c.PerOp[n.log])
+						unlogged = append(unlogged, fmt.Sprintf("%s@%d", s.Step, s.Threads))
 					}
 				case s.Step != "my-count":
 					// 2000 rows, cached since the load: (almost) no reads
@@ -166,6 +176,13 @@ func TestRealCatalogCounters(t *testing.T) {
 						t.Errorf("%s@%d: %s %.4f per op for %s %.2f: a cached read step reads from disk", s.Step, s.Threads, n.physReads, phys, n.logReads, logical)
 					}
 				}
+			}
+			allowed := 0
+			if e == plan.Postgres {
+				allowed = 1
+			}
+			if writes == 0 || len(unlogged) > allowed {
+				t.Errorf("write steps whose window logged 0 bytes per op: %v (of %d write steps; %d tolerated)", unlogged, writes, allowed)
 			}
 		})
 	}
