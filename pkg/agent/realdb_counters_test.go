@@ -163,6 +163,10 @@ func TestRealCatalogCounters(t *testing.T) {
 							t.Errorf("tpcc: %.2f commits per transaction", v)
 						}
 					}
+				case g == workload.GroupWrite && s.Step == "delete" && s.Threads != cr.full.Steps[0].Threads:
+					// delete removes rows without putting them back: the
+					// test's 2000-row table can be empty by the next thread
+					// count, whose deletes then change (and log) nothing.
 				case g == workload.GroupWrite:
 					writes++
 					if !(c.PerOp[n.log] > 0) {
