@@ -169,6 +169,13 @@ func TestHTMLInChromium(t *testing.T) {
 	if n := strings.Count(dom, `class="bar"`); n < 100 {
 		t.Errorf("dumped DOM has %d bars", n)
 	}
+	screenshotPainted(t, run, dir)
+}
+
+// screenshotPainted has headless Chromium (run) take a screenshot into dir
+// (kept at $DBBENCH_PNG_OUT when set) and checks it was painted.
+func screenshotPainted(t *testing.T, run func(...string) []byte, dir string) {
+	t.Helper()
 	shot := filepath.Join(dir, "out.png")
 	run("--screenshot=" + shot)
 	if out := os.Getenv("DBBENCH_PNG_OUT"); out != "" {

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,20 +255,5 @@ func TestLatencyHTMLInChromium(t *testing.T) {
 	if n := strings.Count(dom, `class="line"`); n < 8 {
 		t.Errorf("dumped DOM has %d lines", n)
 	}
-	shot := filepath.Join(dir, "out.png")
-	run("--screenshot=" + shot)
-	if out := os.Getenv("DBBENCH_PNG_OUT"); out != "" {
-		data, _ := os.ReadFile(shot)
-		_ = os.WriteFile(out, data, 0o644)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkPainted(t, img)
+	screenshotPainted(t, run, dir)
 }
