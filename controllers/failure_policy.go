@@ -218,7 +218,7 @@ func databaseFailure(name string, pod *corev1.Pod, running, answered bool) *fail
 			continue
 		}
 		if answered {
-			return fail(dbbenchv1alpha1.ReasonDatabaseCrashed, "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, serverSaid(last.Message))
+			return fail(dbbenchv1alpha1.ReasonDatabaseCrashed, "database server exited during the benchmark (exit code %d, %s): %s", last.ExitCode, last.Reason, serverSaid(last.Message, serverlog.ErrorLines(last.Message)))
 		}
 		return startFailure(last.ExitCode, last.Reason, last.Message)
 	}
@@ -239,13 +239,13 @@ func startFailure(exitCode int32, reason, log string) *failure {
 	if serverlog.ConfigRefused(lines) {
 		r = dbbenchv1alpha1.ReasonConfigRejected
 	}
-	return fail(r, "database server exited before it answered (exit code %d, %s): %s", exitCode, reason, serverSaid(log))
+	return fail(r, "database server exited before it answered (exit code %d, %s): %s", exitCode, reason, serverSaid(log, lines))
 }
 
-// serverSaid is the server's own error lines from a log, or the end of the
-// log when no line looks like an error.
-func serverSaid(log string) string {
-	if lines := serverlog.ErrorLines(log); len(lines) > 0 {
+// serverSaid is a log's error lines (serverlog.ErrorLines), or the end of
+// the log when no line looks like an error.
+func serverSaid(log string, lines []string) string {
+	if len(lines) > 0 {
 		return strings.Join(lines, " | ")
 	}
 	if log == "" {
