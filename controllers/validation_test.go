@@ -171,6 +171,40 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			set(s, "databases.0.image", "mariadb:{version}")
 			set(s, "workload.repeats", 4)
 		}, "at most 100 cells"},
+		{"precision with maxRepeats 1", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": 2, "maxRepeats": 1})
+		}, "spec.workload.precision.maxRepeats: Invalid value: 1"},
+		{"precision target 0", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": 0, "maxRepeats": 5})
+		}, "targetPercent: must be a number above 0"},
+		{"precision target negative", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": -1, "maxRepeats": 5})
+		}, "targetPercent: must be a number above 0"},
+		{"precision target a zero decimal", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": "0.0", "maxRepeats": 5})
+		}, "targetPercent: must be a number above 0"},
+		{"precision target not a number", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": "1%", "maxRepeats": 5})
+		}, "targetPercent: must be a number above 0"},
+		{"precision minRepeats above maxRepeats", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": 2, "minRepeats": 6, "maxRepeats": 5})
+		}, "minRepeats: must not exceed maxRepeats"},
+		{"precision minRepeats 1", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": 2, "minRepeats": 1, "maxRepeats": 5})
+		}, "spec.workload.precision.minRepeats: Invalid value: 1"},
+		{"precision together with repeats", func(s map[string]any) {
+			set(s, "workload.precision", map[string]any{"targetPercent": 2, "maxRepeats": 5})
+			set(s, "workload.repeats", 3)
+		}, "repeats: must be 1 (or unset) with precision"},
+		{"precision matrix too large", func(s map[string]any) {
+			var v []any
+			for i := 0; i < 4; i++ {
+				v = append(v, "10."+string(rune('a'+i)))
+			}
+			set(s, "databases.0.versions", v)
+			set(s, "databases.0.image", "mariadb:{version}")
+			set(s, "workload.precision", map[string]any{"targetPercent": 2, "maxRepeats": 13})
+		}, "at most 100 cells (versions × configs × workload.repeats, or workload.precision.maxRepeats)"},
 		{"baseline names no database", func(s map[string]any) { set(s, "baseline", map[string]any{"database": "mysql"}) },
 			"baseline: must name a database"},
 		{"baseline names no version", func(s map[string]any) {
@@ -237,6 +271,37 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("refused with\n  %v\nwant it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPrecisionTargetsAreAccepted(t *testing.T) {
+	ns := newNamespace(t)
+	cases := []struct {
+		name      string
+		precision map[string]any
+		want      float64
+		wantMin   int32
+	}{
+		{"whole percent, minRepeats defaulted", map[string]any{"targetPercent": 1, "maxRepeats": 10}, 1, 2},
+		{"decimal string", map[string]any{"targetPercent": "0.5", "minRepeats": 3, "maxRepeats": 3}, 0.5, 3},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := parseRun(t, validRunYAML)
+			obj.SetNamespace(ns)
+			set(obj.Object["spec"].(map[string]any), "workload.precision", tc.precision)
+			if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			var run dbbenchv1alpha1.BenchmarkRun
+			if err := runtimeFromUnstructured(obj, &run); err != nil {
+				t.Fatal(err)
+			}
+			p := run.Spec.Workload.Precision
+			if p == nil || p.Target() != tc.want || p.MinRepeats != tc.wantMin {
+				t.Errorf("precision after defaulting = %+v, want target %v and minRepeats %d", p, tc.want, tc.wantMin)
 			}
 		})
 	}

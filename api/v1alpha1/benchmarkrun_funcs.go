@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	"strconv"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Accessors for optional fields whose zero value is meaningful (and so are
@@ -64,3 +66,28 @@ func (r *RegressionSpec) SignificanceLevel() float64 {
 	}
 	return p
 }
+
+// Target returns targetPercent as a number; an unreadable string (which
+// the schema refuses) gives 0, which no half-width reaches.
+func (p *PrecisionSpec) Target() float64 {
+	if p.TargetPercent.Type == intstr.Int {
+		return float64(p.TargetPercent.IntVal)
+	}
+	v, err := strconv.ParseFloat(p.TargetPercent.StrVal, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// Min returns minRepeats (default 2), never above maxRepeats.
+func (p *PrecisionSpec) Min() int32 {
+	n := p.MinRepeats
+	if n < 2 {
+		n = 2
+	}
+	return min(n, max(p.MaxRepeats, 2))
+}
+
+// Max returns maxRepeats, at least Min's floor of 2.
+func (p *PrecisionSpec) Max() int32 { return max(p.MaxRepeats, 2) }

@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Engine is a database engine.
@@ -21,7 +22,7 @@ const (
 // a fresh data load; the workload steps then run in order inside the cell,
 // once per client thread count.
 //
-// +kubebuilder:validation:XValidation:rule="self.databases.all(d, size(d.versions) * (has(d.configs) ? size(d.configs) : 1) * self.workload.repeats <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats); split the matrix into several runs"
+// +kubebuilder:validation:XValidation:rule="self.databases.all(d, size(d.versions) * (has(d.configs) ? size(d.configs) : 1) * (has(self.workload.precision) ? self.workload.precision.maxRepeats : self.workload.repeats) <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats, or workload.precision.maxRepeats); split the matrix into several runs"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || self.baseline.version in d.versions) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || !has(self.baseline.repeat) || self.baseline.repeat <= self.workload.repeats",message="baseline.repeat: must not exceed workload.repeats"
 // +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite)",message="regression: needs suite, whose earlier runs it compares against"
@@ -36,7 +37,8 @@ type BenchmarkRunSpec struct {
 	Suite string `json:"suite,omitempty"`
 
 	// databases lists the servers under test. Every database contributes
-	// versions × configs × workload.repeats cells.
+	// versions × configs × workload.repeats cells (with workload.precision,
+	// up to versions × configs × maxRepeats).
 	// +listType=map
 	// +listMapKey=name
 	// +kubebuilder:validation:MinItems=1
@@ -281,6 +283,7 @@ const (
 
 // WorkloadSpec is what each cell runs.
 // +kubebuilder:validation:XValidation:rule="!has(self.steps) || self.steps.all(s, s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only','tpcc'] || (has(self.customSteps) && self.customSteps.exists(c, c.name == s)))",messageExpression="'steps: ' + self.steps.filter(s, !(s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only','tpcc']) && !(has(self.customSteps) && self.customSteps.exists(c, c.name == s)))[0] + ' is neither a catalog step, tpcc, nor the name of a customSteps entry'"
+// +kubebuilder:validation:XValidation:rule="!has(self.precision) || !has(self.repeats) || self.repeats == 1",message="repeats: must be 1 (or unset) with precision, which decides the number of repeats itself (precision.minRepeats to precision.maxRepeats)"
 // +kubebuilder:validation:XValidation:rule="!has(self.steps) || !('tpcc' in self.steps) || has(self.tpcc)",message="tpcc: steps lists tpcc, so workload.tpcc must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmupSeconds) || ((!has(self.readSeconds) || self.warmupSeconds < self.readSeconds) && (!has(self.writeSeconds) || self.warmupSeconds < self.writeSeconds))",message="warmupSeconds: must be shorter than readSeconds and writeSeconds"
 type WorkloadSpec struct {
@@ -355,12 +358,26 @@ type WorkloadSpec struct {
 	PreparedStatements *bool `json:"preparedStatements,omitempty"`
 
 	// repeats runs every (database, version, config) combination this many
-	// times, each as its own cell, so reports can show the spread.
+	// times, each as its own cell, so reports can show the spread. Leave it
+	// at 1 with precision, which decides the number of repeats itself.
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10
 	// +optional
 	Repeats int32 `json:"repeats,omitempty"`
+
+	// precision repeats the matrix until its comparisons are precise enough
+	// (adaptive repeats), instead of a fixed number of repeats: the
+	// controller runs every combination in rounds, reversing the cell order
+	// each round (A B C, C B A, ...) so that a drift of the environment
+	// cancels, and after each round from minRepeats on it stops once the
+	// 95 % interval of every compared ratio (each combination against the
+	// baseline, per step and thread count) lies within ±targetPercent % of
+	// the ratio, or after maxRepeats rounds. status.precision shows the
+	// rounds and the precision reached; docs/noise.md the rule and its
+	// small bias.
+	// +optional
+	Precision *PrecisionSpec `json:"precision,omitempty"`
 
 	// flushWaitSeconds caps the wait for the engine's flush after the load;
 	// 0 uses the reference method's min(1200, 60 + rows/1e6) seconds.
@@ -398,6 +415,34 @@ type WorkloadSpec struct {
 	// as the server's version has them). A default set is always read.
 	// +optional
 	Counters *CountersSpec `json:"counters,omitempty"`
+}
+
+// PrecisionSpec is the precision target of adaptive repeats.
+// +kubebuilder:validation:XValidation:rule="type(self.targetPercent) == int ? (self.targetPercent > 0 && self.targetPercent <= 100) : (self.targetPercent.matches('^[0-9]{1,3}([.][0-9]{1,6})?$') && double(self.targetPercent) > 0.0 && double(self.targetPercent) <= 100.0)",message="targetPercent: must be a number above 0 and at most 100, a whole number or a decimal string such as \"0.5\""
+// +kubebuilder:validation:XValidation:rule="!has(self.minRepeats) || self.minRepeats <= self.maxRepeats",message="minRepeats: must not exceed maxRepeats"
+type PrecisionSpec struct {
+	// targetPercent is the precision to reach, in percent of each compared
+	// ratio: 2 stops once every ratio's 95 % interval lies within ±2 % of
+	// it. A whole number, or a decimal string such as "0.5". Intervals
+	// shrink with the square root of the repeats: halving the target takes
+	// about four times the rounds.
+	// +kubebuilder:validation:XIntOrString
+	TargetPercent intstr.IntOrString `json:"targetPercent"`
+
+	// minRepeats rounds run before the target is checked (an interval needs
+	// two runs per side; more make an early stop on a lucky round less
+	// likely).
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=20
+	// +optional
+	MinRepeats int32 `json:"minRepeats,omitempty"`
+
+	// maxRepeats bounds the rounds: the run stops after this many whether
+	// or not the target was met (status.precision says which).
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=20
+	MaxRepeats int32 `json:"maxRepeats"`
 }
 
 // CountersSpec adds engine counters to the default set.
@@ -891,6 +936,11 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Regression *RegressionStatus `json:"regression,omitempty"`
 
+	// precision is the progress of workload.precision (adaptive repeats):
+	// the rounds run and the precision they reached.
+	// +optional
+	Precision *PrecisionStatus `json:"precision,omitempty"`
+
 	// upload tracks the upload to spec.output.s3: what the object store has
 	// confirmed, and the retries of what it has not. The results stay in
 	// the cluster's ConfigMaps either way.
@@ -925,6 +975,69 @@ type UploadStatus struct {
 	// which clears it. The ResultsUploaded condition says why.
 	// +optional
 	RetryRequiresAnnotation bool `json:"retryRequiresAnnotation,omitempty"`
+}
+
+// PrecisionState is where adaptive repeats stand.
+// +kubebuilder:validation:Enum=Measuring;TargetMet;MaxRepeatsReached;Stopped
+type PrecisionState string
+
+const (
+	// PrecisionMeasuring: rounds are running or the next is being added.
+	PrecisionMeasuring PrecisionState = "Measuring"
+	// PrecisionTargetMet: every compared ratio reached the target.
+	PrecisionTargetMet PrecisionState = "TargetMet"
+	// PrecisionMaxRepeatsReached: maxRepeats rounds ran and some ratio is
+	// still wider than the target.
+	PrecisionMaxRepeatsReached PrecisionState = "MaxRepeatsReached"
+	// PrecisionStopped: rounds stopped early because more could not help:
+	// a cell failed (the run fails either way) or the cells reported no
+	// step to compare.
+	PrecisionStopped PrecisionState = "Stopped"
+)
+
+// PrecisionStatus is the progress of adaptive repeats. Figures are decimal
+// strings, as the Kubernetes API conventions ask of non-integers; "+Inf"
+// means a ratio has no finite interval yet (a side with one run, or a
+// base too noisy for Fieller's interval).
+type PrecisionStatus struct {
+	// rounds is how many rounds of every combination the run has:
+	// status.cells holds their cells (<combination>-r<round>). It grows by
+	// one each time a judged round falls short of the target.
+	Rounds int32 `json:"rounds"`
+	// roundsJudged is how many rounds the last check looked at.
+	// +optional
+	RoundsJudged int32 `json:"roundsJudged,omitempty"`
+	// state is Measuring, TargetMet, MaxRepeatsReached or Stopped.
+	State PrecisionState `json:"state"`
+	// halfWidthPercent is the widest interval half-width, in percent of
+	// its ratio, over every compared ratio at the last check.
+	// +optional
+	HalfWidthPercent string `json:"halfWidthPercent,omitempty"`
+	// reached says it for printing: "±1.8% after 4/10".
+	// +optional
+	Reached string `json:"reached,omitempty"`
+	// message says why the rounds stopped, when they stopped early.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// points has the precision reached per step and thread count: the
+	// widest half-width over the combinations compared there.
+	// +listType=atomic
+	// +optional
+	Points []PrecisionPoint `json:"points,omitempty"`
+}
+
+// PrecisionPoint is the precision of one (step, threads).
+type PrecisionPoint struct {
+	Step    string `json:"step"`
+	Threads int32  `json:"threads"`
+	// halfWidthPercent is the widest half-width at this point, in percent.
+	HalfWidthPercent string `json:"halfWidthPercent"`
+	// combination is the compared combination whose interval is widest
+	// (the baseline's own for a run of one combination).
+	// +optional
+	Combination string `json:"combination,omitempty"`
+	// met is true when every ratio at this point reached the target.
+	Met bool `json:"met"`
 }
 
 // RegressionStatus is what the regression verdict compared and found.
@@ -1057,6 +1170,7 @@ type ResultsReference struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.currentStep`
+// +kubebuilder:printcolumn:name="Precision",type=string,JSONPath=`.status.precision.reached`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
