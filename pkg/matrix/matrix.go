@@ -7,6 +7,7 @@ package matrix
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
@@ -23,6 +24,9 @@ type Cell struct {
 	// Name is the human name used in status and reports:
 	// <database>-<version>-<config>[-r<repeat>].
 	Name string
+	// Combination is Name without the repeat: the cells of one
+	// combination are repeats of each other.
+	Combination string
 	// ObjectBase prefixes the names of the cell's child objects. It is a
 	// DNS-1035 label of at most MaxObjectBaseLen characters, unique per run
 	// and run UID.
@@ -46,45 +50,94 @@ func DefaultImage(e dbbenchv1alpha1.Engine) string {
 	return string(e) + ":{version}"
 }
 
-// Expand returns the run's cells. Repeats are the outermost loop so that
-// repeats of one combination are spread over the run's duration instead of
-// running back to back (drift in the environment then shows as spread rather
-// than as a difference between versions); then databases, versions and
-// config variants in spec order.
+// Expand returns the run's cells: Rounds(run) repeats of every combination.
+// Repeats are the outermost loop so that repeats of one combination are
+// spread over the run's duration instead of running back to back (drift in
+// the environment then shows as spread rather than as a difference between
+// versions); then databases, versions and config variants in spec order.
+// With workload.precision every second round runs in the reverse order
+// (A B C, C B A, ...), so that a linear drift adds the same to every
+// combination's mean over each pair of rounds and cancels in their ratios.
 func Expand(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
-	repeats := run.Spec.Workload.Repeats
-	if repeats < 1 {
-		repeats = 1
-	}
+	return ExpandRounds(run, Rounds(run))
+}
+
+// ExpandRounds returns the cells of the run's first rounds repeats, in
+// Expand's order.
+func ExpandRounds(run *dbbenchv1alpha1.BenchmarkRun, rounds int32) []Cell {
+	rounds = max(rounds, 1)
+	reverse := run.Spec.Workload.Precision != nil
 	var cells []Cell
-	for rep := int32(1); rep <= repeats; rep++ {
+	for rep := int32(1); rep <= rounds; rep++ {
+		var round []Cell
 		for i := range run.Spec.Databases {
 			db := &run.Spec.Databases[i]
 			for _, version := range db.Versions {
 				for _, cfg := range Configs(db) {
-					name := fmt.Sprintf("%s-%s-%s", db.Name, version, cfg.Name)
-					if repeats > 1 {
+					comb := fmt.Sprintf("%s-%s-%s", db.Name, version, cfg.Name)
+					name := comb
+					if Repeated(run) {
 						name = fmt.Sprintf("%s-r%d", name, rep)
 					}
 					image := db.Image
 					if image == "" {
 						image = DefaultImage(db.Engine)
 					}
-					cells = append(cells, Cell{
-						Index:      len(cells),
-						Name:       name,
-						ObjectBase: ObjectBase(run.Name, string(run.UID), name),
-						Database:   db,
-						Config:     cfg,
-						Version:    version,
-						Repeat:     rep,
-						Image:      strings.ReplaceAll(image, "{version}", version),
+					round = append(round, Cell{
+						Name:        name,
+						Combination: comb,
+						ObjectBase:  ObjectBase(run.Name, string(run.UID), name),
+						Database:    db,
+						Config:      cfg,
+						Version:     version,
+						Repeat:      rep,
+						Image:       strings.ReplaceAll(image, "{version}", version),
 					})
 				}
 			}
 		}
+		if reverse && rep%2 == 0 {
+			slices.Reverse(round)
+		}
+		for _, c := range round {
+			c.Index = len(cells)
+			cells = append(cells, c)
+		}
 	}
 	return cells
+}
+
+// Repeated reports whether the run's cell names carry their repeat
+// (-r<repeat>): with workload.repeats above 1 or with workload.precision.
+func Repeated(run *dbbenchv1alpha1.BenchmarkRun) bool {
+	return run.Spec.Workload.Repeats > 1 || run.Spec.Workload.Precision != nil
+}
+
+// Rounds is how many repeats of every combination the run has now:
+// workload.repeats, or with workload.precision the rounds the controller
+// has added (status.precision.rounds), at least minRepeats and at most
+// maxRepeats. The status is the record of that decision, so every reader
+// of the run (the controller after a restart, the kubectl plugin) expands
+// the same cells.
+func Rounds(run *dbbenchv1alpha1.BenchmarkRun) int32 {
+	p := run.Spec.Workload.Precision
+	if p == nil {
+		return max(run.Spec.Workload.Repeats, 1)
+	}
+	n := p.Min()
+	if st := run.Status.Precision; st != nil && st.Rounds > n {
+		n = st.Rounds
+	}
+	return min(n, p.Max())
+}
+
+// MaxRounds is the most repeats the run can have: workload.repeats, or
+// workload.precision.maxRepeats.
+func MaxRounds(run *dbbenchv1alpha1.BenchmarkRun) int32 {
+	if p := run.Spec.Workload.Precision; p != nil {
+		return p.Max()
+	}
+	return max(run.Spec.Workload.Repeats, 1)
 }
 
 // Configs returns a database's config variants, or the implicit "default"
@@ -122,7 +175,7 @@ func BaselineName(run *dbbenchv1alpha1.BenchmarkRun) string {
 			config = Configs(db)[0].Name
 		}
 		name := fmt.Sprintf("%s-%s-%s", db.Name, version, config)
-		if run.Spec.Workload.Repeats > 1 {
+		if Repeated(run) {
 			rep := b.Repeat
 			if rep < 1 {
 				rep = 1

@@ -1,11 +1,14 @@
 package matrix
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
@@ -87,6 +90,63 @@ func TestExpand(t *testing.T) {
 				t.Errorf("second expansion differs:\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestExpandAdaptiveRounds(t *testing.T) {
+	precise := func(rounds int32) *dbbenchv1alpha1.BenchmarkRun {
+		r := run("r", 1, db("maria", "mariadb", []string{"10.11", "11.8"}, "a", "b"))
+		r.Spec.Workload.Precision = &dbbenchv1alpha1.PrecisionSpec{TargetPercent: intstr.FromInt32(2), MinRepeats: 2, MaxRepeats: 4}
+		if rounds > 0 {
+			r.Status.Precision = &dbbenchv1alpha1.PrecisionStatus{Rounds: rounds}
+		}
+		return r
+	}
+	fwd := []string{"maria-10.11-a", "maria-10.11-b", "maria-11.8-a", "maria-11.8-b"}
+	rev := []string{"maria-11.8-b", "maria-11.8-a", "maria-10.11-b", "maria-10.11-a"}
+	round := func(n int, combs []string) []string {
+		out := make([]string, len(combs))
+		for i, c := range combs {
+			out[i] = fmt.Sprintf("%s-r%d", c, n)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		run  *dbbenchv1alpha1.BenchmarkRun
+		want []string
+	}{
+		{"before any status: minRepeats rounds, the second reversed", precise(0), slices.Concat(round(1, fwd), round(2, rev))},
+		{"status adds a third round, forward again", precise(3), slices.Concat(round(1, fwd), round(2, rev), round(3, fwd))},
+		{"status beyond maxRepeats is capped", precise(9), slices.Concat(round(1, fwd), round(2, rev), round(3, fwd), round(4, rev))},
+		{"status below minRepeats keeps minRepeats", precise(1), slices.Concat(round(1, fwd), round(2, rev))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cells := Expand(tt.run)
+			var names []string
+			for i, c := range cells {
+				names = append(names, c.Name)
+				if c.Index != i || c.Name != fmt.Sprintf("%s-r%d", c.Combination, c.Repeat) {
+					t.Errorf("cell %d: %+v", i, c)
+				}
+			}
+			if diff := cmp.Diff(tt.want, names); diff != "" {
+				t.Errorf("names (-want +got):\n%s", diff)
+			}
+		})
+	}
+	r := precise(3)
+	if Rounds(r) != 3 || MaxRounds(r) != 4 || len(ExpandRounds(r, MaxRounds(r))) != 16 {
+		t.Errorf("rounds %d, max %d, cells at max %d", Rounds(r), MaxRounds(r), len(ExpandRounds(r, MaxRounds(r))))
+	}
+	if got := BaselineName(r); got != "maria-10.11-a-r1" {
+		t.Errorf("baseline with precision %q, want the first round's cell", got)
+	}
+	// Fixed repeats keep their order: no reversal.
+	fixed := run("r", 2, db("pg", "postgres", []string{"16", "17"}))
+	if got := Expand(fixed)[2].Name; got != "pg-16-default-r2" {
+		t.Errorf("fixed repeats reordered: third cell %s", got)
 	}
 }
 
