@@ -41,6 +41,9 @@ const (
 	EventCellFailed           = "CellFailed"
 	EventResultsUploaded      = "ResultsUploaded"
 	EventUploadRetryRequested = "UploadRetryRequested"
+	// EventRoundAdded: workload.precision's target was not met yet, so
+	// another round of every combination was added.
+	EventRoundAdded = "RoundAdded"
 )
 
 // Reasons of the events about a BenchmarkSchedule.

@@ -30,10 +30,10 @@ func (p *runPass) verdictHistory(ctx context.Context) ([]suiteRun, string, error
 }
 
 // workloadDigest identifies what the run measured for A/A matching: the
-// workload spec without repeats (three repeats of a step measure what one
-// does).
+// workload spec without repeats or a precision target (three repeats of a
+// step measure what one does).
 func workloadDigest(w dbbenchv1alpha1.WorkloadSpec) string {
-	w.Repeats = 0
+	w.Repeats, w.Precision = 0, nil
 	b, err := json.Marshal(w)
 	if err != nil {
 		return "" // plain data: cannot fail; an unknown workload matches nothing

@@ -96,13 +96,59 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	if st.StartTime == nil {
 		p.preflight(ctx)
-		if err := p.createAgentRBAC(ctx, cells); err != nil {
+		// The agents may write the results of every cell the run can
+		// have: with workload.precision, of maxRepeats rounds.
+		if err := p.createAgentRBAC(ctx, matrix.ExpandRounds(p.run, matrix.MaxRounds(p.run))); err != nil {
 			return ctrl.Result{}, err
 		}
 		st.StartTime = &metav1.Time{Time: p.now}
+		p.startPrecision()
 		p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
 	}
 
+	if err := p.advance(ctx, cells); err != nil {
+		return ctrl.Result{}, err
+	}
+	p.summarize()
+	if allDone(st) && p.nextRound(cells) {
+		// The rounds so far fell short of the precision target: the next
+		// round's cells join the status and start in this pass.
+		cells = matrix.Expand(p.run)
+		p.syncCellEntries(cells)
+		if err := p.advance(ctx, cells); err != nil {
+			return ctrl.Result{}, err
+		}
+		p.summarize()
+	}
+	if allDone(st) {
+		m := p.manifest(cells)
+		history, storeNote, err := p.verdictHistory(ctx)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		p.recordNoise(m, history)
+		if err := p.writeRunResults(ctx, m); err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := p.judgeRegression(m, history, p.precisionNote()+storeNote); err != nil {
+			return ctrl.Result{}, err
+		}
+		p.finish("")
+		// Cell documents first, then the manifest, in the same pass.
+		p.requeue = requeueAt{}
+		p.syncUploads(ctx, cells, m)
+		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+	}
+	p.syncUploads(ctx, cells, nil)
+	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+}
+
+// advance moves every cell one step: it starts pending cells while
+// maxParallelCells allows, follows the running ones and releases the
+// finished ones' nodes. On an error it keeps what it changed (summarized)
+// and returns the error, which requeues the run.
+func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
+	st := &p.run.Status
 	// Adopt children first: a pass that works from a stale status must
 	// count the cells that already have pods as active, or it would start
 	// more cells than maxParallelCells allows.
@@ -137,31 +183,10 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err != nil {
 			// Keep what this pass changed; the error requeues the run.
 			p.summarize()
-			return ctrl.Result{}, fmt.Errorf("cell %s: %w", c.Name, err)
+			return fmt.Errorf("cell %s: %w", c.Name, err)
 		}
 	}
-	p.summarize()
-	if allDone(st) {
-		m := p.manifest(cells)
-		history, storeNote, err := p.verdictHistory(ctx)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		p.recordNoise(m, history)
-		if err := p.writeRunResults(ctx, m); err != nil {
-			return ctrl.Result{}, err
-		}
-		if err := p.judgeRegression(m, history, storeNote); err != nil {
-			return ctrl.Result{}, err
-		}
-		p.finish("")
-		// Cell documents first, then the manifest, in the same pass.
-		p.requeue = requeueAt{}
-		p.syncUploads(ctx, cells, m)
-		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
-	}
-	p.syncUploads(ctx, cells, nil)
-	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+	return nil
 }
 
 // releaseFinished frees the nodes of a finished run's cells.
@@ -285,6 +310,9 @@ func (p *runPass) remove(ctx context.Context, obj client.Object) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting %s %s: %w", kind(obj), obj.GetName(), err)
 	}
+	// The pass's copy says so too: a second look in the same pass (after
+	// a round was added) does not delete it again.
+	obj.SetDeletionTimestamp(&metav1.Time{Time: p.now})
 	return nil
 }
 
