@@ -33,7 +33,7 @@ func (m Metric) Validate() error {
 }
 
 // LowerIsBetter is true for the latencies: their regression is a rise.
-func (m Metric) LowerIsBetter() bool { return m != MetricThroughput }
+func (m Metric) LowerIsBetter() bool { return m == MetricP95Latency || m == MetricP99Latency }
 
 // Label names the metric for people: "throughput", "p99 latency".
 func (m Metric) Label() string {
@@ -93,4 +93,12 @@ func MetricsOrDefault(metrics []Metric) []Metric {
 		return []Metric{MetricThroughput}
 	}
 	return metrics
+}
+
+// worse reports whether a move from before to after is a regression of m.
+func (m Metric) worse(before, after float64) bool {
+	if m.LowerIsBetter() {
+		return after > before
+	}
+	return after < before
 }
