@@ -1,8 +1,8 @@
 package controllers_test
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
