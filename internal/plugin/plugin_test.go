@@ -243,12 +243,60 @@ func TestHistoryFromDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "History of 12 runs") || !strings.Contains(out, "mariadb-11.4-base  point-query  1        nightly-06") {
+	if !strings.Contains(out, "History of 12 runs") || !strings.Contains(out, "mariadb-11.4-base  point-query  1        throughput  nightly-06") {
 		t.Errorf("history:\n%s", out)
 	}
 	_, _, err = runCmd(t, noCluster{}, "history", "monthly", "--from-dir", root)
 	if err == nil || !strings.Contains(err.Error(), `suites found: "nightly", "weekly"`) {
 		t.Errorf("unknown suite: %v", err)
+	}
+}
+
+// TestHistoryLatencyFromDir: with --metrics, p99 latency gets its own
+// series; a rise from run 6 (QPS flat) is a regression, and throughput has
+// no change point.
+func TestHistoryLatencyFromDir(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("nightly-%02d", i)
+		docs := twoCells(name, "nightly", t0.Add(time.Duration(i)*24*time.Hour), 1+0.002*float64(i%3))
+		for _, d := range docs {
+			for j := range d.Steps {
+				p99 := 4 * (1 + 0.01*float64(i%3))
+				if i >= 6 {
+					p99 *= 1.5
+				}
+				d.Steps[j].LatencyP99Ms = &p99
+			}
+		}
+		writeDocs(t, filepath.Join(root, name), docs...)
+	}
+	out, _, err := runCmd(t, noCluster{}, "history", "nightly", "--from-dir", root, "--metrics", "Throughput,P99Latency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "confirmed") {
+			changes = append(changes, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	// Every (cell, step) with a p99 changes at nightly-06, +50 %: insert of
+	// one cell, point-query and update-one of both.
+	if len(changes) != 5 {
+		t.Fatalf("change rows %q, want 5:\n%s", changes, out)
+	}
+	for _, c := range changes {
+		if !strings.Contains(c, "p99 latency nightly-06 confirmed") || !strings.HasSuffix(c, "regression") || !strings.Contains(c, "+50.") {
+			t.Errorf("change row %q: want a confirmed p99 regression of +50 %% at nightly-06", c)
+		}
+	}
+	if !strings.Contains(out, "latency is lower-is-better: a rise is a regression") {
+		t.Errorf("no lower-is-better note:\n%s", out)
+	}
+	_, _, err = runCmd(t, noCluster{}, "history", "nightly", "--from-dir", root, "--metrics", "P50Latency")
+	if err == nil || !strings.Contains(err.Error(), "--metrics") {
+		t.Errorf("unknown metric: %v, want an error naming --metrics", err)
 	}
 }
 
