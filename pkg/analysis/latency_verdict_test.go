@@ -221,3 +221,38 @@ func TestHistoryAndChangePointsOfLatency(t *testing.T) {
 		}
 	}
 }
+
+// SuiteNoiseOf measures a floor of log p99 beside throughput's, from the
+// same repeat sets, and inherits only a stored floor of the same metric.
+func TestSuiteNoiseOfLatency(t *testing.T) {
+	const step = "insert"
+	var cells []results.ManifestCell
+	for i, f := range []float64{1.0, 1.1, 0.9} {
+		// p99 varies three times as much as QPS between the repeats.
+		cells = append(cells, lcell(i+1, step, 1000*f, 2, 5*(1+3*(f-1)), 0))
+	}
+	cur := vmanifest("cur", cells...)
+	if f := SuiteNoise(nil, cur, 0.05); f == nil || len(f.Points) != 1 || f.Points[0].Metric != "" {
+		t.Fatalf("throughput floor %+v, want one unnamed point", f)
+	}
+	f := SuiteNoiseOf(nil, cur, 0.05, []Metric{MetricThroughput, MetricP99Latency})
+	if f == nil || len(f.Points) != 2 {
+		t.Fatalf("floors %+v, want throughput's and p99's", f)
+	}
+	tp, ok1 := f.Point(step, 4)
+	lat, ok2 := f.MetricPoint(string(MetricP99Latency), step, 4)
+	if !ok1 || !ok2 || tp.DF != 2 || lat.DF != 2 || !(lat.SigmaLog > 2.5*tp.SigmaLog) {
+		t.Errorf("throughput floor %+v, p99 floor %+v: want 2 df each, p99's about 3 times as wide", tp, lat)
+	}
+	// A stored p99 floor of more df is inherited by p99 alone.
+	prev := vmanifest("prev", lcell(0, step, 1000, 2, 5, 0))
+	prev.NoiseFloor = &results.NoiseFloors{Points: []results.NoisePoint{
+		{Metric: string(MetricP99Latency), Step: step, Threads: 4, SigmaLog: 0.2, CV: 0.2, DF: 20, Runs: 22, Sets: 2},
+	}}
+	f = SuiteNoiseOf([]*results.Manifest{prev}, cur, 0.05, []Metric{MetricP99Latency})
+	tp, _ = f.Point(step, 4)
+	lat, _ = f.MetricPoint(string(MetricP99Latency), step, 4)
+	if tp.InheritedFrom != "" || tp.DF != 2 || lat.InheritedFrom != "prev" || lat.DF != 22 {
+		t.Errorf("throughput floor %+v, p99 floor %+v: want p99's inherited from prev (20 + 2 df), throughput's not", tp, lat)
+	}
+}
