@@ -649,9 +649,10 @@ type RegressionSpec struct {
 
 	// maxPValue is the significance level, a decimal string in (0, 1).
 	// Against PreviousRun and Run a (step, threads) regressed when its
-	// one-sided test of "slower by more than minMagnitudePercent", adjusted
-	// for the run's many tests (correction), is below it. The test is
-	// between runs: Welch's on per-repeat log QPS when both runs have
+	// one-sided test of "slower (or, for a latency in metrics, higher) by
+	// more than minMagnitudePercent", adjusted for the run's many tests
+	// (correction), is below it. The test is between runs: Welch's on
+	// per-repeat log QPS (or log latency) when both runs have
 	// repeats (workload.repeats >= 2), else against the suite's noise floor
 	// when it rests on 4 degrees of freedom or more, else (said in the
 	// verdict) Welch's on the per-second samples. Against ChangePoints it
@@ -967,7 +968,8 @@ type RegressionStatus struct {
 	// comparedPairs counts the (cell, step, threads) pairs compared.
 	// +optional
 	ComparedPairs int32 `json:"comparedPairs,omitempty"`
-	// regressed lists the slowdowns, largest first (at most 50).
+	// regressed lists the regressed (cell, step, threads) pairs, the largest
+	// move the wrong way first (a slowdown, or a latency rise; at most 50).
 	// +optional
 	Regressed []RegressedStep `json:"regressed,omitempty"`
 	// methods counts the compared pairs per test method (against a run).
