@@ -518,6 +518,40 @@ func TestWatchOnce(t *testing.T) {
 	}
 }
 
+// A finished run's regressed pairs are listed with every metric they
+// regressed on, latency with its unit.
+func TestWatchRegressed(t *testing.T) {
+	run := runObj("nightly-4", "nightly", t0, "Succeeded", []dbbenchv1alpha1.CellStatus{
+		{Name: "mariadb-11-4-base", Phase: dbbenchv1alpha1.CellSucceeded, StepsDone: 2, StepsTotal: 2}})
+	_ = unstructured.SetNestedField(run.Object, "1/1", "status", "progress")
+	reg := map[string]any{
+		"comparedTo": []any{"nightly-3"},
+		"regressed": []any{
+			map[string]any{"cell": "mariadb-11-4-base", "step": "update-index", "threads": int64(4),
+				"metrics": []any{"Throughput", "P99Latency"},
+				"metric":  "Throughput", "before": "1000.00", "after": "940.00", "changePercent": "-6.0", "method": "BetweenRuns",
+				"alsoRegressed": []any{map[string]any{"metric": "P99Latency", "before": "2.500", "after": "6.250", "changePercent": "150.0", "method": "BetweenRuns"}}},
+			map[string]any{"cell": "mariadb-11-4-base", "step": "point-query", "threads": int64(4),
+				"before": "5000.00", "after": "4000.00", "changePercent": "-20.0"},
+		},
+	}
+	_ = unstructured.SetNestedField(run.Object, reg, "status", "regression")
+	clients := newFakeCluster(t, []*unstructured.Unstructured{run}, nil)
+	out, _, err := runCmd(t, clients, "watch", "nightly-4", "--once", "--bar-width", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `run nightly-4: Succeeded, 1/1 cells done
+  mariadb-11-4-base  Succeeded [#####] 100%  2/2
+regressed against nightly-3:
+  mariadb-11-4-base update-index@4  throughput -6.0 % (1000.00 → 940.00 QPS) BetweenRuns, p99 latency +150.0 % (2.500 → 6.250 ms) BetweenRuns
+  mariadb-11-4-base point-query@4  throughput -20.0 % (5000.00 → 4000.00 QPS)
+`
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("watch (-want +got):\n%s", d)
+	}
+}
+
 func TestWatchUntilDone(t *testing.T) {
 	run := runObj("r", "", t0, "Running", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellRunning, StepsDone: 1, StepsTotal: 2}})
 	clients := newFakeCluster(t, []*unstructured.Unstructured{run}, nil)
