@@ -62,14 +62,9 @@ func pointsOf(cells []*results.ManifestCell) []inference.Key {
 	return out
 }
 
-// valuesOf is the positive QPS of k in each of cells (log throughput
-// needs > 0; a cell without k is left out, never filled in).
-func valuesOf(cells []*results.ManifestCell, k inference.Key) []float64 {
-	return metricValues(cells, MetricThroughput, k)
-}
-
-// metricValues is valuesOf for any metric (the log of a latency needs > 0
-// too).
+// metricValues is the positive value of metric m at k in each of cells
+// (log throughput and log latency need > 0; a cell without k is left out,
+// never filled in).
 func metricValues(cells []*results.ManifestCell, m Metric, k inference.Key) []float64 {
 	var xs []float64
 	for _, c := range cells {
@@ -231,8 +226,8 @@ func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric
 	if n := len(history); n > 0 && history[n-1].NoiseFloor != nil {
 		last := history[n-1]
 		for _, p := range last.NoiseFloor.Points {
-			if Metric(p.Metric) != metric && !(p.Metric == "" && metric == MetricThroughput) {
-				continue
+			if p.Metric != floorMetric(metric) {
+				continue // another metric's floor
 			}
 			k := inference.Key{Step: p.Step, Threads: p.Threads}
 			if p.DF <= base[k].floor.DF {
