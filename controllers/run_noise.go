@@ -56,7 +56,52 @@ func (p *runPass) recordNoise(m *results.Manifest, history []suiteRun) {
 	for i, h := range history {
 		hist[i] = h.manifest
 	}
-	m.NoiseFloor = analysis.SuiteNoise(hist, m, spec.SignificanceLevel())
+	m.NoiseFloor = analysis.SuiteNoiseOf(hist, m, spec.SignificanceLevel(), metricsOf(spec))
+}
+
+// metricsOf maps regression.metrics to pkg/analysis's metrics; empty (a
+// run created before the field, which the API server does not default on
+// read) means throughput alone.
+func metricsOf(spec *dbbenchv1alpha1.RegressionSpec) []analysis.Metric {
+	out := make([]analysis.Metric, 0, len(spec.Metrics))
+	for _, m := range spec.Metrics {
+		out = append(out, analysis.Metric(m))
+	}
+	return analysis.MetricsOrDefault(out)
+}
+
+// apiMetric maps a pkg/analysis metric to the API's (the names are the
+// same; the mapping keeps the API independent of the package).
+func apiMetric(m analysis.Metric) dbbenchv1alpha1.RegressionMetric {
+	switch m {
+	case analysis.MetricP95Latency:
+		return dbbenchv1alpha1.MetricP95Latency
+	case analysis.MetricP99Latency:
+		return dbbenchv1alpha1.MetricP99Latency
+	}
+	return dbbenchv1alpha1.MetricThroughput
+}
+
+// metricChangeOf is the status figures of one point of a verdict.
+func metricChangeOf(f analysis.PointVerdict) dbbenchv1alpha1.MetricChange {
+	mc := dbbenchv1alpha1.MetricChange{
+		Metric: apiMetric(f.Metric),
+		Before: formatFigure(f.Metric, f.Before), After: formatFigure(f.Metric, f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent),
+		Method: apiMethod(f.Method), Detail: f.Detail,
+	}
+	if f.Method != analysis.MethodMagnitudeOnly {
+		mc.PValue, mc.AdjustedPValue = fmt.Sprintf("%.2g", f.P), fmt.Sprintf("%.2g", f.AdjustedP)
+	}
+	return mc
+}
+
+// formatFigure prints QPS to 0.01 and a latency to the microsecond (a
+// point query's p95 is a fraction of a millisecond).
+func formatFigure(m analysis.Metric, v float64) string {
+	if m.LowerIsBetter() {
+		return fmt.Sprintf("%.3f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 // correctionOf maps the API's names to pkg/inference's.
@@ -86,21 +131,21 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 	if correction == "" {
 		correction = dbbenchv1alpha1.CorrectionHolm
 	}
-	st := &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{base}, ComparedPairs: int32(len(v.Points)), Correction: correction}
+	st := &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{base}, ComparedPairs: int32(v.Pairs()), Correction: correction}
 	for _, mc := range v.Methods() {
 		st.Methods = append(st.Methods, dbbenchv1alpha1.RegressionMethodCount{Method: apiMethod(mc.Method), Pairs: int32(mc.Points), Detail: mc.Detail})
 	}
-	for i, f := range v.Regressed {
+	for i, pair := range v.RegressedPairs() {
 		if i == maxRegressedSteps {
 			break
 		}
-		rs := dbbenchv1alpha1.RegressedStep{
-			Cell: f.Cell, Step: f.Step, Threads: int32(f.Threads),
-			Before: fmt.Sprintf("%.2f", f.Before), After: fmt.Sprintf("%.2f", f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent),
-			Method: apiMethod(f.Method), Detail: f.Detail,
-		}
-		if f.Method != analysis.MethodMagnitudeOnly {
-			rs.PValue, rs.AdjustedPValue = fmt.Sprintf("%.2g", f.P), fmt.Sprintf("%.2g", f.AdjustedP)
+		rs := dbbenchv1alpha1.RegressedStep{Cell: pair.Cell, Step: pair.Step, Threads: int32(pair.Threads),
+			MetricChange: metricChangeOf(pair.Points[0])}
+		for j, f := range pair.Points {
+			rs.Metrics = append(rs.Metrics, apiMetric(f.Metric))
+			if j > 0 {
+				rs.AlsoRegressed = append(rs.AlsoRegressed, metricChangeOf(f))
+			}
 		}
 		st.Regressed = append(st.Regressed, rs)
 	}
@@ -117,6 +162,7 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		Alpha:        spec.SignificanceLevel(),
 		Correction:   correctionOf(spec.Correction),
 		Floor:        cur.NoiseFloor,
+		Metrics:      metricsOf(spec),
 	})
 	if err != nil {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
@@ -127,24 +173,49 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 	if fallback := fallbackNote(v); fallback != "" {
 		how += "; " + fallback
 	}
+	worse := worseWording(v.Metrics)
 	if len(v.Regressed) == 0 {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoRegression,
-			fmt.Sprintf("No step significantly slower by more than %d%% than %s (%d step × thread pairs: %s)%s",
-				spec.MinMagnitudePercent, against, len(v.Points), how, storeNote))
+			fmt.Sprintf("No step significantly %s by more than %d%% than %s (%d step × thread pairs: %s)%s",
+				worse, spec.MinMagnitudePercent, against, v.Pairs(), how, storeNote))
 		return
 	}
+	pairs := v.RegressedPairs()
 	var names []string
-	for i, f := range v.Regressed {
+	for i, f := range pairs {
 		if i == 5 {
-			names = append(names, fmt.Sprintf("and %d more", len(v.Regressed)-5))
+			names = append(names, fmt.Sprintf("and %d more", len(pairs)-5))
 			break
 		}
 		names = append(names, f.String())
 	}
-	msg := fmt.Sprintf("%d step × thread pairs slower by more than %d%% than %s: %s (%d pairs: %s)%s",
-		len(v.Regressed), spec.MinMagnitudePercent, against, strings.Join(names, ", "), len(v.Points), how, storeNote)
+	msg := fmt.Sprintf("%d step × thread pairs %s by more than %d%% than %s: %s (%d pairs: %s)%s",
+		len(pairs), worse, spec.MinMagnitudePercent, against, strings.Join(names, ", "), v.Pairs(), how, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
 	p.event(true, ReasonRegressed, "Judge", msg)
+}
+
+// worseWording says what a regression is for the judged metrics:
+// "slower" for throughput alone, "slower or with higher p99 latency" with a
+// latency.
+func worseWording(metrics []analysis.Metric) string {
+	var lat []string
+	slower := false
+	for _, m := range metrics {
+		if m.LowerIsBetter() {
+			lat = append(lat, strings.TrimSuffix(m.Label(), " latency"))
+		} else {
+			slower = true
+		}
+	}
+	if len(lat) == 0 {
+		return "slower"
+	}
+	higher := "with higher " + strings.Join(lat, "/") + " latency"
+	if !slower {
+		return higher
+	}
+	return "slower or " + higher
 }
 
 // fallbackNote explains a verdict that could not test between runs, so

@@ -31,30 +31,44 @@ func TestAPIMethodCoversEveryVerdictMethod(t *testing.T) {
 }
 
 func TestRegressionStatusOf(t *testing.T) {
+	tp, p99 := analysis.MetricThroughput, analysis.MetricP99Latency
 	v := &analysis.Verdict{
+		Metrics: []analysis.Metric{tp, p99},
 		Points: []analysis.PointVerdict{
-			{Cell: "m", Step: "insert", Threads: 4, Method: analysis.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
-			{Cell: "m", Step: "scan", Threads: 4, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only"},
+			{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Method: analysis.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
+			{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Method: analysis.MethodBetweenRuns, Detail: "between runs (3+3 repeats)"},
+			{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only"},
+			{Cell: "m", Step: "scan", Threads: 4, Metric: p99, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only"},
 		},
 	}
+	// Worst first, as JudgeRuns sorts them: the p99 rise of insert, then
+	// its throughput drop, then scan's.
 	v.Regressed = []analysis.PointVerdict{
-		{Cell: "m", Step: "insert", Threads: 4, Before: 1000, After: 800, ChangePercent: -20, Method: analysis.MethodNoiseFloor,
+		{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Before: 2.5, After: 6.25, ChangePercent: 150, Method: analysis.MethodBetweenRuns,
+			Detail: "between runs (3+3 repeats)", P: 0.0001, AdjustedP: 0.0004},
+		{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Before: 1000, After: 800, ChangePercent: -20, Method: analysis.MethodNoiseFloor,
 			Detail: "noise floor CV 4.1 % over 12 df", P: 0.0012, AdjustedP: 0.0024},
-		{Cell: "m", Step: "scan", Threads: 4, Before: 10, After: 9, ChangePercent: -10, Method: analysis.MethodMagnitudeOnly,
+		{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Before: 10, After: 9, ChangePercent: -10, Method: analysis.MethodMagnitudeOnly,
 			Detail: "magnitude only", P: math.NaN(), AdjustedP: math.NaN()},
 	}
 	got := regressionStatusOf(v, "night-1", "")
 	want := &dbbenchv1alpha1.RegressionStatus{
 		ComparedTo: []string{"night-1"}, ComparedPairs: 2, Correction: dbbenchv1alpha1.CorrectionHolm,
 		Methods: []dbbenchv1alpha1.RegressionMethodCount{
+			{Method: dbbenchv1alpha1.MethodBetweenRuns, Pairs: 1, Detail: "between runs (3+3 repeats)"},
 			{Method: dbbenchv1alpha1.MethodNoiseFloor, Pairs: 1, Detail: "noise floor CV 4.1 % over 12 df"},
-			{Method: dbbenchv1alpha1.MethodMagnitudeOnly, Pairs: 1, Detail: "magnitude only"},
+			{Method: dbbenchv1alpha1.MethodMagnitudeOnly, Pairs: 2, Detail: "magnitude only"},
 		},
 		Regressed: []dbbenchv1alpha1.RegressedStep{
-			{Cell: "m", Step: "insert", Threads: 4, Before: "1000.00", After: "800.00", ChangePercent: "-20.0",
-				PValue: "0.0012", AdjustedPValue: "0.0024", Method: dbbenchv1alpha1.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
-			{Cell: "m", Step: "scan", Threads: 4, Before: "10.00", After: "9.00", ChangePercent: "-10.0",
-				Method: dbbenchv1alpha1.MethodMagnitudeOnly, Detail: "magnitude only"},
+			{Cell: "m", Step: "insert", Threads: 4,
+				Metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput, dbbenchv1alpha1.MetricP99Latency},
+				MetricChange: dbbenchv1alpha1.MetricChange{Metric: dbbenchv1alpha1.MetricThroughput, Before: "1000.00", After: "800.00", ChangePercent: "-20.0",
+					PValue: "0.0012", AdjustedPValue: "0.0024", Method: dbbenchv1alpha1.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
+				AlsoRegressed: []dbbenchv1alpha1.MetricChange{{Metric: dbbenchv1alpha1.MetricP99Latency, Before: "2.500", After: "6.250", ChangePercent: "150.0",
+					PValue: "0.0001", AdjustedPValue: "0.0004", Method: dbbenchv1alpha1.MethodBetweenRuns, Detail: "between runs (3+3 repeats)"}}},
+			{Cell: "m", Step: "scan", Threads: 4, Metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput},
+				MetricChange: dbbenchv1alpha1.MetricChange{Metric: dbbenchv1alpha1.MetricThroughput, Before: "10.00", After: "9.00", ChangePercent: "-10.0",
+					Method: dbbenchv1alpha1.MethodMagnitudeOnly, Detail: "magnitude only"}},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -63,8 +77,33 @@ func TestRegressionStatusOf(t *testing.T) {
 	if fallbackNote(v) == "" {
 		t.Errorf("a magnitude-only point gave no fallback note")
 	}
-	if note := fallbackNote(&analysis.Verdict{Points: v.Points[:1]}); note != "" {
-		t.Errorf("a floor-only verdict has a fallback note %q", note)
+	if note := fallbackNote(&analysis.Verdict{Points: v.Points[:2]}); note != "" {
+		t.Errorf("a verdict between runs and on the floor has a fallback note %q", note)
+	}
+}
+
+// Every metric has its API name; the wording of the condition names the
+// latencies judged.
+func TestMetricsAndWording(t *testing.T) {
+	for _, m := range analysis.Metrics {
+		if got := apiMetric(m); string(got) != string(m) {
+			t.Errorf("%s maps to %s", m, got)
+		}
+	}
+	if got := metricsOf(&dbbenchv1alpha1.RegressionSpec{}); !cmp.Equal(got, []analysis.Metric{analysis.MetricThroughput}) {
+		t.Errorf("no metrics: %v, want throughput", got)
+	}
+	for _, tc := range []struct {
+		metrics []analysis.Metric
+		want    string
+	}{
+		{[]analysis.Metric{analysis.MetricThroughput}, "slower"},
+		{[]analysis.Metric{analysis.MetricThroughput, analysis.MetricP99Latency}, "slower or with higher p99 latency"},
+		{[]analysis.Metric{analysis.MetricP95Latency, analysis.MetricP99Latency}, "with higher p95/p99 latency"},
+	} {
+		if got := worseWording(tc.metrics); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.metrics, got, tc.want)
+		}
 	}
 }
 

@@ -59,16 +59,18 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		opts := changepoint.DefaultOptions()
 		opts.MinMagnitude = minMag
 		opts.MaxPValue = spec.SignificanceLevel()
-		all, err := analysis.ChangePointRegressions(series, opts)
-		if err != nil {
-			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
-			return nil
-		}
-		for _, f := range all {
-			if f.Status == changepoint.Suspected {
-				suspected = append(suspected, f)
-			} else {
-				found = append(found, f)
+		for _, m := range metricsOf(spec) {
+			all, err := analysis.ChangePointRegressionsOf(series, opts, m)
+			if err != nil {
+				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
+				return nil
+			}
+			for _, f := range all {
+				if f.Status == changepoint.Suspected {
+					suspected = append(suspected, f)
+				} else {
+					found = append(found, f)
+				}
 			}
 		}
 		for _, c := range cur.Cells {
@@ -105,16 +107,24 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		p.judgeAgainstRun(cur, base, against, storeNote)
 		return nil
 	}
-	for i, f := range found {
+	pairs := groupChanges(found)
+	for i, pair := range pairs {
 		if i == maxRegressedSteps {
 			break
 		}
-		rs := dbbenchv1alpha1.RegressedStep{
-			Cell: f.Cell, Step: f.Step, Threads: int32(f.Threads),
-			Before: fmt.Sprintf("%.2f", f.Before), After: fmt.Sprintf("%.2f", f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent),
-		}
-		if !math.IsNaN(f.PValue) {
-			rs.PValue = fmt.Sprintf("%.2g", f.PValue)
+		rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads)}
+		for j, f := range pair {
+			mc := dbbenchv1alpha1.MetricChange{Metric: apiMetric(metricOfChange(f)),
+				Before: formatFigure(metricOfChange(f), f.Before), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}
+			if !math.IsNaN(f.PValue) {
+				mc.PValue = fmt.Sprintf("%.2g", f.PValue)
+			}
+			rs.Metrics = append(rs.Metrics, mc.Metric)
+			if j == 0 {
+				rs.MetricChange = mc
+			} else {
+				rs.AlsoRegressed = append(rs.AlsoRegressed, mc)
+			}
 		}
 		st.Regressed = append(st.Regressed, rs)
 	}
@@ -123,20 +133,48 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	if len(suspected) > 0 {
 		suspectNote = fmt.Sprintf("; suspected in this run only, not confirmed yet: %s", stepChangeList(suspected))
 	}
+	worse := worseWording(metricsOf(spec))
 	if len(found) == 0 {
 		reason := ReasonNoRegression
 		if len(suspected) > 0 {
 			reason = ReasonRegressionSuspected
 		}
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
-			fmt.Sprintf("No step significantly slower (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s",
-				spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, storeNote))
+			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s",
+				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, storeNote))
 		return nil
 	}
-	msg := fmt.Sprintf("%d step × thread pairs slower by %d%% or more than %s: %s%s%s", len(found), spec.MinMagnitudePercent, against, stepChangeList(found), suspectNote, storeNote)
+	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against, stepChangeList(found), suspectNote, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
 	p.event(true, ReasonRegressed, "Judge", msg)
 	return nil
+}
+
+// metricOfChange is a change's metric; throughput's changes are unnamed.
+func metricOfChange(c analysis.StepChange) analysis.Metric {
+	if c.Metric == "" {
+		return analysis.MetricThroughput
+	}
+	return c.Metric
+}
+
+// groupChanges gathers the changes of one (cell, step, threads) into one
+// pair, in the order of each pair's first (largest) change; within a pair
+// the metrics keep the order they were judged in.
+func groupChanges(changes []analysis.StepChange) [][]analysis.StepChange {
+	var out [][]analysis.StepChange
+	index := map[string]int{}
+	for _, c := range changes {
+		k := fmt.Sprintf("%s\x00%s\x00%d", c.Cell, c.Step, c.Threads)
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], c)
+	}
+	return out
 }
 
 // stepChangeList names up to five changes (a drift says so, with its slope).

@@ -41,12 +41,13 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 	newRun("night-2")
 	driveCellsToCompletion(t, ns, "night-2", 0.9)
 	c := verdict("night-2")
-	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4 -10.0%") || !strings.Contains(c.Message, "run night-1") {
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4 throughput -10.0%") || !strings.Contains(c.Message, "run night-1") {
 		t.Fatalf("slower run: %+v", c)
 	}
 	st := getRun(t, ns, "night-2").Status.Regression
 	if st == nil || len(st.Regressed) != 1 || st.Regressed[0].Step != "point-query" || st.Regressed[0].Threads != 4 ||
-		st.Regressed[0].ChangePercent != "-10.0" || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" {
+		st.Regressed[0].ChangePercent != "-10.0" || st.Regressed[0].Metric != dbbenchv1alpha1.MetricThroughput ||
+		len(st.Regressed[0].Metrics) != 1 || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" {
 		t.Fatalf("regression status %+v", st)
 	}
 
@@ -54,6 +55,49 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 	driveCellsToCompletion(t, ns, "night-3", 0.9)
 	if c := verdict("night-3"); c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "run night-2") {
 		t.Fatalf("third run, as slow as the second: %+v", c)
+	}
+}
+
+// A run judged on throughput and p99 latency whose point-query@4 is 2 %
+// slower (under the 5 % magnitude) with a 22 % higher p99 (the helper's
+// documents move p99 as scale^-10) regressed on p99 latency alone, and the
+// condition and status say so.
+func TestRegressedOnP99Latency(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	newRun := func(name string, scale float64) *dbbenchv1alpha1.BenchmarkRun {
+		r := minimalRun(ns, name)
+		r.Spec.Suite = "nightly-latency"
+		r.Spec.Workload.Steps = []string{"point-query"}
+		r.Spec.Workload.Threads = []int32{1, 4}
+		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{MinMagnitudePercent: 5,
+			Metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput, dbbenchv1alpha1.MetricP99Latency}}
+		if err := k8sClient.Create(ctx, r); err != nil {
+			t.Fatalf("creating %s: %v", name, err)
+		}
+		driveCellsToCompletion(t, ns, name, scale)
+		return getRun(t, ns, name)
+	}
+	newRun("lat-1", 1.0)
+	r := newRun("lat-2", 0.98)
+	c := meta.FindStatusCondition(r.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "slower or with higher p99 latency") ||
+		!strings.Contains(c.Message, "point-query@4 p99 latency +22.4%") || strings.Contains(c.Message, "throughput -2.0%") {
+		t.Fatalf("condition %+v", c)
+	}
+	st := r.Status.Regression
+	if st == nil || len(st.Regressed) != 1 {
+		t.Fatalf("regression status %+v", st)
+	}
+	got := st.Regressed[0]
+	if got.Step != "point-query" || got.Threads != 4 || got.Metric != dbbenchv1alpha1.MetricP99Latency ||
+		len(got.Metrics) != 1 || got.Metrics[0] != dbbenchv1alpha1.MetricP99Latency || got.ChangePercent != "22.4" ||
+		got.Before != "3.000" || got.After != "3.672" || len(got.AlsoRegressed) != 0 {
+		t.Fatalf("regressed %+v", got)
+	}
+	// Throughput and p99 at 1 and 4 threads: 2 pairs, 4 points.
+	if st.ComparedPairs != 2 {
+		t.Errorf("compared pairs %d, want 2", st.ComparedPairs)
 	}
 }
 

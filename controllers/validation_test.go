@@ -79,6 +79,29 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 	if err := k8sClient.Create(ctx, run, client.DryRunAll); err != nil {
 		t.Fatalf("valid spec refused: %v", err)
 	}
+	// Fixed-rate steps among the workload's steps (listed, or the step
+	// set's), and latency verdicts.
+	for name, mutate := range map[string]func(map[string]any){
+		"fixed-rate steps listed": func(s map[string]any) {
+			set(s, "workload.fixedRate", map[string]any{"fractionsOfPeak": []any{"0.5", "0.9"}, "steps": []any{"update-index"}})
+		},
+		"fixed-rate .pre step of the extended set": func(s map[string]any) {
+			delete(s["workload"].(map[string]any), "steps")
+			set(s, "workload.stepSet", "extended")
+			set(s, "workload.fixedRate", map[string]any{"rates": []any{100}, "steps": []any{"point-query.pre", "insert"}})
+		},
+		"latency verdict": func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.metrics", []any{"Throughput", "P99Latency"})
+		},
+	} {
+		r := parseRun(t, validRunYAML)
+		r.SetNamespace(ns)
+		mutate(r.Object["spec"].(map[string]any))
+		if err := k8sClient.Create(ctx, r, client.DryRunAll); err != nil {
+			t.Errorf("%s: refused: %v", name, err)
+		}
+	}
 	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkrun_*.yaml"))
 	if len(samples) < 3 {
 		t.Fatalf("found %d samples", len(samples))
@@ -235,6 +258,25 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		}, "storage: set at most one of emptyDir and volumeClaim"},
 		{"retry attempts out of range", func(s map[string]any) { set(s, "retry.maxAttemptsPerCell", 50) },
 			"spec.retry.maxAttemptsPerCell"},
+		{"fixed-rate step the workload does not run", func(s map[string]any) {
+			set(s, "workload.fixedRate", map[string]any{"fractionsOfPeak": []any{"0.5"}, "steps": []any{"point-query", "insert"}})
+		}, "spec.workload: Invalid value: fixedRate.steps: insert is not one of workload.steps"},
+		{"fixed-rate .pre step with the standard step set", func(s map[string]any) {
+			delete(s["workload"].(map[string]any), "steps")
+			set(s, "workload.fixedRate", map[string]any{"rates": []any{100}, "steps": []any{"point-query.pre"}})
+		}, "fixedRate.steps: point-query.pre is not one of workload.steps (or of the stepSet when steps is empty)"},
+		{"fixed-rate step misspelt with the standard step set", func(s map[string]any) {
+			delete(s["workload"].(map[string]any), "steps")
+			set(s, "workload.fixedRate", map[string]any{"rates": []any{100}, "steps": []any{"point-querry"}})
+		}, "fixedRate.steps: point-querry is not one of workload.steps"},
+		{"unknown regression metric", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.metrics", []any{"Throughput", "P50Latency"})
+		}, `spec.regression.metrics[1]: Unsupported value: "P50Latency"`},
+		{"no regression metric", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.metrics", []any{})
+		}, "spec.regression.metrics: Invalid value"},
 		// Config variants the server would ignore or reject: refused with the
 		// variant's index and the line (issue 12).
 		{"mariadb option before any section", inline("mariadb", "innodb_buffer_pool_size=256M\nmax_connections=77"),

@@ -286,6 +286,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.precision) || !has(self.repeats) || self.repeats == 1",message="repeats: must be 1 (or unset) with precision, which decides the number of repeats itself (precision.minRepeats to precision.maxRepeats)"
 // +kubebuilder:validation:XValidation:rule="!has(self.steps) || !('tpcc' in self.steps) || has(self.tpcc)",message="tpcc: steps lists tpcc, so workload.tpcc must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmupSeconds) || ((!has(self.readSeconds) || self.warmupSeconds < self.readSeconds) && (!has(self.writeSeconds) || self.warmupSeconds < self.writeSeconds))",message="warmupSeconds: must be shorter than readSeconds and writeSeconds"
+// +kubebuilder:validation:XValidation:rule="!has(self.fixedRate) || !has(self.fixedRate.steps) || self.fixedRate.steps.all(s, (has(self.steps) ? s in self.steps : s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only'] && (!s.endsWith('.pre') || (has(self.stepSet) && self.stepSet == 'extended'))))",messageExpression="'fixedRate.steps: ' + self.fixedRate.steps.filter(s, !(has(self.steps) ? s in self.steps : s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only'] && (!s.endsWith('.pre') || (has(self.stepSet) && self.stepSet == 'extended'))))[0] + ' is not one of workload.steps (or of the stepSet when steps is empty)'"
 type WorkloadSpec struct {
 	// stepSet selects a predefined step list when steps is empty: standard
 	// (the 32 reported steps) or extended (the 42-step variant, which also
@@ -693,9 +694,10 @@ type RegressionSpec struct {
 
 	// maxPValue is the significance level, a decimal string in (0, 1).
 	// Against PreviousRun and Run a (step, threads) regressed when its
-	// one-sided test of "slower by more than minMagnitudePercent", adjusted
-	// for the run's many tests (correction), is below it. The test is
-	// between runs: Welch's on per-repeat log QPS when both runs have
+	// one-sided test of "slower (or, for a latency in metrics, higher) by
+	// more than minMagnitudePercent", adjusted for the run's many tests
+	// (correction), is below it. The test is between runs: Welch's on
+	// per-repeat log QPS (or log latency) when both runs have
 	// repeats (workload.repeats >= 2), else against the suite's noise floor
 	// when it rests on 4 degrees of freedom or more, else (said in the
 	// verdict) Welch's on the per-second samples. Against ChangePoints it
@@ -714,7 +716,38 @@ type RegressionSpec struct {
 	// +kubebuilder:default=Holm
 	// +optional
 	Correction RegressionCorrection `json:"correction,omitempty"`
+
+	// metrics are what the verdict judges at every (cell, step, threads):
+	// Throughput (steady QPS; a fall regresses), P95Latency and P99Latency
+	// (whole-run response-time percentiles; lower is better, a rise
+	// regresses). A latency regressed when it rose by more than
+	// minMagnitudePercent, tested like throughput (on the log of the
+	// percentile, between repeats, else against the suite's noise floor of
+	// that percentile, else on the per-second p95 series, which p99 has
+	// not), all metrics in one family for correction. Fixed-rate steps are
+	// judged on latency only: their throughput is the rate they were given.
+	// +kubebuilder:default={Throughput}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	// +optional
+	Metrics []RegressionMetric `json:"metrics,omitempty"`
 }
+
+// RegressionMetric is a figure the regression verdict judges.
+// +kubebuilder:validation:Enum=Throughput;P95Latency;P99Latency
+type RegressionMetric string
+
+const (
+	// MetricThroughput is the steady-state QPS: higher is better.
+	MetricThroughput RegressionMetric = "Throughput"
+	// MetricP95Latency is the 95th-percentile response time: lower is
+	// better.
+	MetricP95Latency RegressionMetric = "P95Latency"
+	// MetricP99Latency is the 99th-percentile response time: lower is
+	// better.
+	MetricP99Latency RegressionMetric = "P99Latency"
+)
 
 // RegressionCorrection is a multiple-comparison procedure.
 // +kubebuilder:validation:Enum=Holm;BenjaminiHochberg
@@ -1048,7 +1081,8 @@ type RegressionStatus struct {
 	// comparedPairs counts the (cell, step, threads) pairs compared.
 	// +optional
 	ComparedPairs int32 `json:"comparedPairs,omitempty"`
-	// regressed lists the slowdowns, largest first (at most 50).
+	// regressed lists the regressed (cell, step, threads) pairs, the largest
+	// move the wrong way first (a slowdown, or a latency rise; at most 50).
 	// +optional
 	Regressed []RegressedStep `json:"regressed,omitempty"`
 	// methods counts the compared pairs per test method (against a run).
@@ -1069,17 +1103,38 @@ type RegressionMethodCount struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// RegressedStep is one slowdown. Figures are decimal strings, as the
-// Kubernetes API conventions ask of non-integers.
+// RegressedStep is one (cell, step, threads) that regressed, with every
+// metric it regressed on. Figures are decimal strings, as the Kubernetes API
+// conventions ask of non-integers.
 type RegressedStep struct {
 	Cell    string `json:"cell"`
 	Step    string `json:"step"`
 	Threads int32  `json:"threads"`
-	// before and after are QPS; changePercent is 100 × (after/before − 1).
+	// metrics are every metric the pair regressed on, in the order of
+	// regression.metrics: [Throughput, P99Latency] when its throughput fell
+	// and its p99 latency rose. Absent in statuses written before latency
+	// verdicts: throughput.
+	// +optional
+	Metrics []RegressionMetric `json:"metrics,omitempty"`
+	// The figures below are of metrics[0]; alsoRegressed has the others.
+	MetricChange `json:",inline"`
+	// alsoRegressed are the figures of metrics[1:], in order.
+	// +optional
+	AlsoRegressed []MetricChange `json:"alsoRegressed,omitempty"`
+}
+
+// MetricChange is how one metric of a regressed pair moved.
+type MetricChange struct {
+	// metric is the metric of these figures.
+	// +optional
+	Metric RegressionMetric `json:"metric,omitempty"`
+	// before and after are QPS for Throughput and milliseconds for a
+	// latency; changePercent is 100 × (after/before − 1): negative for a
+	// throughput regression, positive for a latency one.
 	Before        string `json:"before"`
 	After         string `json:"after"`
 	ChangePercent string `json:"changePercent"`
-	// pValue is the slowdown's significance, when it was tested.
+	// pValue is the regression's one-sided significance, when it was tested.
 	// +optional
 	PValue string `json:"pValue,omitempty"`
 	// adjustedPValue is pValue after the correction over the run's tests.

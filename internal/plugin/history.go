@@ -23,8 +23,11 @@ type HistoryOptions struct {
 	Otava        bool
 	MinMagnitude float64
 	NoiseCV      float64
-	clients      Clients
-	cluster      *Cluster
+	// Metrics are the series per (cell, step, threads): Throughput,
+	// P95Latency, P99Latency.
+	Metrics []string
+	clients Clients
+	cluster *Cluster
 	genericiooptions.IOStreams
 }
 
@@ -42,12 +45,17 @@ least 3 runs per segment). A change in the newest runs is listed as
 suspected until the next run confirms it, and a steady decline or rise as
 one drift line with its slope per run (not with --otava).
 
+--metrics adds p95 and p99 latency series (P95Latency, P99Latency): the
+detector runs on them as on QPS, and since latency is lower-is-better a rise
+is listed as a regression and a fall as an improvement (verdict column).
+
 With --from-dir DIR, every subdirectory of DIR holding results files is a
 run; those whose documents name the suite are used. With --from-s3
 s3://BUCKET/PREFIX, the runs are those with a manifest under PREFIX/SUITE/
 in the object store (oldest first), each read from its cells' result.json.`,
 		Example: `  kubectl dbbench history nightly-mariadb
   kubectl dbbench history nightly-mariadb --otava -o json
+  kubectl dbbench history nightly-mariadb --metrics Throughput,P99Latency
   kubectl dbbench history nightly --from-dir ./runs --html history.html
   kubectl dbbench history nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000 --s3-credentials-file ./s3.env`,
 		Args: cobra.ExactArgs(1),
@@ -57,6 +65,8 @@ in the object store (oldest first), each read from its cells' result.json.`,
 	o.S3.AddFlags(cmd.Flags(), false)
 	cmd.Flags().BoolVar(&o.Otava, "otava", false, "Use Apache Otava's settings (no minimum magnitude or segment length).")
 	cmd.Flags().Float64Var(&o.MinMagnitude, "min-magnitude", 0, "Smallest relative change reported (e.g. 0.05 for Nyrkiö's 5 %); 0 keeps the detector's default.")
+	cmd.Flags().StringSliceVar(&o.Metrics, "metrics", []string{string(analysis.MetricThroughput)},
+		"Series to run change-point detection on: Throughput, P95Latency, P99Latency (lower is better: a rise is a regression).")
 	cmd.Flags().Float64Var(&o.NoiseCV, "noise-cv", 0, "Run-to-run noise as a fraction (e.g. 0.008 from A/A repeats); changes must exceed 1.5 × it. 0 estimates it from each series.")
 	return cmd
 }
@@ -76,6 +86,14 @@ func (o *HistoryOptions) Validate() error {
 	}
 	if o.NoiseCV < 0 || o.NoiseCV >= 1 {
 		return fmt.Errorf("--noise-cv %v: must be in [0, 1)", o.NoiseCV)
+	}
+	if len(o.Metrics) == 0 {
+		return fmt.Errorf("--metrics: name at least one of %s", metricNames())
+	}
+	for _, m := range o.Metrics {
+		if err := analysis.Metric(m).Validate(); err != nil {
+			return fmt.Errorf("--metrics: %w", err)
+		}
 	}
 	if o.NoiseCV > 0 && o.Otava {
 		return fmt.Errorf("--noise-cv: Otava's settings have no noise-relative filter; drop --otava or --noise-cv")
@@ -111,7 +129,11 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 		return err
 	}
 	cpo := o.detectorOptions()
-	h, err := analysis.History(runs, analysis.HistoryOptions{ChangePoint: &cpo})
+	metrics := make([]analysis.Metric, len(o.Metrics))
+	for i, m := range o.Metrics {
+		metrics[i] = analysis.Metric(m)
+	}
+	h, err := analysis.History(runs, analysis.HistoryOptions{ChangePoint: &cpo, Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -185,4 +207,13 @@ func (o *HistoryOptions) s3Runs(ctx context.Context) ([]analysis.HistoryRun, err
 		runs[i] = analysis.HistoryRun{Name: lr.Name, Time: lr.Time, Data: lr.Data}
 	}
 	return runs, nil
+}
+
+// metricNames lists the metrics --metrics takes.
+func metricNames() string {
+	names := make([]string, len(analysis.Metrics))
+	for i, m := range analysis.Metrics {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
 }

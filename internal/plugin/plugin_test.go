@@ -243,12 +243,60 @@ func TestHistoryFromDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "History of 12 runs") || !strings.Contains(out, "mariadb-11.4-base  point-query  1        nightly-06") {
+	if !strings.Contains(out, "History of 12 runs") || !strings.Contains(out, "mariadb-11.4-base  point-query  1        throughput  nightly-06") {
 		t.Errorf("history:\n%s", out)
 	}
 	_, _, err = runCmd(t, noCluster{}, "history", "monthly", "--from-dir", root)
 	if err == nil || !strings.Contains(err.Error(), `suites found: "nightly", "weekly"`) {
 		t.Errorf("unknown suite: %v", err)
+	}
+}
+
+// TestHistoryLatencyFromDir: with --metrics, p99 latency gets its own
+// series; a rise from run 6 (QPS flat) is a regression, and throughput has
+// no change point.
+func TestHistoryLatencyFromDir(t *testing.T) {
+	root := t.TempDir()
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("nightly-%02d", i)
+		docs := twoCells(name, "nightly", t0.Add(time.Duration(i)*24*time.Hour), 1+0.002*float64(i%3))
+		for _, d := range docs {
+			for j := range d.Steps {
+				p99 := 4 * (1 + 0.01*float64(i%3))
+				if i >= 6 {
+					p99 *= 1.5
+				}
+				d.Steps[j].LatencyP99Ms = &p99
+			}
+		}
+		writeDocs(t, filepath.Join(root, name), docs...)
+	}
+	out, _, err := runCmd(t, noCluster{}, "history", "nightly", "--from-dir", root, "--metrics", "Throughput,P99Latency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "confirmed") {
+			changes = append(changes, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	// Every (cell, step) with a p99 changes at nightly-06, +50 %: insert of
+	// one cell, point-query and update-one of both.
+	if len(changes) != 5 {
+		t.Fatalf("change rows %q, want 5:\n%s", changes, out)
+	}
+	for _, c := range changes {
+		if !strings.Contains(c, "p99 latency nightly-06 confirmed") || !strings.HasSuffix(c, "regression") || !strings.Contains(c, "+50.") {
+			t.Errorf("change row %q: want a confirmed p99 regression of +50 %% at nightly-06", c)
+		}
+	}
+	if !strings.Contains(out, "latency is lower-is-better: a rise is a regression") {
+		t.Errorf("no lower-is-better note:\n%s", out)
+	}
+	_, _, err = runCmd(t, noCluster{}, "history", "nightly", "--from-dir", root, "--metrics", "P50Latency")
+	if err == nil || !strings.Contains(err.Error(), "--metrics") {
+		t.Errorf("unknown metric: %v, want an error naming --metrics", err)
 	}
 }
 
@@ -464,6 +512,40 @@ func TestWatchOnce(t *testing.T) {
   mariadb-10-11-base  Succeeded [##########] 100%  32/32
   mariadb-11-4-base   Running   [###.......]  25%  8/32  point-query  (attempt 2)
   mysql-8-0-base      Pending   [..........]   0%  0/0
+`
+	if d := cmp.Diff(want, out); d != "" {
+		t.Errorf("watch (-want +got):\n%s", d)
+	}
+}
+
+// A finished run's regressed pairs are listed with every metric they
+// regressed on, latency with its unit.
+func TestWatchRegressed(t *testing.T) {
+	run := runObj("nightly-4", "nightly", t0, "Succeeded", []dbbenchv1alpha1.CellStatus{
+		{Name: "mariadb-11-4-base", Phase: dbbenchv1alpha1.CellSucceeded, StepsDone: 2, StepsTotal: 2}})
+	_ = unstructured.SetNestedField(run.Object, "1/1", "status", "progress")
+	reg := map[string]any{
+		"comparedTo": []any{"nightly-3"},
+		"regressed": []any{
+			map[string]any{"cell": "mariadb-11-4-base", "step": "update-index", "threads": int64(4),
+				"metrics": []any{"Throughput", "P99Latency"},
+				"metric":  "Throughput", "before": "1000.00", "after": "940.00", "changePercent": "-6.0", "method": "BetweenRuns",
+				"alsoRegressed": []any{map[string]any{"metric": "P99Latency", "before": "2.500", "after": "6.250", "changePercent": "150.0", "method": "BetweenRuns"}}},
+			map[string]any{"cell": "mariadb-11-4-base", "step": "point-query", "threads": int64(4),
+				"before": "5000.00", "after": "4000.00", "changePercent": "-20.0"},
+		},
+	}
+	_ = unstructured.SetNestedField(run.Object, reg, "status", "regression")
+	clients := newFakeCluster(t, []*unstructured.Unstructured{run}, nil)
+	out, _, err := runCmd(t, clients, "watch", "nightly-4", "--once", "--bar-width", "5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `run nightly-4: Succeeded, 1/1 cells done
+  mariadb-11-4-base  Succeeded [#####] 100%  2/2
+regressed against nightly-3:
+  mariadb-11-4-base update-index@4  throughput -6.0 % (1000.00 → 940.00 QPS) BetweenRuns, p99 latency +150.0 % (2.500 → 6.250 ms) BetweenRuns
+  mariadb-11-4-base point-query@4  throughput -20.0 % (5000.00 → 4000.00 QPS)
 `
 	if d := cmp.Diff(want, out); d != "" {
 		t.Errorf("watch (-want +got):\n%s", d)

@@ -181,4 +181,47 @@ func writeFrame(w io.Writer, run *dbbenchv1alpha1.BenchmarkRun, width int) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	writeRegressed(w, st.Regression)
+}
+
+// writeRegressed lists the verdict's regressed pairs, each with every
+// metric it regressed on: "throughput -6.0 % (1000.00 → 940.00 QPS), p99
+// latency +150.0 % (2.500 → 6.250 ms)".
+func writeRegressed(w io.Writer, rs *dbbenchv1alpha1.RegressionStatus) {
+	if rs == nil || len(rs.Regressed) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "regressed against %s:\n", strings.Join(rs.ComparedTo, ", "))
+	for _, r := range rs.Regressed {
+		changes := make([]string, 0, 1+len(r.AlsoRegressed))
+		for _, mc := range append([]dbbenchv1alpha1.MetricChange{r.MetricChange}, r.AlsoRegressed...) {
+			changes = append(changes, metricChangeText(mc))
+		}
+		fmt.Fprintf(w, "  %s %s@%d  %s\n", r.Cell, r.Step, r.Threads, strings.Join(changes, ", "))
+	}
+}
+
+// metricChangeText says one metric's change with its unit; a status
+// written before latency verdicts has no metric: throughput.
+func metricChangeText(mc dbbenchv1alpha1.MetricChange) string {
+	label, unit := "throughput", "QPS"
+	switch mc.Metric {
+	case dbbenchv1alpha1.MetricP95Latency:
+		label, unit = "p95 latency", "ms"
+	case dbbenchv1alpha1.MetricP99Latency:
+		label, unit = "p99 latency", "ms"
+	}
+	s := fmt.Sprintf("%s %s %% (%s → %s %s)", label, signed(mc.ChangePercent), mc.Before, mc.After, unit)
+	if mc.Method != "" {
+		s += " " + string(mc.Method)
+	}
+	return s
+}
+
+// signed puts a + before a positive decimal string.
+func signed(d string) string {
+	if d != "" && !strings.HasPrefix(d, "-") && !strings.HasPrefix(d, "+") {
+		return "+" + d
+	}
+	return d
 }

@@ -175,8 +175,8 @@ func TestHistory(t *testing.T) {
 	if len(ins.ChangePoints) != 0 || len(ins.Values) != 29 || ins.MissingRuns[0] != "nightly-07" {
 		t.Errorf("insert %+v", ins)
 	}
-	if row := h.Tables()[1].Rows[0]; row[3] != "nightly-20" || row[4] != "confirmed" {
-		t.Errorf("change table row %q, want run nightly-20, confirmed", row)
+	if row := h.Tables()[1].Rows[0]; row[3] != "throughput" || row[4] != "nightly-20" || row[5] != "confirmed" || row[10] != "regression" {
+		t.Errorf("change table row %q, want throughput at run nightly-20, confirmed, a regression", row)
 	}
 	bad := changepoint.Options{WindowLen: 1}
 	if _, err := History(runs, HistoryOptions{ChangePoint: &bad}); err == nil {
@@ -218,8 +218,8 @@ func TestHistorySuspectedAndDrift(t *testing.T) {
 		rows = append(rows, strings.Join(r, "|"))
 	}
 	want := []string{
-		"maria-11.4-base|point-query|1|nightly-29|suspected|",
-		"maria-11.4-base|insert|1|nightly-00..nightly-29|drift -0.40 %/run|",
+		"maria-11.4-base|point-query|1|throughput|nightly-29|suspected|",
+		"maria-11.4-base|insert|1|throughput|nightly-00..nightly-29|drift -0.40 %/run|",
 	}
 	for i, w := range want {
 		if i >= len(rows) || !strings.HasPrefix(rows[i], w) {

@@ -24,6 +24,9 @@ type HistoryOptions struct {
 	// Steps as in RelativeOptions.
 	Steps             []string
 	IncludeUnreported bool
+	// Metrics are the series built per (combination, step, threads); nil
+	// means throughput alone. A latency series' regression is a rise.
+	Metrics []Metric
 }
 
 // HistorySeries is one (combination, step, threads) metric across the runs.
@@ -31,6 +34,8 @@ type HistorySeries struct {
 	Combination string `json:"combination"`
 	Step        string `json:"step"`
 	Threads     int    `json:"threads"`
+	// Metric is what Values are: QPS for throughput, ms for a latency.
+	Metric Metric `json:"metric"`
 	// Runs are the runs that measured it, oldest first, with their values;
 	// runs that did not are left out (and listed in MissingRuns).
 	Runs         []string        `json:"runs"`
@@ -45,6 +50,9 @@ type HistorySeries struct {
 // Its Status says whether the newest runs still have to confirm it.
 type HistoryChange struct {
 	Run string `json:"run"`
+	// Worse is true for a regression: a drop of throughput, a rise of a
+	// latency.
+	Worse bool `json:"worse"`
 	changepoint.ChangePoint
 }
 
@@ -52,6 +60,8 @@ type HistoryChange struct {
 type HistoryDrift struct {
 	FirstRun string `json:"firstRun"`
 	LastRun  string `json:"lastRun"`
+	// Worse is true for a decline of throughput, a rise of a latency.
+	Worse bool `json:"worse"`
 	changepoint.Drift
 }
 
@@ -61,9 +71,11 @@ type HistoryReport struct {
 	Series []HistorySeries `json:"series"`
 }
 
-// History orders runs by time (then name), builds one QPS series per
-// (combination, step, threads) across them, and runs change-point detection
-// on every series (changepoint.DetectAll). Cells are matched across runs by
+// History orders runs by time (then name), builds one series per
+// (combination, step, threads) and metric across them (QPS, and the p95 or
+// p99 latency when opts.Metrics ask), and runs change-point detection on
+// every series (changepoint.DetectAll). The detector is direction-blind;
+// each change says whether it is a regression (Worse). Cells are matched across runs by
 // CellMeta.Combination; repeats in one run are averaged. A run that lacks a
 // point is left out of that series rather than filled in.
 func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
@@ -86,9 +98,16 @@ func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
 		}
 		return 0
 	})
+	metrics := MetricsOrDefault(opts.Metrics)
+	for _, m := range metrics {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+	}
 	type key struct {
 		comb, step string
 		threads    int
+		metric     Metric
 	}
 	var order []key
 	type acc struct{ sum, n float64 }
@@ -111,19 +130,28 @@ func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
 				continue
 			}
 			c, _ := r.Data.Cell(o.Cell)
-			k := key{c.Combination(), o.Step, o.Threads}
-			if _, ok := per[k]; !ok {
-				order = append(order, k)
-				per[k] = make([]acc, len(runs))
+			for _, m := range metrics {
+				v, ok := observed(o, m)
+				if !ok {
+					continue
+				}
+				k := key{c.Combination(), o.Step, o.Threads, m}
+				if _, ok := per[k]; !ok {
+					order = append(order, k)
+					per[k] = make([]acc, len(runs))
+				}
+				per[k][ri].sum += v
+				per[k][ri].n++
 			}
-			per[k][ri].sum += o.QPS
-			per[k][ri].n++
 		}
 	}
 	series := make([]changepoint.Series, 0, len(order))
 	for _, k := range order {
-		hs := HistorySeries{Combination: k.comb, Step: k.step, Threads: k.threads, ChangePoints: []HistoryChange{}}
+		hs := HistorySeries{Combination: k.comb, Step: k.step, Threads: k.threads, Metric: k.metric, ChangePoints: []HistoryChange{}}
 		cs := changepoint.Series{Name: fmt.Sprintf("%s/%s/%d", k.comb, k.step, k.threads)}
+		if k.metric != MetricThroughput {
+			cs.Name += "/" + string(k.metric)
+		}
 		for ri, a := range per[k] {
 			if a.n == 0 {
 				hs.MissingRuns = append(hs.MissingRuns, runs[ri].Name)
@@ -144,37 +172,75 @@ func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	for i, r := range results {
+		hs := &rep.Series[i]
 		for _, cp := range r.ChangePoints {
-			rep.Series[i].ChangePoints = append(rep.Series[i].ChangePoints, HistoryChange{Run: rep.Series[i].Runs[cp.Index], ChangePoint: cp})
+			hs.ChangePoints = append(hs.ChangePoints, HistoryChange{Run: hs.Runs[cp.Index],
+				Worse: hs.Metric.worse(cp.MeanBefore, cp.MeanAfter), ChangePoint: cp})
 		}
 		for _, d := range r.Drifts {
-			rep.Series[i].Drifts = append(rep.Series[i].Drifts, HistoryDrift{FirstRun: rep.Series[i].Runs[d.Start], LastRun: rep.Series[i].Runs[d.End-1], Drift: d})
+			hs.Drifts = append(hs.Drifts, HistoryDrift{FirstRun: hs.Runs[d.Start], LastRun: hs.Runs[d.End-1],
+				Worse: hs.Metric.worse(d.FittedStart, d.FittedEnd), Drift: d})
 		}
 	}
 	return rep, nil
 }
 
+// observed is an observation's value of m; false when it has none (a
+// latency not recorded, or 0, which a log-scale series cannot hold).
+func observed(o Observation, m Metric) (float64, bool) {
+	var p *float64
+	switch m {
+	case MetricThroughput:
+		return o.QPS, true
+	case MetricP95Latency:
+		if o.Latency != nil {
+			p = o.Latency.P95Ms
+		}
+	case MetricP99Latency:
+		if o.Latency != nil {
+			p = o.Latency.P99Ms
+		}
+	}
+	if p == nil || !(*p > 0) {
+		return 0, false
+	}
+	return *p, true
+}
+
+// verdictWord is the verdict column of a change.
+func verdictWord(worse bool) string {
+	if worse {
+		return "regression"
+	}
+	return "improvement"
+}
+
 // Tables renders the series (one row per series: its latest value, its
 // change points) and a table of all change points.
 func (h *HistoryReport) Tables() []Table {
-	st := Table{ID: "history.series", Title: fmt.Sprintf("History of %d runs: QPS per series", len(h.Runs)),
-		Columns: []string{"combination", "step", "threads", "runs", "first", "last", "last/first", "change points"}}
+	st := Table{ID: "history.series", Title: fmt.Sprintf("History of %d runs: QPS (throughput) or ms (latency) per series", len(h.Runs)),
+		Columns: []string{"combination", "step", "threads", "metric", "runs", "first", "last", "last/first", "change points"}}
 	ct := Table{ID: "history.changes", Title: "Change points (E-divisive means, t-test) and drifts",
-		Columns: []string{"combination", "step", "threads", "run", "status", "before", "after", "change %", "p"}}
+		Columns: []string{"combination", "step", "threads", "metric", "run", "status", "before", "after", "change %", "p", "verdict"}}
+	latency := false
 	for _, s := range h.Series {
+		latency = latency || s.Metric.LowerIsBetter()
 		first, last := s.Values[0], s.Values[len(s.Values)-1]
-		st.Rows = append(st.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), fmt.Sprint(len(s.Values)),
+		metric := s.Metric.Label()
+		st.Rows = append(st.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), metric, fmt.Sprint(len(s.Values)),
 			formatFloat(first, 2), formatFloat(last, 2), Divide(last, first).String(), fmt.Sprint(len(s.ChangePoints))})
 		for _, c := range s.ChangePoints {
-			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), c.Run, changeStatus(c.Status),
-				formatFloat(c.MeanBefore, 2), formatFloat(c.MeanAfter, 2), fmt.Sprintf("%+.1f", c.ChangePercent), fmt.Sprintf("%.2g", c.PValue)})
+			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), metric, c.Run, changeStatus(c.Status),
+				formatFloat(c.MeanBefore, 2), formatFloat(c.MeanAfter, 2), fmt.Sprintf("%+.1f", c.ChangePercent), fmt.Sprintf("%.2g", c.PValue),
+				verdictWord(c.Worse)})
 		}
 		// A drift is one row: its runs, its slope, and the line's values at
 		// its ends as before/after.
 		for _, d := range s.Drifts {
-			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), d.FirstRun + ".." + d.LastRun,
+			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), metric, d.FirstRun + ".." + d.LastRun,
 				fmt.Sprintf("drift %+.2f %%/run", d.SlopePercentPerRun),
-				formatFloat(d.FittedStart, 2), formatFloat(d.FittedEnd, 2), fmt.Sprintf("%+.1f", d.ChangePercent), fmt.Sprintf("%.2g", d.PValue)})
+				formatFloat(d.FittedStart, 2), formatFloat(d.FittedEnd, 2), fmt.Sprintf("%+.1f", d.ChangePercent), fmt.Sprintf("%.2g", d.PValue),
+				verdictWord(d.Worse)})
 		}
 		if len(s.MissingRuns) > 0 {
 			st.Notes = append(st.Notes, fmt.Sprintf("%s %s %d threads: not measured in %s", s.Combination, s.Step, s.Threads, listNames(s.MissingRuns, 6)))
@@ -182,6 +248,9 @@ func (h *HistoryReport) Tables() []Table {
 	}
 	if len(ct.Rows) == 0 {
 		ct.Notes = append(ct.Notes, "no change points")
+	}
+	if latency {
+		ct.Notes = append(ct.Notes, "latency is lower-is-better: a rise is a regression, a fall an improvement; latencies are whole-run percentiles, warm-up included (docs/reports.md)")
 	}
 	return []Table{st, ct}
 }

@@ -500,13 +500,18 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 func historyChart(s HistorySeries) string {
 	var b strings.Builder
 	title := fmt.Sprintf("%s / %s / %d threads across %d runs", s.Combination, s.Step, s.Threads, len(s.Values))
+	unit := "QPS"
+	if s.Metric.LowerIsBetter() {
+		title = fmt.Sprintf("%s / %s / %d threads, %s (lower is better) across %d runs", s.Combination, s.Step, s.Threads, s.Metric.Label(), len(s.Values))
+		unit = s.Metric.Label() + " (ms)"
+	}
 	svgOpen(&b, lineFrame, "chart history", title)
 	ymax := 0.0
 	for _, v := range s.Values {
 		ymax = math.Max(ymax, v)
 	}
 	lo, hi, ticks := niceRange(0, ymax*1.05, true)
-	y := svgFrame(&b, lineFrame, lo, hi, ticks, "QPS")
+	y := svgFrame(&b, lineFrame, lo, hi, ticks, unit)
 	x := xAxis(&b, lineFrame, 0, math.Max(1, float64(len(s.Values)-1)), "run (oldest first)")
 	xs := make([]float64, len(s.Values))
 	for i := range xs {

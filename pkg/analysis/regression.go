@@ -9,16 +9,20 @@ import (
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
-// StepChange is a (cell, step, threads) whose throughput moved between a
-// run and what it is judged against.
+// StepChange is a (cell, step, threads) whose throughput, or latency,
+// moved between a run and what it is judged against.
 type StepChange struct {
 	Cell    string
 	Step    string
 	Threads int
-	// Before is the baseline QPS (the compared run's, or the mean of the
-	// segment before a change point); After this run's (or the segment's).
+	// Metric is what moved; "" is throughput (CompareManifests).
+	Metric Metric
+	// Before is the baseline value, QPS or ms (the compared run's, or the
+	// mean of the segment before a change point); After this run's (or the
+	// segment's).
 	Before, After float64
-	// ChangePercent is 100 × (After/Before − 1): negative is slower.
+	// ChangePercent is 100 × (After/Before − 1): negative is slower, and
+	// positive a higher latency.
 	ChangePercent float64
 	// PValue is the slowdown's two-sided p-value: the change point's, or
 	// Welch's between two runs; NaN when it was not tested.
@@ -34,6 +38,9 @@ type StepChange struct {
 
 func (c StepChange) String() string {
 	s := fmt.Sprintf("%s %s@%d %+.1f%%", c.Cell, c.Step, c.Threads, c.ChangePercent)
+	if c.Metric != "" {
+		s = fmt.Sprintf("%s %s@%d %s %+.1f%%", c.Cell, c.Step, c.Threads, c.Metric.Label(), c.ChangePercent)
+	}
 	switch {
 	case c.Drift != nil:
 		s += fmt.Sprintf(" (drift %+.2f%%/run over %d runs)", c.Drift.SlopePercentPerRun, c.Drift.End-c.Drift.Start)
@@ -102,6 +109,18 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float
 // Confirmed once the next run holds it; a single outlier run is never
 // Confirmed.
 func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) ([]StepChange, error) {
+	return ChangePointRegressionsOf(runs, opts, MetricThroughput)
+}
+
+// ChangePointRegressionsOf is ChangePointRegressions over a metric's
+// series: for a latency (lower is better) a rise, or a rising drift, is the
+// regression. The detector itself is direction-blind; only the side that
+// counts differs. Fixed-rate steps have no throughput series to judge (it
+// is the rate they were given).
+func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options, metric Metric) ([]StepChange, error) {
+	if err := metric.Validate(); err != nil {
+		return nil, err
+	}
 	if len(runs) == 0 {
 		return nil, nil
 	}
@@ -111,8 +130,12 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 	}
 	last := runs[len(runs)-1]
 	var keys []key
-	for _, c := range last.Cells {
-		for step, byThreads := range c.QPS {
+	for i := range last.Cells {
+		c := &last.Cells[i]
+		for step, byThreads := range metric.values(c) {
+			if !metric.judged(step) {
+				continue
+			}
 			for threads := range byThreads {
 				keys = append(keys, key{c.Name, step, threads})
 			}
@@ -132,6 +155,11 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 	if err != nil {
 		return nil, err
 	}
+	worse := metric.worse
+	label := metric
+	if metric == MetricThroughput {
+		label = "" // throughput's changes read as they always have
+	}
 	var out []StepChange
 	for _, k := range keys {
 		// A run that lacks the point is left out of the series, never
@@ -139,7 +167,7 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 		var values []float64
 		for _, m := range runs {
 			if c, ok := m.Cell(k.cell); ok {
-				if v, ok := c.QPS[k.step][k.threads]; ok && !math.IsNaN(v) {
+				if v, ok := metric.value(c, k.step, k.threads); ok && !math.IsNaN(v) {
 					values = append(values, v)
 				}
 			}
@@ -152,8 +180,8 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 		// change point lies inside it.
 		if nd := len(res.Drifts); nd > 0 && res.Drifts[nd-1].End == len(values) {
 			dr := res.Drifts[nd-1]
-			if dr.SlopePerRun < 0 {
-				out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads,
+			if worse(dr.FittedStart, dr.FittedEnd) {
+				out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads, Metric: label,
 					Before: dr.FittedStart, After: dr.FittedEnd, ChangePercent: dr.ChangePercent, PValue: dr.PValue,
 					Status: changepoint.Confirmed, Drift: &dr})
 			}
@@ -163,8 +191,8 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 			continue
 		}
 		cp := res.ChangePoints[len(res.ChangePoints)-1] // the latest change: its segment runs to the end
-		if cp.MeanAfter < cp.MeanBefore {
-			out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads,
+		if worse(cp.MeanBefore, cp.MeanAfter) {
+			out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads, Metric: label,
 				Before: cp.MeanBefore, After: cp.MeanAfter, ChangePercent: cp.ChangePercent, PValue: cp.PValue,
 				Status: cp.Status})
 		}
@@ -173,11 +201,18 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 	return out, nil
 }
 
-// sortChanges puts the largest slowdowns first.
+// sortChanges puts the largest regressions first: the largest slowdowns,
+// and for a latency the largest rises.
 func sortChanges(c []StepChange) {
+	bad := func(x StepChange) float64 {
+		if x.Metric.LowerIsBetter() {
+			return x.ChangePercent
+		}
+		return -x.ChangePercent
+	}
 	sort.SliceStable(c, func(i, j int) bool {
-		if c[i].ChangePercent != c[j].ChangePercent {
-			return c[i].ChangePercent < c[j].ChangePercent
+		if bi, bj := bad(c[i]), bad(c[j]); bi != bj {
+			return bi > bj
 		}
 		return c[i].String() < c[j].String()
 	})

@@ -62,12 +62,13 @@ func pointsOf(cells []*results.ManifestCell) []inference.Key {
 	return out
 }
 
-// valuesOf is the positive QPS of k in each of cells (log throughput
-// needs > 0; a cell without k is left out, never filled in).
-func valuesOf(cells []*results.ManifestCell, k inference.Key) []float64 {
+// metricValues is the positive value of metric m at k in each of cells
+// (log throughput and log latency need > 0; a cell without k is left out,
+// never filled in).
+func metricValues(cells []*results.ManifestCell, m Metric, k inference.Key) []float64 {
 	var xs []float64
 	for _, c := range cells {
-		if v, ok := c.QPS[k.Step][k.Threads]; ok && v > 0 {
+		if v, ok := m.value(c, k.Step, k.Threads); ok && v > 0 {
 			xs = append(xs, v)
 		}
 	}
@@ -76,7 +77,7 @@ func valuesOf(cells []*results.ManifestCell, k inference.Key) []float64 {
 
 // addRepeatSets adds every combination of m with two runs or more of a
 // point as a repeat set; it reports whether m contributed.
-func addRepeatSets(model *inference.NoiseModel, m *results.Manifest) bool {
+func addRepeatSets(model *inference.NoiseModel, m *results.Manifest, metric Metric) bool {
 	order, groups := manifestCombinations(m)
 	used := false
 	for _, comb := range order {
@@ -85,7 +86,7 @@ func addRepeatSets(model *inference.NoiseModel, m *results.Manifest) bool {
 			continue
 		}
 		for _, k := range pointsOf(cells) {
-			if xs := valuesOf(cells, k); len(xs) >= 2 {
+			if xs := metricValues(cells, metric, k); len(xs) >= 2 {
 				if err := model.AddRepeats(k, xs); err != nil {
 					panic(fmt.Sprintf("%s: %v", m.Run.Name, err)) // positive finite values by construction
 				}
@@ -122,10 +123,41 @@ func addRepeatSets(model *inference.NoiseModel, m *results.Manifest) bool {
 // the result (the verdict's level); the result is nil when no point has
 // evidence.
 func SuiteNoise(history []*results.Manifest, cur *results.Manifest, alpha float64) *results.NoiseFloors {
-	var hist inference.NoiseModel
+	return SuiteNoiseOf(history, cur, alpha, nil)
+}
+
+// SuiteNoiseOf is SuiteNoise with the floors of latency metrics as well
+// (the variance of log latency, measured the same way, in points whose
+// Metric names them); throughput's floor is always measured.
+func SuiteNoiseOf(history []*results.Manifest, cur *results.Manifest, alpha float64, metrics []Metric) *results.NoiseFloors {
+	out := &results.NoiseFloors{Alpha: alpha}
 	used := map[string]bool{}
+	judged := []Metric{MetricThroughput}
+	for _, m := range metrics {
+		if m.LowerIsBetter() && !slices.Contains(judged, m) {
+			judged = append(judged, m)
+		}
+	}
+	for _, m := range judged {
+		out.Points = append(out.Points, suiteNoisePoints(history, cur, m, used)...)
+	}
+	if len(out.Points) == 0 {
+		return nil
+	}
 	for _, m := range history {
-		if addRepeatSets(&hist, m) {
+		if used[m.Run.Name] {
+			out.Runs = append(out.Runs, m.Run.Name)
+		}
+	}
+	return out
+}
+
+// suiteNoisePoints measures one metric's floors; used collects the runs
+// they rest on.
+func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric Metric, used map[string]bool) []results.NoisePoint {
+	var hist inference.NoiseModel
+	for _, m := range history {
+		if addRepeatSets(&hist, m, metric) {
 			used[m.Run.Name] = true
 		}
 	}
@@ -165,7 +197,7 @@ func SuiteNoise(history []*results.Manifest, cur *results.Manifest, alpha float6
 			var xs []float64
 			var runs []string
 			for _, mb := range ms {
-				if v, ok := mb.cell.QPS[k.Step][k.Threads]; ok && v > 0 {
+				if v, ok := metric.value(mb.cell, k.Step, k.Threads); ok && v > 0 {
 					xs = append(xs, v)
 					runs = append(runs, mb.run)
 				}
@@ -194,6 +226,9 @@ func SuiteNoise(history []*results.Manifest, cur *results.Manifest, alpha float6
 	if n := len(history); n > 0 && history[n-1].NoiseFloor != nil {
 		last := history[n-1]
 		for _, p := range last.NoiseFloor.Points {
+			if p.Metric != floorMetric(metric) {
+				continue // another metric's floor
+			}
 			k := inference.Key{Step: p.Step, Threads: p.Threads}
 			if p.DF <= base[k].floor.DF {
 				continue
@@ -213,24 +248,19 @@ func SuiteNoise(history []*results.Manifest, cur *results.Manifest, alpha float6
 		}
 	}
 	if cur != nil {
-		addRepeatSets(&model, cur)
+		addRepeatSets(&model, cur, metric)
 	}
-	keys := model.Keys()
-	if len(keys) == 0 {
-		return nil
-	}
-	out := &results.NoiseFloors{Alpha: alpha}
-	for _, m := range history {
-		if used[m.Run.Name] {
-			out.Runs = append(out.Runs, m.Run.Name)
-		}
-	}
-	for _, k := range keys {
+	var points []results.NoisePoint
+	for _, k := range model.Keys() {
 		f, _ := model.Floor(k)
-		out.Points = append(out.Points, results.NoisePoint{Step: k.Step, Threads: k.Threads,
-			SigmaLog: f.SigmaLog, CV: f.CV(), DF: f.DF, Runs: f.Runs, Sets: f.Sets, InheritedFrom: base[k].inherited})
+		p := results.NoisePoint{Step: k.Step, Threads: k.Threads,
+			SigmaLog: f.SigmaLog, CV: f.CV(), DF: f.DF, Runs: f.Runs, Sets: f.Sets, InheritedFrom: base[k].inherited}
+		if metric != MetricThroughput {
+			p.Metric = string(metric) // throughput's points stay unnamed, as older manifests have them
+		}
+		points = append(points, p)
 	}
-	return out
+	return points
 }
 
 // FloorOf is a stored point as the floor pkg/inference tests with.

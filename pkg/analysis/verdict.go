@@ -50,20 +50,27 @@ type VerdictOptions struct {
 	// Correction is the multiple-comparison procedure over the run's
 	// tests; "" is Holm (family-wise error rate).
 	Correction inference.Correction
-	// Floor is the suite's noise floor (SuiteNoise); nil when there is
+	// Floor is the suite's noise floor (SuiteNoiseOf); nil when there is
 	// none.
 	Floor *results.NoiseFloors
+	// Metrics are judged at every point; nil means throughput alone. A
+	// latency regresses when it rises by more than MinMagnitude.
+	Metrics []Metric
 }
 
-// PointVerdict is the test of one (combination, step, threads).
+// PointVerdict is the test of one metric at one (combination, step,
+// threads).
 type PointVerdict struct {
 	// Cell is the combination's cell name when each run has one cell of
 	// it, else the combination (its repeats were pooled).
 	Cell    string `json:"cell"`
 	Step    string `json:"step"`
 	Threads int    `json:"threads"`
-	// Before and After are the mean QPS of the baseline's and this run's
-	// repeats; ChangePercent is 100 × (After/Before − 1).
+	Metric  Metric `json:"metric"`
+	// Before and After are the mean of the metric (QPS, or latency in ms)
+	// over the baseline's and this run's repeats; ChangePercent is 100 ×
+	// (After/Before − 1): a regression is negative for throughput and
+	// positive for a latency.
 	Before        float64 `json:"before"`
 	After         float64 `json:"after"`
 	ChangePercent float64 `json:"changePercent"`
@@ -74,8 +81,9 @@ type PointVerdict struct {
 	// ("between runs (3+3 repeats)", "noise floor CV 4.1 % over 12 df").
 	Method VerdictMethod `json:"method"`
 	Detail string        `json:"detail"`
-	// P is the one-sided p-value of "slower" (by more than the magnitude
-	// for the between-run methods); AdjustedP is P after the correction.
+	// P is the one-sided p-value of "worse" (slower, or a higher latency;
+	// by more than the magnitude for the between-run methods); AdjustedP
+	// is P after the correction.
 	// Both are NaN for MethodMagnitudeOnly.
 	P         float64 `json:"p"`
 	AdjustedP float64 `json:"adjustedP"`
@@ -83,19 +91,93 @@ type PointVerdict struct {
 }
 
 func (p PointVerdict) String() string {
-	return fmt.Sprintf("%s %s@%d %+.1f%% (%s)", p.Cell, p.Step, p.Threads, p.ChangePercent, p.Detail)
+	return fmt.Sprintf("%s %s@%d %s %+.1f%% (%s)", p.Cell, p.Step, p.Threads, p.Metric.Label(), p.ChangePercent, p.Detail)
+}
+
+// badness is how far the point moved the wrong way, on the log scale so
+// that a halved throughput and a doubled latency weigh the same.
+func (p PointVerdict) badness() float64 {
+	r := math.Log(p.After / p.Before)
+	if p.Metric.LowerIsBetter() {
+		return r
+	}
+	return -r
+}
+
+// RegressedPair is one (cell, step, threads) with every metric it
+// regressed on.
+type RegressedPair struct {
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Threads int    `json:"threads"`
+	// Points are the regressed metrics' verdicts, in the order of
+	// VerdictOptions.Metrics.
+	Points []PointVerdict `json:"points"`
+}
+
+// Metrics names the pair's regressed metrics.
+func (r RegressedPair) Metrics() []Metric {
+	out := make([]Metric, len(r.Points))
+	for i, p := range r.Points {
+		out[i] = p.Metric
+	}
+	return out
+}
+
+func (r RegressedPair) String() string {
+	parts := make([]string, len(r.Points))
+	for i, p := range r.Points {
+		parts[i] = fmt.Sprintf("%s %+.1f%%", p.Metric.Label(), p.ChangePercent)
+	}
+	return fmt.Sprintf("%s %s@%d %s (%s)", r.Cell, r.Step, r.Threads, strings.Join(parts, ", "), r.Points[0].Detail)
 }
 
 // Verdict is the judgement of a run against a baseline run.
 type Verdict struct {
-	// Points are every compared point, by cell, step and threads.
+	// Metrics are the judged metrics.
+	Metrics []Metric `json:"metrics"`
+	// Points are every compared point, by cell, step, threads and metric.
 	Points []PointVerdict `json:"points"`
-	// Regressed are the regressed points, largest slowdown first.
+	// Regressed are the regressed points, the largest move the wrong way
+	// (on the log scale) first.
 	Regressed  []PointVerdict       `json:"regressed"`
 	Correction inference.Correction `json:"correction"`
 	Alpha      float64              `json:"alpha"`
 	// Tests is the size of the corrected family (points with a p-value).
 	Tests int `json:"tests"`
+}
+
+// Pairs counts the distinct (cell, step, threads) compared.
+func (v *Verdict) Pairs() int {
+	seen := map[string]bool{}
+	for _, p := range v.Points {
+		seen[fmt.Sprintf("%s\x00%s\x00%d", p.Cell, p.Step, p.Threads)] = true
+	}
+	return len(seen)
+}
+
+// RegressedPairs groups Regressed by (cell, step, threads): a pair slower
+// and with a higher p99 latency is one entry naming both. Pairs are in the
+// order of their worst point.
+func (v *Verdict) RegressedPairs() []RegressedPair {
+	var out []RegressedPair
+	index := map[string]int{}
+	for _, p := range v.Regressed {
+		k := fmt.Sprintf("%s\x00%s\x00%d", p.Cell, p.Step, p.Threads)
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, RegressedPair{Cell: p.Cell, Step: p.Step, Threads: p.Threads})
+		}
+		out[i].Points = append(out[i].Points, p)
+	}
+	for i := range out {
+		slices.SortStableFunc(out[i].Points, func(a, b PointVerdict) int {
+			return cmp.Compare(slices.Index(v.Metrics, a.Metric), slices.Index(v.Metrics, b.Metric))
+		})
+	}
+	return out
 }
 
 // MethodCount is how many points one method tested.
@@ -172,21 +254,26 @@ func (v *Verdict) Summary() string {
 }
 
 // JudgeRuns tests every (combination, step, threads) that cur and base
-// both measured for a slowdown of cur, choosing per point the best test
-// the data allow:
+// both measured for a regression of cur in each of opts.Metrics (a drop of
+// throughput, a rise of a latency; a fixed-rate step's throughput is its
+// target and is not judged), choosing per point the best test the data
+// allow:
 //
 //  1. both runs have two repeats or more of the combination: Welch's test
-//     on per-repeat log QPS (between runs);
+//     on per-repeat log QPS, or log latency (between runs);
 //  2. else the suite's noise floor for (step, threads), when it rests on
 //     MinFloorDF df or more: the one-sample-per-side test with the floor's
 //     variance;
 //  3. else, with one cell per side that recorded its per-second spread,
 //     Welch's test on the per-second samples (effective sample counts),
-//     one-sided, and only for points at least MinMagnitude slower — a
-//     fallback that over-calls, said so in the point's Detail;
+//     one-sided, and only for points at least MinMagnitude worse — a
+//     fallback that over-calls, said so in the point's Detail. The
+//     per-second latency series is at the 95th percentile, so only p95
+//     has this fallback;
 //  4. else the magnitude alone.
 //
-// The p-values of methods 1–3 form one family, corrected with
+// The p-values of methods 1–3 over every point and metric form one
+// family, corrected with
 // opts.Correction (Holm by default: an A/A run ends with no regressed
 // point with probability ≥ 1 − α when every point uses method 1 or 2);
 // a point regressed when its adjusted p-value is below α. Combinations are
@@ -206,7 +293,13 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 	if !(opts.Alpha > 0 && opts.Alpha < 1) || !(opts.MinMagnitude >= 0 && opts.MinMagnitude < 1) {
 		return nil, fmt.Errorf("verdict: alpha %v must be in (0, 1) and magnitude %v in [0, 1): %w", opts.Alpha, opts.MinMagnitude, inference.ErrInvalid)
 	}
-	v := &Verdict{Correction: opts.Correction, Alpha: opts.Alpha}
+	opts.Metrics = MetricsOrDefault(opts.Metrics)
+	for _, m := range opts.Metrics {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("verdict: %w: %w", err, inference.ErrInvalid)
+		}
+	}
+	v := &Verdict{Metrics: opts.Metrics, Correction: opts.Correction, Alpha: opts.Alpha}
 	order, curCells := manifestCombinations(cur)
 	_, baseCells := manifestCombinations(base)
 	for _, comb := range order {
@@ -219,15 +312,20 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 			label = after[0].Name
 		}
 		for _, k := range pointsOf(after) {
-			xa, xb := valuesOf(before, k), valuesOf(after, k)
-			if len(xa) == 0 || len(xb) == 0 {
-				continue
+			for _, m := range opts.Metrics {
+				if !m.judged(k.Step) {
+					continue
+				}
+				xa, xb := metricValues(before, m, k), metricValues(after, m, k)
+				if len(xa) == 0 || len(xb) == 0 {
+					continue
+				}
+				pv, err := judgePoint(label, m, k, before, after, xa, xb, opts)
+				if err != nil {
+					return nil, fmt.Errorf("%s %s@%d %s: %w", label, k.Step, k.Threads, m.Label(), err)
+				}
+				v.Points = append(v.Points, pv)
 			}
-			pv, err := judgePoint(label, k, before, after, xa, xb, opts)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s@%d: %w", label, k.Step, k.Threads, err)
-			}
-			v.Points = append(v.Points, pv)
 		}
 	}
 	ps := make([]float64, len(v.Points))
@@ -245,7 +343,7 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 		p := &v.Points[i]
 		p.AdjustedP = adj[i]
 		if p.Method == MethodMagnitudeOnly {
-			p.Regressed = p.ChangePercent <= -100*opts.MinMagnitude
+			p.Regressed = p.Metric.Worse(p.ChangePercent, opts.MinMagnitude)
 		} else {
 			p.Regressed = p.AdjustedP < opts.Alpha
 		}
@@ -254,18 +352,29 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 		}
 	}
 	slices.SortStableFunc(v.Regressed, func(a, b PointVerdict) int {
-		return cmp.Or(cmp.Compare(a.ChangePercent, b.ChangePercent), cmp.Compare(a.String(), b.String()))
+		return cmp.Or(cmp.Compare(b.badness(), a.badness()), cmp.Compare(a.String(), b.String()))
 	})
 	return v, nil
 }
 
-// judgePoint tests one point; xa are the baseline's values, xb cur's.
-func judgePoint(label string, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
-	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Before: mean(xa), After: mean(xb),
+// judgePoint tests one metric at one point; xa are the baseline's
+// values, xb cur's.
+//
+// A latency is tested as its reciprocal (the rate one client could
+// sustain), which turns "rose by more than m" into "fell by more than
+// m/(1+m)" exactly: ln(1/b) − ln(1/a) < ln(1/(1+m)) ⇔ b/a > 1+m. The
+// variance of the log is the same either way, so the noise floor of log
+// latency applies unchanged.
+func judgePoint(label string, m Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
+	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: mean(xa), After: mean(xb),
 		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN()}
 	pv.ChangePercent = 100 * (pv.After/pv.Before - 1)
+	ta, tb, mag := xa, xb, opts.MinMagnitude
+	if m.LowerIsBetter() {
+		ta, tb, mag = reciprocals(xa), reciprocals(xb), opts.MinMagnitude/(1+opts.MinMagnitude)
+	}
 	if len(xa) >= 2 && len(xb) >= 2 {
-		t, err := inference.Slowdown(xa, xb, opts.MinMagnitude)
+		t, err := inference.Slowdown(ta, tb, mag)
 		if err != nil {
 			return pv, err
 		}
@@ -273,8 +382,8 @@ func judgePoint(label string, k inference.Key, before, after []*results.Manifest
 		pv.Detail = fmt.Sprintf("between runs (%d+%d repeats)", len(xa), len(xb))
 		return pv, nil
 	}
-	if fp, ok := opts.Floor.Point(k.Step, k.Threads); ok && fp.DF >= MinFloorDF {
-		t, err := inference.SlowdownKnownNoise(xa, xb, opts.MinMagnitude, FloorOf(fp))
+	if fp, ok := opts.Floor.MetricPoint(floorMetric(m), k.Step, k.Threads); ok && fp.DF >= MinFloorDF {
+		t, err := inference.SlowdownKnownNoise(ta, tb, mag, FloorOf(fp))
 		if err != nil {
 			return pv, err
 		}
@@ -283,15 +392,18 @@ func judgePoint(label string, k inference.Key, before, after []*results.Manifest
 		return pv, nil
 	}
 	if len(before) == 1 && len(after) == 1 {
-		sb, okb := before[0].QPSSpread[k.Step][k.Threads]
-		sa, oka := after[0].QPSSpread[k.Step][k.Threads]
-		if oka && okb && sa.Independent() >= 2 && sb.Independent() >= 2 {
+		if mb, sb, ma, sa, ok := perSecondOf(m, before[0], after[0], k); ok {
 			pv.Method, pv.Detail, pv.P = MethodPerSecond, perSecondDetail, 1
-			if pv.ChangePercent <= -100*opts.MinMagnitude {
-				w := welchFromMoments(pv.Before, sb.Stddev, sb.Independent(), pv.After, sa.Stddev, sa.Independent())
-				// One-sided "slower", as the between-run tests: t < 0
-				// when cur's mean is lower.
-				pv.P = stats.StudentCDF(w.T, w.DF)
+			if m.Worse(pv.ChangePercent, opts.MinMagnitude) {
+				w := welchFromMoments(mb, sb.Stddev, sb.Independent(), ma, sa.Stddev, sa.Independent())
+				// One-sided "worse", as the between-run tests: t < 0
+				// when cur's mean is lower, which is worse for throughput
+				// and better for a latency.
+				tw := w.T
+				if m.LowerIsBetter() {
+					tw = -tw
+				}
+				pv.P = stats.StudentCDF(tw, w.DF)
 				if math.IsInf(w.T, 0) || w.DF <= 0 {
 					pv.P = w.P / 2
 				}
@@ -301,4 +413,46 @@ func judgePoint(label string, k inference.Key, before, after []*results.Manifest
 	}
 	pv.Method, pv.Detail = MethodMagnitudeOnly, magnitudeOnlyDetail
 	return pv, nil
+}
+
+// floorMetric is the NoisePoint.Metric of m's floor.
+func floorMetric(m Metric) string {
+	if m == MetricThroughput {
+		return ""
+	}
+	return string(m)
+}
+
+// perSecondOf is the per-second means and spreads of a point on each side:
+// the QPS samples for throughput, the per-second p95 latency for p95. p99
+// has none (no per-second series at that percentile).
+func perSecondOf(m Metric, before, after *results.ManifestCell, k inference.Key) (mb float64, sb results.Spread, ma float64, sa results.Spread, ok bool) {
+	var spreads func(c *results.ManifestCell) (float64, results.Spread, bool)
+	switch m {
+	case MetricThroughput:
+		spreads = func(c *results.ManifestCell) (float64, results.Spread, bool) {
+			s, ok := c.QPSSpread[k.Step][k.Threads]
+			return c.QPS[k.Step][k.Threads], s, ok
+		}
+	case MetricP95Latency:
+		spreads = func(c *results.ManifestCell) (float64, results.Spread, bool) {
+			s, ok := c.LatencySpread[k.Step][k.Threads]
+			mean, okm := c.LatencyMeanMs[k.Step][k.Threads]
+			return mean, s, ok && okm && mean > 0
+		}
+	default:
+		return 0, results.Spread{}, 0, results.Spread{}, false
+	}
+	mb, sb, okb := spreads(before)
+	ma, sa, oka := spreads(after)
+	ok = oka && okb && sa.Independent() >= 2 && sb.Independent() >= 2
+	return mb, sb, ma, sa, ok
+}
+
+func reciprocals(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = 1 / x
+	}
+	return out
 }

@@ -185,6 +185,10 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 			sum := SummarizeSeries(steadySamples(series, s.WarmupSeconds), series.IntervalSeconds)
 			s.Summary = &sum
 		}
+		if series != nil && len(series.LatencyMs) > 0 && s.LatencyMoments == nil {
+			m := MomentsOf(SummarizeSeries(steadyLatency(series, s.WarmupSeconds), series.IntervalSeconds))
+			s.LatencyMoments = &m
+		}
 	}
 	base, err := Marshal(c)
 	if err != nil {
@@ -259,14 +263,23 @@ func dropCounters(d *Document) bool {
 
 // steadySamples drops the warm-up samples: those that start before warmup.
 func steadySamples(s *Series, warmupSeconds float64) []float64 {
-	if !(s.IntervalSeconds > 0) {
-		return s.QPS
+	return afterWarmup(s.QPS, s.IntervalSeconds, warmupSeconds)
+}
+
+// steadyLatency is steadySamples of the per-second latency column.
+func steadyLatency(s *Series, warmupSeconds float64) []float64 {
+	return afterWarmup(s.LatencyMs, s.IntervalSeconds, warmupSeconds)
+}
+
+func afterWarmup(values []float64, intervalSeconds, warmupSeconds float64) []float64 {
+	if !(intervalSeconds > 0) {
+		return values
 	}
 	skip := 0
-	for skip < len(s.QPS) && float64(skip)*s.IntervalSeconds < warmupSeconds-1e-9 {
+	for skip < len(values) && float64(skip)*intervalSeconds < warmupSeconds-1e-9 {
 		skip++
 	}
-	return s.QPS[skip:]
+	return values[skip:]
 }
 
 func clone(d *Document) (*Document, error) {

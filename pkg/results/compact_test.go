@@ -153,8 +153,13 @@ func TestCompact(t *testing.T) {
 		if diff := cmp.Diff(full.Steps[i].Series.QPS, q, cmpopts.EquateApprox(0, 0.005)); diff != "" {
 			t.Errorf("steps[%d] encoded series (-full +decoded):\n%s", i, diff)
 		}
+		// The latency moments cover the same samples.
+		wantLat := MomentsOf(SummarizeSeries(full.Steps[i].Series.LatencyMs[3:], 1))
+		if diff := cmp.Diff(&wantLat, s.LatencyMoments); diff != "" || wantLat.Samples == 0 {
+			t.Errorf("steps[%d].latencyMoments (-want +got):\n%s", i, diff)
+		}
 		// Everything else is kept.
-		s.Summary, s.EncodedQPS = nil, nil
+		s.Summary, s.EncodedQPS, s.LatencyMoments = nil, nil, nil
 		f := full.Steps[i]
 		f.Series = nil
 		if diff := cmp.Diff(f, s); diff != "" {

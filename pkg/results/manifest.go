@@ -67,6 +67,17 @@ type ManifestCell struct {
 	// per-second QPS samples behind QPS, so that runs can be compared with
 	// a significance test; absent for steps without a series summary.
 	QPSSpread map[string]map[int]Spread `json:"qpsSpread,omitempty"`
+	// LatencyP95Ms and LatencyP99Ms are {step → {threads → whole-run
+	// latency percentile in ms}}, rounded to 0.001 ms, for verdicts on
+	// latency (lower is better); absent where the step recorded none.
+	LatencyP95Ms map[string]map[int]float64 `json:"latencyP95Ms,omitempty"`
+	LatencyP99Ms map[string]map[int]float64 `json:"latencyP99Ms,omitempty"`
+	// LatencySpread is {step → {threads → spread}} of the steady per-second
+	// latency samples at the series' percentile (95), and LatencyMeanMs
+	// their mean: the per-second fallback of a p95 verdict. Absent for
+	// documents without a per-second latency summary.
+	LatencySpread map[string]map[int]Spread  `json:"latencySpread,omitempty"`
+	LatencyMeanMs map[string]map[int]float64 `json:"latencyMeanMs,omitempty"`
 }
 
 // Spread is the dispersion of a step's steady-state per-second QPS samples.
@@ -103,6 +114,14 @@ func spreadOf(s *SeriesSummary) (Spread, bool) {
 	return sp, true
 }
 
+// momentsSummary is the part of a summary that spreadOf reads.
+func momentsSummary(m *SeriesMoments) *SeriesSummary {
+	if m == nil {
+		return nil
+	}
+	return &SeriesSummary{Samples: m.Samples, Mean: m.Mean, CV: m.CV, Lag1Autocorrelation: m.Lag1Autocorrelation}
+}
+
 // NewManifestCell builds a cell's manifest entry from its document.
 func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCell {
 	mc := ManifestCell{
@@ -112,14 +131,23 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		ImageDigest:          d.Provenance.ImageDigest,
 		ConfigSHA256:         ContentDigest(d.Provenance.ConfigText),
 	}
-	put := func(m *map[string]map[int]float64, step string, threads int, v float64) {
+	putScaled := func(m *map[string]map[int]float64, step string, threads int, v, scale float64) {
 		if *m == nil {
 			*m = map[string]map[int]float64{}
 		}
 		if (*m)[step] == nil {
 			(*m)[step] = map[int]float64{}
 		}
-		(*m)[step][threads] = math.Round(v*100) / 100
+		(*m)[step][threads] = math.Round(v*scale) / scale
+	}
+	put := func(m *map[string]map[int]float64, step string, threads int, v float64) {
+		putScaled(m, step, threads, v, 100)
+	}
+	// Sub-millisecond latencies need finer rounding than QPS.
+	putMs := func(m *map[string]map[int]float64, step string, threads int, v *float64) {
+		if v != nil && *v > 0 {
+			putScaled(m, step, threads, *v, 1000)
+		}
 	}
 	for _, s := range d.Steps {
 		if s.Error != "" {
@@ -137,6 +165,23 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 				mc.QPSSpread[s.Step] = map[int]Spread{}
 			}
 			mc.QPSSpread[s.Step][s.Threads] = sp
+		}
+		putMs(&mc.LatencyP95Ms, s.Step, s.Threads, s.LatencyP95Ms)
+		putMs(&mc.LatencyP99Ms, s.Step, s.Threads, s.LatencyP99Ms)
+		ls := s.LatencyMoments
+		if ls == nil && s.Series != nil && len(s.Series.LatencyMs) > 0 {
+			m := MomentsOf(SummarizeSeries(steadyLatency(s.Series, s.WarmupSeconds), s.Series.IntervalSeconds))
+			ls = &m
+		}
+		if sp, ok := spreadOf(momentsSummary(ls)); ok && ls.Mean > 0 {
+			if mc.LatencySpread == nil {
+				mc.LatencySpread = map[string]map[int]Spread{}
+			}
+			if mc.LatencySpread[s.Step] == nil {
+				mc.LatencySpread[s.Step] = map[int]Spread{}
+			}
+			mc.LatencySpread[s.Step][s.Threads] = sp
+			putMs(&mc.LatencyMeanMs, s.Step, s.Threads, &ls.Mean)
 		}
 	}
 	return mc
@@ -179,7 +224,8 @@ func (m *Manifest) Validate() error {
 			c.add(p+".name", "%q repeats cells[%d]", cell.Name, j)
 		}
 		names[cell.Name] = i
-		for field, mm := range map[string]map[string]map[int]float64{"qps": cell.QPS, "rowsPerSecond": cell.RowsPerSecond} {
+		for field, mm := range map[string]map[string]map[int]float64{"qps": cell.QPS, "rowsPerSecond": cell.RowsPerSecond,
+			"latencyP95Ms": cell.LatencyP95Ms, "latencyP99Ms": cell.LatencyP99Ms, "latencyMeanMs": cell.LatencyMeanMs} {
 			for step, byThreads := range mm {
 				for threads, v := range byThreads {
 					fp := fmt.Sprintf("%s.%s[%q][%d]", p, field, step, threads)
@@ -220,7 +266,7 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 		cp := *m
 		cp.Cells = make([]ManifestCell, len(m.Cells))
 		for i, c := range m.Cells {
-			c.QPSSpread = nil
+			c.QPSSpread, c.LatencySpread, c.LatencyMeanMs = nil, nil, nil
 			cp.Cells[i] = c
 		}
 		m = &cp
@@ -236,7 +282,7 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 
 func hasSpread(m *Manifest) bool {
 	for _, c := range m.Cells {
-		if len(c.QPSSpread) > 0 {
+		if len(c.QPSSpread) > 0 || len(c.LatencySpread) > 0 {
 			return true
 		}
 	}

@@ -31,6 +31,8 @@ func TestNewManifestCell(t *testing.T) {
 	// population stddev 10 over 10 samples is a sample stddev of 10.54
 	d.Steps[0].Summary = &SeriesSummary{Samples: 10, Mean: 100, CV: 0.1, Lag1Autocorrelation: 0.5} // worth 3.3 samples
 	d.Steps[2].Summary = &SeriesSummary{Samples: 1, Mean: 100}                                     // too few samples for a spread
+	d.Steps[0].LatencyP99Ms = ptr(2.34567)                                                         // kept to the microsecond
+	d.Steps[2].LatencyMoments = &SeriesMoments{Samples: 8, Mean: 1.5, CV: 0.2}                     // the compact form's, read before the series
 	got := NewManifestCell(d, "Succeeded", "cm", "key")
 	want := ManifestCell{
 		Cell: d.Cell, Phase: "Succeeded", ConfigMap: "cm", ObjectKey: "key",
@@ -42,6 +44,12 @@ func TestNewManifestCell(t *testing.T) {
 		},
 		RowsPerSecond: map[string]map[int]float64{"step-00": {4: 2.5e6}},
 		QPSSpread:     map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54, EffectiveSamples: 3}}},
+		LatencyP95Ms:  map[string]map[int]float64{"step-00": {1: 1.3, 4: 1.3}, "step-01": {1: 1.3}},
+		LatencyP99Ms:  map[string]map[int]float64{"step-00": {1: 2.346}},
+		// Two steady seconds of a constant series (warm-up 3 s of 5); the
+		// moments of step-01@1: population sd 0.3 over 8 samples.
+		LatencySpread: map[string]map[int]Spread{"step-00": {1: {Samples: 2}, 4: {Samples: 2}}, "step-01": {1: {Samples: 8, Stddev: 0.32}}},
+		LatencyMeanMs: map[string]map[int]float64{"step-00": {1: 1.25, 4: 1.25}, "step-01": {1: 1.5}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -27,6 +27,10 @@ type NoiseFloors struct {
 
 // NoisePoint is the floor of one (step, threads).
 type NoisePoint struct {
+	// Metric is the verdict metric the floor is of ("P99Latency": the
+	// standard deviation of ln(p99 ms)); empty for throughput, the floor
+	// every manifest before latency verdicts holds.
+	Metric  string `json:"metric,omitempty"`
 	Step    string `json:"step"`
 	Threads int    `json:"threads"`
 	// SigmaLog is the standard deviation of ln(QPS) of one run; CV the
@@ -45,13 +49,19 @@ type NoisePoint struct {
 	InheritedFrom string `json:"inheritedFrom,omitempty"`
 }
 
-// Point returns the floor of (step, threads).
+// Point returns the throughput floor of (step, threads).
 func (n *NoiseFloors) Point(step string, threads int) (NoisePoint, bool) {
+	return n.MetricPoint("", step, threads)
+}
+
+// MetricPoint returns the floor of metric ("" for throughput) at (step,
+// threads).
+func (n *NoiseFloors) MetricPoint(metric, step string, threads int) (NoisePoint, bool) {
 	if n == nil {
 		return NoisePoint{}, false
 	}
 	for _, p := range n.Points {
-		if p.Step == step && p.Threads == threads {
+		if p.Metric == metric && p.Step == step && p.Threads == threads {
 			return p, true
 		}
 	}
@@ -81,6 +91,9 @@ func validateNoise(c *checker, n *NoiseFloors) {
 			c.add(path+".runs", "a floor rests on at least 2 runs in 1 set, got %d runs in %d sets", p.Runs, p.Sets)
 		}
 		k := fmt.Sprintf("%s@%d", p.Step, p.Threads)
+		if p.Metric != "" {
+			k = p.Metric + " " + k
+		}
 		if j, dup := seen[k]; dup {
 			c.add(path, "%s repeats noiseFloor.points[%d]", k, j)
 		}

@@ -276,6 +276,10 @@ type StepResult struct {
 	Series *Series `json:"series,omitempty"`
 	// Summary summarises Series.QPS after the warm-up (both forms).
 	Summary *SeriesSummary `json:"summary,omitempty"`
+	// LatencyMoments describe Series.LatencyMs after the warm-up (compact
+	// form): the per-second spread a latency verdict without repeats falls
+	// back on.
+	LatencyMoments *SeriesMoments `json:"latencyMoments,omitempty"`
 	// EncodedQPS is the QPS series compressed (compact form, when it fits).
 	EncodedQPS *EncodedSeries `json:"encodedQps,omitempty"`
 	// Hardware is the per-operation efficiency of the database node.
@@ -329,6 +333,24 @@ type SeriesSummary struct {
 	// benchmark are positively correlated; this says by how much, so that
 	// significance tests can count effective rather than raw samples.
 	Lag1Autocorrelation float64 `json:"lag1Autocorrelation,omitempty"`
+}
+
+// SeriesMoments are the mean and spread of a series after the warm-up: the
+// little a significance test needs, where the full summary would cost a
+// compact document too much.
+type SeriesMoments struct {
+	Samples int     `json:"samples"`
+	Mean    float64 `json:"mean"`
+	// CV is the population stddev / mean (0 when the mean is 0).
+	CV float64 `json:"cv"`
+	// Lag1Autocorrelation as in SeriesSummary.
+	Lag1Autocorrelation float64 `json:"lag1Autocorrelation,omitempty"`
+}
+
+// MomentsOf keeps a summary's moments, rounded to what a test needs.
+func MomentsOf(s SeriesSummary) SeriesMoments {
+	r := func(x, scale float64) float64 { return math.Round(x*scale) / scale }
+	return SeriesMoments{Samples: s.Samples, Mean: r(s.Mean, 1000), CV: r(s.CV, 1e4), Lag1Autocorrelation: r(s.Lag1Autocorrelation, 1000)}
 }
 
 // EffectiveSamples is the number of independent samples the summary's

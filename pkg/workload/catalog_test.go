@@ -98,4 +98,19 @@ func TestCRDStepListMatchesTheCatalog(t *testing.T) {
 	if diff := cmp.Diff(want, listed); diff != "" {
 		t.Errorf("CRD step list (-catalog +CRD):\n%s", diff)
 	}
+	// fixedRate.steps' rule lists the step sets' names (tpcc is in none).
+	m = regexp.MustCompile(`self\.fixedRate\.steps\.all\(s, \(has\(self\.steps\) \? s in self\.steps : s in \[([^\]]*)\]`).FindSubmatch(types)
+	if m == nil {
+		t.Fatal("no step list in the fixedRate.steps CEL rule")
+	}
+	listed = nil
+	for _, q := range strings.Split(string(m[1]), ",") {
+		listed = append(listed, strings.Trim(q, "'"))
+	}
+	sort.Strings(listed)
+	want = Names()
+	sort.Strings(want)
+	if diff := cmp.Diff(want, listed); diff != "" {
+		t.Errorf("fixedRate.steps CRD step list (-catalog +CRD):\n%s", diff)
+	}
 }
