@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -68,15 +69,6 @@ func minimalRun(ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 	}
 }
 
-func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
-	t.Helper()
-	run := &dbbenchv1alpha1.BenchmarkRun{}
-	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
-		t.Fatalf("getting run: %v", err)
-	}
-	return run
-}
-
 // eventually polls cond until it returns "" (success) or the deadline passes,
 // then fails with the last explanation.
 func eventually(t *testing.T, what string, cond func() string) {
@@ -100,7 +92,7 @@ func waitRun(t *testing.T, ns, name, what string, cond func(*dbbenchv1alpha1.Ben
 	t.Helper()
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, what, func() string {
-		run = getRun(t, ns, name)
+		run = kubetest.GetRun(t, k8sClient, ns, name)
 		return cond(run)
 	})
 	return run
@@ -115,26 +107,8 @@ func onlyCell(run *dbbenchv1alpha1.BenchmarkRun) *dbbenchv1alpha1.CellStatus {
 	return &run.Status.Cells[0]
 }
 
-func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
-	t.Helper()
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing pods: %v", err)
-	}
-	return pods.Items
-}
-
-func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
-	t.Helper()
-	var jobs batchv1.JobList
-	if err := k8sClient.List(ctx, &jobs, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing jobs: %v", err)
-	}
-	return jobs.Items
-}
-
 func dbPods(t *testing.T, ns, run string) []corev1.Pod {
-	return listPods(t, ns, map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleDatabase})
+	return kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleDatabase})
 }
 
 // markPodReady plays the kubelet: the pod runs on node with an IP and is ready.
@@ -282,8 +256,8 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 	deadline := time.Now().Add(driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: name})
-		if done(getRun(t, ns, name)) {
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name})
+		if done(kubetest.GetRun(t, k8sClient, ns, name)) {
 			return
 		}
 		for _, pod := range pods {
@@ -299,5 +273,5 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(getRun(t, ns, name)))
+	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
 }

@@ -17,6 +17,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -126,15 +128,6 @@ func createRun(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	}
 }
 
-func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
-	t.Helper()
-	run := &dbbenchv1alpha1.BenchmarkRun{}
-	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
-		t.Fatalf("getting run %s/%s: %v", ns, name, err)
-	}
-	return run
-}
-
 // runSummary is one line: the run's phase and progress and each cell's
 // phase, attempt and step, for progress logs and timeout messages.
 func runSummary(run *dbbenchv1alpha1.BenchmarkRun) string {
@@ -154,7 +147,7 @@ func waitForRunFinished(t *testing.T, ns, name string, timeout time.Duration) *d
 	t.Helper()
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, timeout, "run "+name+" to finish", func() string {
-		run = getRun(t, ns, name)
+		run = kubetest.GetRun(t, k8sClient, ns, name)
 		requireClientJobsHaveHost(t, run)
 		switch run.Status.Phase {
 		case dbbenchv1alpha1.RunSucceeded, dbbenchv1alpha1.RunFailed:
@@ -171,7 +164,7 @@ func waitForCellPhase(t *testing.T, ns, name string, i int, phase dbbenchv1alpha
 	t.Helper()
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, timeout, fmt.Sprintf("cell %d of run %s to be %s", i, name, phase), func() string {
-		run = getRun(t, ns, name)
+		run = kubetest.GetRun(t, k8sClient, ns, name)
 		if len(run.Status.Cells) > i && run.Status.Cells[i].Phase == phase {
 			return ""
 		}
@@ -195,7 +188,7 @@ func requireSucceeded(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 			t.Errorf("cell %s is %s, want Succeeded: %s", c.Name, c.Phase, c.Message)
 		}
 	}
-	if !conditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
+	if !meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Errorf("condition Succeeded is not True: %+v", run.Status.Conditions)
 	}
 }
@@ -210,33 +203,6 @@ func cellMessages(run *dbbenchv1alpha1.BenchmarkRun) string {
 	return strings.Join(m, "; ")
 }
 
-func conditionTrue(conds []metav1.Condition, typ string) bool {
-	for _, c := range conds {
-		if c.Type == typ {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
-	t.Helper()
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing pods: %v", err)
-	}
-	return pods.Items
-}
-
-func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
-	t.Helper()
-	var jobs batchv1.JobList
-	if err := k8sClient.List(ctx, &jobs, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing jobs: %v", err)
-	}
-	return jobs.Items
-}
-
 // managerPods are the pods of the manager Deployment, by its own selector.
 func managerPods(t *testing.T) []corev1.Pod {
 	t.Helper()
@@ -244,7 +210,7 @@ func managerPods(t *testing.T) []corev1.Pod {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: systemNamespace, Name: managerDeployment}, &dep); err != nil {
 		t.Fatalf("getting the manager Deployment: %v", err)
 	}
-	return listPods(t, systemNamespace, dep.Spec.Selector.MatchLabels)
+	return kubetest.ListPods(t, k8sClient, systemNamespace, dep.Spec.Selector.MatchLabels)
 }
 
 // dumpNamespace logs what explains a failure: the manager's logs, the
@@ -284,11 +250,11 @@ func dumpNamespace(t *testing.T, ns string) {
 	}
 
 	section("jobs in %s", ns)
-	for _, j := range listJobs(t, ns, nil) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, nil) {
 		fmt.Fprintf(&b, "%s active=%d succeeded=%d failed=%d conditions=%v\n", j.Name, j.Status.Active, j.Status.Succeeded, j.Status.Failed, jobConditions(j))
 	}
 
-	for _, p := range listPods(t, ns, nil) {
+	for _, p := range kubetest.ListPods(t, k8sClient, ns, nil) {
 		section("pod %s (node %s, phase %s %s)", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.Reason)
 		for _, c := range p.Status.Conditions {
 			if c.Status != corev1.ConditionTrue {
@@ -382,7 +348,7 @@ func progressRecords(run *dbbenchv1alpha1.BenchmarkRun) string {
 // until its own timeout (10 min) instead of the test's.
 func requireClientJobsHaveHost(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	t.Helper()
-	for _, j := range listJobs(t, run.Namespace, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleClient}) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, run.Namespace, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleClient}) {
 		for _, c := range j.Spec.Template.Spec.Containers {
 			for _, e := range c.Env {
 				if e.Name == plan.EnvHost && e.Value == "" && e.ValueFrom == nil {
