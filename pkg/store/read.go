@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -90,18 +91,16 @@ func (s *Store) ListRuns(ctx context.Context, suite string) ([]*results.Manifest
 	}
 	res := make([]got, len(runs))
 	// A few reads at a time: enough to hide latency, gentle on the store.
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
+	// Each run's error is kept in its slot, so the group itself never fails.
+	var g errgroup.Group
+	g.SetLimit(4)
 	for i, run := range runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			res[i].m, res[i].err = s.GetManifest(ctx, suite, run)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	var out []*results.Manifest
 	failed := map[string]error{}
 	for i, r := range res {
