@@ -33,9 +33,7 @@ func GetRun(t testing.TB, c client.Client, ns, name string) *dbbenchv1alpha1.Ben
 func ListPods(t testing.TB, c client.Client, ns string, l map[string]string) []corev1.Pod {
 	t.Helper()
 	var pods corev1.PodList
-	if err := c.List(context.Background(), &pods, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing pods in %s with labels %v: %v", ns, l, err)
-	}
+	list(t, c, &pods, ns, l)
 	return pods.Items
 }
 
@@ -43,8 +41,13 @@ func ListPods(t testing.TB, c client.Client, ns string, l map[string]string) []c
 func ListJobs(t testing.TB, c client.Client, ns string, l map[string]string) []batchv1.Job {
 	t.Helper()
 	var jobs batchv1.JobList
-	if err := c.List(context.Background(), &jobs, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing jobs in %s with labels %v: %v", ns, l, err)
-	}
+	list(t, c, &jobs, ns, l)
 	return jobs.Items
+}
+
+func list(t testing.TB, c client.Client, into client.ObjectList, ns string, l map[string]string) {
+	t.Helper()
+	if err := c.List(context.Background(), into, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
+		t.Fatalf("listing %T in %s with labels %v: %v", into, ns, l, err)
+	}
 }
