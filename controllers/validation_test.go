@@ -45,26 +45,6 @@ func parseRun(t *testing.T, text string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: obj}
 }
 
-// dryRunSamples creates every config/samples file matching pattern in ns
-// with a dry run, failing the test for each the API server refuses, and
-// returns how many files there were.
-func dryRunSamples(t *testing.T, ns, pattern string) int {
-	t.Helper()
-	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", pattern))
-	for _, f := range samples {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := parseRun(t, string(text))
-		obj.SetNamespace(ns)
-		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
-			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
-		}
-	}
-	return len(samples)
-}
-
 // set assigns value at a dotted path; "databases.0" indexes a list.
 func set(obj map[string]any, path string, value any) {
 	parts := strings.Split(path, ".")
@@ -99,8 +79,20 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 	if err := k8sClient.Create(ctx, run, client.DryRunAll); err != nil {
 		t.Fatalf("valid spec refused: %v", err)
 	}
-	if n := dryRunSamples(t, ns, "benchmarkrun_*.yaml"); n < 3 {
-		t.Fatalf("found %d samples", n)
+	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkrun_*.yaml"))
+	if len(samples) < 3 {
+		t.Fatalf("found %d samples", len(samples))
+	}
+	for _, f := range samples {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := parseRun(t, string(text))
+		obj.SetNamespace(ns)
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
+		}
 	}
 }
 
@@ -319,7 +311,28 @@ func TestDefaultsMakeAMinimalSpecUseful(t *testing.T) {
 // runs the real kubectl against the envtest API server when one is built
 // (hack/build-k8s.sh kubectl; make test-envtest does it).
 func TestKubectlExplainReadsWell(t *testing.T) {
-	text := envtestKubectl(t)("explain", "benchmarkrun.spec.placement")
+	requireEnvtest(t)
+	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	user, err := testEnv.ControlPlane.AddUser(envtestAdmin(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.placement").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl explain: %v\n%s", err, out)
+	}
+	text := string(out)
 	for _, want := range []string{
 		"GROUP:      dbbench.io", "placement says where database and client pods run",
 		"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
@@ -338,37 +351,8 @@ func runtimeFromUnstructured(u *unstructured.Unstructured, out *dbbenchv1alpha1.
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out)
 }
 
-// envtestKubectl returns a runner of the envtest kubectl (built by
-// hack/build-k8s.sh kubectl; make test-envtest does it) as an admin of the
-// test's API server: it returns the output and fails the test when kubectl
-// fails. It skips the test when there is no such kubectl.
-func envtestKubectl(t *testing.T) func(args ...string) string {
-	t.Helper()
-	requireEnvtest(t)
-	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(kubectl); err != nil {
-		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
-	}
-	user, err := testEnv.ControlPlane.AddUser(envtest.User{Name: "admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+func envtestAdmin() envtest.User {
+	return envtest.User{Name: "admin", Groups: []string{"system:masters"}}
 }
 
 // The GitOps example's manifests are accepted by the API server as they are.
