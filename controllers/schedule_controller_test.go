@@ -21,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // The schedule tests drive the controller with a fake clock: they create a
@@ -450,7 +449,7 @@ func TestScheduleManagerRestartCreatesNoDuplicates(t *testing.T) {
 		return k8sClient.Status().Update(ctx, s)
 	})
 	eventuallyNoConflict(t, func() error {
-		run := kubetest.GetRun(t, k8sClient, ns, want)
+		run := getRun(t, ns, want)
 		delete(run.Annotations, dbbenchv1alpha1.AnnotationScheduledTime)
 		return k8sClient.Update(ctx, run)
 	})
