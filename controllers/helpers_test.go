@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -68,13 +69,21 @@ func minimalRun(ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 	}
 }
 
+// getRun, listPods and listJobs are internal/testutil/kubetest's reads
+// (shared with the e2e suite) with this suite's client.
 func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 	t.Helper()
-	run := &dbbenchv1alpha1.BenchmarkRun{}
-	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
-		t.Fatalf("getting run: %v", err)
-	}
-	return run
+	return kubetest.GetRun(t, k8sClient, ns, name)
+}
+
+func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
+	t.Helper()
+	return kubetest.ListPods(t, k8sClient, ns, l)
+}
+
+func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
+	t.Helper()
+	return kubetest.ListJobs(t, k8sClient, ns, l)
 }
 
 // eventually polls cond until it returns "" (success) or the deadline passes,
@@ -113,24 +122,6 @@ func onlyCell(run *dbbenchv1alpha1.BenchmarkRun) *dbbenchv1alpha1.CellStatus {
 		return nil
 	}
 	return &run.Status.Cells[0]
-}
-
-func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
-	t.Helper()
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing pods: %v", err)
-	}
-	return pods.Items
-}
-
-func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
-	t.Helper()
-	var jobs batchv1.JobList
-	if err := k8sClient.List(ctx, &jobs, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing jobs: %v", err)
-	}
-	return jobs.Items
 }
 
 func dbPods(t *testing.T, ns, run string) []corev1.Pod {

@@ -281,11 +281,7 @@ func (p *runPass) cellTimeout() time.Duration {
 
 // progress decodes the agent's progress record of this attempt, if any.
 func (p *runPass) progress(c matrix.Cell, attempt int32) *plan.Progress {
-	cm := p.kids.results[specs.ResultConfigMapName(c)]
-	if cm == nil {
-		return nil
-	}
-	raw, ok := cm.Data[plan.ResultKeyProgress]
+	raw, ok := p.resultData(c, plan.ResultKeyProgress)
 	if !ok {
 		return nil
 	}
@@ -320,8 +316,19 @@ func (p *runPass) refreshResult(ctx context.Context, c matrix.Cell) error {
 // hasDocument reports whether the cell's result ConfigMap holds a results
 // document.
 func (p *runPass) hasDocument(c matrix.Cell) bool {
+	raw, _ := p.resultData(c, plan.ResultKeyDocument)
+	return raw != ""
+}
+
+// resultData is the value under key of the cell's result ConfigMap, as
+// the cache holds it; false when the ConfigMap or the key is missing.
+func (p *runPass) resultData(c matrix.Cell, key string) (string, bool) {
 	cm := p.kids.results[specs.ResultConfigMapName(c)]
-	return cm != nil && cm.Data[plan.ResultKeyDocument] != ""
+	if cm == nil {
+		return "", false
+	}
+	raw, ok := cm.Data[key]
+	return raw, ok
 }
 
 // attemptFailed retries an infrastructure failure while the budget lasts,

@@ -245,11 +245,7 @@ func (p *runPass) cellDocument(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) *r
 	if cs.Phase != dbbenchv1alpha1.CellSucceeded && cs.Phase != dbbenchv1alpha1.CellFailed {
 		return nil
 	}
-	cm := p.kids.results[specs.ResultConfigMapName(c)]
-	if cm == nil {
-		return nil
-	}
-	raw, ok := cm.Data[plan.ResultKeyDocument]
+	raw, ok := p.resultData(c, plan.ResultKeyDocument)
 	if !ok {
 		return nil
 	}

@@ -66,6 +66,25 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 	done
 }
 
+# write_my_cnf HOST_DIR SERVER_DIR SECTION PORT [OPTION...] writes a
+# MariaDB/MySQL test server's option file, HOST_DIR/my.cnf, naming its
+# files as the server sees them (SERVER_DIR: MySQL runs chrooted). The
+# DBBENCH_DB_EXTRA_CONFIG file is copied in and included first, so this
+# script's settings win where both set something; OPTIONs are the engine's
+# own lines.
+write_my_cnf() {
+	local host=$1 server=$2 section=$3 port=$4 include=""
+	shift 4
+	if [ -n "${EXTRA_CONFIG}" ]; then
+		cp "${EXTRA_CONFIG}" "${host}/extra.cnf"
+		include="!include ${server}/extra.cnf"
+	fi
+	printf '%s\n' "${include}" "[${section}]" user=root "datadir=${server}/data" "tmpdir=${server}/tmp" \
+		"socket=${server}/mysqld.sock" "pid-file=${server}/mysqld.pid" "port=${port}" bind-address=127.0.0.1 \
+		skip-name-resolve "log-error=${server}/error.log" innodb_buffer_pool_size=256M \
+		innodb_flush_log_at_trx_commit=2 "$@" max_connections=200 performance_schema=OFF >"${host}/my.cnf"
+}
+
 # ---------------------------------------------------------------- MariaDB
 
 mariadb_start() {
@@ -77,29 +96,7 @@ mariadb_start() {
 	need_packages mariadb
 	rm -rf "${dir}"
 	mkdir -p "${dir}/data" "${dir}/tmp"
-	local include=""
-	if [ -n "${EXTRA_CONFIG}" ]; then
-		cp "${EXTRA_CONFIG}" "${dir}/extra.cnf"
-		include="!include ${dir}/extra.cnf"
-	fi
-	cat >"${dir}/my.cnf" <<EOF
-${include}
-[mariadbd]
-user=root
-datadir=${dir}/data
-tmpdir=${dir}/tmp
-socket=${dir}/mysqld.sock
-pid-file=${dir}/mysqld.pid
-port=${MARIADB_PORT}
-bind-address=127.0.0.1
-skip-name-resolve
-log-error=${dir}/error.log
-innodb_buffer_pool_size=256M
-innodb_log_file_size=128M
-innodb_flush_log_at_trx_commit=2
-max_connections=200
-performance_schema=OFF
-EOF
+	write_my_cnf "${dir}" "${dir}" mariadbd "${MARIADB_PORT}" innodb_log_file_size=128M
 	mariadb-install-db --defaults-file="${dir}/my.cnf" --auth-root-authentication-method=socket \
 		--skip-test-db >"${dir}/install.log" 2>&1 || {
 		cat "${dir}/install.log" >&2
@@ -292,32 +289,8 @@ mysql_start() {
 	rm -rf "${dir}" "${ROOT}/mysql"
 	mkdir -p "${dir}/data" "${dir}/tmp" "${ROOT}"
 	ln -sfn "${dir}" "${ROOT}/mysql"
-	local include=""
-	if [ -n "${EXTRA_CONFIG}" ]; then
-		cp "${EXTRA_CONFIG}" "${dir}/extra.cnf"
-		include="!include ${MYSQL_IN}/extra.cnf"
-	fi
 	# mysqlx=OFF: the X protocol would otherwise listen on *:33060.
-	cat >"${dir}/my.cnf" <<EOF
-${include}
-[mysqld]
-user=root
-datadir=${MYSQL_IN}/data
-tmpdir=${MYSQL_IN}/tmp
-socket=${MYSQL_IN}/mysqld.sock
-pid-file=${MYSQL_IN}/mysqld.pid
-port=${MYSQL_PORT}
-bind-address=127.0.0.1
-mysqlx=OFF
-skip-name-resolve
-log-error=${MYSQL_IN}/error.log
-innodb_buffer_pool_size=256M
-innodb_redo_log_capacity=256M
-innodb_flush_log_at_trx_commit=2
-skip-log-bin
-max_connections=200
-performance_schema=OFF
-EOF
+	write_my_cnf "${dir}" "${MYSQL_IN}" mysqld "${MYSQL_PORT}" mysqlx=OFF innodb_redo_log_capacity=256M skip-log-bin
 	chroot "${MYSQL_ROOTFS}" /usr/sbin/mysqld --defaults-file="${MYSQL_IN}/my.cnf" --initialize-insecure \
 		>"${dir}/install.log" 2>&1 || {
 		cat "${dir}/install.log" "${dir}/error.log" >&2 2>/dev/null

@@ -14,17 +14,13 @@ import (
 
 // CompareOptions are the options of `compare`.
 type CompareOptions struct {
-	OutputFlags
-	S3         S3Flags
+	sourceOptions
 	RunA, RunB string
-	clients    Clients
-	cluster    *Cluster
-	genericiooptions.IOStreams
 }
 
 // NewCmdCompare builds `kubectl dbbench compare RUN_A RUN_B`.
 func NewCmdCompare(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
-	o := &CompareOptions{IOStreams: streams, clients: clients}
+	o := &CompareOptions{sourceOptions: newSourceOptions(streams, clients)}
 	cmd := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
 		Short: "Put two runs side by side",
@@ -43,17 +39,14 @@ suite --suite.`,
 		Args: cobra.ExactArgs(2),
 		RunE: runE(o),
 	}
-	o.OutputFlags.AddFlags(cmd.Flags())
-	o.S3.AddFlags(cmd.Flags(), true)
+	o.addFlags(cmd, true)
 	return cmd
 }
 
 // Complete fills the run names and clients.
 func (o *CompareOptions) Complete(args []string) error {
 	o.RunA, o.RunB = args[0], args[1]
-	c, err := o.OutputFlags.completeWithSource(&o.S3, o.clients, true)
-	o.cluster = c
-	return err
+	return o.completeOutputAndSource(true)
 }
 
 // Validate checks the arguments.

@@ -3,37 +3,30 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 )
 
 // HistoryOptions are the options of `history`.
 type HistoryOptions struct {
-	OutputFlags
-	S3           S3Flags
-	Suite        string
+	suiteOptions
 	Otava        bool
 	MinMagnitude float64
 	NoiseCV      float64
 	// Metrics are the series per (cell, step, threads): Throughput,
 	// P95Latency, P99Latency.
 	Metrics []string
-	clients Clients
-	cluster *Cluster
-	genericiooptions.IOStreams
 }
 
 // NewCmdHistory builds `kubectl dbbench history SUITE`.
 func NewCmdHistory(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
-	o := &HistoryOptions{IOStreams: streams, clients: clients}
+	o := &HistoryOptions{suiteOptions: suiteOptions{sourceOptions: newSourceOptions(streams, clients)}}
 	cmd := &cobra.Command{
 		Use:   "history SUITE",
 		Short: "Show the runs of a suite and the change points of every step",
@@ -61,22 +54,13 @@ in the object store (oldest first), each read from its cells' result.json.`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(o),
 	}
-	o.OutputFlags.AddFlags(cmd.Flags())
-	o.S3.AddFlags(cmd.Flags(), false)
+	o.addFlags(cmd, false)
 	cmd.Flags().BoolVar(&o.Otava, "otava", false, "Use Apache Otava's settings (no minimum magnitude or segment length).")
 	cmd.Flags().Float64Var(&o.MinMagnitude, "min-magnitude", 0, "Smallest relative change reported (e.g. 0.05 for Nyrkiö's 5 %); 0 keeps the detector's default.")
 	cmd.Flags().StringSliceVar(&o.Metrics, "metrics", []string{string(analysis.MetricThroughput)},
 		"Series to run change-point detection on: Throughput, P95Latency, P99Latency (lower is better: a rise is a regression).")
 	cmd.Flags().Float64Var(&o.NoiseCV, "noise-cv", 0, "Run-to-run noise as a fraction (e.g. 0.008 from A/A repeats); changes must exceed 1.5 × it. 0 estimates it from each series.")
 	return cmd
-}
-
-// Complete fills the suite and clients.
-func (o *HistoryOptions) Complete(args []string) error {
-	o.Suite = args[0]
-	c, err := o.OutputFlags.completeWithSource(&o.S3, o.clients, true)
-	o.cluster = c
-	return err
 }
 
 // Validate checks the flags.
@@ -115,16 +99,10 @@ func (o *HistoryOptions) detectorOptions() changepoint.Options {
 
 // Run loads the suite's runs and prints the history.
 func (o *HistoryOptions) Run(ctx context.Context) error {
-	var runs []analysis.HistoryRun
-	var err error
-	switch {
-	case o.S3.src != nil:
-		runs, err = o.s3Runs(ctx)
-	case o.FromDir != "":
-		runs, err = o.localRuns()
-	default:
-		runs, err = o.clusterRuns(ctx)
-	}
+	runs, err := readSuiteRuns(ctx, &o.suiteOptions, historyRuns, func(v *dbbenchv1alpha1.BenchmarkRun) (analysis.HistoryRun, error) {
+		ds, _, err := o.cluster.Dataset(ctx, v)
+		return analysis.HistoryRun{Name: v.Name, Time: runTime(v), Data: ds}, err
+	})
 	if err != nil {
 		return err
 	}
@@ -143,70 +121,13 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 	return o.writeHTML(o.ErrOut, nil, analysis.HTMLOptions{Title: "dbbench history: " + o.Suite, History: h})
 }
 
-func (o *HistoryOptions) clusterRuns(ctx context.Context) ([]analysis.HistoryRun, error) {
-	views, err := o.cluster.Runs(ctx, o.Suite)
-	if err != nil {
-		return nil, err
-	}
-	if len(views) == 0 {
-		return nil, fmt.Errorf("no benchmarkrun in namespace %q has spec.suite %q", o.cluster.Namespace, o.Suite)
-	}
-	var runs []analysis.HistoryRun
-	for _, v := range views {
-		ds, _, err := o.cluster.Dataset(ctx, v)
-		if err != nil {
-			fmt.Fprintf(o.ErrOut, "skipping run %s: %v\n", v.Name, err)
-			continue
-		}
-		runs = append(runs, analysis.HistoryRun{Name: v.Name, Time: runTime(v), Data: ds})
-	}
-	return runs, nil
-}
-
-func (o *HistoryOptions) localRuns() ([]analysis.HistoryRun, error) {
-	entries, err := os.ReadDir(o.FromDir)
-	if err != nil {
-		return nil, err
-	}
-	var runs []analysis.HistoryRun
-	suites := map[string]bool{}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		lr, err := LoadDir(filepath.Join(o.FromDir, e.Name()), e.Name())
-		if err != nil {
-			return nil, err
-		}
-		suites[lr.Suite] = true
-		if lr.Suite == o.Suite {
-			runs = append(runs, analysis.HistoryRun{Name: lr.Name, Time: lr.Time, Data: lr.Data})
-		}
-	}
-	if len(runs) == 0 {
-		var found []string
-		for s := range suites {
-			found = append(found, fmt.Sprintf("%q", s))
-		}
-		sort.Strings(found)
-		return nil, fmt.Errorf("no run under %s belongs to suite %q (suites found: %s)", o.FromDir, o.Suite, strings.Join(found, ", "))
-	}
-	return runs, nil
-}
-
-func (o *HistoryOptions) s3Runs(ctx context.Context) ([]analysis.HistoryRun, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	lrs, err := o.S3.src.Runs(ctx, o.Suite, o.ErrOut)
-	if err != nil {
-		return nil, err
-	}
+// historyRuns are the stored runs as the history reads them.
+func historyRuns(lrs []*LocalRun) []analysis.HistoryRun {
 	runs := make([]analysis.HistoryRun, len(lrs))
 	for i, lr := range lrs {
 		runs[i] = analysis.HistoryRun{Name: lr.Name, Time: lr.Time, Data: lr.Data}
 	}
-	return runs, nil
+	return runs
 }
 
 // metricNames lists the metrics --metrics takes.

@@ -3,12 +3,6 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,20 +17,15 @@ import (
 
 // NoiseOptions are the options of `noise`.
 type NoiseOptions struct {
-	OutputFlags
-	S3    S3Flags
-	Suite string
+	suiteOptions
 	// Alpha is the level of the MDE; 0 takes the newest run's recorded
 	// regression level (noiseFloor.alpha), else 0.05.
-	Alpha   float64
-	clients Clients
-	cluster *Cluster
-	genericiooptions.IOStreams
+	Alpha float64
 }
 
 // NewCmdNoise builds `kubectl dbbench noise SUITE`.
 func NewCmdNoise(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
-	o := &NoiseOptions{IOStreams: streams, clients: clients}
+	o := &NoiseOptions{suiteOptions: suiteOptions{sourceOptions: newSourceOptions(streams, clients)}}
 	cmd := &cobra.Command{
 		Use:   "noise SUITE",
 		Short: "Show a suite's run-to-run noise floor and the smallest slowdown its verdicts can detect",
@@ -67,14 +56,6 @@ ConfigMaps), --from-dir DIR (a subdirectory per run) or --from-s3.`,
 	return cmd
 }
 
-// Complete fills the suite, the format and the source.
-func (o *NoiseOptions) Complete(args []string) error {
-	o.Suite = args[0]
-	c, err := o.OutputFlags.completeWithSource(&o.S3, o.clients, true)
-	o.cluster = c
-	return err
-}
-
 // Validate checks the flags.
 func (o *NoiseOptions) Validate() error {
 	if o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1) {
@@ -88,19 +69,9 @@ func (o *NoiseOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var runs []*results.Manifest
-	var err error
-	switch {
-	case o.S3.src != nil:
-		var lrs []*LocalRun
-		if lrs, err = o.S3.src.Runs(ctx, o.Suite, o.ErrOut); err == nil {
-			runs = manifestsOf(lrs)
-		}
-	case o.FromDir != "":
-		runs, err = o.localRuns()
-	default:
-		runs, err = o.clusterRuns(ctx)
-	}
+	runs, err := readSuiteRuns(ctx, &o.suiteOptions, manifestsOf, func(v *dbbenchv1alpha1.BenchmarkRun) (*results.Manifest, error) {
+		return o.cluster.RunManifest(ctx, v)
+	})
 	if err != nil {
 		return err
 	}
@@ -125,56 +96,6 @@ func manifestsOf(lrs []*LocalRun) []*results.Manifest {
 		}
 	}
 	return out
-}
-
-func (o *NoiseOptions) localRuns() ([]*results.Manifest, error) {
-	entries, err := os.ReadDir(o.FromDir)
-	if err != nil {
-		return nil, err
-	}
-	var lrs []*LocalRun
-	suites := map[string]bool{}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		lr, err := LoadDir(filepath.Join(o.FromDir, e.Name()), e.Name())
-		if err != nil {
-			return nil, err
-		}
-		suites[fmt.Sprintf("%q", lr.Suite)] = true
-		if lr.Suite == o.Suite {
-			lrs = append(lrs, lr)
-		}
-	}
-	if len(lrs) == 0 {
-		found := slices.Sorted(maps.Keys(suites))
-		return nil, fmt.Errorf("no run under %s belongs to suite %q (suites found: %s)", o.FromDir, o.Suite, strings.Join(found, ", "))
-	}
-	// Oldest first, as the cluster's and the object store's runs: the
-	// newest run's stored floor is the one a later verdict would inherit.
-	sort.SliceStable(lrs, func(i, j int) bool { return lrs[i].Time.Before(lrs[j].Time) })
-	return manifestsOf(lrs), nil
-}
-
-func (o *NoiseOptions) clusterRuns(ctx context.Context) ([]*results.Manifest, error) {
-	views, err := o.cluster.Runs(ctx, o.Suite)
-	if err != nil {
-		return nil, err
-	}
-	if len(views) == 0 {
-		return nil, fmt.Errorf("no benchmarkrun in namespace %q has spec.suite %q", o.cluster.Namespace, o.Suite)
-	}
-	var out []*results.Manifest
-	for _, v := range views {
-		m, err := o.cluster.RunManifest(ctx, v)
-		if err != nil {
-			fmt.Fprintf(o.ErrOut, "skipping run %s: %v\n", v.Name, err)
-			continue
-		}
-		out = append(out, m)
-	}
-	return out, nil
 }
 
 // RunManifest reads a run's manifest from its results ConfigMap; a run

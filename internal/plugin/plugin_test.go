@@ -83,6 +83,18 @@ func runCmd(t *testing.T, clients Clients, args ...string) (string, string, erro
 	return out.String(), errOut.String(), err
 }
 
+// checkContains fails the test for every string of wants that text lacks,
+// showing shown (the output as the command printed it) and naming what
+// printed it.
+func checkContains(t *testing.T, what, text, shown string, wants []string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, shown)
+		}
+	}
+}
+
 type noCluster struct{}
 
 func (noCluster) Cluster() (*Cluster, error) {
@@ -593,17 +605,13 @@ func TestCompareRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
+	checkContains(t, "compare", out, out, []string{
 		"Repeats compared (Welch's t-test)",
 		"point-query  1        before/mariadb-11.4-base  after/mariadb-11.4-base  3/3    1000.00  900.00  0.90",
 		"slower",
 		"insert       1        before/mariadb-11.4-base  after/mariadb-11.4-base  3/3    501.00   501.00  1.00",
 		"within noise",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("compare lacks %q:\n%s", want, out)
-		}
-	}
+	})
 	// Repeats of the two runs are not pooled in the merged report.
 	if !strings.Contains(out, "before/mariadb-11.4-base  point-query  1        3  1000.00") {
 		t.Errorf("merged repeats pooled:\n%s", out)

@@ -12,17 +12,13 @@ import (
 
 // ReportOptions are the options of `report`.
 type ReportOptions struct {
-	OutputFlags
-	S3      S3Flags
+	sourceOptions
 	RunName string
-	clients Clients
-	cluster *Cluster
-	genericiooptions.IOStreams
 }
 
 // NewCmdReport builds `kubectl dbbench report RUN`.
 func NewCmdReport(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
-	o := &ReportOptions{IOStreams: streams, clients: clients}
+	o := &ReportOptions{sourceOptions: newSourceOptions(streams, clients)}
 	cmd := &cobra.Command{
 		Use:   "report RUN",
 		Short: "Print every table of one run",
@@ -48,8 +44,7 @@ PREFIX/SUITE/RUN/ (--suite SUITE).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(o),
 	}
-	o.OutputFlags.AddFlags(cmd.Flags())
-	o.S3.AddFlags(cmd.Flags(), true)
+	o.addFlags(cmd, true)
 	return cmd
 }
 
@@ -64,9 +59,7 @@ func (o *ReportOptions) Complete(args []string) error {
 	if o.S3.Enabled() && o.FromDir == "" && o.RunName == "" {
 		return fmt.Errorf("--from-s3: a run name is required")
 	}
-	c, err := completeSource(&o.S3, o.FromDir, o.clients, o.RunName != "")
-	o.cluster = c
-	return err
+	return o.completeSource(o.RunName != "")
 }
 
 // Validate checks the arguments.

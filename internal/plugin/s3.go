@@ -10,11 +10,11 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -324,18 +324,17 @@ func (s *S3Source) Runs(ctx context.Context, suite string, warn io.Writer) ([]*L
 	}
 	out := make([]*LocalRun, len(ms))
 	errs := make([]error, len(ms))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
+	// Four reads at a time; each run's error is kept in its slot, so the
+	// group itself never fails.
+	var g errgroup.Group
+	g.SetLimit(4)
 	for i, m := range ms {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			out[i], errs[i] = s.load(ctx, m, "")
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	var runs []*LocalRun
 	for i, lr := range out {
 		if errs[i] != nil {

@@ -31,25 +31,25 @@ initialisation, the SQL-level wait, result writes, the controller's reaction)
 — and the idle gaps between consecutive steps inside the agent.`,
 		Example: `  kubectl dbbench timing demo`,
 		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.RunName = args[0]
-			if err := o.OutputFlags.Complete(); err != nil {
-				return err
-			}
-			if err := o.OutputFlags.Validate(); err != nil {
-				return err
-			}
-			c, err := o.clients.Cluster()
-			if err != nil {
-				return err
-			}
-			o.cluster = c
-			return o.Run(cmd.Context())
-		},
+		RunE:    runE(o),
 	}
 	o.OutputFlags.AddFlags(cmd.Flags())
 	return cmd
 }
+
+// Complete fills the run name, the format and the cluster clients.
+func (o *TimingOptions) Complete(args []string) error {
+	o.RunName = args[0]
+	if err := o.OutputFlags.Complete(); err != nil {
+		return err
+	}
+	c, err := o.clients.Cluster()
+	o.cluster = c
+	return err
+}
+
+// Validate checks the output flags.
+func (o *TimingOptions) Validate() error { return o.OutputFlags.Validate() }
 
 // Run reads the run's cells and prints the overhead table.
 func (o *TimingOptions) Run(ctx context.Context) error {

@@ -164,9 +164,16 @@ function M.on_restart(errdesc)
    end
 end
 
-function M.install_thread_hooks()
+-- install_thread_hooks defines sysbench's per-thread hooks: thread_init
+-- runs init (when given: it reads the script's options, so a bad value fails
+-- before any connection), connects and prepares the statements, then runs
+-- connected (when given); thread_done closes them; a restarted event
+-- re-prepares or rolls back (on_restart).
+function M.install_thread_hooks(init, connected)
    function thread_init()
+      if init then init() end
       M.connect()
+      if connected then connected() end
    end
    function thread_done()
       M.disconnect()

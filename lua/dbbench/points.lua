@@ -56,18 +56,11 @@ function dbb.build(con, t)
    return {sel = s}
 end
 
-function thread_init()
+dbb.install_thread_hooks(function()
    kind = dbb.check_choice("points", sysbench.opt.points,
       {"random", "hot", "covered-pk", "notcovered-pk", "covered-si", "notcovered-si"})
    size = dbb.positive("inlist-size", sysbench.opt.inlist_size)
-   dbb.connect()
-end
-
-function thread_done()
-   dbb.disconnect()
-end
-
-sysbench.hooks.before_restart_event = dbb.on_restart
+end)
 
 local random_id = dbb.random_id
 

@@ -37,18 +37,11 @@ function dbb.build(con, t)
       shape[1], t, shape[2]), {"int", "int"})}
 end
 
-function thread_init()
+dbb.install_thread_hooks(function()
    kind = dbb.check_choice("range-kind", sysbench.opt.range_kind,
       {"covered-pk", "notcovered-pk", "covered-si", "notcovered-si"})
    size = dbb.positive("range-size", sysbench.opt.range_size)
-   dbb.connect()
-end
-
-function thread_done()
-   dbb.disconnect()
-end
-
-sysbench.hooks.before_restart_event = dbb.on_restart
+end)
 
 function event()
    local s = dbb.stmts[dbb.table_num()].sel

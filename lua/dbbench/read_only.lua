@@ -49,19 +49,12 @@ function dbb.build_trx(con)
    return {begin = dbb.prepare(con, "BEGIN"), commit = dbb.prepare(con, "COMMIT")}
 end
 
-function thread_init()
+dbb.install_thread_hooks(function()
    query = dbb.check_choice("query", sysbench.opt.query, {"simple", "sum", "order", "distinct", "count"})
    size = dbb.positive("range-size", sysbench.opt.range_size)
    points = tonumber(sysbench.opt.point_selects) or 10
    no_trx = sysbench.opt.no_trx
-   dbb.connect()
-end
-
-function thread_done()
-   dbb.disconnect()
-end
-
-sysbench.hooks.before_restart_event = dbb.on_restart
+end)
 
 function event()
    local set = dbb.stmts[dbb.table_num()]

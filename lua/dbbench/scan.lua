@@ -28,8 +28,7 @@ function dbb.build(con, t)
    return {scan = dbb.prepare(con, string.format("SELECT * FROM sbtest%d WHERE LENGTH(c) < 0", t))}
 end
 
-function thread_init()
-   dbb.connect()
+dbb.install_thread_hooks(nil, function()
    if sysbench.opt.scan_report and sysbench.tid == 0 then
       local total = 0
       for t = 1, sysbench.opt.tables do
@@ -37,13 +36,7 @@ function thread_init()
       end
       print(string.format("dbbench scan: %.0f rows per table", total / sysbench.opt.tables))
    end
-end
-
-function thread_done()
-   dbb.disconnect()
-end
-
-sysbench.hooks.before_restart_event = dbb.on_restart
+end)
 
 function event()
    dbb.stmts[dbb.table_num()].scan.stmt:execute()

@@ -78,18 +78,21 @@ local function init_pools()
    digit_pool = table.concat(t)
 end
 
-function M.astring(min, max)
-   init_pools()
+-- pool_string is min..max characters of pool from a random offset.
+local function pool_string(pool, min, max)
    local len = rand(min, max)
    local off = rand(1, POOL - len)
-   return alpha_pool:sub(off, off + len - 1)
+   return pool:sub(off, off + len - 1)
+end
+
+function M.astring(min, max)
+   init_pools()
+   return pool_string(alpha_pool, min, max)
 end
 
 function M.nstring(min, max)
    init_pools()
-   local len = rand(min, max)
-   local off = rand(1, POOL - len)
-   return digit_pool:sub(off, off + len - 1)
+   return pool_string(digit_pool, min, max)
 end
 
 -- data_string is I_DATA / S_DATA: 26..50 characters, 10 % containing "ORIGINAL".

@@ -36,7 +36,7 @@ function dbb.build(con, t)
       "UPDATE sbtest%d SET c=? WHERE id=?", t), {{"char", 120}, "int"})}
 end
 
-function thread_init()
+dbb.install_thread_hooks(function()
    kind = dbb.check_choice("update-kind", sysbench.opt.update_kind, {"inlist", "one", "zipf"})
    size = dbb.positive("inlist-size", sysbench.opt.inlist_size)
    if kind == "zipf" then
@@ -44,14 +44,7 @@ function thread_init()
       if s == nil or s <= 0 then error("--zipf-exp must be a number > 0", 0) end
       zipf = dbb.zipf(sysbench.opt.table_size, s)
    end
-   dbb.connect()
-end
-
-function thread_done()
-   dbb.disconnect()
-end
-
-sysbench.hooks.before_restart_event = dbb.on_restart
+end)
 
 local ids = {}
 

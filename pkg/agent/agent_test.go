@@ -97,16 +97,23 @@ func TestCatalogScriptsAreEmbedded(t *testing.T) {
 func TestConnArgsAndTLS(t *testing.T) {
 	s := &Sysbench{Engine: plan.MariaDB, Host: "h", Port: 3306, User: "u", Password: "p", Database: "d",
 		Version: sysbench.Version{Major: 1, Minor: 0, Patch: 20}}
-	if got := strings.Join(s.ConnArgs(), " "); !strings.Contains(got, "--mysql-ssl=off") {
-		t.Errorf("1.0.20: %s", got)
-	}
-	s.Version = sysbench.Version{Major: 1, Minor: 1}
-	if got := strings.Join(s.ConnArgs(), " "); !strings.Contains(got, "--mysql-ssl=disabled") {
-		t.Errorf("1.1: %s", got)
-	}
-	s.Engine = plan.Postgres
-	if got := strings.Join(s.ConnArgs(), " "); !strings.Contains(got, "--db-driver=pgsql") || strings.Contains(got, "ssl") {
-		t.Errorf("pgsql: %s", got)
+	for _, tc := range []struct {
+		name    string
+		engine  plan.Engine
+		version sysbench.Version
+		want    string
+	}{
+		{"1.0.20", plan.MariaDB, sysbench.Version{Major: 1, Minor: 0, Patch: 20},
+			"--db-driver=mysql --mysql-host=h --mysql-port=3306 --mysql-user=u --mysql-password=p --mysql-db=d --mysql-ssl=off"},
+		{"1.1", plan.MySQL, sysbench.Version{Major: 1, Minor: 1},
+			"--db-driver=mysql --mysql-host=h --mysql-port=3306 --mysql-user=u --mysql-password=p --mysql-db=d --mysql-ssl=disabled"},
+		{"pgsql", plan.Postgres, sysbench.Version{Major: 1, Minor: 1},
+			"--db-driver=pgsql --pgsql-host=h --pgsql-port=3306 --pgsql-user=u --pgsql-password=p --pgsql-db=d"},
+	} {
+		s.Engine, s.Version = tc.engine, tc.version
+		if got := strings.Join(s.ConnArgs(), " "); got != tc.want {
+			t.Errorf("%s: ConnArgs\n %s\nwant\n %s", tc.name, got, tc.want)
+		}
 	}
 	if got := s.ScriptPath("dbbench/points"); got != filepath.Join(s.ScriptsDir, "dbbench", "points.lua") {
 		t.Errorf("ScriptPath: %s", got)

@@ -285,13 +285,7 @@ func TestMeasureBounds(t *testing.T) {
 				a.Collector = &fakeCollector{sampleSeconds: 1}
 			}
 			b := &boundsRecorder{}
-			begin := time.Now()
-			var ranUntil time.Time
-			a.measure(context.Background(), tc.warm, func() *Invocation {
-				time.Sleep(tc.run)
-				ranUntil = time.Now()
-				return &Invocation{}
-			}, b)
+			begin, ranUntil, _, _ := timedMeasure(a, tc.warm, tc.run, b)
 			if got := b.starts == 1; got != tc.wantStart {
 				t.Fatalf("windowStart called %d times, want started %v", b.starts, tc.wantStart)
 			}

@@ -5,16 +5,15 @@ package agent
 //	DBBENCH_REAL_DB=1 go test ./pkg/agent -run 'Real.*Config' -v -timeout 20m
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -192,22 +191,8 @@ func TestRealConfigIgnored(t *testing.T) {
 // runRealConfig is runReal with the variant's text given to the agent.
 func runRealConfig(t *testing.T, p plan.Plan, text string) (Result, *results.Document, *results.Document) {
 	t.Helper()
-	var log strings.Builder
-	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Sink: DirSink{Dir: p.Results.Dir},
-		Log: &log, Version: "test", ServerConfig: text}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	res := a.Run(ctx)
-	t.Logf("agent log:\n%s", log.String())
-	compact, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyDocument))
-	if err != nil {
-		t.Fatalf("no compact document: %v", err)
-	}
-	full, err := os.ReadFile(filepath.Join(p.Results.Dir, FullDocumentFile))
-	if err != nil {
-		t.Fatalf("no full document: %v", err)
-	}
-	return res, validateDocument(t, compact), validateDocument(t, full)
+	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test", ServerConfig: text}
+	return runRealAgent(t, a, 5*time.Minute, true)
 }
 
 // startServerWithConfig starts a server of its own for the engine, on a free
@@ -224,22 +209,16 @@ func startServerWithConfig(t *testing.T, e plan.Engine, text string) int {
 	if err := os.WriteFile(extra, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	port, err := dbservers.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "DBBENCH_DB_ROOT="+root, portEnv[e]+"="+strconv.Itoa(port), "DBBENCH_DB_EXTRA_CONFIG="+extra)
-	script := func(action string) error {
-		cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "dbservers.sh"), action, string(e))
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		return cmd.Run()
-	}
+	env := append(os.Environ(), "DBBENCH_DB_ROOT="+root, dbservers.PortEnv[e]+"="+strconv.Itoa(port), "DBBENCH_DB_EXTRA_CONFIG="+extra)
 	t.Cleanup(func() {
-		_ = script("stop")
+		_ = dbservers.Script(repoRoot, "stop", e, env)
 		os.RemoveAll(root)
 	})
-	if err := script("start"); err != nil {
+	if err := dbservers.Script(repoRoot, "start", e, env); err != nil {
 		t.Fatalf("starting %s with the variant: %v", e, err)
 	}
 	return port

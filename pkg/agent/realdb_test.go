@@ -17,9 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -27,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -42,20 +41,6 @@ const (
 // servers of its own on free ports.
 var realPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432, plan.MySQL: 34306}
 
-// portEnv are hack/dbservers.sh's port overrides.
-var portEnv = map[plan.Engine]string{plan.MariaDB: "DBBENCH_MARIADB_PORT", plan.Postgres: "DBBENCH_POSTGRES_PORT",
-	plan.MySQL: "DBBENCH_MYSQL_PORT"}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 func realEngines() []plan.Engine {
 	s := os.Getenv("DBBENCH_REAL_DB_ENGINES")
 	if s == "" {
@@ -68,11 +53,8 @@ func realEngines() []plan.Engine {
 	return out
 }
 
-func dbservers(action string, e plan.Engine) error {
-	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "dbservers.sh"), action, string(e))
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
-}
+// repoRoot is the checkout's root, from this package's directory.
+var repoRoot = filepath.Join("..", "..")
 
 func TestMain(m *testing.M) {
 	os.Exit(func() int {
@@ -104,26 +86,26 @@ func TestMain(m *testing.M) {
 			_ = os.Chmod(root, 0o755) // PostgreSQL runs as its own user
 			os.Setenv("DBBENCH_DB_ROOT", root)
 			for _, e := range realEngines() {
-				port, err := freePort()
+				port, err := dbservers.FreePort()
 				if err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					return 1
 				}
 				realPorts[e] = port
-				os.Setenv(portEnv[e], strconv.Itoa(port))
+				os.Setenv(dbservers.PortEnv[e], strconv.Itoa(port))
 			}
 		}
 		for _, e := range realEngines() {
-			if _, ok := portEnv[e]; !ok {
+			if _, ok := dbservers.PortEnv[e]; !ok {
 				fmt.Fprintf(os.Stderr, "DBBENCH_REAL_DB_ENGINES: unknown engine %q\n", e)
 				return 1
 			}
-			if err := dbservers("start", e); err != nil {
+			if err := dbservers.Script(repoRoot, "start", e, nil); err != nil {
 				fmt.Fprintf(os.Stderr, "starting %s: %v\n", e, err)
 				return 1
 			}
 			if !keep {
-				defer func() { _ = dbservers("stop", e) }() // best effort at exit
+				defer func() { _ = dbservers.Script(repoRoot, "stop", e, nil) }() // best effort at exit
 			}
 		}
 		return m.Run()
@@ -170,20 +152,30 @@ sysbench.cmdline.options = {
 
 func runReal(t *testing.T, p plan.Plan, password string) (Result, *results.Document, *results.Document) {
 	t.Helper()
+	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: password,
+		Collector: &ProcCollector{}, CollectorScope: "test host", ClientOnDBNode: true, Version: "test"}
+	return runRealAgent(t, a, 12*time.Minute, false)
+}
+
+// runRealAgent runs a, writing to its plan's results directory, and returns
+// its result and the compact and full documents it wrote, each validated
+// against the schema. The agent's log is shown with logAlways, else when the
+// test or the run has failed.
+func runRealAgent(t *testing.T, a *Agent, timeout time.Duration, logAlways bool) (Result, *results.Document, *results.Document) {
+	t.Helper()
 	var log strings.Builder
-	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: password, Sink: DirSink{Dir: p.Results.Dir},
-		Collector: &ProcCollector{}, CollectorScope: "test host", ClientOnDBNode: true, Log: &log, Version: "test"}
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	a.Log, a.Sink = &log, DirSink{Dir: a.Plan.Results.Dir}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	res := a.Run(ctx)
-	if t.Failed() || res.ExitCode != 0 {
+	if logAlways || t.Failed() || res.ExitCode != 0 {
 		t.Logf("agent log:\n%s", log.String())
 	}
-	compact, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyDocument))
+	compact, err := os.ReadFile(filepath.Join(a.Plan.Results.Dir, plan.ResultKeyDocument))
 	if err != nil {
 		t.Fatalf("no compact document: %v", err)
 	}
-	full, err := os.ReadFile(filepath.Join(p.Results.Dir, FullDocumentFile))
+	full, err := os.ReadFile(filepath.Join(a.Plan.Results.Dir, FullDocumentFile))
 	if err != nil {
 		t.Fatalf("no full document: %v", err)
 	}

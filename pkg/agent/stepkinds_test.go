@@ -131,6 +131,19 @@ func (c *fakeCollector) Stop(context.Context) (HWSample, error) {
 	return HWSample{Seconds: c.sampleSeconds, CPUs: 2, CPUUserSysPct: 50}, nil
 }
 
+// timedMeasure has a measure a run that takes run (after a warm-up of warm
+// seconds) and returns when it began, when the run ended, and what measure
+// returned; the run's invocation is the command "fake".
+func timedMeasure(a *Agent, warm int, run time.Duration, bounds ...windowBounds) (begin, ranUntil time.Time, inv *Invocation, hw HWSample) {
+	begin = time.Now()
+	inv, hw = a.measure(context.Background(), warm, func() *Invocation {
+		time.Sleep(run)
+		ranUntil = time.Now()
+		return &Invocation{Command: []string{"fake"}}
+	}, bounds...)
+	return begin, ranUntil, inv, hw
+}
+
 // The collector measures from the end of the warm-up to the end of the run:
 // never the warm-up, never past the run.
 func TestMeasureWindow(t *testing.T) {
@@ -148,13 +161,7 @@ func TestMeasureWindow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &fakeCollector{startErr: tc.startErr, sampleSeconds: 1}
 			a := &Agent{Collector: c}
-			begin := time.Now()
-			var ranUntil time.Time
-			inv, hw := a.measure(context.Background(), tc.warm, func() *Invocation {
-				time.Sleep(tc.run)
-				ranUntil = time.Now()
-				return &Invocation{Command: []string{"fake"}}
-			})
+			begin, ranUntil, inv, hw := timedMeasure(a, tc.warm, tc.run)
 			if len(inv.Command) != 1 {
 				t.Fatalf("invocation %+v is not the run's", inv)
 			}

@@ -97,25 +97,20 @@ func (s *Sysbench) ScriptPath(script string) string {
 
 // ConnArgs are the driver options for the server, TLS off explicitly.
 func (s *Sysbench) ConnArgs() []string {
+	// sysbench names each driver's options after the driver.
+	driver := "mysql"
 	if s.Engine == plan.Postgres {
-		return []string{
-			"--db-driver=pgsql",
-			"--pgsql-host=" + s.Host,
-			"--pgsql-port=" + strconv.Itoa(s.Port),
-			"--pgsql-user=" + s.User,
-			"--pgsql-password=" + s.Password,
-			"--pgsql-db=" + s.Database,
-		}
+		driver = "pgsql"
 	}
-	return []string{
-		"--db-driver=mysql",
-		"--mysql-host=" + s.Host,
-		"--mysql-port=" + strconv.Itoa(s.Port),
-		"--mysql-user=" + s.User,
-		"--mysql-password=" + s.Password,
-		"--mysql-db=" + s.Database,
-		s.Version.MySQLSSLOff(),
+	args := []string{"--db-driver=" + driver}
+	for _, o := range [][2]string{{"host", s.Host}, {"port", strconv.Itoa(s.Port)}, {"user", s.User},
+		{"password", s.Password}, {"db", s.Database}} {
+		args = append(args, "--"+driver+"-"+o[0]+"="+o[1])
 	}
+	if driver == "mysql" {
+		args = append(args, s.Version.MySQLSSLOff())
+	}
+	return args
 }
 
 // Run executes `sysbench SCRIPT CONN... ARGS... COMMAND` and parses the

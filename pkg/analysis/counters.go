@@ -150,6 +150,15 @@ func EngineCounters(ds *Dataset, opts CounterOptions) (*CounterTable, error) {
 	return t, nil
 }
 
+// baseIfMeasured is base when it measured step at threads, else "" (the
+// per-step tables then fall back to their first cell).
+func baseIfMeasured(ds *Dataset, base, step string, threads int) string {
+	if _, ok := ds.Get(base, step, threads); ok {
+		return base
+	}
+	return ""
+}
+
 // appendCounterTables adds the counters table of each step (at threads) some
 // cell has counters for, relative to base where base has the step.
 func appendCounterTables(out []*CounterTable, ds *Dataset, steps []string, threads int, base string) ([]*CounterTable, error) {
@@ -157,11 +166,7 @@ func appendCounterTables(out []*CounterTable, ds *Dataset, steps []string, threa
 		if !hasCounters(ds, s, threads) {
 			continue
 		}
-		opt := CounterOptions{Step: s, Threads: threads}
-		if _, ok := ds.Get(base, s, threads); ok {
-			opt.Base = base
-		}
-		t, err := EngineCounters(ds, opt)
+		t, err := EngineCounters(ds, CounterOptions{Step: s, Threads: threads, Base: baseIfMeasured(ds, base, s, threads)})
 		if err != nil {
 			return nil, err
 		}

@@ -128,14 +128,7 @@ func TestCountersInReport(t *testing.T) {
 		s.Counters = &results.Counters{Source: "SHOW GLOBAL STATUS", Seconds: 18, OpsPerSecond: s.SteadyQPS, OpsBasis: "steadyQps", Operations: ops,
 			PerOp: map[string]float64{"Innodb_os_log_written": log}, Delta: map[string]float64{"Innodb_os_log_written": log * ops}}
 	}
-	_, cb, err := results.Compact(b, results.CompactOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _, err := ReadResult(cb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := readCompact(t, b)
 	ds, err := FromDocuments("r", []*results.Document{a, db})
 	if err != nil {
 		t.Fatal(err)

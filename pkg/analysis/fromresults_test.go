@@ -55,14 +55,7 @@ func TestFromDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, cb, err := results.Compact(b, results.CompactOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _, err := ReadResult(cb)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := readCompact(t, b)
 	ds, err := FromDocuments("r1", []*results.Document{da, db})
 	if err != nil {
 		t.Fatal(err)
@@ -141,20 +134,17 @@ func TestFromManifest(t *testing.T) {
 }
 
 func TestHistory(t *testing.T) {
-	var runs []HistoryRun
-	for i := 0; i < 30; i++ {
-		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
-		_ = ds.AddCell(CellMeta{Name: fmt.Sprintf("c-%d", i), Database: "maria", Version: "11.4", Config: "base"})
-		q := 1000.0 + float64(i%3)
+	runs := nightlyRuns(func(i int) float64 {
 		if i >= 20 {
-			q = 900 + float64(i%3) // a 10 % regression from run 20
+			return 900 + float64(i%3) // a 10 % regression from run 20
 		}
-		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "point-query", Threads: 1, QPS: q})
-		if i != 7 { // run 7 did not measure insert
-			_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "insert", Threads: 1, QPS: 500 + float64(i%2)})
+		return 1000 + float64(i%3)
+	}, func(i int) float64 {
+		if i == 7 {
+			return math.NaN() // run 7 did not measure insert
 		}
-		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
-	}
+		return 500 + float64(i%2)
+	})
 	// Out of order on input: History sorts by time.
 	runs[3], runs[10] = runs[10], runs[3]
 	h, err := History(runs, HistoryOptions{})
@@ -190,18 +180,12 @@ func TestHistory(t *testing.T) {
 // TestHistorySuspectedAndDrift: a drop in the newest run is listed as
 // suspected, a steady decline as one drift line with its slope.
 func TestHistorySuspectedAndDrift(t *testing.T) {
-	var runs []HistoryRun
-	for i := 0; i < 30; i++ {
-		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
-		_ = ds.AddCell(CellMeta{Name: fmt.Sprintf("c-%d", i), Database: "maria", Version: "11.4", Config: "base"})
-		q := 1000.0 + float64(i%3)
+	runs := nightlyRuns(func(i int) float64 {
 		if i == 29 {
-			q = 900 // the newest run dropped by 10 %
+			return 900 // the newest run dropped by 10 %
 		}
-		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "point-query", Threads: 1, QPS: q})
-		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "insert", Threads: 1, QPS: 500 - 2*float64(i) + float64(i%2)})
-		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
-	}
+		return 1000 + float64(i%3)
+	}, func(i int) float64 { return 500 - 2*float64(i) + float64(i%2) })
 	h, err := History(runs, HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -226,4 +210,39 @@ func TestHistorySuspectedAndDrift(t *testing.T) {
 			t.Errorf("change table rows %q, want row %d to start with %q", rows, i, w)
 		}
 	}
+}
+
+// readCompact is d as the compact document the agent writes (results.Compact)
+// reads back with ReadResult.
+func readCompact(t *testing.T, d *results.Document) *results.Document {
+	t.Helper()
+	_, data, err := results.Compact(d, results.CompactOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, err := ReadResult(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// nightlyRuns are 30 daily runs from t0 of one cell each (MariaDB 11.4,
+// base): point-query at point(i) QPS and insert at insert(i) QPS, at 1
+// thread; NaN is a step the run did not measure.
+func nightlyRuns(point, insert func(i int) float64) []HistoryRun {
+	var runs []HistoryRun
+	for i := 0; i < 30; i++ {
+		cell := fmt.Sprintf("c-%d", i)
+		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
+		_ = ds.AddCell(CellMeta{Name: cell, Database: "maria", Version: "11.4", Config: "base"})
+		for _, o := range []Observation{{Step: "point-query", QPS: point(i)}, {Step: "insert", QPS: insert(i)}} {
+			if !math.IsNaN(o.QPS) {
+				o.Cell, o.Threads = cell, 1
+				_ = ds.Add(o)
+			}
+		}
+		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+	}
+	return runs
 }

@@ -2,10 +2,8 @@ package analysis
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 func htmlModes(t *testing.T) map[string][]byte {
@@ -21,18 +19,12 @@ func htmlModes(t *testing.T) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []HistoryRun
-	for i := 0; i < 30; i++ {
-		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
-		_ = ds.AddCell(CellMeta{Name: fmt.Sprintf("c-%d", i), Database: "maria", Version: "11.4", Config: "base"})
-		q := 1000.0 + float64(i%3)
+	runs := nightlyRuns(func(i int) float64 {
 		if i >= 20 {
-			q = 900 + float64(i%3)
+			return 900 + float64(i%3)
 		}
-		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "point-query", Threads: 1, QPS: q})
-		_ = ds.Add(Observation{Cell: fmt.Sprintf("c-%d", i), Step: "insert", Threads: 1, QPS: 500 + float64(i%2)})
-		runs = append(runs, HistoryRun{Name: ds.Name, Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 24 * time.Hour), Data: ds})
-	}
+		return 1000 + float64(i%3)
+	}, func(i int) float64 { return 500 + float64(i%2) })
 	h, err := History(runs, HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)

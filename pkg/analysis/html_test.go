@@ -113,43 +113,8 @@ func TestHTMLSelfContained(t *testing.T) {
 // and checks the screenshot is not blank. It needs /usr/bin/chromium
 // (Debian: apt-get install -y chromium).
 func TestHTMLInChromium(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("skipped: /usr/bin/chromium not installed (apt-get install -y chromium)")
-	}
 	page, _ := renderHTML(t)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "report.html")
-	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out := os.Getenv("DBBENCH_HTML_OUT"); out != "" {
-		_ = os.WriteFile(out, []byte(page), 0o644) // for looking at it by hand
-	}
-	run := func(extra ...string) []byte {
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1200,1600"}, extra...)
-		args = append(args, "file://"+file)
-		cmd := exec.Command(chromium, args...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		done := make(chan error, 1)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
-			}
-		case <-time.After(120 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Fatalf("chromium %v timed out", extra)
-		}
-		return stdout.Bytes()
-	}
+	run, dir := chromiumOn(t, "report.html", page, "1200,1600")
 	// A script-free page cannot report layout sizes itself, so the DOM
 	// check reads what Chromium serialised, and the size check uses the
 	// screenshot: every chart's SVG declares its box and the pixels prove
@@ -170,6 +135,52 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("dumped DOM has %d bars", n)
 	}
 	screenshotPainted(t, run, dir)
+}
+
+// chromiumOn writes page to a temporary directory as name (and to
+// $DBBENCH_HTML_OUT when set, to look at by hand) and returns that
+// directory and a function that runs headless Chromium on the page with a
+// window of size ("W,H") and the extra flags, returning its stdout. It
+// skips the test when /usr/bin/chromium is not installed (Debian:
+// apt-get install -y chromium).
+func chromiumOn(t *testing.T, name, page, size string) (run func(extra ...string) []byte, dir string) {
+	t.Helper()
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skip("skipped: /usr/bin/chromium not installed (apt-get install -y chromium)")
+	}
+	dir = t.TempDir()
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("DBBENCH_HTML_OUT"); out != "" {
+		_ = os.WriteFile(out, []byte(page), 0o644) // for looking at it by hand
+	}
+	return func(extra ...string) []byte {
+		t.Helper()
+		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync",
+			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=" + size}, extra...)
+		cmd := exec.Command(chromium, append(args, "file://"+file)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
+			}
+		case <-time.After(120 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("chromium %v timed out", extra)
+		}
+		return stdout.Bytes()
+	}, dir
 }
 
 // screenshotPainted has headless Chromium (run) take a screenshot into dir

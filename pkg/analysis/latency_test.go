@@ -2,13 +2,9 @@ package analysis
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -207,41 +203,7 @@ func TestLatencyHTML(t *testing.T) {
 // Chromium: the charts are in the DOM with their size, their lines drawn,
 // and the screenshot is painted.
 func TestLatencyHTMLInChromium(t *testing.T) {
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("skipped: /usr/bin/chromium not installed (apt-get install -y chromium)")
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "latency.html")
-	page := renderLatencyHTML(t)
-	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out := os.Getenv("DBBENCH_HTML_OUT"); out != "" {
-		_ = os.WriteFile(out, []byte(page), 0o644) // for looking at it by hand
-	}
-	run := func(extra ...string) []byte {
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-			"--disable-component-update", "--disable-sync", "--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1200,2400"}, extra...)
-		cmd := exec.Command(chromium, append(args, "file://"+file)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
-			}
-		case <-time.After(120 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Fatalf("chromium %v timed out", extra)
-		}
-		return stdout.Bytes()
-	}
+	run, dir := chromiumOn(t, "latency.html", renderLatencyHTML(t), "1200,2400")
 	dom := string(run("--dump-dom"))
 	svgs := regexp.MustCompile(`<svg class="chart (concurrency|series)-(qps|latency)"[^>]*width="([0-9]+)" height="([0-9]+)"`).FindAllStringSubmatch(dom, -1)
 	if len(svgs) != 4 {

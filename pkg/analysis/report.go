@@ -104,11 +104,7 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 			if !hasHardware(ds, s, th) {
 				continue
 			}
-			opt := HWOptions{Step: s, Threads: th}
-			if _, ok := ds.Get(base, s, th); ok {
-				opt.Base = base
-			}
-			hw, err := HWEfficiency(ds, opt)
+			hw, err := HWEfficiency(ds, HWOptions{Step: s, Threads: th, Base: baseIfMeasured(ds, base, s, th)})
 			if err != nil {
 				return nil, err
 			}

@@ -36,19 +36,36 @@ func TestParseMySQLSize(t *testing.T) {
 	}
 }
 
-func TestParseMySQLBool(t *testing.T) {
-	tests := []struct {
+// TestParseBool checks the two engines' boolean grammars, which differ:
+// PostgreSQL also takes yes/no, t/f, y/n and any unique prefix of on/off.
+func TestParseBool(t *testing.T) {
+	type boolCase struct {
 		in       string
 		want, ok bool
-	}{
-		{"ON", true, true}, {"on", true, true}, {"TRUE", true, true}, {"true", true, true}, {"1", true, true},
-		{"OFF", false, true}, {"off", false, true}, {"FALSE", false, true}, {"0", false, true},
-		{"yes", false, false}, {"2", false, false}, {"", false, false},
 	}
-	for _, tt := range tests {
-		got, ok := ParseMySQLBool(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParseMySQLBool(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
+	for _, p := range []struct {
+		name  string
+		parse func(string) (bool, bool)
+		cases []boolCase
+	}{
+		{"ParseMySQLBool", ParseMySQLBool, []boolCase{
+			{"ON", true, true}, {"on", true, true}, {"TRUE", true, true}, {"true", true, true}, {"1", true, true},
+			{"OFF", false, true}, {"off", false, true}, {"FALSE", false, true}, {"0", false, true},
+			{"yes", false, false}, {"2", false, false}, {"", false, false},
+		}},
+		{"ParsePGBool", ParsePGBool, []boolCase{
+			{"on", true, true}, {"ON", true, true}, {"true", true, true}, {"t", true, true}, {"yes", true, true},
+			{"y", true, true}, {"1", true, true},
+			{"off", false, true}, {"of", false, true}, {"false", false, true}, {"f", false, true}, {"no", false, true},
+			{"n", false, true}, {"0", false, true},
+			{"o", false, false}, {"onn", false, false}, {"2", false, false}, {"", false, false},
+		}},
+	} {
+		for _, tt := range p.cases {
+			got, ok := p.parse(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("%s(%q) = %v, %v; want %v, %v", p.name, tt.in, got, ok, tt.want, tt.ok)
+			}
 		}
 	}
 }
@@ -124,25 +141,6 @@ func TestPGToSettingUnit(t *testing.T) {
 		got, err := PGToSettingUnit(tt.requested, tt.unit)
 		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
 			t.Errorf("PGToSettingUnit(%q, %q) = %v, %v; want %v, error %v", tt.requested, tt.unit, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
-func TestParsePGBool(t *testing.T) {
-	tests := []struct {
-		in       string
-		want, ok bool
-	}{
-		{"on", true, true}, {"ON", true, true}, {"true", true, true}, {"t", true, true}, {"yes", true, true},
-		{"y", true, true}, {"1", true, true},
-		{"off", false, true}, {"of", false, true}, {"false", false, true}, {"f", false, true}, {"no", false, true},
-		{"n", false, true}, {"0", false, true},
-		{"o", false, false}, {"onn", false, false}, {"2", false, false}, {"", false, false},
-	}
-	for _, tt := range tests {
-		got, ok := ParsePGBool(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParsePGBool(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -6,14 +6,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// parseCase is a configuration text and what Parse must find in it.
+type parseCase struct {
+	name     string
+	text     string
+	settings []Setting
+	includes []Include
+	mistakes []MistakeKind
+}
+
+// runParseCases parses each case's text as engine e's file and compares
+// the settings, includes and kinds of mistakes.
+func runParseCases(t *testing.T, e Engine, tests []parseCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Parse(e, tt.text)
+			if diff := cmp.Diff(tt.settings, v.Settings); diff != "" {
+				t.Errorf("settings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.includes, v.Includes); diff != "" {
+				t.Errorf("includes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.mistakes, kinds(v.Mistakes)); diff != "" {
+				t.Errorf("mistakes (-want +got):\n%s\n%v", diff, v.Mistakes)
+			}
+		})
+	}
+}
+
 func TestParseOptionFile(t *testing.T) {
-	tests := []struct {
-		name     string
-		text     string
-		settings []Setting
-		includes []Include
-		mistakes []MistakeKind
-	}{
+	tests := []parseCase{
 		{
 			name: "sections, values, bare options, comments",
 			text: "# tuning\n[mysqld]\ninnodb_buffer_pool_size = 256M\n; a comment\nskip-name-resolve\n\n[Server]\nmax_connections=77 # inline\n",
@@ -61,20 +84,7 @@ func TestParseOptionFile(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := Parse(MariaDB, tt.text)
-			if diff := cmp.Diff(tt.settings, v.Settings); diff != "" {
-				t.Errorf("settings (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.includes, v.Includes); diff != "" {
-				t.Errorf("includes (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.mistakes, kinds(v.Mistakes)); diff != "" {
-				t.Errorf("mistakes (-want +got):\n%s\n%v", diff, v.Mistakes)
-			}
-		})
-	}
+	runParseCases(t, MariaDB, tests)
 }
 
 func kinds(ms []Mistake) []MistakeKind {
@@ -98,13 +108,7 @@ func TestMistakeNamesLine(t *testing.T) {
 }
 
 func TestParsePostgres(t *testing.T) {
-	tests := []struct {
-		name     string
-		text     string
-		settings []Setting
-		includes []Include
-		mistakes []MistakeKind
-	}{
+	tests := []parseCase{
 		{
 			name: "forms of assignment, case, comments, units",
 			text: "# memory\nShared_Buffers = 8GB   # a quarter\nwork_mem=64MB\nrandom_page_cost 1.1\nsynchronous_commit = off\n",
@@ -140,20 +144,7 @@ func TestParsePostgres(t *testing.T) {
 			mistakes: []MistakeKind{MistakeSectionInPostgres, MistakeSyntax, MistakeSyntax, MistakeSyntax, MistakeSyntax},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v := Parse(Postgres, tt.text)
-			if diff := cmp.Diff(tt.settings, v.Settings); diff != "" {
-				t.Errorf("settings (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.includes, v.Includes); diff != "" {
-				t.Errorf("includes (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.mistakes, kinds(v.Mistakes)); diff != "" {
-				t.Errorf("mistakes (-want +got):\n%s\n%v", diff, v.Mistakes)
-			}
-		})
-	}
+	runParseCases(t, Postgres, tests)
 }
 
 func TestServerReads(t *testing.T) {

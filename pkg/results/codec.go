@@ -90,21 +90,31 @@ func withEmptyArrays(d *Document) *Document {
 // reader must still read the fields it knows. A field of the wrong JSON type
 // is an error that names the field.
 func Unmarshal(data []byte) (*Document, error) {
+	return decodeVersion[Document](data, SchemaV1)
+}
+
+// decodeVersion decodes data as a T of schema version want and validates
+// it: the path every reader of a results file takes (documents and run
+// manifests). Another version is refused with *UnsupportedVersionError.
+func decodeVersion[T any, PT interface {
+	*T
+	Validate() error
+}](data []byte, want string) (*T, error) {
 	v, err := peekVersion(data)
 	if err != nil {
 		return nil, err
 	}
-	if v != SchemaV1 {
-		return nil, &UnsupportedVersionError{Got: v, Want: SchemaV1}
+	if v != want {
+		return nil, &UnsupportedVersionError{Got: v, Want: want}
 	}
-	var d Document
-	if err := json.Unmarshal(data, &d); err != nil {
+	var x T
+	if err := json.Unmarshal(data, &x); err != nil {
 		return nil, describeJSONError(err)
 	}
-	if err := d.Validate(); err != nil {
+	if err := PT(&x).Validate(); err != nil {
 		return nil, err
 	}
-	return &d, nil
+	return &x, nil
 }
 
 func describeJSONError(err error) error {

@@ -292,19 +292,5 @@ func hasSpread(m *Manifest) bool {
 // UnmarshalManifest decodes and validates a v1 manifest, refusing other
 // versions with *UnsupportedVersionError.
 func UnmarshalManifest(data []byte) (*Manifest, error) {
-	v, err := peekVersion(data)
-	if err != nil {
-		return nil, err
-	}
-	if v != ManifestSchemaV1 {
-		return nil, &UnsupportedVersionError{Got: v, Want: ManifestSchemaV1}
-	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, describeJSONError(err)
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	return &m, nil
+	return decodeVersion[Manifest](data, ManifestSchemaV1)
 }

@@ -150,27 +150,38 @@ func TestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := testDocument(1, []int{1, 2}, 5)
 			tt.mutate(d)
-			err := d.Validate()
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("Validate: %v", err)
-				}
+			if !checkValidate(t, d, tt.want) {
 				return
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("want *ValidationError, got %v", err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q\ndoes not contain %q", err, w)
-				}
 			}
 			if _, err := Marshal(d); err == nil {
 				t.Error("Marshal accepted an invalid document")
 			}
 		})
 	}
+}
+
+// checkValidate checks d.Validate: no error when want is nil, else a
+// *ValidationError whose text holds every string of want. It tells whether
+// the document is invalid.
+func checkValidate(t *testing.T, d *Document, want []string) bool {
+	t.Helper()
+	err := d.Validate()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		return false
+	}
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("want *ValidationError, got %v", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q\ndoes not contain %q", err, w)
+		}
+	}
+	return true
 }
 
 func TestFailureClassesMatchPlan(t *testing.T) {

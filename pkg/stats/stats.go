@@ -48,33 +48,26 @@ func betaContinuedFraction(x, a, b float64) float64 {
 	}
 	d = 1 / d
 	h := d
+	// term folds the fraction's next coefficient aa into c and d, Lentz's
+	// way (a value near zero is replaced by tiny), and returns the factor
+	// that moves h.
+	term := func(aa float64) float64 {
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		return d * c
+	}
 	for m := 1; m <= maxIter; m++ {
 		fm := float64(m)
 		m2 := 2 * fm
-		// Even step.
-		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		// Odd step.
-		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		h *= term(fm * (b - fm) * x / ((qam + m2) * (a + m2)))            // even step
+		del := term(-(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))) // odd step
 		h *= del
 		if math.Abs(del-1) < eps {
 			break

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -14,30 +15,27 @@ import (
 // GetManifest reads a run's manifest. A manifest of another schema version
 // is refused with *results.UnsupportedVersionError (wrapped).
 func (s *Store) GetManifest(ctx context.Context, suite, run string) (*results.Manifest, error) {
-	key := s.layout.RunKey(suite, run, ObjectManifest)
-	data, err := s.Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	m, err := results.UnmarshalManifest(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.URL(key), err)
-	}
-	return m, nil
+	return getDecoded(ctx, s, s.layout.RunKey(suite, run, ObjectManifest), results.UnmarshalManifest)
 }
 
 // GetCellDocument reads a cell's full results document.
 func (s *Store) GetCellDocument(ctx context.Context, suite, run, cell string) (*results.Document, error) {
-	key := s.layout.CellKey(suite, run, cell, ObjectResult)
+	return getDecoded(ctx, s, s.layout.CellKey(suite, run, cell, ObjectResult), results.Unmarshal)
+}
+
+// getDecoded reads key and decodes it; a decoding error names the object's
+// URL, a read error is the store's own (it names the key).
+func getDecoded[T any](ctx context.Context, s *Store, key string, decode func([]byte) (T, error)) (T, error) {
 	data, err := s.Get(ctx, key)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
-	d, err := results.Unmarshal(data)
+	v, err := decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.URL(key), err)
+		return v, fmt.Errorf("%s: %w", s.URL(key), err)
 	}
-	return d, nil
+	return v, nil
 }
 
 // ListError is returned by ListRuns, together with the manifests it could
@@ -90,18 +88,16 @@ func (s *Store) ListRuns(ctx context.Context, suite string) ([]*results.Manifest
 	}
 	res := make([]got, len(runs))
 	// A few reads at a time: enough to hide latency, gentle on the store.
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
+	// Each run's error is kept in its slot, so the group itself never fails.
+	var g errgroup.Group
+	g.SetLimit(4)
 	for i, run := range runs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			res[i].m, res[i].err = s.GetManifest(ctx, suite, run)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	var out []*results.Manifest
 	failed := map[string]error{}
 	for i, r := range res {

@@ -17,6 +17,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -126,13 +128,21 @@ func createRun(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	}
 }
 
+// getRun, listPods and listJobs are internal/testutil/kubetest's reads
+// (shared with the envtest suite) with this suite's client.
 func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 	t.Helper()
-	run := &dbbenchv1alpha1.BenchmarkRun{}
-	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
-		t.Fatalf("getting run %s/%s: %v", ns, name, err)
-	}
-	return run
+	return kubetest.GetRun(t, k8sClient, ns, name)
+}
+
+func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
+	t.Helper()
+	return kubetest.ListPods(t, k8sClient, ns, l)
+}
+
+func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
+	t.Helper()
+	return kubetest.ListJobs(t, k8sClient, ns, l)
 }
 
 // runSummary is one line: the run's phase and progress and each cell's
@@ -195,7 +205,7 @@ func requireSucceeded(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 			t.Errorf("cell %s is %s, want Succeeded: %s", c.Name, c.Phase, c.Message)
 		}
 	}
-	if !conditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
+	if !meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Errorf("condition Succeeded is not True: %+v", run.Status.Conditions)
 	}
 }
@@ -208,33 +218,6 @@ func cellMessages(run *dbbenchv1alpha1.BenchmarkRun) string {
 		}
 	}
 	return strings.Join(m, "; ")
-}
-
-func conditionTrue(conds []metav1.Condition, typ string) bool {
-	for _, c := range conds {
-		if c.Type == typ {
-			return c.Status == metav1.ConditionTrue
-		}
-	}
-	return false
-}
-
-func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
-	t.Helper()
-	var pods corev1.PodList
-	if err := k8sClient.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing pods: %v", err)
-	}
-	return pods.Items
-}
-
-func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
-	t.Helper()
-	var jobs batchv1.JobList
-	if err := k8sClient.List(ctx, &jobs, client.InNamespace(ns), client.MatchingLabels(l)); err != nil {
-		t.Fatalf("listing jobs: %v", err)
-	}
-	return jobs.Items
 }
 
 // managerPods are the pods of the manager Deployment, by its own selector.

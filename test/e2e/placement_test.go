@@ -67,15 +67,7 @@ func TestPlacementOnSimulatedNodes(t *testing.T) {
 		// Two cells start (maxParallelCells: 2), four pods want four
 		// nodes of their own, and there are three: one pod must stay
 		// unschedulable, and every placed pod is alone on its node.
-		var snap placement
-		eventually(t, kwokTimeout, "three pods placed and one unschedulable", func() string {
-			snap = observePlacement(t, run)
-			placed, unsched := snap.count()
-			if placed == 3 && unsched == 1 {
-				return ""
-			}
-			return snap.String()
-		})
+		snap := waitForPlacement(t, run, "three pods placed and one unschedulable", 3, 1)
 		t.Logf("with 3 nodes: %s", snap)
 		snap.requireExclusive(t)
 		snap.requireClientPolicy(t, dbbenchv1alpha1.ClientOtherNode)
@@ -83,13 +75,7 @@ func TestPlacementOnSimulatedNodes(t *testing.T) {
 		// A fourth node lets the last pod in, on that node.
 		nodes = append(nodes, fakeNode(t, 3))
 		waitForNodesReady(t, nodes)
-		eventually(t, kwokTimeout, "all four pods placed", func() string {
-			snap = observePlacement(t, run)
-			if placed, unsched := snap.count(); placed == 4 && unsched == 0 {
-				return ""
-			}
-			return snap.String()
-		})
+		snap = waitForPlacement(t, run, "all four pods placed", 4, 0)
 		t.Logf("with 4 nodes: %s", snap)
 		snap.requireStartedCells(t, 2)
 		snap.requireExclusive(t)
@@ -103,14 +89,7 @@ func TestPlacementOnSimulatedNodes(t *testing.T) {
 		run := kwokRun(ns, "same", dbbenchv1alpha1.ClientSameNode, "10.11", "11.8")
 		createRun(t, run)
 		run = getRun(t, ns, run.Name)
-		var snap placement
-		eventually(t, kwokTimeout, "all four pods placed", func() string {
-			snap = observePlacement(t, run)
-			if placed, unsched := snap.count(); placed == 4 && unsched == 0 {
-				return ""
-			}
-			return snap.String()
-		})
+		snap := waitForPlacement(t, run, "all four pods placed", 4, 0)
 		t.Logf("placement: %s", snap)
 		snap.requireStartedCells(t, 2)
 		snap.requireExclusive(t)
@@ -176,6 +155,21 @@ type podPlace struct {
 type placement struct {
 	run  *dbbenchv1alpha1.BenchmarkRun
 	pods []podPlace
+}
+
+// waitForPlacement waits until the run has placed pods and unschedulable
+// ones in exactly these numbers, and returns what it saw last.
+func waitForPlacement(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun, what string, placed, unschedulable int) placement {
+	t.Helper()
+	var snap placement
+	eventually(t, kwokTimeout, what, func() string {
+		snap = observePlacement(t, run)
+		if p, u := snap.count(); p == placed && u == unschedulable {
+			return ""
+		}
+		return snap.String()
+	})
+	return snap
 }
 
 func observePlacement(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) placement {

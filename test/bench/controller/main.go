@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -211,38 +212,26 @@ func reference(ctx context.Context, c client.Client, n, workers int) (time.Durat
 	run := benchRun(ns.Name, "ref", 1)
 	cell := matrix.Expand(run)[0]
 	start := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	sem := make(chan struct{}, workers)
+	var g errgroup.Group
+	g.SetLimit(workers)
 	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			cell := cell
 			cell.ObjectBase = fmt.Sprintf("ref-%05d", i)
 			p := specs.Plan(run, cell, 1, []string{"point-query"})
 			cm, _ := specs.ConfigMap(run, cell, p, "", nil)
 			objs := []client.Object{specs.Secret(run, cell, specs.Credentials{Password: "x", RootPassword: "y"}), cm,
 				specs.ResultConfigMap(run, cell), specs.Service(run, cell), specs.DatabasePod(run, cell, 1, false, "agent")}
-			var inner sync.WaitGroup
+			// A cell's objects are created at once, as the controller does.
+			var inner errgroup.Group
 			for _, o := range objs {
 				o.SetLabels(map[string]string{"bench": "reference"})
-				inner.Add(1)
-				go func(o client.Object) {
-					defer inner.Done()
-					if err := c.Create(ctx, o); err != nil {
-						errs <- err
-					}
-				}(o)
+				inner.Go(func() error { return c.Create(ctx, o) })
 			}
-			inner.Wait()
-		}(i)
+			return inner.Wait()
+		})
 	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := g.Wait(); err != nil {
 		return 0, fmt.Errorf("reference creates: %w", err)
 	}
 	return time.Since(start), nil
@@ -264,34 +253,24 @@ func benchRun(ns, name string, cells int) *dbbenchv1alpha1.BenchmarkRun {
 }
 
 func createNodes(ctx context.Context, c client.Client, n int) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	sem := make(chan struct{}, 32)
+	var g errgroup.Group
+	g.SetLimit(32)
 	for i := 0; i < n; i++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			name := fmt.Sprintf("node-%03d", i)
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{specs.HostnameTopologyKey: name}}}
 			if err := c.Create(ctx, node); err != nil {
-				errs <- err
-				return
+				return err
 			}
 			node.Status = corev1.NodeStatus{
 				Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
 				Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
 				Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
 			}
-			if err := c.Status().Update(ctx, node); err != nil {
-				errs <- err
-			}
-		}(i)
+			return c.Status().Update(ctx, node)
+		})
 	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return g.Wait()
 }
 
 // simulator plays the kubelet (binds database pods to nodes and makes them

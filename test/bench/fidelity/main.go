@@ -49,6 +49,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -62,19 +63,6 @@ const (
 	dbPassword = "dbbench-pw"
 	dbName     = "sbtest"
 )
-
-// portEnv are hack/dbservers.sh's port overrides.
-var portEnv = map[plan.Engine]string{plan.MariaDB: "DBBENCH_MARIADB_PORT", plan.Postgres: "DBBENCH_POSTGRES_PORT",
-	plan.MySQL: "DBBENCH_MYSQL_PORT"}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
 
 type config struct {
 	engine    plan.Engine
@@ -128,7 +116,7 @@ func main() {
 	flag.Parse()
 
 	c.engine = plan.Engine(*engine)
-	if _, ok := portEnv[c.engine]; !ok {
+	if _, ok := dbservers.PortEnv[c.engine]; !ok {
 		fatalf("unknown engine %q (mariadb, mysql, postgres)", *engine)
 	}
 	for _, n := range strings.Split(*steps, ",") {
@@ -173,12 +161,6 @@ func listening(port int) bool {
 	return true
 }
 
-func dbservers(root, action string, e plan.Engine) error {
-	cmd := exec.Command("bash", filepath.Join(root, "hack", "dbservers.sh"), action, string(e))
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
-}
-
 func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 	root := repoRoot()
 	work, err := os.MkdirTemp("", "dbbench-fidelity-")
@@ -213,16 +195,16 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 			fatalf("%v", err)
 		}
 		_ = os.Chmod(work, 0o755) // PostgreSQL runs as its own user
-		if c.port, err = freePort(); err != nil {
+		if c.port, err = dbservers.FreePort(); err != nil {
 			fatalf("%v", err)
 		}
 		os.Setenv("DBBENCH_DB_ROOT", dbRoot)
-		os.Setenv(portEnv[c.engine], strconv.Itoa(c.port))
-		if err := dbservers(root, "start", c.engine); err != nil {
-			_ = dbservers(root, "stop", c.engine) // best effort: the start already failed
+		os.Setenv(dbservers.PortEnv[c.engine], strconv.Itoa(c.port))
+		if err := dbservers.Script(root, "start", c.engine, nil); err != nil {
+			_ = dbservers.Script(root, "stop", c.engine, nil) // best effort: the start already failed
 			fatalf("hack/dbservers.sh start %s: %v", c.engine, err)
 		}
-		defer func() { _ = dbservers(root, "stop", c.engine) }() // best effort at exit
+		defer func() { _ = dbservers.Script(root, "stop", c.engine, nil) }() // best effort at exit
 	}
 	vout, err := exec.Command(c.sysbench, "--version").Output()
 	if err != nil {
