@@ -80,6 +80,11 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err := p.releaseFinished(ctx, cells); err != nil {
 			return ctrl.Result{}, err
 		}
+		if pairs := p.preflightPairs(); p.hasPreflightChildren(pairs) {
+			if err := p.removePreflight(ctx, pairs); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		pending := p.uploadPending()
 		if !pending && !p.outboxMayNeedDraining() {
 			return ctrl.Result{}, nil
@@ -96,11 +101,30 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	if st.StartTime == nil {
 		p.preflight(ctx)
-		if err := p.createAgentRBAC(ctx, cells); err != nil {
+		pairs := matrix.PreflightCells(p.run)
+		// The pairs' agents report to results ConfigMaps of their own.
+		if err := p.createAgentRBAC(ctx, append(append([]matrix.Cell(nil), cells...), pairs...)); err != nil {
 			return ctrl.Result{}, err
 		}
+		p.decidePreflight(pairs)
 		st.StartTime = &metav1.Time{Time: p.now}
 		p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
+	}
+	if pairs := p.preflightPairs(); preflightRunning(st) {
+		// No cell starts before every pair has passed.
+		err := p.progressPreflight(ctx, pairs)
+		p.summarize()
+		if err != nil || finished(st) {
+			return ctrl.Result{RequeueAfter: p.requeue.d}, err
+		}
+		if preflightRunning(st) {
+			return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+		}
+		// Passed: the cells start in this pass.
+	} else if p.hasPreflightChildren(pairs) {
+		if err := p.removePreflight(ctx, pairs); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 
 	// Adopt children first: a pass that works from a stale status must

@@ -64,3 +64,6 @@ func (r *RegressionSpec) SignificanceLevel() float64 {
 	}
 	return p
 }
+
+// IsEnabled reports whether the run makes a pre-flight (the default).
+func (p *PreflightSpec) IsEnabled() bool { return p.Enabled == nil || *p.Enabled }
