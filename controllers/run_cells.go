@@ -435,12 +435,19 @@ func (p *runPass) endCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha
 
 // releaseCell frees a finished cell's node: the database pod goes, the Job
 // (with the agent's logs) and the results stay until the run is deleted.
-func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
-	for a := int32(1); a <= cs.Attempts; a++ {
-		if pod := p.kids.pods[specs.DatabasePodName(c, a)]; pod != nil {
-			if err := p.remove(ctx, pod); err != nil {
-				return err
-			}
+//
+// Every database pod of the cell goes, whatever its attempt: a pass that
+// worked from a stale copy of the run can create attempt N+1 of a cell that
+// had already ended (it saw the pod of attempt N going and took it for a
+// failure); its status write is refused, and the pod would otherwise keep
+// its node.
+func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, _ *dbbenchv1alpha1.CellStatus) error {
+	for _, pod := range p.kids.pods {
+		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+			continue
+		}
+		if err := p.remove(ctx, pod); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -76,7 +77,10 @@ func (p *runPass) syncPairEntries(pairs []matrix.Cell) {
 
 // progressPreflight moves the pairs forward like the cells (at most
 // placement.maxParallelCells at a time) and ends the pre-flight once every
-// pair has ended: Passed, or Failed with the run.
+// pair has ended: Passed, or Failed with the run. The pairs' pods go on the
+// passes after (removePreflight), once a status write has recorded the end:
+// deleted in this pass, a refused write would leave the next pass with a
+// Starting pair and no pod, and it would start the pair again.
 func (p *runPass) progressPreflight(ctx context.Context, pairs []matrix.Cell) error {
 	st := &p.run.Status
 	pf := st.Preflight
@@ -127,14 +131,14 @@ func (p *runPass) progressPreflight(ctx context.Context, pairs []matrix.Cell) er
 		msg := fmt.Sprintf("All %d (database, version, config) pairs started with their settings in effect", len(pairs))
 		p.setCondition(dbbenchv1alpha1.ConditionPreflightPassed, metav1.ConditionTrue, dbbenchv1alpha1.ReasonPairsReady, msg)
 		p.event(false, dbbenchv1alpha1.ReasonPairsReady, "Preflight", msg)
-		return p.removePreflight(ctx, pairs)
+		return nil
 	}
 	pf.Phase = dbbenchv1alpha1.PreflightFailed
 	msg := fmt.Sprintf("Pre-flight failed for %d of %d (database, version, config) pairs; no cell started: %s",
 		len(failed), len(pairs), strings.Join(failed, "; "))
 	p.setCondition(dbbenchv1alpha1.ConditionPreflightPassed, metav1.ConditionFalse, dbbenchv1alpha1.ReasonPreflightFailed, msg)
 	p.finishFailed(dbbenchv1alpha1.ReasonPreflightFailed, msg)
-	return p.removePreflight(ctx, pairs)
+	return nil
 }
 
 // pairFailure names a failed pair, its image and why it failed (the cell's
@@ -148,18 +152,34 @@ func pairFailure(c matrix.Cell, cs dbbenchv1alpha1.CellStatus) string {
 }
 
 // removePreflight deletes the pairs' pods, Jobs and claims once the
-// pre-flight has ended, so the cells get the nodes. It is called on every
-// pass of an ended pre-flight (deletions are idempotent), so a pass whose
-// deletions failed is made good by the next. The pairs' Secrets and
-// ConfigMaps, small and idle, go with the run like the cells' own.
+// pre-flight has ended, so the cells get the nodes: every one listed with a
+// pair's cell label, whatever its attempt (see releaseCell). Later passes
+// call it again while any is listed (deletions are idempotent). The pairs'
+// Secrets and ConfigMaps, small and idle, go with the run like the cells'.
 func (p *runPass) removePreflight(ctx context.Context, pairs []matrix.Cell) error {
-	pf := p.run.Status.Preflight
-	if pf == nil || len(pf.Pairs) != len(pairs) {
-		return nil
+	byBase := make(map[string]matrix.Cell, len(pairs))
+	for _, c := range pairs {
+		byBase[c.ObjectBase] = c
 	}
-	for i, c := range pairs {
-		for a := int32(1); a <= pf.Pairs[i].Attempts; a++ {
-			if err := p.removeAttempt(ctx, c, a); err != nil {
+	for _, pod := range p.kids.pods {
+		c, ok := byBase[pod.Labels[specs.LabelCell]]
+		if !ok || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+			continue
+		}
+		if err := p.remove(ctx, pod); err != nil {
+			return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
+		}
+		if a, err := strconv.Atoi(pod.Labels[specs.LabelAttempt]); err == nil {
+			if pvc := specs.DataClaim(p.run, c, int32(a)); pvc != nil {
+				if err := p.remove(ctx, pvc); err != nil {
+					return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
+				}
+			}
+		}
+	}
+	for _, job := range p.kids.jobs {
+		if c, ok := byBase[job.Labels[specs.LabelCell]]; ok {
+			if err := p.remove(ctx, job); err != nil {
 				return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
 			}
 		}
@@ -193,18 +213,21 @@ func preflightSummary(pf *dbbenchv1alpha1.PreflightStatus) string {
 	return fmt.Sprintf("Pre-flight: %d pairs starting, %d pending, %d checked; no cell has started", running, pending, done)
 }
 
-// hasPreflightChildren reports whether the pass listed pods or Jobs of the
-// pre-flight pairs (which removePreflight deletes).
+// hasPreflightChildren reports whether the pass listed a pod or Job of a
+// pre-flight pair that is not already going (which removePreflight deletes).
 func (p *runPass) hasPreflightChildren(pairs []matrix.Cell) bool {
-	pf := p.run.Status.Preflight
-	if pf == nil || len(pf.Pairs) != len(pairs) {
-		return false
+	bases := make(map[string]bool, len(pairs))
+	for _, c := range pairs {
+		bases[c.ObjectBase] = true
 	}
-	for i, c := range pairs {
-		for a := int32(1); a <= pf.Pairs[i].Attempts; a++ {
-			if p.kids.pods[specs.DatabasePodName(c, a)] != nil || p.kids.jobs[specs.ClientJobName(c, a)] != nil {
-				return true
-			}
+	for _, pod := range p.kids.pods {
+		if bases[pod.Labels[specs.LabelCell]] && pod.Labels[specs.LabelRole] == specs.RoleDatabase && pod.DeletionTimestamp.IsZero() {
+			return true
+		}
+	}
+	for _, job := range p.kids.jobs {
+		if bases[job.Labels[specs.LabelCell]] && job.DeletionTimestamp.IsZero() {
+			return true
 		}
 	}
 	return false
