@@ -59,12 +59,15 @@ func newNamespace(t *testing.T) string {
 	return ns.Name
 }
 
-// minimalRun is the smallest useful spec: one database, one version.
+// minimalRun is the smallest useful spec: one database, one version. Its
+// pre-flight is off: the tests built on it follow the cells' machinery and
+// count their pods; run_preflight_test.go turns it on.
 func minimalRun(ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 	return &dbbenchv1alpha1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
 			Databases: []dbbenchv1alpha1.DatabaseSpec{{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"11.8"}}},
+			Preflight: dbbenchv1alpha1.PreflightSpec{Enabled: ptr.To(false)},
 		},
 	}
 }

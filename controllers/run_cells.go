@@ -84,7 +84,12 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	// The cell's objects do not depend on each other at the API level (the
 	// kubelet waits for a pod's Secret and ConfigMap), so they are created
 	// concurrently: a cell's database pod exists after one round trip.
-	objs := []client.Object{specs.Secret(p.run, c, cred), cm, specs.ResultConfigMap(p.run, c), specs.Service(p.run, c)}
+	objs := []client.Object{specs.Secret(p.run, c, cred), cm, specs.ResultConfigMap(p.run, c)}
+	if !c.Preflight {
+		// A stable name for people debugging the cell; a pre-flight pair
+		// lives seconds.
+		objs = append(objs, specs.Service(p.run, c))
+	}
 	if pvc := specs.DataClaim(p.run, c, 1); pvc != nil {
 		objs = append(objs, pvc)
 	}
@@ -250,12 +255,23 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		return p.create(ctx, specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), pod.Status.PodIP, p.collectorImage() != ""))
 	}
 
-	limit := p.cellTimeout()
+	limit := p.attemptTimeout(c)
 	if f := cellTimeoutFailure(attempt, p.now.Sub(started), limit); f != nil {
 		return p.attemptFailed(ctx, c, cs, f)
 	}
 	p.requeue.after(started.Add(limit).Sub(p.now))
 	return nil
+}
+
+// attemptTimeout bounds an attempt of c: the cell timeout, or for a
+// pre-flight pair (no load, no steps) the time for its pod to run and for
+// the agent to reach the server, each bounded by timeouts.databaseReady, and
+// five minutes for the check.
+func (p *runPass) attemptTimeout(c matrix.Cell) time.Duration {
+	if c.Preflight {
+		return 2*p.run.Spec.Timeouts.DatabaseReadyTimeout() + 5*time.Minute
+	}
+	return p.cellTimeout()
 }
 
 // cellTimeout is timeouts.cell, or twice the configured step time plus an
@@ -384,8 +400,11 @@ func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 	cs.CompletionTime = &metav1.Time{Time: p.now}
 	cs.CurrentStep = ""
 	cs.StepsDone = cs.StepsTotal
-	p.recordFinished(cs, OutcomeSucceeded)
-	p.event(false, EventCellSucceeded, "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
+	if !c.Preflight {
+		// A pair's end is announced with the pre-flight's.
+		p.recordFinished(cs, OutcomeSucceeded)
+		p.event(false, EventCellSucceeded, "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
+	}
 	p.endCell(ctx, c, cs)
 }
 
@@ -394,8 +413,10 @@ func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alph
 	cs.CompletionTime = &metav1.Time{Time: p.now}
 	cs.Reason = f.reason
 	cs.Message = fmt.Sprintf("%s: %s", f.reason, f.message)
-	p.recordFinished(cs, OutcomeFailed)
-	p.event(true, EventCellFailed, "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
+	if !c.Preflight {
+		p.recordFinished(cs, OutcomeFailed)
+		p.event(true, EventCellFailed, "Fail", fmt.Sprintf("Cell %s failed: %s", c.Name, cs.Message))
+	}
 	// The database pod may be the only record of why the attempt failed
 	// (an eviction): it goes on a pass after a status write recorded the
 	// failure (releaseCell, from the loop or releaseFinished). Deleted now,
@@ -421,12 +442,19 @@ func (p *runPass) endCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha
 
 // releaseCell frees a finished cell's node: the database pod goes, the Job
 // (with the agent's logs) and the results stay until the run is deleted.
-func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
-	for a := int32(1); a <= cs.Attempts; a++ {
-		if pod := p.kids.pods[specs.DatabasePodName(c, a)]; pod != nil {
-			if err := p.remove(ctx, pod); err != nil {
-				return err
-			}
+//
+// Every database pod of the cell goes, whatever its attempt: a pass that
+// worked from a stale copy of the run can create attempt N+1 of a cell that
+// had already ended (it saw the pod of attempt N going and took it for a
+// failure); its status write is refused, and the pod would otherwise keep
+// its node.
+func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, _ *dbbenchv1alpha1.CellStatus) error {
+	for _, pod := range p.kids.pods {
+		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+			continue
+		}
+		if err := p.remove(ctx, pod); err != nil {
+			return err
 		}
 	}
 	return nil

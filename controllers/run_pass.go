@@ -80,6 +80,11 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err := p.releaseFinished(ctx, cells); err != nil {
 			return ctrl.Result{}, err
 		}
+		if pairs := p.preflightPairs(); p.hasPreflightChildren(pairs) {
+			if err := p.removePreflight(ctx, pairs); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		pending := p.uploadPending()
 		if !pending && !p.outboxMayNeedDraining() {
 			return ctrl.Result{}, nil
@@ -96,14 +101,33 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	if st.StartTime == nil {
 		p.preflight(ctx)
+		pairs := matrix.PreflightCells(p.run)
 		// The agents may write the results of every cell the run can
-		// have: with workload.precision, of maxRepeats rounds.
-		if err := p.createAgentRBAC(ctx, matrix.ExpandRounds(p.run, matrix.MaxRounds(p.run))); err != nil {
+		// have (with workload.precision, of maxRepeats rounds) and the
+		// pre-flight pairs' results ConfigMaps of their own.
+		if err := p.createAgentRBAC(ctx, append(matrix.ExpandRounds(p.run, matrix.MaxRounds(p.run)), pairs...)); err != nil {
 			return ctrl.Result{}, err
 		}
+		p.decidePreflight(pairs)
 		st.StartTime = &metav1.Time{Time: p.now}
 		p.startPrecision()
 		p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
+	}
+	if pairs := p.preflightPairs(); preflightRunning(st) {
+		// No cell starts before every pair has passed.
+		err := p.progressPreflight(ctx, pairs)
+		p.summarize()
+		if err != nil || finished(st) {
+			return ctrl.Result{RequeueAfter: p.requeue.d}, err
+		}
+		if preflightRunning(st) {
+			return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+		}
+		// Passed: the cells start in this pass.
+	} else if p.hasPreflightChildren(pairs) {
+		if err := p.removePreflight(ctx, pairs); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 
 	if err := p.advance(ctx, cells); err != nil {

@@ -48,7 +48,9 @@ const (
 // sends it as server.log. Only with output.s3, and best effort: a log that
 // cannot be read is noted in the manager's log and the cell goes on.
 func (p *runPass) keepServerLog(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, pod *corev1.Pod) {
-	if p.run.Spec.Output.S3 == nil || p.r.PodLogs == nil || cs.Uploaded || pod == nil || pod.Status.Phase == corev1.PodPending {
+	// A pre-flight pair's results are not uploaded; its failure message
+	// already quotes the server's error lines.
+	if p.run.Spec.Output.S3 == nil || p.r.PodLogs == nil || cs.Uploaded || pod == nil || pod.Status.Phase == corev1.PodPending || c.Preflight {
 		return
 	}
 	cm := p.kids.results[specs.ResultConfigMapName(c)]

@@ -33,6 +33,12 @@ func (p *runPass) summarize() {
 	if finished(st) {
 		return
 	}
+	if preflightRunning(st) {
+		st.Phase = dbbenchv1alpha1.RunRunning
+		st.CurrentStep = preflightStep
+		p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, dbbenchv1alpha1.ReasonPreflightRunning, preflightSummary(st.Preflight))
+		return
+	}
 	st.Phase = dbbenchv1alpha1.RunRunning
 	if running == 0 && done == 0 {
 		st.Phase = dbbenchv1alpha1.RunPending
@@ -58,9 +64,7 @@ func (p *runPass) finish(invalid string) {
 	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonFinished, "No cells are running")
 	switch {
 	case invalid != "":
-		st.Phase = dbbenchv1alpha1.RunFailed
-		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, ReasonInvalidSpec, invalid)
-		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, ReasonInvalidSpec, invalid)
+		p.finishFailed(ReasonInvalidSpec, invalid)
 	case len(failed) > 0:
 		msg := fmt.Sprintf("%d of %d cells failed: %s", len(failed), len(st.Cells), strings.Join(failed, ", "))
 		st.Phase = dbbenchv1alpha1.RunFailed
@@ -75,6 +79,28 @@ func (p *runPass) finish(invalid string) {
 		p.event(false, EventRunSucceeded, "Finish", msg)
 	}
 }
+
+// finishFailed fails the run as a whole, before or without its cells: an
+// invalid spec (no event: the spec is the user's to fix, and the condition
+// says it) or a failed pre-flight (with a Warning event).
+func (p *runPass) finishFailed(reason, msg string) {
+	st := &p.run.Status
+	if st.CompletionTime == nil {
+		st.CompletionTime = &metav1.Time{Time: p.now}
+	}
+	st.CurrentStep = ""
+	st.Phase = dbbenchv1alpha1.RunFailed
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonFinished, "No cells are running")
+	p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, reason, msg)
+	p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, reason, msg)
+	if reason != ReasonInvalidSpec {
+		p.event(true, EventRunFailed, "Finish", msg)
+	}
+}
+
+// preflightStep is status.currentStep (the Step column) during the
+// pre-flight.
+const preflightStep = "pre-flight"
 
 func (p *runPass) setCondition(t string, s metav1.ConditionStatus, reason, msg string) {
 	meta.SetStatusCondition(&p.run.Status.Conditions, metav1.Condition{

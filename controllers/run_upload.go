@@ -34,8 +34,9 @@ const (
 	ReasonUploaded      = "Uploaded"
 	// ReasonPreflightFailed: the check of spec.output.s3 before the run's
 	// first cell failed; the benchmark runs anyway, and the reason stays
-	// until an upload is attempted.
-	ReasonPreflightFailed = "PreflightFailed"
+	// until an upload is attempted. The same word as the PreflightPassed
+	// condition's reason, declared once in the API package.
+	ReasonPreflightFailed = dbbenchv1alpha1.ReasonPreflightFailed
 )
 
 // notRetried tells people, in the UploadFailed message, what

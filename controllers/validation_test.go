@@ -435,22 +435,30 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.placement").CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl explain: %v\n%s", err, out)
-	}
-	text := string(out)
-	for _, want := range []string{
-		"GROUP:      dbbench.io", "placement says where database and client pods run",
-		"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
-		"database\t<Object>", "client\t<Object>",
+	for field, wants := range map[string][]string{
+		"benchmarkrun.spec.placement": {
+			"GROUP:      dbbench.io", "placement says where database and client pods run",
+			"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
+			"database\t<Object>", "client\t<Object>",
+		},
+		"benchmarkrun.spec.preflight": {
+			"preflight checks, before the first cell, that every (database", "enabled\t<boolean>",
+			"PreflightPassed=False naming every failing", "a run of a single pair skips it",
+		},
 	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("kubectl explain output lacks %q:\n%s", want, text)
+		out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", field).CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl explain %s: %v\n%s", field, err, out)
 		}
-	}
-	if testing.Verbose() {
-		t.Logf("kubectl explain benchmarkrun.spec.placement:\n%s", text)
+		text := string(out)
+		for _, want := range wants {
+			if !strings.Contains(text, want) {
+				t.Errorf("kubectl explain %s lacks %q:\n%s", field, want, text)
+			}
+		}
+		if testing.Verbose() {
+			t.Logf("kubectl explain %s:\n%s", field, text)
+		}
 	}
 }
 

@@ -91,3 +91,6 @@ func (p *PrecisionSpec) Min() int32 {
 
 // Max returns maxRepeats, at least Min's floor of 2.
 func (p *PrecisionSpec) Max() int32 { return max(p.MaxRepeats, 2) }
+
+// IsEnabled reports whether the run makes a pre-flight (the default).
+func (p *PreflightSpec) IsEnabled() bool { return p.Enabled == nil || *p.Enabled }

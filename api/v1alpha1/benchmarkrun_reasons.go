@@ -65,3 +65,16 @@ const (
 	// custom step names does not exist.
 	ReasonConfigMissing FailureReason = "ConfigMissing"
 )
+
+// Reasons of the PreflightPassed condition; PreflightFailed is also the
+// reason of the Failed and Succeeded conditions of a run the pre-flight
+// stopped.
+const (
+	// ReasonPreflightRunning: the pairs are being started and checked.
+	ReasonPreflightRunning = "PreflightRunning"
+	// ReasonPairsReady: every pair started with its settings in effect.
+	ReasonPairsReady = "PairsReady"
+	// ReasonPreflightFailed: at least one pair did not start, or ran with
+	// other settings than its variant's; the message names every one.
+	ReasonPreflightFailed = "PreflightFailed"
+)

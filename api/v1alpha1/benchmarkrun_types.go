@@ -90,6 +90,30 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Retry RetrySpec `json:"retry"`
+
+	// preflight checks, before the first cell, that every (database,
+	// version, config variant) pair starts and runs with its settings, so a
+	// bad variant fails the run at once rather than when its cell comes up.
+	// +kubebuilder:default={}
+	// +optional
+	Preflight PreflightSpec `json:"preflight"`
+}
+
+// PreflightSpec configures the check a run makes before its first cell.
+type PreflightSpec struct {
+	// enabled runs the pre-flight (the default): before the first cell,
+	// each (database, version, config variant) pair starts a server once,
+	// as its cells would but without loading data or running steps, and the
+	// agent checks that the server answers and runs with every setting of
+	// the variant; then those pods go. Pairs start in parallel up to
+	// placement.maxParallelCells. If any pair fails, the run ends Failed
+	// with the condition PreflightPassed=False naming every failing pair and
+	// the server's error lines, and no cell starts. It costs one server
+	// start per pair; a run of a single pair skips it, since its first cell
+	// makes the same checks before its load. false starts the cells at once.
+	// +kubebuilder:default=true
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
 }
 
 // DatabaseSpec is one database engine with its versions and config variants.
@@ -901,6 +925,12 @@ const (
 	ConditionSucceeded = "Succeeded"
 	// ConditionFailed is True when the run finished with failed cells.
 	ConditionFailed = "Failed"
+	// ConditionPreflightPassed is Unknown while the pre-flight checks the
+	// run's (database, version, config variant) pairs, True when every pair
+	// started with its settings in effect, and False, naming every failing
+	// pair, when one did not (the run then fails without starting a cell).
+	// Absent when the run made no pre-flight (status.preflight says why).
+	ConditionPreflightPassed = "PreflightPassed"
 	// ConditionRegressed is True when spec.regression found steps slower
 	// than the suite's history, False when it found none.
 	ConditionRegressed = "Regressed"
@@ -924,8 +954,8 @@ type BenchmarkRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Progressing, Succeeded, Failed, Regressed and, with
-	// output.s3, ResultsUploaded.
+	// conditions: Progressing, Succeeded, Failed, PreflightPassed,
+	// Regressed and, with output.s3, ResultsUploaded.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -974,11 +1004,71 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Precision *PrecisionStatus `json:"precision,omitempty"`
 
+	// preflight is the state of the check before the first cell
+	// (spec.preflight).
+	// +optional
+	Preflight *PreflightStatus `json:"preflight,omitempty"`
+
 	// upload tracks the upload to spec.output.s3: what the object store has
 	// confirmed, and the retries of what it has not. The results stay in
 	// the cluster's ConfigMaps either way.
 	// +optional
 	Upload *UploadStatus `json:"upload,omitempty"`
+}
+
+// PreflightPhase is the state of a run's pre-flight.
+// +kubebuilder:validation:Enum=Running;Passed;Failed;Skipped
+type PreflightPhase string
+
+const (
+	// PreflightRunning: pairs are being started and checked; no cell has
+	// started.
+	PreflightRunning PreflightPhase = "Running"
+	// PreflightPassed: every pair started with its settings in effect; the
+	// cells run.
+	PreflightPassed PreflightPhase = "Passed"
+	// PreflightFailed: a pair did not start or ran with other settings; the
+	// run failed without starting a cell.
+	PreflightFailed PreflightPhase = "Failed"
+	// PreflightSkipped: no pre-flight ran (preflight.skipReason says why).
+	PreflightSkipped PreflightPhase = "Skipped"
+)
+
+// PreflightSkipReason says why a run made no pre-flight.
+// +kubebuilder:validation:Enum=Disabled;SinglePair
+type PreflightSkipReason string
+
+const (
+	// PreflightDisabled: spec.preflight.enabled is false.
+	PreflightDisabled PreflightSkipReason = "Disabled"
+	// PreflightSinglePair: the run has one (database, version, config)
+	// pair, whose first cell checks the same before its load.
+	PreflightSinglePair PreflightSkipReason = "SinglePair"
+)
+
+// PreflightStatus is the state of a run's pre-flight.
+type PreflightStatus struct {
+	// phase is Running, Passed, Failed or Skipped.
+	Phase PreflightPhase `json:"phase"`
+	// skipReason says why a Skipped pre-flight did not run.
+	// +optional
+	SkipReason PreflightSkipReason `json:"skipReason,omitempty"`
+	// pairs has one entry per (database, version, config variant) pair, in
+	// the matrix's order. Each is run as a cell that loads nothing and runs
+	// no step, so it has a cell's fields: phase, attempts (infrastructure
+	// failures are retried within spec.retry), node, and the reason and
+	// message of a failure (ConfigRejected with the server's error lines,
+	// ConfigNotApplied naming the setting, ...). name is
+	// <database>-<version>-<config>.
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Pairs []CellStatus `json:"pairs,omitempty"`
+	// startTime and completionTime of the pre-flight.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 }
 
 // UploadStatus is the state of a run's upload to the object store.

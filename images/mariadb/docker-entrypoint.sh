@@ -90,6 +90,17 @@ init_database() {
 }
 
 if [ "$1" = mariadbd ] || [ "$1" = mysqld ]; then
+	# The server reads its option files here first: one it refuses (an
+	# unknown variable, a bad value) ends the container with the server's
+	# own error lines and exit code, which the controller quotes. Under
+	# set -e a failing $(...) would exit silently.
+	rc=0
+	errors=$("$@" --verbose --help 2>&1 >/dev/null) || rc=$?
+	if [ "${rc}" != 0 ]; then
+		printf '%s\n' "${errors}" >&2
+		note "ERROR: $1 refused its options (exit code ${rc}); the lines above are its own" >&2
+		exit "${rc}"
+	fi
 	datadir=$("$@" --verbose --help 2>/dev/null | awk '$1 == "datadir" { print $2; exit }')
 	datadir=${datadir:-/var/lib/mysql}
 	datadir=${datadir%/}

@@ -112,6 +112,9 @@ func (a *Agent) Run(ctx context.Context) Result {
 	a.logBuf = newLogBuffer(a.LogBufferBytes)
 	a.initDocument()
 	a.progress = plan.Progress{Attempt: p.Cell.Attempt, Phase: plan.PhaseConnecting, StepsTotal: p.Workload.ExpandedSteps()}
+	if p.Preflight {
+		a.progress.StepsTotal = 0
+	}
 	interval := a.ProgressInterval
 	if interval <= 0 {
 		interval = 5 * time.Second
@@ -178,6 +181,12 @@ func (a *Agent) Run(ctx context.Context) Result {
 	if r, failed := a.checkConfig(ctx); failed {
 		return r
 	}
+	if p.Preflight {
+		// The pre-flight asks only whether the server starts with the
+		// variant's settings; the document records the check.
+		a.logf("pre-flight: the server answers with the config variant's settings; no load, no steps")
+		return a.done(ctx)
+	}
 
 	// Load the sbtest tables when any step uses them.
 	needLoad := false
@@ -215,12 +224,17 @@ func (a *Agent) Run(ctx context.Context) Result {
 			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 		}
 	}
+	return a.done(ctx)
+}
+
+// done records and reports the cell's success.
+func (a *Agent) done(ctx context.Context) Result {
 	a.progress.Phase = plan.PhaseDone
 	a.progress.Step, a.progress.Threads = "", 0
 	now := time.Now().UTC()
 	a.doc.FinishedAt = &now
 	a.doc.Status = results.Status{Outcome: results.OutcomeSucceeded}
-	err = a.reportFinal(ctx)
+	err := a.reportFinal(ctx)
 	return Result{ExitCode: plan.ExitOK, Err: err, Document: &a.doc}
 }
 

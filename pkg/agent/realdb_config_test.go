@@ -234,3 +234,42 @@ func find(ss []results.ConfigSetting, name string) results.ConfigSetting {
 }
 
 func hasSetting(ss []results.ConfigSetting, name string) bool { return find(ss, name).Name != "" }
+
+// TestRealConfigPreflight runs the pre-flight of a pair (plan.Preflight) on
+// each engine with the file its server was started with: the agent checks
+// the variant against the server and ends Done without a load or a step,
+// the check recorded in the document.
+func TestRealConfigPreflight(t *testing.T) {
+	needRealDB(t)
+	for _, e := range realEngines() {
+		t.Run(string(e), func(t *testing.T) {
+			text, err := os.ReadFile(serverConfigFile(e))
+			if err != nil {
+				t.Fatalf("the test server's config: %v", err)
+			}
+			p := realPlan(e, t.TempDir(), "point-query")
+			p.Preflight = true
+			res, compact, full := runRealConfig(t, p, string(text))
+			if res.ExitCode != plan.ExitOK {
+				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
+			}
+			if compact.Status.Outcome != results.OutcomeSucceeded {
+				t.Errorf("outcome %s, want Succeeded", compact.Status.Outcome)
+			}
+			if full.Load != nil || len(full.Steps) != 0 {
+				t.Errorf("the pre-flight loaded or ran steps: load %v, %d steps", full.Load, len(full.Steps))
+			}
+			if cc := full.Provenance.ConfigCheck; cc == nil || len(cc.Verified) == 0 || len(cc.NotApplied) > 0 {
+				t.Errorf("config check %+v, want verified settings and none not applied", cc)
+			}
+			raw, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
+			var prog plan.Progress
+			if err == nil {
+				err = json.Unmarshal(raw, &prog)
+			}
+			if err != nil || prog.Phase != plan.PhaseDone || prog.StepsTotal != 0 {
+				t.Errorf("progress %s (%v): want Done with no steps", raw, err)
+			}
+		})
+	}
+}

@@ -124,6 +124,10 @@ type Dataset struct {
 	// Notes record what the adapters skipped (failed steps, unreadable
 	// series), so reports can say so.
 	Notes []string
+	// Unverified are, per cell, the settings of its config variant that the
+	// server could not confirm (results provenance.configCheck.unverified):
+	// the cell ran, but these may not have been in effect.
+	Unverified []UnverifiedSettings
 
 	cells   []CellMeta
 	cellIdx map[string]int
@@ -311,6 +315,49 @@ func Merge(name string, parts ...*Dataset) (*Dataset, error) {
 		for _, n := range p.Notes {
 			out.Notes = append(out.Notes, p.Name+": "+n)
 		}
+		for _, u := range p.Unverified {
+			u.Cell = p.Name + "/" + u.Cell
+			out.Unverified = append(out.Unverified, u)
+		}
 	}
 	return out, nil
+}
+
+// UnverifiedSettings are the settings of one cell's config variant that the
+// server could not confirm: options without a server variable, sections no
+// server reads, include directives (results.ConfigCheck.Unverified).
+type UnverifiedSettings struct {
+	Cell     string              `json:"cell"`
+	Config   string              `json:"config,omitempty"`
+	Settings []UnverifiedSetting `json:"settings"`
+}
+
+// UnverifiedSetting is one setting the server could not confirm.
+type UnverifiedSetting struct {
+	Name string `json:"name"`
+	// Line is the setting's line in the variant's text (0 when unknown).
+	Line      int    `json:"line,omitempty"`
+	Requested string `json:"requested,omitempty"`
+	// Reason says why it could not be verified.
+	Reason string `json:"reason,omitempty"`
+}
+
+// UnverifiedTable lists, per cell, the settings its server could not
+// confirm, or returns false when every setting was verified.
+func UnverifiedTable(us []UnverifiedSettings) (Table, bool) {
+	t := Table{
+		ID:      "config.unverified",
+		Title:   "Config settings not verified (the server cannot report them; the cells ran, but these may not have been in effect)",
+		Columns: []string{"cell", "config", "line", "setting", "requested", "why"},
+	}
+	for _, u := range us {
+		for _, s := range u.Settings {
+			line := ""
+			if s.Line > 0 {
+				line = fmt.Sprint(s.Line)
+			}
+			t.Rows = append(t.Rows, []string{u.Cell, u.Config, line, s.Name, s.Requested, s.Reason})
+		}
+	}
+	return t, len(t.Rows) > 0
 }

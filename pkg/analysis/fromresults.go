@@ -30,6 +30,13 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 		if err := ds.AddCell(c); err != nil {
 			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
+		if cc := d.Provenance.ConfigCheck; cc != nil && len(cc.Unverified) > 0 {
+			u := UnverifiedSettings{Cell: c.Name, Config: c.Config}
+			for _, s := range cc.Unverified {
+				u.Settings = append(u.Settings, UnverifiedSetting{Name: s.Name, Line: s.Line, Requested: s.Requested, Reason: s.Reason})
+			}
+			ds.Unverified = append(ds.Unverified, u)
+		}
 		if d.Status.Outcome == results.OutcomeFailed {
 			ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s failed: %s", c.Name, d.Status.Error))
 		}

@@ -188,6 +188,9 @@ func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries 
 		add("Repeats", tableBlocks(RepeatTable(r.Repeats))...)
 	}
 	addLatency(add, r.Latency, maxSeries)
+	if t, ok := UnverifiedTable(r.Unverified); ok {
+		add("Config settings not verified", tableBlocks(t)...)
+	}
 	if len(r.Notes) > 0 {
 		add("Notes", htmlBlock{Items: r.Notes})
 	}

@@ -42,6 +42,9 @@ type Report struct {
 	// concurrency, over time, fixed-rate runs (latency.go).
 	Latency *LatencyReport `json:"latency,omitempty"`
 	Notes   []string       `json:"notes,omitempty"`
+	// Unverified are the config settings, per cell, that the server could
+	// not confirm.
+	Unverified []UnverifiedSettings `json:"unverified,omitempty"`
 
 	// Counters are the engine counters per operation, per (step, threads)
 	// that has them, beside Hardware.
@@ -71,7 +74,8 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 	// their repeats, with intervals); per-repeat columns would divide one
 	// run by another run and hide the noise the repeats measure.
 	byComb := hasRepeats(ds)
-	r := &Report{Name: ds.Name, Cells: ds.Cells(), Base: base, Notes: append([]string(nil), ds.Notes...)}
+	r := &Report{Name: ds.Name, Cells: ds.Cells(), Base: base, Notes: append([]string(nil), ds.Notes...),
+		Unverified: append([]UnverifiedSettings(nil), ds.Unverified...)}
 	steps, err := reportSteps(ds, nil, opts.IncludeUnreported)
 	if err != nil {
 		return nil, err
@@ -181,6 +185,9 @@ func (r *Report) Tables() []Table {
 	}
 	if r.Latency != nil {
 		out = append(out, r.Latency.Tables()...)
+	}
+	if t, ok := UnverifiedTable(r.Unverified); ok {
+		out = append(out, t)
 	}
 	if len(r.Notes) > 0 && len(out) > 0 {
 		out[0].Notes = append(out[0].Notes, r.Notes...)

@@ -39,6 +39,10 @@ type Cell struct {
 	Repeat int32
 	// Image is the database image with {version} substituted.
 	Image string
+	// Preflight marks the pre-flight check of a (database, version, config)
+	// pair (PreflightCells): a cell whose agent stops after checking that
+	// the server answers with the variant's settings.
+	Preflight bool
 }
 
 // MaxObjectBaseLen leaves room for suffixes such as "-client-a10" within the
@@ -138,6 +142,28 @@ func MaxRounds(run *dbbenchv1alpha1.BenchmarkRun) int32 {
 		return p.Max()
 	}
 	return max(run.Spec.Workload.Repeats, 1)
+}
+
+// preflightPrefix keeps the objects of a pair's pre-flight apart from those
+// of the pair's cells (whose name is the pair's when there is one repeat).
+const preflightPrefix = "pf-"
+
+// PreflightCells returns one cell per (database, version, config variant)
+// pair, in matrix order, for the run's pre-flight: the first repeat's cell,
+// named <database>-<version>-<config> and with its own child objects.
+func PreflightCells(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
+	var out []Cell
+	for _, c := range Expand(run) {
+		if c.Repeat != 1 {
+			continue
+		}
+		c.Index = len(out)
+		c.Name = fmt.Sprintf("%s-%s-%s", c.Database.Name, c.Version, c.Config.Name)
+		c.ObjectBase = ObjectBase(run.Name, string(run.UID), preflightPrefix+c.Name)
+		c.Preflight = true
+		out = append(out, c)
+	}
+	return out
 }
 
 // Configs returns a database's config variants, or the implicit "default"

@@ -211,3 +211,47 @@ func TestSteps(t *testing.T) {
 		t.Errorf("bogus step set: %v", err)
 	}
 }
+
+func TestPreflightCellsAreOnePerPairWithTheirOwnObjects(t *testing.T) {
+	tests := []struct {
+		name      string
+		run       *dbbenchv1alpha1.BenchmarkRun
+		wantPairs []string
+	}{
+		{
+			name:      "one repeat: a pair per cell, same names",
+			run:       run("r", 1, db("my", "mysql", []string{"8.0", "8.4"}, "a", "b")),
+			wantPairs: []string{"my-8.0-a", "my-8.0-b", "my-8.4-a", "my-8.4-b"},
+		},
+		{
+			name:      "repeats do not multiply pairs",
+			run:       run("r", 3, db("pg", "postgres", []string{"16", "17"}), db("maria", "mariadb", []string{"11.8"}, "bp")),
+			wantPairs: []string{"pg-16-default", "pg-17-default", "maria-11.8-bp"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cells := Expand(tt.run)
+			bases := map[string]bool{}
+			for _, c := range cells {
+				bases[c.ObjectBase] = true
+			}
+			var names []string
+			for i, p := range PreflightCells(tt.run) {
+				names = append(names, p.Name)
+				if !p.Preflight || p.Index != i || p.Repeat != 1 {
+					t.Errorf("pair %s: preflight %v index %d repeat %d, want true, %d, 1", p.Name, p.Preflight, p.Index, p.Repeat, i)
+				}
+				if bases[p.ObjectBase] {
+					t.Errorf("pair %s shares object base %s with a cell", p.Name, p.ObjectBase)
+				}
+				if errs := validation.IsDNS1035Label(p.ObjectBase); len(errs) > 0 || len(p.ObjectBase) > MaxObjectBaseLen {
+					t.Errorf("pair %s object base %q: %v", p.Name, p.ObjectBase, errs)
+				}
+			}
+			if diff := cmp.Diff(tt.wantPairs, names); diff != "" {
+				t.Errorf("pairs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

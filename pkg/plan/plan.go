@@ -152,6 +152,12 @@ type Plan struct {
 	Server     Server   `json:"server"`
 	Workload   Workload `json:"workload"`
 	Results    Results  `json:"results"`
+	// Preflight asks for the run's pre-flight check of the cell's (image,
+	// config variant) pair: the agent waits for the server, records its
+	// provenance, verifies the config variant, and ends Done (a document
+	// with no steps) without loading data or running a step. A failure ends
+	// as it would in a cell (ExitConfigNotApplied, ...).
+	Preflight bool `json:"preflight,omitempty"`
 }
 
 // RunRef identifies the BenchmarkRun the cell belongs to.

@@ -100,6 +100,8 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 		},
 		Workload: WorkloadPlan(&run.Spec.Workload, steps),
 		Results:  plan.Results{ConfigMap: ResultConfigMapName(c)},
+		// A pre-flight pair's agent stops after the config check.
+		Preflight: c.Preflight,
 	}
 	if p.Server.ReadyTimeoutSeconds <= 0 {
 		p.Server.ReadyTimeoutSeconds = 600

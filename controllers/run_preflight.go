@@ -1,0 +1,234 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// The pre-flight (spec.preflight): before the first cell, each (database,
+// version, config variant) pair is run once as a cell whose agent stops
+// after its config check (matrix.PreflightCells, plan.Plan.Preflight). The
+// pairs go through the cells' own machinery (startCell, progressCell,
+// attemptFailed, the failure policy), so a pair fails for the reasons and
+// with the messages a cell would (ConfigRejected with the server's error
+// lines, ConfigNotApplied naming the setting), and infrastructure failures
+// are retried within spec.retry. Their state is status.preflight.pairs, so a
+// restarted manager adopts the pairs' pods like it adopts cells'.
+
+// preflightMessageLimit bounds one pair's part of the condition message
+// (a condition message may hold 32 KiB; a run has at most 8×100 pairs, but
+// failing pairs are usually few, and the server's first error lines come
+// first).
+const preflightMessageLimit = 1500
+
+// decidePreflight records, on the run's first pass, whether it makes a
+// pre-flight: not when spec.preflight.enabled is false, nor for a single
+// pair, whose first cell makes the same checks before its load.
+func (p *runPass) decidePreflight(pairs []matrix.Cell) {
+	st := &p.run.Status
+	switch {
+	case !p.run.Spec.Preflight.IsEnabled():
+		st.Preflight = &dbbenchv1alpha1.PreflightStatus{Phase: dbbenchv1alpha1.PreflightSkipped, SkipReason: dbbenchv1alpha1.PreflightDisabled}
+	case len(pairs) < 2:
+		st.Preflight = &dbbenchv1alpha1.PreflightStatus{Phase: dbbenchv1alpha1.PreflightSkipped, SkipReason: dbbenchv1alpha1.PreflightSinglePair}
+	default:
+		st.Preflight = &dbbenchv1alpha1.PreflightStatus{Phase: dbbenchv1alpha1.PreflightRunning, StartTime: &metav1.Time{Time: p.now}}
+		p.syncPairEntries(pairs)
+		p.setCondition(dbbenchv1alpha1.ConditionPreflightPassed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonPreflightRunning,
+			fmt.Sprintf("Checking that %d (database, version, config) pairs start with their settings", len(pairs)))
+	}
+}
+
+// preflightRunning reports a pre-flight that has not ended: no cell may
+// start.
+func preflightRunning(st *dbbenchv1alpha1.BenchmarkRunStatus) bool {
+	return st.Preflight != nil && st.Preflight.Phase == dbbenchv1alpha1.PreflightRunning
+}
+
+// syncPairEntries makes status.preflight.pairs hold one entry per pair, in
+// matrix order, keeping the state of entries that exist.
+func (p *runPass) syncPairEntries(pairs []matrix.Cell) {
+	pf := p.run.Status.Preflight
+	old := make(map[string]dbbenchv1alpha1.CellStatus, len(pf.Pairs))
+	for _, cs := range pf.Pairs {
+		old[cs.Name] = cs
+	}
+	out := make([]dbbenchv1alpha1.CellStatus, len(pairs))
+	for i, c := range pairs {
+		if cs, ok := old[c.Name]; ok {
+			out[i] = cs
+			continue
+		}
+		out[i] = dbbenchv1alpha1.CellStatus{
+			Name: c.Name, Database: c.Database.Name, Engine: c.Database.Engine,
+			Version: c.Version, Config: c.Config.Name, Repeat: c.Repeat, Phase: dbbenchv1alpha1.CellPending,
+		}
+	}
+	pf.Pairs = out
+}
+
+// progressPreflight moves the pairs forward like the cells (at most
+// placement.maxParallelCells at a time) and ends the pre-flight once every
+// pair has ended: Passed, or Failed with the run. The pairs' pods go on the
+// passes after (removePreflight), once a status write has recorded the end:
+// deleted in this pass, a refused write would leave the next pass with a
+// Starting pair and no pod, and it would start the pair again.
+func (p *runPass) progressPreflight(ctx context.Context, pairs []matrix.Cell) error {
+	st := &p.run.Status
+	pf := st.Preflight
+	p.syncPairEntries(pairs)
+	for i, c := range pairs {
+		p.adoptAttempts(c, &pf.Pairs[i])
+	}
+	active := 0
+	for _, cs := range pf.Pairs {
+		if cs.Phase == dbbenchv1alpha1.CellStarting || cs.Phase == dbbenchv1alpha1.CellRunning {
+			active++
+		}
+	}
+	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
+	for i, c := range pairs {
+		cs := &pf.Pairs[i]
+		var err error
+		switch cs.Phase {
+		case dbbenchv1alpha1.CellPending:
+			if active >= maxParallel {
+				continue
+			}
+			active++
+			err = p.startCell(ctx, c, cs)
+		case dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellRunning:
+			err = p.progressCell(ctx, c, cs)
+		default:
+			err = p.releaseCell(ctx, c, cs)
+		}
+		if err != nil {
+			return fmt.Errorf("pre-flight of %s: %w", c.Name, err)
+		}
+	}
+
+	var failed []string
+	for i, cs := range pf.Pairs {
+		switch cs.Phase {
+		case dbbenchv1alpha1.CellSucceeded:
+		case dbbenchv1alpha1.CellFailed:
+			failed = append(failed, pairFailure(pairs[i], cs))
+		default:
+			return nil
+		}
+	}
+	pf.CompletionTime = &metav1.Time{Time: p.now}
+	if len(failed) == 0 {
+		pf.Phase = dbbenchv1alpha1.PreflightPassed
+		msg := fmt.Sprintf("All %d (database, version, config) pairs started with their settings in effect", len(pairs))
+		p.setCondition(dbbenchv1alpha1.ConditionPreflightPassed, metav1.ConditionTrue, dbbenchv1alpha1.ReasonPairsReady, msg)
+		p.event(false, dbbenchv1alpha1.ReasonPairsReady, "Preflight", msg)
+		return nil
+	}
+	pf.Phase = dbbenchv1alpha1.PreflightFailed
+	msg := fmt.Sprintf("Pre-flight failed for %d of %d (database, version, config) pairs; no cell started: %s",
+		len(failed), len(pairs), strings.Join(failed, "; "))
+	p.setCondition(dbbenchv1alpha1.ConditionPreflightPassed, metav1.ConditionFalse, dbbenchv1alpha1.ReasonPreflightFailed, msg)
+	p.finishFailed(dbbenchv1alpha1.ReasonPreflightFailed, msg)
+	return nil
+}
+
+// pairFailure names a failed pair, its image and why it failed (the cell's
+// message: reason and the server's own lines).
+func pairFailure(c matrix.Cell, cs dbbenchv1alpha1.CellStatus) string {
+	msg := cs.Message
+	if len(msg) > preflightMessageLimit {
+		msg = msg[:preflightMessageLimit] + "…"
+	}
+	return fmt.Sprintf("%s (image %s, config %s): %s", c.Name, c.Image, c.Config.Name, msg)
+}
+
+// removePreflight deletes the pairs' pods, Jobs and claims once the
+// pre-flight has ended, so the cells get the nodes: every one listed with a
+// pair's cell label, whatever its attempt (see releaseCell). Later passes
+// call it again while any is listed (deletions are idempotent). The pairs'
+// Secrets and ConfigMaps, small and idle, go with the run like the cells'.
+func (p *runPass) removePreflight(ctx context.Context, pairs []matrix.Cell) error {
+	byBase := make(map[string]matrix.Cell, len(pairs))
+	for _, c := range pairs {
+		byBase[c.ObjectBase] = c
+	}
+	for _, pod := range p.kids.pods {
+		c, ok := byBase[pod.Labels[specs.LabelCell]]
+		if !ok || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+			continue
+		}
+		if err := p.remove(ctx, pod); err != nil {
+			return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
+		}
+		if a, err := strconv.Atoi(pod.Labels[specs.LabelAttempt]); err == nil {
+			if pvc := specs.DataClaim(p.run, c, int32(a)); pvc != nil {
+				if err := p.remove(ctx, pvc); err != nil {
+					return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
+				}
+			}
+		}
+	}
+	for _, job := range p.kids.jobs {
+		if c, ok := byBase[job.Labels[specs.LabelCell]]; ok {
+			if err := p.remove(ctx, job); err != nil {
+				return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// preflightPairs returns the run's pairs when it made or makes a pre-flight.
+func (p *runPass) preflightPairs() []matrix.Cell {
+	pf := p.run.Status.Preflight
+	if pf == nil || pf.Phase == dbbenchv1alpha1.PreflightSkipped {
+		return nil
+	}
+	return matrix.PreflightCells(p.run)
+}
+
+// preflightSummary says, for the Progressing condition, how far the
+// pre-flight is.
+func preflightSummary(pf *dbbenchv1alpha1.PreflightStatus) string {
+	var done, running, pending int
+	for _, cs := range pf.Pairs {
+		switch cs.Phase {
+		case dbbenchv1alpha1.CellSucceeded, dbbenchv1alpha1.CellFailed:
+			done++
+		case dbbenchv1alpha1.CellPending:
+			pending++
+		default:
+			running++
+		}
+	}
+	return fmt.Sprintf("Pre-flight: %d pairs starting, %d pending, %d checked; no cell has started", running, pending, done)
+}
+
+// hasPreflightChildren reports whether the pass listed a pod or Job of a
+// pre-flight pair that is not already going (which removePreflight deletes).
+func (p *runPass) hasPreflightChildren(pairs []matrix.Cell) bool {
+	bases := make(map[string]bool, len(pairs))
+	for _, c := range pairs {
+		bases[c.ObjectBase] = true
+	}
+	for _, pod := range p.kids.pods {
+		if bases[pod.Labels[specs.LabelCell]] && pod.Labels[specs.LabelRole] == specs.RoleDatabase && pod.DeletionTimestamp.IsZero() {
+			return true
+		}
+	}
+	for _, job := range p.kids.jobs {
+		if bases[job.Labels[specs.LabelCell]] && job.DeletionTimestamp.IsZero() {
+			return true
+		}
+	}
+	return false
+}
