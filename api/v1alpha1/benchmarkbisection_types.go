@@ -49,7 +49,7 @@ const (
 // BenchmarkBisectionSpec localizes a regression across ordered builds: the
 // known-good and known-bad points and the candidates between them.
 // +kubebuilder:validation:XValidation:rule="has(self.runRef) != has(self.template)",message="runRef: set exactly one of runRef and template"
-// +kubebuilder:validation:XValidation:rule="(has(self.good.version) ? self.good.version : '') + '|' + (has(self.good.image) ? self.good.image : '') != (has(self.bad.version) ? self.bad.version : '') + '|' + (has(self.bad.image) ? self.bad.image : '')",message="bad: must differ from good"
+// +kubebuilder:validation:XValidation:rule="!(has(self.good.version) && has(self.bad.version) && self.good.version == self.bad.version) && !(has(self.good.image) && has(self.bad.image) && self.good.image == self.bad.image)",message="bad: must differ from good"
 // +kubebuilder:validation:XValidation:rule="!has(self.template) || size(self.template.databases) == 1",message="template.databases: a bisection measures one database; list exactly one"
 // +kubebuilder:validation:XValidation:rule="!has(self.template) || !has(self.judge) || !has(self.judge.steps) || !has(self.template.workload.steps) || self.judge.steps.all(s, s in self.template.workload.steps)",messageExpression="'judge.steps: ' + self.judge.steps.filter(s, !(s in self.template.workload.steps))[0] + ' is not a step of template.workload.steps'"
 // +kubebuilder:validation:XValidation:rule="!has(self.template) || !has(self.judge) || !has(self.judge.threads) || !has(self.template.workload.threads) || self.judge.threads.all(t, t in self.template.workload.threads)",message="judge.threads: every thread count must be one of template.workload.threads"
