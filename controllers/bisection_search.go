@@ -16,10 +16,12 @@ import (
 
 // searchState is the search recomputed from the finished rounds.
 type searchState struct {
-	samples  []bisect.Samples
-	runs     []int
-	measured []int
-	failed   []*roundResult
+	samples []bisect.Samples
+	runs    []int
+	// measured counts the finished rounds that measured a point, started
+	// those finished or running.
+	measured, started []int
+	failed            []*roundResult
 }
 
 func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
@@ -42,7 +44,7 @@ func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, err
 	}
 
-	state := searchState{samples: make([]bisect.Samples, n), runs: make([]int, n), measured: make([]int, n), failed: make([]*roundResult, n)}
+	state := searchState{samples: make([]bisect.Samples, n), runs: make([]int, n), measured: make([]int, n), started: make([]int, n), failed: make([]*roundResult, n)}
 	for i := range state.samples {
 		state.samples[i] = bisect.Samples{}
 	}
@@ -55,6 +57,11 @@ func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 			rs.Points = append(rs.Points, int32(i))
 		}
 		st.CellsUsed += cells
+		for _, i := range rd.points {
+			if i >= 0 && i < n {
+				state.started[i]++
+			}
+		}
 		if !runFinished(rd.run) {
 			running = true
 			st.Rounds = append(st.Rounds, rs)
@@ -140,7 +147,8 @@ func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		}
 		return ctrl.Result{}, p.startRound(ctx, s, next, []int{0, n - 1})
 	}
-	if state.measured[0] == 1 && next == 1 && !running {
+	if last := rounds[len(rounds)-1]; !running && len(last.points) > 0 && last.points[0] == 0 {
+		// The round that just finished measured the endpoints.
 		p.event(false, EventEndpointsChecked, "Bisect", "Reproduced the regression: "+ratioMsg)
 	}
 
@@ -250,7 +258,7 @@ func (p *bisectionPass) recordPoints(s *bisectionSetup, state searchState, verdi
 	for i, pt := range s.points {
 		ps := dbbenchv1alpha1.BisectionPointStatus{
 			Index: int32(i), Name: pointName(pt), Verdict: dbbenchv1alpha1.VerdictUntested,
-			Runs: int32(state.runs[i]), Measured: int32(state.measured[i]),
+			Runs: int32(state.runs[i]), Measured: int32(state.started[i]),
 		}
 		if f := state.failed[i]; f != nil {
 			ps.Verdict, ps.Reason, ps.Message = dbbenchv1alpha1.VerdictFailed, f.reason, f.message
