@@ -3,6 +3,8 @@ package controllers_test
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -54,6 +56,21 @@ func TestBisectionSpecsAreValidatedByTheSchema(t *testing.T) {
 	valid.SetNamespace(ns)
 	if err := k8sClient.Create(ctx, valid, client.DryRunAll); err != nil {
 		t.Fatalf("valid bisection refused: %v", err)
+	}
+	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkbisection_*.yaml"))
+	if len(samples) == 0 {
+		t.Fatal("no BenchmarkBisection samples")
+	}
+	for _, f := range samples {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := parseRun(t, string(text))
+		obj.SetNamespace(ns)
+		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
+			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
+		}
 	}
 	spec := valid.Object["spec"].(map[string]any)
 	for k, want := range map[string]any{"parallelism": int64(1), "repeats": int64(2), "maxCells": int64(100)} {
