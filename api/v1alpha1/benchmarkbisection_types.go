@@ -239,7 +239,8 @@ type BisectionPointStatus struct {
 	// +optional
 	Ratio string `json:"ratio,omitempty"`
 	// ratioLow and ratioHigh bound ratio at 95 % (Fieller), when both
-	// sides have 2 runs or more.
+	// sides have 2 runs or more and the good point's runs are steady
+	// enough for a finite interval.
 	// +optional
 	RatioLow string `json:"ratioLow,omitempty"`
 	// +optional

@@ -108,7 +108,9 @@ type Judgement struct {
 	// Ratio is mean(point)/mean(good) at Key: < 1 is slower.
 	Ratio float64
 	// Low and High bound Ratio at 95 % (Fieller's interval); NaN with
-	// fewer than two runs on a side.
+	// fewer than two runs on a side, and when Fieller's set is unbounded
+	// (the good point's runs too noisy for their count: the delta
+	// method's fallback would understate the uncertainty, even below 0).
 	Low, High float64
 	// Tested says the verdict rests on Welch's tests on log throughput;
 	// false means one side had a single run and only the magnitude was
@@ -191,8 +193,9 @@ func Judge(good, bad, p Samples, keys []Key, rule Rule) Judgement {
 	if worst >= 0 {
 		w := tests[worst]
 		j.Key, j.Ratio, j.Tested = w.key, w.ratio, w.tested
-		if iv, err := inference.RatioOfMeans(good[w.key], p[w.key], inference.DefaultLevel); err == nil {
-			j.Low, j.High = iv.Low, iv.High
+		if iv, err := inference.RatioOfMeans(good[w.key], p[w.key], inference.DefaultLevel); err == nil && !iv.FiellerUnbounded {
+			// Throughputs are not negative: neither is their ratio.
+			j.Low, j.High = math.Max(iv.Low, 0), iv.High
 		}
 	}
 	switch {

@@ -19,16 +19,18 @@ func TestJudge(t *testing.T) {
 		wantKey   Key
 		wantRatio float64
 		tested    bool
+		// bounded says Fieller's interval is finite.
+		bounded bool
 	}{
-		{"like good", Samples{w: {1005, 995, 1010}}, []Key{w}, Good, w, 1.0033, true},
-		{"like bad", Samples{w: {505, 495, 500}}, []Key{w}, Bad, w, 0.5, true},
-		{"between the levels counts as bad", Samples{w: {750, 760, 740}}, []Key{w}, Bad, w, 0.75, true},
-		{"within noise of both", Samples{w: {1400, 300, 900}}, []Key{w}, Inconclusive, w, 0.8667, true},
-		{"a key not measured is inconclusive", Samples{w: {1000, 1000}}, []Key{w, r}, Inconclusive, w, 1, true},
-		{"bad on one key of two", Samples{w: {500, 505, 495}, r: {5000, 5010, 4990}}, []Key{r, w}, Bad, w, 0.5, true},
-		{"one run: the magnitude decides bad", Samples{w: {600}}, []Key{w}, Bad, w, 0.6, false},
-		{"one run: the magnitude decides good", Samples{w: {990}}, []Key{w}, Good, w, 0.99, false},
-		{"no keys", Samples{w: {990}}, nil, Inconclusive, Key{}, math.NaN(), false},
+		{"like good", Samples{w: {1005, 995, 1010}}, []Key{w}, Good, w, 1.0033, true, true},
+		{"like bad", Samples{w: {505, 495, 500}}, []Key{w}, Bad, w, 0.5, true, true},
+		{"between the levels counts as bad", Samples{w: {750, 760, 740}}, []Key{w}, Bad, w, 0.75, true, true},
+		{"within noise of both", Samples{w: {1400, 300, 900}}, []Key{w}, Inconclusive, w, 0.8667, true, true},
+		{"a key not measured is inconclusive", Samples{w: {1000, 1000}}, []Key{w, r}, Inconclusive, w, 1, true, true},
+		{"bad on one key of two", Samples{w: {500, 505, 495}, r: {5000, 5010, 4990}}, []Key{r, w}, Bad, w, 0.5, true, true},
+		{"one run: the magnitude decides bad", Samples{w: {600}}, []Key{w}, Bad, w, 0.6, false, false},
+		{"one run: the magnitude decides good", Samples{w: {990}}, []Key{w}, Good, w, 0.99, false, false},
+		{"no keys", Samples{w: {990}}, nil, Inconclusive, Key{}, math.NaN(), false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := Judge(good, bad, tc.p, tc.keys, rule)
@@ -41,10 +43,20 @@ func TestJudge(t *testing.T) {
 			if !(math.IsNaN(tc.wantRatio) && math.IsNaN(j.Ratio)) && math.Abs(j.Ratio-tc.wantRatio) > 1e-3 {
 				t.Fatalf("ratio %v, want %v", j.Ratio, tc.wantRatio)
 			}
-			if j.Tested && !(j.Low <= j.Ratio && j.Ratio <= j.High) {
-				t.Fatalf("interval [%v, %v] does not hold the ratio %v", j.Low, j.High, j.Ratio)
+			if bounded := !math.IsNaN(j.Low); bounded != tc.bounded || (bounded && !(0 <= j.Low && j.Low <= j.Ratio && j.Ratio <= j.High)) {
+				t.Fatalf("interval [%v, %v] for ratio %v, want bounded %v and holding it", j.Low, j.High, j.Ratio, tc.bounded)
 			}
 		})
+	}
+}
+
+// Two good runs far apart: Fieller's set is unbounded, so the point gets
+// no interval rather than the delta method's, which would reach below 0.
+func TestJudgeGivesNoIntervalWhenUnbounded(t *testing.T) {
+	w := Key{Step: "update-index", Threads: 1}
+	j := Judge(Samples{w: {1000, 600}}, Samples{w: {50, 52}}, Samples{w: {500, 505}}, []Key{w}, Rule{Magnitude: 0.1, MaxPValue: 0.05})
+	if !math.IsNaN(j.Low) || !math.IsNaN(j.High) || math.Abs(j.Ratio-0.6281) > 1e-3 {
+		t.Fatalf("ratio %v interval [%v, %v], want 0.628 without an interval", j.Ratio, j.Low, j.High)
 	}
 }
 
