@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
 )
 
 // BisectionGVR is the BenchmarkBisection resource.
@@ -164,7 +168,9 @@ func (o *BisectOptions) Run(ctx context.Context) error {
 
 // BisectStatusOptions are the options of `bisect status NAME`.
 type BisectStatusOptions struct {
-	Name    string
+	Name string
+	// HTML, when set, is a file the chart of the points is written to.
+	HTML    string
 	clients Clients
 	cluster *Cluster
 	genericiooptions.IOStreams
@@ -173,17 +179,21 @@ type BisectStatusOptions struct {
 // NewCmdBisectStatus builds `kubectl dbbench bisect status NAME`.
 func NewCmdBisectStatus(streams genericiooptions.IOStreams, clients Clients) *cobra.Command {
 	o := &BisectStatusOptions{IOStreams: streams, clients: clients}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "status NAME",
 		Short: "Show a bisection's verdict, rounds and every point's ratio to good",
 		Long: `Print a BenchmarkBisection's Localized condition, the rounds it ran (one
 BenchmarkRun each) and one line per point in order: its verdict, its ratio
 to the good point with the 95 % interval, and the step it was judged at.
-The first bad point is marked with '<'.`,
-		Example: `  kubectl dbbench bisect status nightly-42-bisect`,
-		Args:    cobra.ExactArgs(1),
-		RunE:    runE(o),
+The first bad point is marked with '<'. --html also writes a page charting
+the points' ratios in order with the first bad one marked.`,
+		Example: `  kubectl dbbench bisect status nightly-42-bisect
+  kubectl dbbench bisect status nightly-42-bisect --html bisect.html`,
+		Args: cobra.ExactArgs(1),
+		RunE: runE(o),
 	}
+	cmd.Flags().StringVar(&o.HTML, "html", "", "Also write an HTML page with the chart of the points to this file.")
+	return cmd
 }
 
 // Complete fills the name and the cluster.
@@ -218,7 +228,53 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("reading benchmarkbisection %s: %w", o.Name, err)
 	}
 	writeBisectionStatus(o.Out, &b)
+	if o.HTML == "" {
+		return nil
+	}
+	f, err := os.Create(o.HTML)
+	if err != nil {
+		return fmt.Errorf("--html: %w", err)
+	}
+	if err := analysis.WriteBisectionHTML(f, bisectionChart(&b)); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("--html %s: %w", o.HTML, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("--html %s: %w", o.HTML, err)
+	}
+	fmt.Fprintf(o.ErrOut, "wrote %s\n", o.HTML)
 	return nil
+}
+
+// bisectionChart is the chart of a bisection's points.
+func bisectionChart(b *dbbenchv1alpha1.BenchmarkBisection) analysis.BisectionChart {
+	st := &b.Status
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	c := analysis.BisectionChart{Title: "dbbench bisection: " + b.Name, FirstBad: -1}
+	if ep := st.Endpoints; ep != nil {
+		c.Key = ep.Key
+	}
+	if cond := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.BisectionConditionLocalized); cond != nil {
+		c.Summary = fmt.Sprintf("Localized=%s (%s): %s", cond.Status, cond.Reason, cond.Message)
+	}
+	for i, p := range st.Points {
+		if st.FirstBad != "" && p.Name == st.FirstBad {
+			c.FirstBad = i
+			if p.Key != "" {
+				c.Key = p.Key
+			}
+		}
+		c.Points = append(c.Points, analysis.BisectionPoint{
+			Name: p.Name, Verdict: string(p.Verdict), Ratio: num(p.Ratio), Low: num(p.RatioLow), High: num(p.RatioHigh), Note: string(p.Reason),
+		})
+	}
+	return c
 }
 
 // writeBisectionStatus prints the condition, the rounds and the points.

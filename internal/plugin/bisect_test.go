@@ -3,6 +3,8 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +151,22 @@ Points:
 `
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Fatalf("output (-want +got):\n%s", diff)
+	}
+	page := filepath.Join(t.TempDir(), "bisect.html")
+	if _, _, err := runCmd(t, clients, "bisect", "status", "find-it", "--html", page); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"QPS / QPS(good) at update-index@1", `<title>t3: Bad, ratio 0.21</title>`, `class="first-bad"`, "reg/m:gone: Failed InvalidImage"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Count(string(html), `stroke-width="2.5"`) != 1 {
+		t.Error("the page does not outline exactly one bar (the first bad)")
 	}
 	var buf bytes.Buffer
 	writeBisectionStatus(&buf, &dbbenchv1alpha1.BenchmarkBisection{ObjectMeta: metav1.ObjectMeta{Name: "new"}})
