@@ -55,3 +55,12 @@ const (
 	EventMissedSchedule     = "MissedSchedule"
 	EventTooManyMissedTimes = "TooManyMissedTimes"
 )
+
+// Reasons of the events about a BenchmarkBisection (the Localized
+// condition's reasons are in the API package).
+const (
+	EventRoundCreated          = "RoundCreated"
+	EventEndpointsChecked      = "EndpointsChecked"
+	EventBisectionLocalized    = "Localized"
+	EventBisectionNotLocalized = "NotLocalized"
+)

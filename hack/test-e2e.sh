@@ -39,6 +39,8 @@ case "${CLUSTER}" in
 local)
 	eval "$(hack/cluster/up.sh)"
 	hack/images.sh "${images[@]}" >&2
+	# The tags the bisection test searches (test/e2e/bisect_test.go).
+	hack/bisect-images.sh >&2
 	;;
 existing)
 	[ -n "${KUBECONFIG:-}" ] || { echo "CLUSTER=existing needs KUBECONFIG" >&2; exit 1; }

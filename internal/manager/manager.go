@@ -108,6 +108,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := errors.Join(sr.SetupWithManager(mgr), controllers.SetupMetricsWithManager(mgr)); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkSchedule controller and metrics: %w", err)
 	}
+	br := &controllers.BenchmarkBisectionReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	if err := br.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the BenchmarkBisection controller: %w", err)
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}

@@ -82,6 +82,7 @@ time, repeats, and change points across the runs of a suite.`,
 		NewCmdWatch(streams, clients),
 		NewCmdImport(streams),
 		NewCmdTiming(streams, clients),
+		NewCmdBisect(streams, clients),
 	)
 	return cmd
 }

@@ -1,0 +1,379 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Condition types and reasons of a BenchmarkBisection.
+const (
+	// BisectionConditionLocalized is Unknown while the search runs, True
+	// when a candidate was found to introduce the regression (the message
+	// and status.firstBad name it), False when the search ended without
+	// one (the reason says why).
+	BisectionConditionLocalized = "Localized"
+
+	// BisectionReasonSearching: rounds are still being measured.
+	BisectionReasonSearching = "Searching"
+	// BisectionReasonLocalized: the first bad candidate is known.
+	BisectionReasonLocalized = "Localized"
+	// BisectionReasonEndpointsNotReproduced: the bad point is not slower
+	// than the good one by the rule's magnitude (status.endpoints has the
+	// measured ratio).
+	BisectionReasonEndpointsNotReproduced = "EndpointsNotReproduced"
+	// BisectionReasonEndpointFailed: the good or the bad point did not run.
+	BisectionReasonEndpointFailed = "EndpointFailed"
+	// BisectionReasonNarrowed: the search ended with failed or inconclusive
+	// candidates between the last good and the first bad point; the
+	// interval is in status.changes[0].
+	BisectionReasonNarrowed = "Narrowed"
+	// BisectionReasonBudgetExhausted: the next round would exceed
+	// spec.budget; status.changes has the interval reached.
+	BisectionReasonBudgetExhausted = "BudgetExhausted"
+	// BisectionReasonInvalidSpec: the spec cannot be run (the referenced
+	// run is missing, names no database, judges no step).
+	BisectionReasonInvalidSpec = "InvalidSpec"
+	// BisectionReasonRoundFailed: a round's run failed as a whole (not
+	// cell by cell), so its points could not be judged.
+	BisectionReasonRoundFailed = "RoundFailed"
+)
+
+// Labels the bisection puts on the runs it creates.
+const (
+	// LabelBisection names the BenchmarkBisection that created a run.
+	LabelBisection = "dbbench.io/bisection"
+	// LabelBisectionRound is the round number of a run, from 0 (the
+	// endpoint round).
+	LabelBisectionRound = "dbbench.io/bisection-round"
+)
+
+// BenchmarkBisectionSpec localizes a regression across ordered builds: the
+// known-good and known-bad points and the candidates between them.
+// +kubebuilder:validation:XValidation:rule="has(self.runRef) != has(self.template)",message="runRef: set exactly one of runRef and template"
+// +kubebuilder:validation:XValidation:rule="!(has(self.good.version) && has(self.bad.version) && self.good.version == self.bad.version) && !(has(self.good.image) && has(self.bad.image) && self.good.image == self.bad.image)",message="bad: must differ from good"
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || size(self.template.databases) == 1",message="template.databases: a bisection measures one database; list exactly one"
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || !has(self.judge) || !has(self.judge.steps) || !has(self.template.workload.steps) || self.judge.steps.all(s, s in self.template.workload.steps)",messageExpression="'judge.steps: ' + self.judge.steps.filter(s, !(s in self.template.workload.steps))[0] + ' is not a step of template.workload.steps'"
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || !has(self.judge) || !has(self.judge.threads) || !has(self.template.workload.threads) || self.judge.threads.all(t, t in self.template.workload.threads)",message="judge.threads: every thread count must be one of template.workload.threads"
+type BenchmarkBisectionSpec struct {
+	// runRef copies the database, config, workload, client, placement,
+	// output and timeouts from a BenchmarkRun in the same namespace (the
+	// run that regressed, typically). Set runRef or template.
+	// +optional
+	RunRef *BisectionRunRef `json:"runRef,omitempty"`
+
+	// template is the run spec every round runs, inline, with exactly one
+	// database (its versions are replaced by the round's points, its
+	// first config variant is used). Set runRef or template.
+	// +optional
+	Template *BenchmarkRunSpec `json:"template,omitempty"`
+
+	// good is the known-good point.
+	Good BisectionPoint `json:"good"`
+
+	// bad is the known-bad point.
+	Bad BisectionPoint `json:"bad"`
+
+	// candidates are the points between good and bad, in order (oldest
+	// first).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=62
+	// +listType=atomic
+	Candidates []BisectionPoint `json:"candidates"`
+
+	// judge names the steps and thread counts the verdicts look at.
+	// +optional
+	Judge BisectionJudge `json:"judge,omitempty"`
+
+	// minMagnitudePercent: a point is bad when it is slower than good by
+	// more than this on a judged step. Defaults to the referenced run's
+	// spec.regression.minMagnitudePercent, else 5.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=99
+	// +optional
+	MinMagnitudePercent *int32 `json:"minMagnitudePercent,omitempty"`
+
+	// maxPValue is the significance level of the one-sided tests between
+	// runs (Welch's on per-repeat log QPS, Holm-adjusted over the judged
+	// steps), a decimal string in (0, 1). Defaults to the referenced
+	// run's spec.regression.maxPValue, else 0.05.
+	// +kubebuilder:validation:Pattern=`^0?\.[0-9]*[1-9][0-9]*$`
+	// +kubebuilder:validation:MaxLength=12
+	// +optional
+	MaxPValue string `json:"maxPValue,omitempty"`
+
+	// parallelism is how many candidates a round measures: each interval
+	// that still holds the change is split into parallelism+1 parts.
+	// Cells of a round run as the run's placement allows.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	// +optional
+	Parallelism int32 `json:"parallelism,omitempty"`
+
+	// repeats is how many cells measure each point per round (the tests
+	// need 2 or more; 1 judges by the magnitude alone).
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	Repeats int32 `json:"repeats,omitempty"`
+
+	// maxCells is the budget: the bisection never starts a round that
+	// would take its cells beyond it, and reports the interval reached.
+	// +kubebuilder:default=100
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxCells int32 `json:"maxCells,omitempty"`
+}
+
+// BisectionRunRef names the run a bisection copies its benchmark from.
+type BisectionRunRef struct {
+	// name of the BenchmarkRun.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+
+	// database names the run's database to bisect; the first when empty.
+	// +kubebuilder:validation:MaxLength=16
+	// +optional
+	Database string `json:"database,omitempty"`
+
+	// config names the database's config variant to use; the first when
+	// empty.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Config string `json:"config,omitempty"`
+}
+
+// BisectionPoint is one build: a version substituted into the database's
+// image template, or an explicit image (a tag or a digest).
+// +kubebuilder:validation:XValidation:rule="has(self.version) != has(self.image)",message="set exactly one of version and image"
+type BisectionPoint struct {
+	// version is substituted for {version} in the database's image.
+	// +kubebuilder:validation:MaxLength=40
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9][A-Za-z0-9._-]*$`
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// image is the whole image reference, e.g. registry/mariadb@sha256:….
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// BisectionJudge names what the verdicts look at.
+type BisectionJudge struct {
+	// steps to judge. Defaults to the steps named in the referenced run's
+	// status.regression.regressed, else every step measured.
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Steps []string `json:"steps,omitempty"`
+
+	// threads are the thread counts to judge; all measured when empty
+	// (with runRef and no steps given: those of status.regression).
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Threads []int32 `json:"threads,omitempty"`
+}
+
+// BisectionVerdict is what a point was judged to be.
+// +kubebuilder:validation:Enum=Good;Bad;Inconclusive;Failed;Untested
+type BisectionVerdict string
+
+const (
+	VerdictGood         BisectionVerdict = "Good"
+	VerdictBad          BisectionVerdict = "Bad"
+	VerdictInconclusive BisectionVerdict = "Inconclusive"
+	VerdictFailed       BisectionVerdict = "Failed"
+	VerdictUntested     BisectionVerdict = "Untested"
+)
+
+// BisectionPhase summarizes a bisection.
+// +kubebuilder:validation:Enum=Searching;Localized;NotLocalized
+type BisectionPhase string
+
+const (
+	BisectionSearching    BisectionPhase = "Searching"
+	BisectionLocalized    BisectionPhase = "Localized"
+	BisectionNotLocalized BisectionPhase = "NotLocalized"
+)
+
+// BisectionRound is one round: one BenchmarkRun measuring some points.
+type BisectionRound struct {
+	// index counts rounds from 0 (the endpoint round).
+	Index int32 `json:"index"`
+	// run is the round's BenchmarkRun.
+	Run string `json:"run"`
+	// points are the indexes (into status.points) the round measures.
+	// +listType=atomic
+	Points []int32 `json:"points"`
+	// cells is the number of cells of the round.
+	Cells int32 `json:"cells"`
+	// finished is set once the round's results were read.
+	// +optional
+	Finished bool `json:"finished,omitempty"`
+}
+
+// BisectionPointStatus is what is known of one point.
+type BisectionPointStatus struct {
+	// index is the point's position: 0 good, 1..n the candidates, n+1 bad.
+	Index int32 `json:"index"`
+	// name is the version or image.
+	Name string `json:"name"`
+	// verdict is Good, Bad, Inconclusive, Failed or Untested.
+	Verdict BisectionVerdict `json:"verdict"`
+	// runs is how many cells measured it successfully.
+	// +optional
+	Runs int32 `json:"runs,omitempty"`
+	// measured counts the rounds that measured it.
+	// +optional
+	Measured int32 `json:"measured,omitempty"`
+	// key is the judged step@threads the figures are of (the lowest
+	// ratio).
+	// +optional
+	Key string `json:"key,omitempty"`
+	// ratio is mean(point)/mean(good) at key, 4 significant digits.
+	// +optional
+	Ratio string `json:"ratio,omitempty"`
+	// ratioLow and ratioHigh bound ratio at 95 % (Fieller), when both
+	// sides have 2 runs or more and the good point's runs are steady
+	// enough for a finite interval.
+	// +optional
+	RatioLow string `json:"ratioLow,omitempty"`
+	// +optional
+	RatioHigh string `json:"ratioHigh,omitempty"`
+	// reason is the cell failure reason of a Failed point.
+	// +optional
+	Reason FailureReason `json:"reason,omitempty"`
+	// message says more about a Failed point.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// BisectionChange is an interval that holds a change from good to bad.
+type BisectionChange struct {
+	// lastGood is the last good point before the change.
+	LastGood string `json:"lastGood"`
+	// firstBad is the first bad point after it.
+	FirstBad string `json:"firstBad"`
+	// between are the points between them that could not be judged
+	// (failed, inconclusive, or left untested by the budget); empty when
+	// firstBad introduced the change.
+	// +listType=atomic
+	// +optional
+	Between []string `json:"between,omitempty"`
+}
+
+// BisectionEndpoints are the figures of the endpoint check.
+type BisectionEndpoints struct {
+	// reproduced says the bad point was slower than good by more than the
+	// magnitude on some judged step.
+	Reproduced bool `json:"reproduced"`
+	// key is the step@threads with the lowest bad/good ratio.
+	// +optional
+	Key string `json:"key,omitempty"`
+	// ratio is mean(bad)/mean(good) at key.
+	// +optional
+	Ratio string `json:"ratio,omitempty"`
+	// regressed are the step@threads the search judges candidates on.
+	// +listType=atomic
+	// +optional
+	Regressed []string `json:"regressed,omitempty"`
+}
+
+// BenchmarkBisectionStatus is the observed state of a bisection.
+type BenchmarkBisectionStatus struct {
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions: Localized.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// phase is Searching, Localized or NotLocalized.
+	// +optional
+	Phase BisectionPhase `json:"phase,omitempty"`
+
+	// firstBad names the candidate that introduced the regression, once
+	// localized.
+	// +optional
+	FirstBad string `json:"firstBad,omitempty"`
+
+	// endpoints are the figures of the endpoint check.
+	// +optional
+	Endpoints *BisectionEndpoints `json:"endpoints,omitempty"`
+
+	// rounds are the runs measured, in order.
+	// +listType=atomic
+	// +optional
+	Rounds []BisectionRound `json:"rounds,omitempty"`
+
+	// roundCount and cellsUsed total the rounds and cells so far.
+	// +optional
+	RoundCount int32 `json:"roundCount,omitempty"`
+	// +optional
+	CellsUsed int32 `json:"cellsUsed,omitempty"`
+
+	// points are good, the candidates and bad, in order, with verdicts.
+	// +listType=atomic
+	// +optional
+	Points []BisectionPointStatus `json:"points,omitempty"`
+
+	// changes are the intervals holding a change from good to bad, in
+	// order; more than one when results are not monotonic.
+	// +listType=atomic
+	// +optional
+	Changes []BisectionChange `json:"changes,omitempty"`
+
+	// startTime and completionTime bound the search.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+}
+
+// BenchmarkBisection localizes a regression between a good and a bad
+// build by measuring the candidates between them in rounds, each round a
+// BenchmarkRun it owns.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=bbis,categories=dbbench
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name: must be at most 50 characters (rounds are named <bisection>-r<N>)"
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="First Bad",type=string,JSONPath=`.status.firstBad`
+// +kubebuilder:printcolumn:name="Rounds",type=integer,JSONPath=`.status.roundCount`
+// +kubebuilder:printcolumn:name="Cells",type=integer,JSONPath=`.status.cellsUsed`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Localized")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BenchmarkBisection struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the search. It is immutable: a changed search is a new one.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: create a new BenchmarkBisection instead"
+	Spec BenchmarkBisectionSpec `json:"spec"`
+
+	// status is the observed state.
+	// +optional
+	Status BenchmarkBisectionStatus `json:"status,omitempty"`
+}
+
+// BenchmarkBisectionList is a list of BenchmarkBisections.
+//
+// +kubebuilder:object:root=true
+type BenchmarkBisectionList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkBisection `json:"items"`
+}
+
+func init() {
+	register(&BenchmarkBisection{}, &BenchmarkBisectionList{})
+}

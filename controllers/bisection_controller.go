@@ -1,0 +1,211 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// bisectionOwnerIndex indexes BenchmarkRuns by the name of the
+// BenchmarkBisection that controls them.
+const bisectionOwnerIndex = "dbbench.io/bisection-owner"
+
+// BenchmarkBisectionReconciler localizes a regression by creating one
+// BenchmarkRun per round, as BenchmarkScheduleReconciler creates runs: the
+// cells of a round are ordinary cells of an ordinary run (same builders,
+// placement, retries, uploads). The bisection only reads the rounds that
+// finished and decides the next one (pkg/bisect).
+//
+// Each pass recomputes the search from the rounds' runs (their results
+// ConfigMaps and the points each run's annotation records), so the status
+// is a summary that a lost write cannot corrupt, and round names are
+// deterministic (<bisection>-r<N>), so a redone pass cannot create a
+// second run for a round.
+type BenchmarkBisectionReconciler struct {
+	client.Client
+	// APIReader reads a bisection past the cache after a conflict (the
+	// manager's API reader when not set).
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+}
+
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkbisections,verbs=get;list;watch
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkbisections/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkbisections/finalizers,verbs=update
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile runs one pass over a bisection and writes its status once; a
+// conflict on the write redoes the pass on a fresh copy.
+func (r *BenchmarkBisectionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	bis := &dbbenchv1alpha1.BenchmarkBisection{}
+	if err := r.Get(ctx, req.NamespacedName, bis); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	var (
+		p      *bisectionPass
+		result ctrl.Result
+		err    error
+	)
+	werr := redoOnConflict(ctx, r.APIReader, req.NamespacedName, bis, "bisection", func(fresh *dbbenchv1alpha1.BenchmarkBisection) error {
+		bis, p = fresh, nil
+		if !bis.DeletionTimestamp.IsZero() {
+			return nil
+		}
+		original := bis.DeepCopy()
+		p = &bisectionPass{r: r, bis: bis, now: r.Clock.Now(), log: log.FromContext(ctx)}
+		result, err = p.reconcile(ctx)
+		if werr := r.writeStatus(ctx, original, bis); werr != nil {
+			p.emitEvents(false)
+			return werr
+		}
+		return nil
+	})
+	if werr != nil {
+		return ctrl.Result{}, passOutcome(err, werr)
+	}
+	if p == nil {
+		return ctrl.Result{}, nil
+	}
+	p.emitEvents(true)
+	return result, err
+}
+
+func (r *BenchmarkBisectionReconciler) writeStatus(ctx context.Context, original, bis *dbbenchv1alpha1.BenchmarkBisection) error {
+	if equality.Semantic.DeepEqual(original.Status, bis.Status) {
+		return nil
+	}
+	bis.Status.ObservedGeneration = bis.Generation
+	return patchStatus(ctx, r, original, bis, "bisection status")
+}
+
+// SetupWithManager registers the controller and the index of runs by their
+// bisection.
+func (r *BenchmarkBisectionReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Clock == nil {
+		r.Clock = clock.RealClock{}
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &dbbenchv1alpha1.BenchmarkRun{}, bisectionOwnerIndex,
+		func(o client.Object) []string {
+			ref := metav1.GetControllerOf(o)
+			if ref == nil || ref.APIVersion != dbbenchv1alpha1.GroupVersion.String() || ref.Kind != "BenchmarkBisection" {
+				return nil
+			}
+			return []string{ref.Name}
+		})
+	if err != nil {
+		return fmt.Errorf("indexing runs by bisection: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&dbbenchv1alpha1.BenchmarkBisection{}).
+		Owns(&dbbenchv1alpha1.BenchmarkRun{}).
+		Named("benchmarkbisection").
+		Complete(r)
+}
+
+// bisectionPass is one reconcile pass over one bisection: it changes
+// bis.Status in memory and queues events for after the status write.
+type bisectionPass struct {
+	r      *BenchmarkBisectionReconciler
+	bis    *dbbenchv1alpha1.BenchmarkBisection
+	now    time.Time
+	log    logr.Logger
+	events []bisectionEvent
+}
+
+type bisectionEvent struct {
+	warning bool
+	reason  string
+	action  string
+	note    string
+	related *dbbenchv1alpha1.BenchmarkRun
+	// done marks an event about a run created: emitted even when the
+	// status write fails, because the run exists.
+	done bool
+}
+
+// finished reports whether the Localized condition reached a verdict.
+func bisectionFinished(bis *dbbenchv1alpha1.BenchmarkBisection) bool {
+	c := meta.FindStatusCondition(bis.Status.Conditions, dbbenchv1alpha1.BisectionConditionLocalized)
+	return c != nil && c.Status != metav1.ConditionUnknown
+}
+
+// setLocalized sets the Localized condition and reports whether it changed.
+func (p *bisectionPass) setLocalized(status metav1.ConditionStatus, reason, msg string) bool {
+	old := meta.FindStatusCondition(p.bis.Status.Conditions, dbbenchv1alpha1.BisectionConditionLocalized)
+	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != msg
+	meta.SetStatusCondition(&p.bis.Status.Conditions, metav1.Condition{
+		Type: dbbenchv1alpha1.BisectionConditionLocalized, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: p.bis.Generation, LastTransitionTime: metav1.Time{Time: p.now},
+	})
+	return changed
+}
+
+// end finishes the bisection with a verdict and its event.
+func (p *bisectionPass) end(status metav1.ConditionStatus, reason, msg string) {
+	st := &p.bis.Status
+	st.Phase = dbbenchv1alpha1.BisectionNotLocalized
+	if status == metav1.ConditionTrue {
+		st.Phase = dbbenchv1alpha1.BisectionLocalized
+	}
+	if st.CompletionTime == nil {
+		st.CompletionTime = &metav1.Time{Time: p.now}
+	}
+	if p.setLocalized(status, reason, msg) {
+		ev := EventBisectionLocalized
+		if status != metav1.ConditionTrue {
+			ev = EventBisectionNotLocalized
+		}
+		p.event(status != metav1.ConditionTrue, ev, "Bisect", msg)
+	}
+}
+
+func (p *bisectionPass) event(warning bool, reason, action, note string) {
+	p.events = append(p.events, bisectionEvent{warning: warning, reason: reason, action: action, note: note})
+}
+
+func (p *bisectionPass) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done bool, reason, action, note string) {
+	p.events = append(p.events, bisectionEvent{reason: reason, action: action, note: note, related: run, done: done})
+}
+
+// emitEvents emits the queued events; without a status write only those
+// about runs created.
+func (p *bisectionPass) emitEvents(statusWritten bool) {
+	if p.r.Recorder == nil {
+		return
+	}
+	for _, e := range p.events {
+		if !statusWritten && !e.done {
+			continue
+		}
+		t := corev1.EventTypeNormal
+		if e.warning {
+			t = corev1.EventTypeWarning
+		}
+		var related runtime.Object
+		if e.related != nil {
+			related = e.related
+		}
+		p.r.Recorder.Eventf(p.bis, related, t, e.reason, e.action, "%s", e.note)
+	}
+}

@@ -1,0 +1,145 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/bisect"
+)
+
+// regressedRun is a finished run of two databases whose verdict named
+// update-index at 4 threads.
+func regressedRun() *dbbenchv1alpha1.BenchmarkRun {
+	return &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "nightly-7"},
+		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+			Suite: "nightly",
+			Databases: []dbbenchv1alpha1.DatabaseSpec{
+				{Name: "pg", Engine: dbbenchv1alpha1.EnginePostgres, Versions: []string{"17"}},
+				{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"11.4"}, Image: "reg.example/mariadb:{version}",
+					Configs: []dbbenchv1alpha1.ConfigVariant{{Name: "small"}, {Name: "durable", Inline: ptr.To("[mysqld]\nsync_binlog=1\n")}}},
+			},
+			Workload:   dbbenchv1alpha1.WorkloadSpec{Repeats: 5, Steps: []string{"point-query", "update-index"}},
+			Regression: &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstPreviousRun, MinMagnitudePercent: 20, MaxPValue: "0.01"},
+			Baseline:   &dbbenchv1alpha1.BaselineSpec{Database: "pg"},
+		},
+		Status: dbbenchv1alpha1.BenchmarkRunStatus{Regression: &dbbenchv1alpha1.RegressionStatus{
+			Regressed: []dbbenchv1alpha1.RegressedStep{{Cell: "maria-11.4-durable", Step: "update-index", Threads: 4}},
+		}},
+	}
+}
+
+func bisectionPassFor(t *testing.T, spec dbbenchv1alpha1.BenchmarkBisectionSpec) *bisectionPass {
+	t.Helper()
+	scheme := runtimeScheme(t)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(regressedRun()).Build()
+	bis := &dbbenchv1alpha1.BenchmarkBisection{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "find", UID: "u1"}, Spec: spec}
+	return &bisectionPass{r: &BenchmarkBisectionReconciler{Client: c, Scheme: scheme}, bis: bis, log: logr.Discard()}
+}
+
+func TestBisectionSetupFromARun(t *testing.T) {
+	points := func(s ...string) []dbbenchv1alpha1.BisectionPoint {
+		var out []dbbenchv1alpha1.BisectionPoint
+		for _, v := range s {
+			if strings.Contains(v, "/") {
+				out = append(out, dbbenchv1alpha1.BisectionPoint{Image: v})
+			} else {
+				out = append(out, dbbenchv1alpha1.BisectionPoint{Version: v})
+			}
+		}
+		return out
+	}
+	base := func() dbbenchv1alpha1.BenchmarkBisectionSpec {
+		return dbbenchv1alpha1.BenchmarkBisectionSpec{
+			RunRef: &dbbenchv1alpha1.BisectionRunRef{Name: "nightly-7", Database: "maria", Config: "durable"},
+			Good:   points("11.4.1")[0], Bad: points("11.4.4")[0], Candidates: points("11.4.2", "reg.example/mariadb@sha256:33"),
+			Repeats: 3,
+		}
+	}
+	t.Run("copies the database and config, clears the suite, takes the rule and the judged pairs", func(t *testing.T) {
+		p := bisectionPassFor(t, base())
+		s, err := p.setup(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.base.Databases) != 1 || s.base.Databases[0].Name != "maria" || len(s.base.Databases[0].Configs) != 1 || s.base.Databases[0].Configs[0].Name != "durable" {
+			t.Fatalf("databases %+v", s.base.Databases)
+		}
+		if s.base.Suite != "" || s.base.Regression != nil || s.base.Baseline != nil || s.base.Workload.Repeats != 3 || !s.base.Output.ConfigMap.IsEnabled() {
+			t.Fatalf("base spec keeps the run's suite, verdict, baseline or repeats: %+v", s.base)
+		}
+		if diff := cmp.Diff(bisect.Rule{Magnitude: 0.2, MaxPValue: 0.01}, s.rule); diff != "" {
+			t.Fatalf("rule (-want +got):\n%s", diff)
+		}
+		for k, want := range map[bisect.Key]bool{{Step: "update-index", Threads: 4}: true, {Step: "update-index", Threads: 1}: false, {Step: "point-query", Threads: 4}: false} {
+			if s.judge(k) != want {
+				t.Errorf("judge(%v) = %v, want %v", k, !want, want)
+			}
+		}
+		run, err := p.buildRound(s, 2, []int{1, 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Name != "find-r2" || run.Labels[dbbenchv1alpha1.LabelBisectionRound] != "2" || run.Annotations[annotationBisectionPoints] != "1,2" {
+			t.Fatalf("round run %s %v %v", run.Name, run.Labels, run.Annotations)
+		}
+		got := [][3]string{}
+		for _, db := range run.Spec.Databases {
+			got = append(got, [3]string{db.Name, db.Versions[0], db.Image})
+		}
+		want := [][3]string{{"p1", "11.4.2", "reg.example/mariadb:{version}"}, {"p2", "image", "reg.example/mariadb@sha256:33"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("round databases (-want +got):\n%s", diff)
+		}
+		if ref := metav1.GetControllerOf(run); ref == nil || ref.Kind != "BenchmarkBisection" || ref.Name != "find" {
+			t.Fatalf("owner %+v", run.OwnerReferences)
+		}
+	})
+	t.Run("the spec's rule and judge win over the run's", func(t *testing.T) {
+		spec := base()
+		spec.MinMagnitudePercent, spec.MaxPValue = ptr.To[int32](10), "0.05"
+		spec.Judge = dbbenchv1alpha1.BisectionJudge{Steps: []string{"point-query"}}
+		s, err := bisectionPassFor(t, spec).setup(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.rule != (bisect.Rule{Magnitude: 0.1, MaxPValue: 0.05}) || !s.judge(bisect.Key{Step: "point-query", Threads: 64}) || s.judge(bisect.Key{Step: "update-index", Threads: 4}) {
+			t.Fatalf("rule %+v, judge not from the spec", s.rule)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		mutate func(*dbbenchv1alpha1.BenchmarkBisectionSpec)
+		want   string
+	}{
+		{"missing run", func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) { s.RunRef.Name = "nightly-8" }, "runRef.name: run nightly-8 not found"},
+		{"unknown database", func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) { s.RunRef.Database = "mysql" }, "runRef.database: run nightly-7 has no database mysql"},
+		{"unknown config", func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) { s.RunRef.Config = "big" }, "runRef.config: database maria has no config variant big"},
+		{"a point twice", func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) { s.Candidates = points("11.4.2", "11.4.2") },
+			"candidates[1]: 11.4.2 is also candidates[0]"},
+		{"a version without {version} in the image", func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) {
+			s.RunRef = nil
+			run := regressedRun()
+			run.Spec.Databases = run.Spec.Databases[1:]
+			run.Spec.Databases[0].Image = "reg.example/mariadb:latest"
+			s.Template = &run.Spec
+		}, "good: a version needs {version} in the database's image"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := base()
+			tc.mutate(&spec)
+			_, err := bisectionPassFor(t, spec).setup(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,297 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/bisect"
+)
+
+// annotationBisectionPoints records on a round's run the indexes of the
+// points it measures, so the search can be recomputed from the runs alone.
+const annotationBisectionPoints = "dbbench.io/bisection-points"
+
+// bisectionSetup is what every round is built from.
+type bisectionSetup struct {
+	// base is the run spec with exactly one database and config variant;
+	// its versions and image are replaced per point.
+	base dbbenchv1alpha1.BenchmarkRunSpec
+	// points are good, the candidates and bad, in order.
+	points []dbbenchv1alpha1.BisectionPoint
+	rule   bisect.Rule
+	// judge says whether a key is judged.
+	judge func(bisect.Key) bool
+}
+
+// pointName is how status and messages name a point.
+func pointName(pt dbbenchv1alpha1.BisectionPoint) string {
+	if pt.Image != "" {
+		return pt.Image
+	}
+	return pt.Version
+}
+
+// setup resolves the spec (and the referenced run) into a bisectionSetup;
+// an error is a spec error, reported as InvalidSpec.
+func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
+	spec := &p.bis.Spec
+	s := &bisectionSetup{}
+	var regression *dbbenchv1alpha1.RegressionSpec
+	var regressed []dbbenchv1alpha1.RegressedStep
+	dbName, cfgName := "", ""
+	switch {
+	case spec.RunRef != nil:
+		var ref dbbenchv1alpha1.BenchmarkRun
+		err := p.r.Get(ctx, types.NamespacedName{Namespace: p.bis.Namespace, Name: spec.RunRef.Name}, &ref)
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("runRef.name: run %s not found", spec.RunRef.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading run %s: %w", spec.RunRef.Name, err)
+		}
+		s.base = *ref.Spec.DeepCopy()
+		regression = ref.Spec.Regression
+		if ref.Status.Regression != nil {
+			regressed = ref.Status.Regression.Regressed
+		}
+		dbName, cfgName = spec.RunRef.Database, spec.RunRef.Config
+	case spec.Template != nil:
+		s.base = *spec.Template.DeepCopy()
+	default:
+		return nil, fmt.Errorf("runRef: set runRef or template")
+	}
+	if len(s.base.Databases) == 0 {
+		return nil, fmt.Errorf("runRef: run %s has no database", spec.RunRef.Name)
+	}
+	db := s.base.Databases[0]
+	if dbName != "" {
+		found := false
+		for _, d := range s.base.Databases {
+			if d.Name == dbName {
+				db, found = d, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("runRef.database: run %s has no database %s", spec.RunRef.Name, dbName)
+		}
+	}
+	if len(db.Configs) > 0 {
+		cfg := db.Configs[0]
+		if cfgName != "" {
+			found := false
+			for _, c := range db.Configs {
+				if c.Name == cfgName {
+					cfg, found = c, true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("runRef.config: database %s has no config variant %s", db.Name, cfgName)
+			}
+		}
+		db.Configs = []dbbenchv1alpha1.ConfigVariant{cfg}
+	}
+	s.base.Databases = []dbbenchv1alpha1.DatabaseSpec{db}
+	// A round is not part of the referenced run's suite, judges nothing
+	// itself and always writes the results ConfigMap the bisection reads.
+	s.base.Suite, s.base.Regression, s.base.Baseline = "", nil, nil
+	s.base.Workload.Repeats = max(spec.Repeats, 1)
+	s.base.Output.ConfigMap.Enabled = boolPtr(true)
+
+	s.points = append(append([]dbbenchv1alpha1.BisectionPoint{spec.Good}, spec.Candidates...), spec.Bad)
+	seen := map[string]int{}
+	for i, pt := range s.points {
+		if pt.Version != "" && db.Image != "" && !strings.Contains(db.Image, "{version}") {
+			return nil, fmt.Errorf("%s: a version needs {version} in the database's image %q; give an image instead", pointField(i, len(s.points)), db.Image)
+		}
+		if j, dup := seen[pointName(pt)]; dup {
+			return nil, fmt.Errorf("%s: %s is also %s", pointField(i, len(s.points)), pointName(pt), pointField(j, len(s.points)))
+		}
+		seen[pointName(pt)] = i
+	}
+
+	s.rule = bisect.Rule{Magnitude: 0.05, MaxPValue: 0.05}
+	if regression != nil {
+		s.rule.Magnitude = float64(regression.MinMagnitudePercent) / 100
+		if regression.MaxPValue != "" {
+			if v, err := strconv.ParseFloat(regression.MaxPValue, 64); err == nil {
+				s.rule.MaxPValue = v
+			}
+		}
+	}
+	if spec.MinMagnitudePercent != nil {
+		s.rule.Magnitude = float64(*spec.MinMagnitudePercent) / 100
+	}
+	if spec.MaxPValue != "" {
+		v, err := strconv.ParseFloat(spec.MaxPValue, 64)
+		if err != nil {
+			return nil, fmt.Errorf("maxPValue: %w", err)
+		}
+		s.rule.MaxPValue = v
+	}
+	if err := s.rule.Validate(); err != nil {
+		return nil, fmt.Errorf("minMagnitudePercent/maxPValue: %w", err)
+	}
+
+	steps := map[string]bool{}
+	for _, st := range spec.Judge.Steps {
+		steps[st] = true
+	}
+	threads := map[int]bool{}
+	for _, th := range spec.Judge.Threads {
+		threads[int(th)] = true
+	}
+	pairs := map[bisect.Key]bool{}
+	if len(steps) == 0 && len(threads) == 0 {
+		for _, r := range regressed {
+			pairs[bisect.Key{Step: r.Step, Threads: int(r.Threads)}] = true
+		}
+	}
+	s.judge = func(k bisect.Key) bool {
+		if len(pairs) > 0 {
+			return pairs[k]
+		}
+		return (len(steps) == 0 || steps[k.Step]) && (len(threads) == 0 || threads[k.Threads])
+	}
+	return s, nil
+}
+
+// pointField names point i in spec terms.
+func pointField(i, n int) string {
+	switch i {
+	case 0:
+		return "good"
+	case n - 1:
+		return "bad"
+	}
+	return fmt.Sprintf("candidates[%d]", i-1)
+}
+
+// round is a round's run as the search reads it.
+type round struct {
+	index  int
+	run    *dbbenchv1alpha1.BenchmarkRun
+	points []int
+}
+
+// listRounds reads the bisection's runs in round order.
+func (p *bisectionPass) listRounds(ctx context.Context) ([]round, error) {
+	var list dbbenchv1alpha1.BenchmarkRunList
+	if err := p.r.List(ctx, &list, client.InNamespace(p.bis.Namespace), client.MatchingFields{bisectionOwnerIndex: p.bis.Name}); err != nil {
+		return nil, fmt.Errorf("listing the bisection's runs: %w", err)
+	}
+	var out []round
+	for i := range list.Items {
+		run := &list.Items[i]
+		idx, err := strconv.Atoi(run.Labels[dbbenchv1alpha1.LabelBisectionRound])
+		if err != nil {
+			p.log.Info("Ignored a run without a round label", "run", klog.KObj(run))
+			continue
+		}
+		pts, err := parsePoints(run.Annotations[annotationBisectionPoints])
+		if err != nil {
+			p.log.Info("Ignored a run with unreadable points", "run", klog.KObj(run), "error", err)
+			continue
+		}
+		out = append(out, round{index: idx, run: run, points: pts})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].index < out[j].index })
+	return out, nil
+}
+
+func parsePoints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("annotation %s %q: %w", annotationBisectionPoints, s, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func formatPoints(pts []int) string {
+	s := make([]string, len(pts))
+	for i, v := range pts {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}
+
+// roundName is the deterministic name of round i.
+func roundName(bis string, i int) string { return fmt.Sprintf("%s-r%d", bis, i) }
+
+// pointDatabase is the database name of point i in a round's run: the
+// results name their cells by it.
+func pointDatabase(i int) string { return fmt.Sprintf("p%d", i) }
+
+// imageVersionLabel is the version a point given as an image shows in its
+// cells' names.
+const imageVersionLabel = "image"
+
+// buildRound is the run measuring points as round index.
+func (p *bisectionPass) buildRound(s *bisectionSetup, index int, points []int) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	run := &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: p.bis.Namespace,
+			Name:      roundName(p.bis.Name, index),
+			Labels: map[string]string{
+				dbbenchv1alpha1.LabelBisection:      p.bis.Name,
+				dbbenchv1alpha1.LabelBisectionRound: strconv.Itoa(index),
+			},
+			Annotations: map[string]string{annotationBisectionPoints: formatPoints(points)},
+		},
+		Spec: *s.base.DeepCopy(),
+	}
+	tpl := s.base.Databases[0]
+	run.Spec.Databases = nil
+	for _, i := range points {
+		db := *tpl.DeepCopy()
+		db.Name = pointDatabase(i)
+		pt := s.points[i]
+		if pt.Image != "" {
+			db.Versions, db.Image = []string{imageVersionLabel}, pt.Image
+		} else {
+			db.Versions = []string{pt.Version}
+		}
+		run.Spec.Databases = append(run.Spec.Databases, db)
+	}
+	if err := ctrl.SetControllerReference(p.bis, run, p.r.Scheme); err != nil {
+		return nil, fmt.Errorf("setting the owner of run %s: %w", run.Name, err)
+	}
+	return run, nil
+}
+
+// createRound creates the run of a round; AlreadyExists is success (an
+// earlier pass whose status write was lost created it).
+func (p *bisectionPass) createRound(ctx context.Context, s *bisectionSetup, index int, points []int) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	run, err := p.buildRound(s, index, points)
+	if err != nil {
+		return nil, err
+	}
+	switch err := p.r.Create(ctx, run); {
+	case apierrors.IsAlreadyExists(err):
+		p.log.V(1).Info("Found the round's run already created", "run", klog.KObj(run))
+	case err != nil:
+		return nil, fmt.Errorf("creating run %s: %w", run.Name, err)
+	default:
+		names := make([]string, len(points))
+		for j, i := range points {
+			names[j] = pointName(s.points[i])
+		}
+		p.log.Info("Created round", "run", klog.KObj(run), "round", index, "points", names)
+		p.runEvent(run, true, EventRoundCreated, "Create", fmt.Sprintf("Round %d measures %s in run %s", index, strings.Join(names, ", "), run.Name))
+	}
+	return run, nil
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# bisect-images.sh builds the images the bisection end-to-end test searches
+# (test/e2e/bisect_test.go) and loads them into the local cluster's
+# containerd: docker.io/dbbench/mariadb-bisect:t1 … t8, the project's
+# MariaDB 10.11 image with one my.cnf drop-in baked in. Tags before
+# t${BISECT_FIRST_DURABLE} flush the redo log once a second and do not sync a
+# binary log; from it on every commit is durable (redo log flush and binary
+# log sync per transaction), which costs write steps most of their
+# throughput. Run after `hack/images.sh mariadb-10.11`; does nothing when the
+# tags loaded are those this script and base would build.
+source "$(dirname "$0")/lib.sh"
+source "${DBBENCH_ROOT}/hack/cluster/env.sh"
+
+REPO=docker.io/dbbench/mariadb-bisect
+BASE=docker.io/library/mariadb:10.11
+TAGS=8
+FIRST_DURABLE="${BISECT_FIRST_DURABLE:-6}"
+FAST_CNF='[mysqld]\ninnodb_flush_log_at_trx_commit=2\nsync_binlog=0\n'
+DURABLE_CNF='[mysqld]\ninnodb_flush_log_at_trx_commit=1\nlog_bin=binlog\nsync_binlog=1\n'
+MARKER="${CLUSTER_DIR}/images-loaded/mariadb-bisect"
+
+podman() { command podman --runtime runc --cgroup-manager cgroupfs --events-backend file "$@"; }
+
+if ! podman image exists "${BASE}"; then
+	archive=$(ls -t "${DBBENCH_CACHE}/images/mariadb-10.11"-*.tar 2>/dev/null | head -1 || true)
+	[ -n "${archive}" ] || { log "no ${BASE}: run hack/images.sh mariadb-10.11 first"; exit 1; }
+	podman load -q -i "${archive}" >/dev/null
+fi
+hash=$( (podman image inspect --format '{{.Id}}' "${BASE}"; echo "${FIRST_DURABLE} ${TAGS}"; cat "$0") | sha256sum | cut -c1-16)
+if [ "$(cat "${MARKER}" 2>/dev/null)" = "${hash}" ] && ctr_k8s images ls -q "name==${REPO}:t${TAGS}" | grep -q .; then
+	exit 0
+fi
+
+ctx=$(mktemp -d)
+trap 'rm -rf "${ctx}"' EXIT
+refs=()
+for i in $(seq 1 "${TAGS}"); do
+	cnf="${FAST_CNF}"
+	[ "${i}" -lt "${FIRST_DURABLE}" ] || cnf="${DURABLE_CNF}"
+	printf '%b' "${cnf}" >"${ctx}/zz-bisect.cnf"
+	printf 'FROM %s\nCOPY zz-bisect.cnf /etc/mysql/conf.d/zz-bisect.cnf\n' "${BASE}" >"${ctx}/Dockerfile"
+	podman build -q -t "${REPO}:t${i}" "${ctx}" >/dev/null
+	refs+=("${REPO}:t${i}")
+done
+podman save -q --multi-image-archive --format docker-archive -o "${ctx}/bisect.tar" "${refs[@]}" >/dev/null
+log "loading ${REPO}:t1..t${TAGS} into containerd (durable commits from t${FIRST_DURABLE})"
+ctr_k8s images import "${ctx}/bisect.tar" >/dev/null
+mkdir -p "$(dirname "${MARKER}")"
+echo "${hash}" >"${MARKER}"
