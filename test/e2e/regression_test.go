@@ -27,7 +27,7 @@ const (
 	slowdownPercent = 85
 )
 
-// TestRegressedVerdictOnRealRuns: a nightly suite of three real runs with 3
+// TestRegressionVerdictsOnRealRuns: a nightly suite of three real runs with 3
 // repeats each, judged against the previous run at the default magnitude
 // (5 %). The first has no history; the second is the same spec, an A/A pair
 // (Regressed=False); the third runs the same config variant with a CPU limit
@@ -36,7 +36,7 @@ const (
 // repeats give the between-run test its variance. The test is not parallel:
 // the other tests' load would be noise in the comparison. It logs each
 // point's ratio, the realised slowdown and its wall time.
-func TestRegressedVerdictOnRealRuns(t *testing.T) {
+func TestRegressionVerdictsOnRealRuns(t *testing.T) {
 	began := time.Now()
 	ns := newNamespace(t, "regress")
 	qps := map[string]map[string][]float64{} // run → step@threads → per-repeat QPS
