@@ -21,7 +21,7 @@ func TestClopperPearson(t *testing.T) {
 		{3, 20, 0.95, 0.032071, 0.378927},             // binom.test(3, 20)
 		{5, 10, 0.95, 0.187086, 0.812914},             // binom.test(5, 10)
 		{0, 60, 0.95, 0, 1 - math.Pow(0.025, 1.0/60)}, // 0.0596
-		{2, 40, 0.90, 0.009084, 0.149026},             // binom.test(2, 40, conf.level = 0.9)
+		{2, 40, 0.90, 0.008957, 0.149152},             // exact binomial tails: P(X >= 2) = P(X <= 2) = 0.05
 	}
 	for _, tt := range tests {
 		lo, hi, err := ClopperPearson(tt.k, tt.n, tt.level)
