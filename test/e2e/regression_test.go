@@ -48,6 +48,10 @@ func TestRegressionVerdictsOnRealRuns(t *testing.T) {
 		db.Configs[0].Name = "tuned"
 		db.Configs[0].CPUScalePercent = scale
 		db.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(suiteCPULimit)}}
+		// The client's CPU request gives it CPU shares: a best-effort
+		// client on a busy node would be the bottleneck, and the server's
+		// quota would not bind. The server's request defaults to its limit.
+		run.Spec.Client.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(suiteCPULimit)}}
 		run.Spec.Workload.Steps = []string{"read-only-count"}
 		run.Spec.Workload.Threads = []int32{4}
 		run.Spec.Workload.Repeats = 3
