@@ -47,6 +47,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,9 +107,10 @@ type runResult struct {
 func main() {
 	var (
 		c      config
-		steps  = flag.String("steps", "point-query,read-only-count", "catalog steps of every run")
+		steps  = flag.String("steps", "read-only-count,read-only-sum", "catalog steps of every run")
 		scales = flag.String("scales", "90,95", "CPU quota of the slowed cells, percent of the base quota")
 		keep   = flag.Bool("keep-work", false, "keep the work directory (agent results)")
+		replay = flag.String("replay", "", "recompute the figures from the per-run lines of an earlier run's log (its stderr) instead of measuring; -steps, -scales, -threads, -quota as in that run")
 	)
 	flag.IntVar(&c.rounds, "rounds", 20, "rounds (each: A, the slowed cells, A2); also the number of A/A and of slowdown verdicts")
 	flag.IntVar(&c.seconds, "seconds", 5, "measured seconds per step (after the warm-up)")
@@ -132,6 +134,18 @@ func main() {
 	c.target /= 100
 	if c.rounds < 4 || c.quota <= 0 || c.target <= 0 {
 		fatalf("-rounds must be >= 4, -quota and -target > 0")
+	}
+	if *replay != "" {
+		runs, err := readLog(*replay, c)
+		if err != nil {
+			fatalf("-replay: %v", err)
+		}
+		c.rounds = 0
+		for _, r := range runs {
+			c.rounds = max(c.rounds, r.round+1)
+		}
+		report(os.Stdout, c, runs, 0)
+		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -325,6 +339,47 @@ func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell st
 		thr = float64(t1-t0) / float64(p1-p0)
 	}
 	return runResult{cell: cell, round: round, wall: wall, throttled: thr, doc: doc}, nil
+}
+
+// logLine is the per-run line of the log (run's logf call).
+var logLine = regexp.MustCompile(`round\s+(\d+) (\S+)\s+quota ([\d.]+) CPU, throttled in\s+(\d+) % of periods,\s+([\d.]+) s: (.*)$`)
+
+// readLog rebuilds the runs from a log's per-run lines: the QPS as logged
+// (0.1 QPS), the wall time and the throttled share; the documents carry
+// only what the verdicts read (steps, QPS, server identity).
+func readLog(path string, c config) ([]runResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var runs []runResult
+	for n, line := range strings.Split(string(b), "\n") {
+		m := logLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		round, _ := strconv.Atoi(m[1])
+		thr, _ := strconv.ParseFloat(m[4], 64)
+		wall, _ := strconv.ParseFloat(m[5], 64)
+		doc := &results.Document{Cell: results.Cell{Name: "replay", Engine: "mariadb"},
+			Provenance: results.Provenance{ServerVersion: "replay", ServerSettingsSHA256: "replay"}}
+		for _, sq := range strings.Split(m[6], ", ") {
+			f := strings.Fields(sq)
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: %q is not \"step qps\"", n+1, sq)
+			}
+			q, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", n+1, err)
+			}
+			doc.Steps = append(doc.Steps, results.StepResult{Step: f[0], Threads: c.threads, SteadyQPS: q})
+		}
+		runs = append(runs, runResult{cell: m[2], round: round - 1, wall: wall, throttled: thr / 100, doc: doc})
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s has no per-run lines", path)
+	}
+	return runs, nil
 }
 
 // manifestOf is the manifest of a "run" made of docs, one cell each, as the
@@ -611,6 +666,10 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 		fmt.Fprintf(w, "adaptive, this run: %d rounds, %.3f cell-hours\n", stopAt, spent/3600)
 	}
 	adaptive, fixed := resamplePlans(c, cells)
+	if adaptive.capped > 0 || fixed >= 5*c.rounds {
+		fmt.Fprintf(w, "in %d of %d resamples the adaptive plan did not reach the target within %d rounds (counted as %d); the fixed plan's figure is a lower bound when it shows %d\n",
+			adaptive.capped, bootstrapN, 5*c.rounds, 5*c.rounds, 5*c.rounds)
+	}
 	fmt.Fprintf(w, "over %d bootstrap resamples of the rounds: adaptive stops after %.1f rounds on average (90th percentile %d), %.3f cell-hours; "+
 		"a fixed plan needs %d rounds to reach the target in %.0f %% of resamples, %.3f cell-hours; adaptive/fixed = %.2f\n",
 		bootstrapN, adaptive.mean, adaptive.p90, adaptive.mean*perRound/3600, fixed, 100*fixedAssurance, float64(fixed)*perRound/3600, adaptive.mean/float64(fixed))
@@ -621,6 +680,8 @@ const bootstrapN = 1000
 type stopping struct {
 	mean float64
 	p90  int
+	// capped counts the resamples that did not reach the target.
+	capped int
 }
 
 // resamplePlans draws rounds with replacement: the adaptive plan draws one
@@ -632,19 +693,21 @@ func resamplePlans(c config, cells map[string][]runResult) (stopping, int) {
 	rng := rand.New(rand.NewPCG(11, 4))
 	limit := 5 * c.rounds
 	var stops []int
+	var s stopping
 	for b := 0; b < bootstrapN; b++ {
 		rounds := []int{rng.IntN(c.rounds)}
-		for len(rounds) < limit {
+		reached := false
+		for len(rounds) < limit && !reached {
 			rounds = append(rounds, rng.IntN(c.rounds))
 			hw, err := halfWidths(c, cells, rounds)
-			if err == nil && maxOf(hw) < c.target {
-				break
-			}
+			reached = err == nil && maxOf(hw) < c.target
+		}
+		if !reached {
+			s.capped++
 		}
 		stops = append(stops, len(rounds))
 	}
 	slices.Sort(stops)
-	var s stopping
 	for _, n := range stops {
 		s.mean += float64(n) / float64(len(stops))
 	}
