@@ -140,9 +140,18 @@ func main() {
 		if err != nil {
 			fatalf("-replay: %v", err)
 		}
+		// Only complete rounds (a log of an unfinished run ends mid-round).
 		c.rounds = 0
+		count := map[int]int{}
 		for _, r := range runs {
-			c.rounds = max(c.rounds, r.round+1)
+			count[r.round]++
+		}
+		for count[c.rounds] == len(c.scales)+2 {
+			c.rounds++
+		}
+		runs = slices.DeleteFunc(runs, func(r runResult) bool { return r.round >= c.rounds })
+		if c.rounds < 4 {
+			fatalf("-replay: %d complete rounds, need 4", c.rounds)
 		}
 		report(os.Stdout, c, runs, 0)
 		return
