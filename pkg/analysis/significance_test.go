@@ -348,4 +348,38 @@ func TestWithinRunMarksOfSingleRuns(t *testing.T) {
 	if strings.Contains(text, noIntervalNote) {
 		t.Errorf("a marked table still says its ratios have no interval:\n%s", text)
 	}
+
+	// The group statistics say how many of a group's ratios are noise.
+	gt, err := GroupStats(rel, CatalogGrouping(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{} // group → {within noise, marked}
+	for i, s := range rel.Steps {
+		g, ok := CatalogGrouping().GroupOf(s)
+		if !ok {
+			continue
+		}
+		w := want[g]
+		if ri := rel.Inference[i][0]; ri != nil {
+			w[1]++
+			if ri.Marker == MarkerNoise {
+				w[0]++
+			}
+		}
+		want[g] = w
+	}
+	for j, g := range gt.Groups {
+		st := gt.Stats[0][j]
+		if got := [2]int{st.WithinNoise, st.Marked}; got != want[g] {
+			t.Errorf("group %s: within noise %d of %d marked, want %d of %d", g, got[0], got[1], want[g][0], want[g][1])
+		}
+	}
+	buf.Reset()
+	if err := gt.Tables()[0].WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "within noise (~)") || !strings.Contains(buf.String(), "1 of 1") {
+		t.Errorf("group table lacks the within-noise row:\n%s", buf.String())
+	}
 }
