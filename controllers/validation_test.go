@@ -363,6 +363,15 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 	if testing.Verbose() {
 		t.Logf("kubectl explain benchmarkrun.spec.placement:\n%s", text)
 	}
+	out, err = exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.databases.configs.cpuScalePercent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl explain: %v\n%s", err, out)
+	}
+	for _, want := range []string{"FIELD: cpuScalePercent <integer>", "CPU limit (the CFS quota)", "resources.limits.cpu", "calibrated slowdown", "CPU-bound"} {
+		if !strings.Contains(strings.Join(strings.Fields(string(out)), " "), want) {
+			t.Errorf("kubectl explain ...configs.cpuScalePercent lacks %q:\n%s", want, out)
+		}
+	}
 }
 
 func runtimeFromUnstructured(u *unstructured.Unstructured, out *dbbenchv1alpha1.BenchmarkRun) error {
