@@ -630,7 +630,9 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	_ = tw.Flush()
 	fmt.Fprintln(w, "(regressed verdicts / verdicts = rate [Clopper–Pearson 95 %]; at magnitude 5 % a true 5 % slowdown sits on the null's boundary)")
 	slices.Sort(methods)
-	fmt.Fprintf(w, "methods used: %s\n\n", strings.Join(slices.Compact(methods), " | "))
+	fmt.Fprintf(w, "methods used: %s\n", strings.Join(slices.Compact(methods), " | "))
+	modelPower(w, c, cells)
+	fmt.Fprintln(w)
 
 	// Precision round by round.
 	roundWall := func(r int) float64 {
@@ -682,6 +684,40 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	fmt.Fprintf(w, "over %d bootstrap resamples of the rounds: adaptive stops after %.1f rounds on average (90th percentile %d), %.3f cell-hours; "+
 		"a fixed plan needs %d rounds to reach the target in %.0f %% of resamples, %.3f cell-hours; adaptive/fixed = %.2f\n",
 		bootstrapN, adaptive.mean, adaptive.p90, adaptive.mean*perRound/3600, fixed, 100*fixedAssurance, float64(fixed)*perRound/3600, adaptive.mean/float64(fixed))
+}
+
+// modelPower prints, per step, the power the model (inference.Design:
+// log-normal runs, the step's CV measured on A's runs) gives each slowdown
+// at each magnitude, one run per side with a floor of the bench's df and
+// 3+3 runs, at α / steps (Holm's first step): what the detection rates
+// above should be near if the model holds.
+func modelPower(w *os.File, c config, cells map[string][]runResult) {
+	k := float64(len(c.steps))
+	for _, step := range c.steps {
+		var xs []float64
+		for _, r := range cells[baseCell] {
+			xs = append(xs, qpsOf(r, step))
+		}
+		var parts []string
+		for _, mag := range []float64{defaultMagnitude, 0} {
+			for _, s := range c.scales {
+				// "slower by more than mag" is a shift beyond the boundary.
+				effect := 1 - (float64(s)/100)/(1-mag)
+				if effect <= 0 {
+					parts = append(parts, fmt.Sprintf("S%d@%.0f%% -", s, 100*mag))
+					continue
+				}
+				floor := inference.Design{CV: cv(xs), Alpha: defaultAlpha / k, FloorDF: 2*c.rounds - 3}
+				p1, err1 := floor.Power(1, effect)
+				p3, err3 := inference.Design{CV: cv(xs), Alpha: defaultAlpha / k}.Power(3, effect)
+				if err1 != nil || err3 != nil {
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("S%d@%.0f%% %.2f/%.2f", s, 100*mag, p1, p3))
+			}
+		}
+		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3): %s\n", step, 100*cv(xs), strings.Join(parts, ", "))
+	}
 }
 
 const bootstrapN = 1000
