@@ -11,7 +11,7 @@
 #   VERDICTS_THREADS=8        client threads (keep the server at its quota)
 #   VERDICTS_QUOTA=0.4        the server's base CPU quota, in CPUs
 #   VERDICTS_SCALES=90,95     the slowed cells' quota, percent of the base
-#   VERDICTS_TARGET=2         precision target, ± percent (Fieller 95 % half-width)
+#   VERDICTS_TARGET=5         precision target, ± percent (Fieller 95 % half-width)
 source "$(dirname "$0")/lib.sh"
 cd "${DBBENCH_ROOT}"
 
@@ -23,4 +23,4 @@ command -v sysbench >/dev/null || hack/test-deps.sh >&2
 exec go run ./test/bench/verdicts \
 	-rounds "${VERDICTS_ROUNDS:-20}" -seconds "${VERDICTS_SECONDS:-5}" -warmup "${VERDICTS_WARMUP:-1}" \
 	-steps "${VERDICTS_STEPS:-read-only-count,read-only-sum}" -threads "${VERDICTS_THREADS:-8}" \
-	-quota "${VERDICTS_QUOTA:-0.4}" -scales "${VERDICTS_SCALES:-90,95}" -target "${VERDICTS_TARGET:-2}" "$@"
+	-quota "${VERDICTS_QUOTA:-0.4}" -scales "${VERDICTS_SCALES:-90,95}" -target "${VERDICTS_TARGET:-5}" "$@"

@@ -119,7 +119,7 @@ func main() {
 	flag.Int64Var(&c.tableSize, "table-size", 10000, "rows in the one sbtest table")
 	flag.IntVar(&c.flushWait, "flush-wait", 5, "cap of the post-load flush, seconds")
 	flag.Float64Var(&c.quota, "quota", 0.4, "the server's base CPU quota in CPUs (CFS quota / period)")
-	flag.Float64Var(&c.target, "target", 2, "precision target: Fieller 95 % half-width of every ratio, percent")
+	flag.Float64Var(&c.target, "target", 5, "precision target: Fieller 95 % half-width of every ratio, percent")
 	flag.StringVar(&c.agentBin, "agent", "", "dbbench-agent binary (default: go build ./cmd/agent)")
 	flag.StringVar(&c.sysbench, "sysbench", "sysbench", "sysbench binary")
 	flag.Parse()
