@@ -111,6 +111,10 @@ bench-controller: ## 200 runs × 10 cells against envtest with 500 nodes; prints
 bench-fidelity: ## Agent vs plain sysbench QPS on a real local MariaDB, 5 concurrent pairs (docs/agent.md, Fidelity).
 	$(GO) run ./test/bench/fidelity -concurrent
 
+.PHONY: bench-verdicts
+bench-verdicts: ## A/A false positives, detection of calibrated 10 % / 5 % CPU-quota slowdowns, adaptive vs fixed repeats, real local MariaDB (docs/benchmarks.md). Size: VERDICTS_* (hack/bench-verdicts.sh).
+	hack/bench-verdicts.sh
+
 ##@ Build
 
 .PHONY: build

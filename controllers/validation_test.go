@@ -101,6 +101,15 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 		if err := k8sClient.Create(ctx, r, client.DryRunAll); err != nil {
 			t.Errorf("%s: refused: %v", name, err)
 		}
+		}
+	}
+	// A calibrated slowdown: one variant at 90 % of the CPU limit.
+	scaled := parseRun(t, validRunYAML)
+	scaled.SetNamespace(ns)
+	set(scaled.Object["spec"].(map[string]any), "databases.0.resources", map[string]any{"limits": map[string]any{"cpu": "1500m"}})
+	set(scaled.Object["spec"].(map[string]any), "databases.0.configs.1.cpuScalePercent", int64(90))
+	if err := k8sClient.Create(ctx, scaled, client.DryRunAll); err != nil {
+		t.Fatalf("spec with configs[].cpuScalePercent and a CPU limit refused: %v", err)
 	}
 	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkrun_*.yaml"))
 	if len(samples) < 3 {
@@ -289,6 +298,16 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			`configs[1].inline: line "max_connections 77" is not an option line`},
 		{"mariadb unclosed section header", inline("mariadb", "[mysqld\nmax_connections=77"),
 			`spec.databases[0].configs[1].inline: Invalid value: line "[mysqld" is not a section header`},
+		{"cpuScalePercent without a CPU limit", func(s map[string]any) { set(s, "databases.0.configs.1.cpuScalePercent", int64(90)) },
+			"spec.databases[0]: Invalid value: configs[].cpuScalePercent: scales resources.limits.cpu, which is not set"},
+		{"cpuScalePercent above 100", func(s map[string]any) {
+			set(s, "databases.0.resources", map[string]any{"limits": map[string]any{"cpu": "2"}})
+			set(s, "databases.0.configs.1.cpuScalePercent", int64(110))
+		}, "spec.databases[0].configs[1].cpuScalePercent: Invalid value: 110: spec.databases[0].configs[1].cpuScalePercent in body should be less than or equal to 100"},
+		{"cpuScalePercent below 10", func(s map[string]any) {
+			set(s, "databases.0.resources", map[string]any{"limits": map[string]any{"cpu": "2"}})
+			set(s, "databases.0.configs.1.cpuScalePercent", int64(5))
+		}, "spec.databases[0].configs[1].cpuScalePercent: Invalid value: 5"},
 		{"mariadb options only in a client section", inline("mariadb", "[client]\nport=3307"),
 			`configs[1].inline: line "[client]" opens the first section, but no section is one the mariadb server reads`},
 		{"mysql options in a MariaDB-only section", inline("mysql", "[mariadb]\nmax_connections=77"),
@@ -458,6 +477,15 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 		}
 		if testing.Verbose() {
 			t.Logf("kubectl explain %s:\n%s", field, text)
+		}
+	}
+	out, err = exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.databases.configs.cpuScalePercent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl explain: %v\n%s", err, out)
+	}
+	for _, want := range []string{"FIELD: cpuScalePercent <integer>", "CPU limit (the CFS quota)", "resources.limits.cpu", "calibrated slowdown", "CPU-bound"} {
+		if !strings.Contains(strings.Join(strings.Fields(string(out)), " "), want) {
+			t.Errorf("kubectl explain ...configs.cpuScalePercent lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # demo.sh is `make demo`: a real cluster, the operator installed with its Helm
 # chart, a real MariaDB 10.5 vs 10.11 vs 11.8 run, progress while it runs, and
-# the relative-throughput table and orchestration overhead at the end.
+# the relative-throughput table and orchestration overhead at the end. The
+# run has one cell per version, so each ratio is marked "~" (within noise) or
+# "?" (not a finding until repeated); docs/noise.md, "In the reports".
 #
 #   CLUSTER=local     (default) a single-node Kubernetes from real components (hack/cluster/up.sh)
 #   CLUSTER=kind      a kind cluster (needs Docker)

@@ -155,6 +155,12 @@ func ParseGrouping(r io.Reader) (Grouping, error) {
 type GroupStat struct {
 	Summary
 	Missing int `json:"missing"`
+	// Marked is how many of the group's ratios carry a noise marker
+	// (RelativeTable.Inference) and WithinNoise how many of those are
+	// MarkerNoise: the averages above mix ratios that are noise with
+	// ratios that may not be.
+	Marked      int `json:"marked,omitempty"`
+	WithinNoise int `json:"withinNoise,omitempty"`
 }
 
 // GroupTable holds the group statistics of every cell of a relative table.
@@ -206,6 +212,7 @@ func GroupStats(t *RelativeTable, g Grouping, kind StddevKind) (*GroupTable, err
 	vals := make([][]float64, len(gt.Groups))
 	for c := range t.Cells {
 		missing := make([]int, len(gt.Groups))
+		marked, noise := make([]int, len(gt.Groups)), make([]int, len(gt.Groups))
 		for j := range vals {
 			vals[j] = vals[j][:0]
 		}
@@ -220,10 +227,16 @@ func GroupStats(t *RelativeTable, g Grouping, kind StddevKind) (*GroupTable, err
 				continue
 			}
 			vals[j] = append(vals[j], r.Value)
+			if i < len(t.Inference) && t.Inference[i] != nil && t.Inference[i][c] != nil {
+				marked[j]++
+				if t.Inference[i][c].Marker == MarkerNoise {
+					noise[j]++
+				}
+			}
 		}
 		row := make([]GroupStat, len(gt.Groups))
 		for j := range row {
-			row[j] = GroupStat{Summary: Summarize(vals[j], kind), Missing: missing[j]}
+			row[j] = GroupStat{Summary: Summarize(vals[j], kind), Missing: missing[j], Marked: marked[j], WithinNoise: noise[j]}
 		}
 		gt.Stats = append(gt.Stats, row)
 	}
@@ -258,10 +271,17 @@ func (gt *GroupTable) Tables() []Table {
 			t.Rows = append(t.Rows, row)
 		}
 		nrow := []string{"steps"}
+		wrow, anyMarked := []string{"within noise (" + string(MarkerNoise) + ")"}, false
 		for _, s := range stats {
 			nrow = append(nrow, fmt.Sprint(s.N))
+			wrow = append(wrow, fmt.Sprintf("%d of %d", s.WithinNoise, s.Marked))
+			anyMarked = anyMarked || s.Marked > 0
 		}
 		t.Rows = append(t.Rows, nrow)
+		if anyMarked {
+			t.Rows = append(t.Rows, wrow)
+			t.Notes = append(t.Notes, "within noise: how many of the group's marked ratios are marked "+string(MarkerNoise)+" in the relative table; the statistics above include them")
+		}
 		t.Notes = append(t.Notes, "stddev is the "+gt.Stddev.Label())
 		for j, s := range stats {
 			if s.Missing > 0 {

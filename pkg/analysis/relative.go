@@ -63,6 +63,11 @@ type RelativeTable struct {
 	// Tests is, per column, how many (step, threads) tests its
 	// correction counted (across the tables of a report).
 	Tests map[string]int `json:"tests,omitempty"`
+
+	// WithinRun is set on a table of single runs whose Inference holds
+	// within-run intervals (withinRun): the per-second samples of the two
+	// runs, marked MarkerNoise or MarkerUnconfirmed.
+	WithinRun bool `json:"withinRun,omitempty"`
 }
 
 // MissingValue is a (cell, step) that was not measured.
@@ -181,9 +186,24 @@ func Relative(ds *Dataset, opts RelativeOptions) (*RelativeTable, error) {
 				row[j] = Missing()
 			default:
 				row[j] = Divide(o.QPS, b.QPS)
+				if ri := withinRun(b, o); ri != nil {
+					if t.Inference == nil {
+						t.Inference = make([][]*RatioInference, len(steps))
+					}
+					if t.Inference[i] == nil {
+						t.Inference[i] = make([]*RatioInference, len(cells))
+					}
+					t.Inference[i][j] = ri
+					t.WithinRun = true
+				}
 			}
 		}
 		t.Ratios[i] = row
+	}
+	for i := range t.Inference {
+		if t.Inference[i] == nil {
+			t.Inference[i] = make([]*RatioInference, len(cells))
+		}
 	}
 	return t, nil
 }
@@ -216,11 +236,14 @@ func (t *RelativeTable) Table() Table {
 			row[1] = formatFloat(*t.BaseQPS[i], 2)
 		}
 		for j, r := range t.Ratios[i] {
-			if t.ByCombination {
+			switch {
+			case t.ByCombination:
 				row = append(row, formatWithInterval(r, t.Inference[i][j]))
-				continue
+			case t.WithinRun && t.Inference[i] != nil && t.Inference[i][j] != nil:
+				row = append(row, r.String()+string(t.Inference[i][j].Marker))
+			default:
+				row = append(row, r.String())
 			}
-			row = append(row, r.String())
 		}
 		out.Rows = append(out.Rows, row)
 	}
@@ -230,6 +253,8 @@ func (t *RelativeTable) Table() Table {
 		out.Title = fmt.Sprintf("Relative throughput over repeats: mean QPS(combination) / mean QPS(%s), %d threads (> 1 is faster)", t.Base, t.Threads)
 		out.Columns[1] = "base mean qps"
 		out.Notes = append(out.Notes, t.intervalNotes()...)
+	} else if t.WithinRun {
+		out.Notes = append(out.Notes, t.withinRunNotes()...)
 	} else if len(t.Cells) > 0 {
 		out.Notes = append(out.Notes, noIntervalNote)
 	}

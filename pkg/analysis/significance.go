@@ -61,7 +61,62 @@ const (
 	// MarkerNone: the interval excludes 1, but the difference is smaller
 	// than the magnitude or does not survive the correction.
 	MarkerNone Marker = ""
+	// MarkerUnconfirmed marks a ratio of two single runs that lies beyond
+	// the runs' own per-second noise: it may still be run-to-run noise,
+	// which one run per side cannot measure.
+	MarkerUnconfirmed Marker = "?"
 )
+
+// MethodWithinRun is the interval of a ratio of two single runs from
+// their per-second samples (Fieller's method on the steady samples): the
+// jitter within the runs, narrower than the variation between runs.
+const MethodWithinRun inference.Method = "within-run"
+
+// withinRun is the within-run interval and mark of the ratio o/b of two
+// single runs, from their steady per-second samples; nil when either has
+// fewer than two. Its marks are one-directional: an interval that contains
+// 1 means the difference is within even the runs' own jitter, so it is
+// noise (MarkerNoise); one that excludes 1 proves nothing, because runs
+// differ by more than their jitter (a fresh server and data load), so the
+// ratio is MarkerUnconfirmed, never significant. The samples' positive
+// autocorrelation makes the interval narrower still, which errs toward
+// MarkerUnconfirmed, the mark that claims nothing.
+func withinRun(b, o *Observation) *RatioInference {
+	xb, xo := b.Series.Steady(), o.Series.Steady()
+	if len(xb) < 2 || len(xo) < 2 {
+		return nil
+	}
+	iv, err := inference.RatioOfMeans(xb, xo, inference.DefaultLevel)
+	if err != nil {
+		return nil // a zero or invalid series: no interval, the ratio stays unmarked
+	}
+	ri := &RatioInference{Low: Num(iv.Low), High: Num(iv.High), Method: MethodWithinRun,
+		FiellerUnbounded: iv.FiellerUnbounded, NBase: iv.NA, N: iv.NB, P: Num(iv.PRatioOne),
+		PAdjusted: Num(math.NaN()), Marker: MarkerUnconfirmed}
+	if iv.FiellerUnbounded || iv.Contains(1) {
+		ri.Marker = MarkerNoise
+	}
+	return ri
+}
+
+// withinRunNotes explain the marks of a table of single runs.
+func (t *RelativeTable) withinRunNotes() []string {
+	notes := []string{fmt.Sprintf("one run per cell, so no interval between runs; %s: within noise (the ratio's %s %% interval from the two runs' per-second samples contains 1); "+
+		"%s: beyond the runs' own per-second jitter, but runs differ by more than that (a fresh server, a fresh load): not a finding until repeated (workload.repeats >= 2 gives intervals; docs/noise.md)",
+		MarkerNoise, pct(inference.DefaultLevel), MarkerUnconfirmed)}
+	var none []string
+	for i, s := range t.Steps {
+		for j, c := range t.Cells {
+			if !t.Ratios[i][j].IsMissing() && (t.Inference[i] == nil || t.Inference[i][j] == nil) {
+				none = append(none, c+" "+s)
+			}
+		}
+	}
+	if len(none) > 0 {
+		notes = append(notes, "no per-second samples, no mark: "+listNames(none, 6))
+	}
+	return notes
+}
 
 // RatioInference is the interval and verdict of one ratio of means.
 type RatioInference struct {

@@ -262,3 +262,124 @@ func TestNoiseFloors(t *testing.T) {
 		t.Errorf("report lacks the noise floor table")
 	}
 }
+
+// TestWithinRunMarksOfSingleRuns: a table of single runs marks every ratio
+// whose two runs have per-second samples: "~" when the ratio's within-run
+// interval contains 1 (noise even by the runs' own jitter), "?" when it
+// lies beyond it (not a finding with one run per side); a ratio without
+// samples stays unmarked and the note names it.
+func TestWithinRunMarksOfSingleRuns(t *testing.T) {
+	series := func(vals ...float64) *TimeSeries {
+		return &TimeSeries{IntervalSeconds: 1, WarmupSeconds: 1, Values: append([]float64{1}, vals...)}
+	}
+	ds := NewDataset("single")
+	for _, c := range []string{"old", "new"} {
+		if err := ds.AddCell(CellMeta{Name: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs := []Observation{
+		// point-query: 1000 ± 100 vs 1050 ± 100 per second: within noise.
+		{Cell: "old", Step: "point-query", Threads: 1, QPS: 1000, Series: series(900, 1000, 1100, 1000)},
+		{Cell: "new", Step: "point-query", Threads: 1, QPS: 1050, Series: series(950, 1050, 1150, 1050)},
+		// insert: 500 vs 260, tight per-second samples: beyond the jitter.
+		{Cell: "old", Step: "insert", Threads: 1, QPS: 500, Series: series(495, 500, 505, 500)},
+		{Cell: "new", Step: "insert", Threads: 1, QPS: 260, Series: series(255, 260, 265, 260)},
+		// scan: no series on one side: no mark.
+		{Cell: "old", Step: "scan", Threads: 1, QPS: 200},
+		{Cell: "new", Step: "scan", Threads: 1, QPS: 100, Series: series(99, 100, 101)},
+		// update-index: a single steady sample per side: no interval.
+		{Cell: "old", Step: "update-index", Threads: 1, QPS: 300, Series: series(300)},
+		{Cell: "new", Step: "update-index", Threads: 1, QPS: 150, Series: series(150)},
+	}
+	for _, o := range obs {
+		if err := ds.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, err := Relative(ds, RelativeOptions{Steps: []string{"point-query", "insert", "scan", "update-index"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		step   string
+		marker Marker
+		marked bool
+	}{
+		{"point-query", MarkerNoise, true},
+		{"insert", MarkerUnconfirmed, true},
+		{"scan", "", false},
+		{"update-index", "", false},
+	}
+	if !rel.WithinRun {
+		t.Fatal("WithinRun not set")
+	}
+	for i, tt := range tests {
+		ri := rel.Inference[i][0]
+		if (ri != nil) != tt.marked {
+			t.Errorf("%s: inference %+v, want marked %v", tt.step, ri, tt.marked)
+			continue
+		}
+		if ri == nil {
+			continue
+		}
+		if ri.Marker != tt.marker || ri.Method != MethodWithinRun || ri.N != 4 || ri.NBase != 4 {
+			t.Errorf("%s: marker %q method %s n %d/%d, want %q within-run 4/4", tt.step, ri.Marker, ri.Method, ri.NBase, ri.N, tt.marker)
+		}
+		if r := rel.Ratios[i][0].Value; tt.marker == MarkerNoise && !(float64(ri.Low) <= 1 && 1 <= float64(ri.High)) ||
+			tt.marker == MarkerUnconfirmed && (float64(ri.Low) > r || float64(ri.High) < r || float64(ri.High) >= 1) {
+			t.Errorf("%s: interval [%v, %v] around %v does not fit the marker %q", tt.step, ri.Low, ri.High, r, tt.marker)
+		}
+	}
+	var buf bytes.Buffer
+	if err := rel.Table().WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	for _, want := range []string{
+		"point-query   1000.00   1.05~\n", "insert        500.00    0.52?\n", "scan          200.00    0.50\n",
+		"~: within noise (the ratio's 95 % interval from the two runs' per-second samples contains 1)",
+		"?: beyond the runs' own per-second jitter", "no per-second samples, no mark: new scan, new update-index",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, noIntervalNote) {
+		t.Errorf("a marked table still says its ratios have no interval:\n%s", text)
+	}
+
+	// The group statistics say how many of a group's ratios are noise.
+	gt, err := GroupStats(rel, CatalogGrouping(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{} // group → {within noise, marked}
+	for i, s := range rel.Steps {
+		g, ok := CatalogGrouping().GroupOf(s)
+		if !ok {
+			continue
+		}
+		w := want[g]
+		if ri := rel.Inference[i][0]; ri != nil {
+			w[1]++
+			if ri.Marker == MarkerNoise {
+				w[0]++
+			}
+		}
+		want[g] = w
+	}
+	for j, g := range gt.Groups {
+		st := gt.Stats[0][j]
+		if got := [2]int{st.WithinNoise, st.Marked}; got != want[g] {
+			t.Errorf("group %s: within noise %d of %d marked, want %d of %d", g, got[0], got[1], want[g][0], want[g][1])
+		}
+	}
+	buf.Reset()
+	if err := gt.Tables()[0].WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "within noise (~)") || !strings.Contains(buf.String(), "1 of 1") {
+		t.Errorf("group table lacks the within-noise row:\n%s", buf.String())
+	}
+}

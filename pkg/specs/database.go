@@ -80,7 +80,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			PeriodSeconds:    2,
 			FailureThreshold: 3,
 		},
-		Resources:                qosResources(p.QoSClass, db.Resources, nil),
+		Resources:                qosResources(p.QoSClass, ScaleCPULimit(db.Resources, c.Config.CPUScalePercent), nil),
 		VolumeMounts:             mounts,
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		SecurityContext: &corev1.SecurityContext{
@@ -170,6 +170,28 @@ func DataClaim(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32) 
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: vc.Size}},
 		},
 	}
+}
+
+// ScaleCPULimit returns the resources with the CPU limit scaled to percent
+// of its value (configs[].cpuScalePercent), rounded down to a millicore and
+// at least one: the CFS quota the kubelet derives from the limit is then
+// that share of the unscaled one. A CPU request above the scaled limit is
+// lowered to it (a request may not exceed its limit). Nil percent, 100 or
+// no CPU limit leaves the resources as they are (the API refuses a scale
+// without a limit).
+func ScaleCPULimit(in corev1.ResourceRequirements, percent *int32) corev1.ResourceRequirements {
+	out := *in.DeepCopy()
+	limit, ok := out.Limits[corev1.ResourceCPU]
+	if percent == nil || *percent >= 100 || !ok {
+		return out
+	}
+	milli := max(limit.MilliValue()*int64(*percent)/100, 1)
+	scaled := *resource.NewMilliQuantity(milli, resource.DecimalSI)
+	out.Limits[corev1.ResourceCPU] = scaled
+	if req, ok := out.Requests[corev1.ResourceCPU]; ok && req.Cmp(scaled) > 0 {
+		out.Requests[corev1.ResourceCPU] = scaled.DeepCopy()
+	}
+	return out
 }
 
 // qosResources returns the container resources for the QoS class: with

@@ -136,6 +136,60 @@ func TestQoSResources(t *testing.T) {
 	}
 }
 
+// TestCPUScaleOfAConfigVariant: configs[].cpuScalePercent lowers the
+// database container's CPU limit (its CFS quota) and only that; a request
+// above the scaled limit follows it down, and Guaranteed QoS still sets
+// requests equal to the scaled limits.
+func TestCPUScaleOfAConfigVariant(t *testing.T) {
+	q := resource.MustParse
+	tests := []struct {
+		name              string
+		qos               dbbenchv1alpha1.QoSClass
+		limits, requests  corev1.ResourceList
+		percent           *int32
+		wantLimit, wantRq string
+	}{
+		{"unset", "", corev1.ResourceList{corev1.ResourceCPU: q("2")}, nil, nil, "2", ""},
+		{"100 %", "", corev1.ResourceList{corev1.ResourceCPU: q("2")}, nil, ptr.To[int32](100), "2", ""},
+		{"90 % of 2 CPUs", "", corev1.ResourceList{corev1.ResourceCPU: q("2")}, nil, ptr.To[int32](90), "1800m", ""},
+		{"85 % of 1500m rounds down", "", corev1.ResourceList{corev1.ResourceCPU: q("1500m")}, nil, ptr.To[int32](85), "1275m", ""},
+		{"87 % of 333m rounds down to a millicore", "", corev1.ResourceList{corev1.ResourceCPU: q("333m")}, nil, ptr.To[int32](87), "289m", ""},
+		{"a request above the scaled limit follows it", "", corev1.ResourceList{corev1.ResourceCPU: q("2")},
+			corev1.ResourceList{corev1.ResourceCPU: q("2")}, ptr.To[int32](90), "1800m", "1800m"},
+		{"a request below stays", "", corev1.ResourceList{corev1.ResourceCPU: q("2")},
+			corev1.ResourceList{corev1.ResourceCPU: q("500m")}, ptr.To[int32](90), "1800m", "500m"},
+		{"Guaranteed: requests equal the scaled limit", dbbenchv1alpha1.QoSGuaranteed,
+			corev1.ResourceList{corev1.ResourceCPU: q("2"), corev1.ResourceMemory: q("1Gi")}, nil, ptr.To[int32](90), "1800m", "1800m"},
+		{"no CPU limit: nothing to scale", "", corev1.ResourceList{corev1.ResourceMemory: q("1Gi")}, nil, ptr.To[int32](90), "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) {
+				r.Spec.Placement.QoSClass = tt.qos
+				r.Spec.Databases[0].Resources = corev1.ResourceRequirements{Limits: tt.limits, Requests: tt.requests}
+				r.Spec.Databases[0].Configs = []dbbenchv1alpha1.ConfigVariant{{Name: "slow", CPUScalePercent: tt.percent}}
+			})
+			res := DatabasePod(run, cell, 1, false, "").Spec.Containers[0].Resources
+			got, gotRq := "", ""
+			if l, ok := res.Limits[corev1.ResourceCPU]; ok {
+				got = l.String()
+			}
+			if r, ok := res.Requests[corev1.ResourceCPU]; ok {
+				gotRq = r.String()
+			}
+			if got != tt.wantLimit || gotRq != tt.wantRq {
+				t.Errorf("cpu limit %q request %q, want %q and %q", got, gotRq, tt.wantLimit, tt.wantRq)
+			}
+			if !res.Limits.Memory().Equal(tt.limits[corev1.ResourceMemory]) {
+				t.Errorf("memory limit changed to %v", res.Limits.Memory())
+			}
+			if run.Spec.Databases[0].Resources.Limits.Cpu().Cmp(tt.limits[corev1.ResourceCPU]) != 0 {
+				t.Errorf("the spec's limit was modified: %v", run.Spec.Databases[0].Resources.Limits)
+			}
+		})
+	}
+}
+
 func TestClientPlacement(t *testing.T) {
 	tests := []struct {
 		policy    dbbenchv1alpha1.ClientNodePolicy

@@ -1,0 +1,926 @@
+// Command verdicts is the regression verdicts' benchmark (make
+// bench-verdicts): on a real local MariaDB, how often does an A/A pair end
+// "regressed", how often is a calibrated slowdown found, how close is the
+// realised slowdown to the nominal one, and what does adaptive repetition
+// save against a fixed number of repeats?
+//
+// One server (hack/dbservers.sh, a private data root and a free loopback
+// port) runs inside a CPU cgroup of its own; its CFS quota (cgroup v2
+// cpu.max, v1 cpu.cfs_quota_us) is the same mechanism as a pod's CPU limit,
+// so a quota of 90 % of the base quota is what configs[].cpuScalePercent: 90
+// does in a cluster: a slowdown the server cannot see. Each "run" is one
+// dbbench-agent local invocation (its own data load, then the steps) at one
+// quota. A round runs four cells: A and A2 at the base quota (an A/A pair)
+// and one cell per calibrated scale (90 % and 95 % by default), in the order
+// A S90 S95 A2, reversed every other round so that a drift over time does
+// not favour a side.
+//
+// The verdicts are analysis.JudgeRuns on manifests built from the agent's
+// results documents (results.NewManifestCell), the controller's code path:
+//
+//   - one run per side (a nightly suite): round i's A2 (A/A) or S (slowdown)
+//     against round i's A, with the suite's noise floor from
+//     analysis.SuiteNoise over the other rounds' A and A2 runs (the judged
+//     round never joins its own floor), Holm over the steps, α 0.05,
+//     magnitude 5 % (the API's defaults) and, for the detection rate of
+//     "any slowdown", magnitude 0;
+//   - repeats (3+3 per side): blocks of three rounds, the between-run test.
+//
+// Precision: after each round, the Fieller 95 % interval of every compared
+// ratio S/A per step over the rounds so far (inference.RatioOfMeans); the
+// adaptive plan stops at the first round where every half-width is under the
+// target. A fixed plan must choose its repeats in advance: the smallest n
+// whose max half-width is under the target in 90 % of bootstrap resamples of
+// n rounds. Cell-hours count the wall time of the cells the plan needs (A
+// and the slowed cells; A2 serves only the A/A count).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/dbbench/dbbench/pkg/agent"
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+// The account hack/dbservers.sh creates on every server.
+const (
+	dbUser     = "dbbench"
+	dbPassword = "dbbench-pw"
+	dbName     = "sbtest"
+	// cfsPeriod is the CFS period in µs, the kubelet's default.
+	cfsPeriod = 100000
+	// The API's defaults: regression.maxPValue and minMagnitudePercent.
+	defaultAlpha     = 0.05
+	defaultMagnitude = 0.05
+	// fixedAssurance is the share of resamples in which a fixed plan must
+	// reach the target: a plan sized in advance must reach it reliably.
+	fixedAssurance = 0.9
+	baseCell       = "A"
+	aaCell         = "A2"
+)
+
+type config struct {
+	rounds    int
+	steps     []string
+	seconds   int
+	warmup    int
+	threads   int
+	tableSize int64
+	flushWait int
+	quota     float64 // CPUs of the base quota
+	scales    []int   // percent of the base quota of the slowed cells
+	target    float64 // half-width target, 0.02 = ±2 %
+	agentBin  string
+	sysbench  string
+	work      string
+	port      int
+}
+
+// runResult is one agent run of one cell.
+type runResult struct {
+	cell      string
+	round     int
+	wall      float64 // seconds
+	throttled float64 // share of CFS periods in which the server was throttled
+	doc       *results.Document
+}
+
+func main() {
+	var (
+		c      config
+		steps  = flag.String("steps", "read-only-count,read-only-sum", "catalog steps of every run")
+		scales = flag.String("scales", "90,95", "CPU quota of the slowed cells, percent of the base quota")
+		keep   = flag.Bool("keep-work", false, "keep the work directory (agent results)")
+		replay = flag.String("replay", "", "recompute the figures from the per-run lines of an earlier run's log (its stderr) instead of measuring; -steps, -scales, -threads, -quota as in that run")
+	)
+	flag.IntVar(&c.rounds, "rounds", 20, "rounds (each: A, the slowed cells, A2); also the number of A/A and of slowdown verdicts")
+	flag.IntVar(&c.seconds, "seconds", 5, "measured seconds per step (after the warm-up)")
+	flag.IntVar(&c.warmup, "warmup", 1, "warm-up seconds per step")
+	flag.IntVar(&c.threads, "threads", 8, "client threads (enough to keep the server at its quota)")
+	flag.Int64Var(&c.tableSize, "table-size", 10000, "rows in the one sbtest table")
+	flag.IntVar(&c.flushWait, "flush-wait", 5, "cap of the post-load flush, seconds")
+	flag.Float64Var(&c.quota, "quota", 0.4, "the server's base CPU quota in CPUs (CFS quota / period)")
+	flag.Float64Var(&c.target, "target", 5, "precision target: Fieller 95 % half-width of every ratio, percent")
+	flag.StringVar(&c.agentBin, "agent", "", "dbbench-agent binary (default: go build ./cmd/agent)")
+	flag.StringVar(&c.sysbench, "sysbench", "sysbench", "sysbench binary")
+	flag.Parse()
+	c.steps = strings.Split(*steps, ",")
+	for _, s := range strings.Split(*scales, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || v < 10 || v >= 100 {
+			fatalf("-scales: %q is not a percentage in [10, 100)", s)
+		}
+		c.scales = append(c.scales, v)
+	}
+	c.target /= 100
+	if c.rounds < 4 || c.quota <= 0 || c.target <= 0 {
+		fatalf("-rounds must be >= 4, -quota and -target > 0")
+	}
+	if *replay != "" {
+		runs, err := readLog(*replay, c)
+		if err != nil {
+			fatalf("-replay: %v", err)
+		}
+		// Only complete rounds (a log of an unfinished run ends mid-round).
+		c.rounds = 0
+		count := map[int]int{}
+		for _, r := range runs {
+			count[r.round]++
+		}
+		for count[c.rounds] == len(c.scales)+2 {
+			c.rounds++
+		}
+		runs = slices.DeleteFunc(runs, func(r runResult) bool { return r.round >= c.rounds })
+		if c.rounds < 4 {
+			fatalf("-replay: %d complete rounds, need 4", c.rounds)
+		}
+		report(os.Stdout, c, runs, 0)
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, c, *keep))
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench-verdicts: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func slowCell(scale int) string { return fmt.Sprintf("S%d", scale) }
+
+// roundOrder is the cells of round r (0-based): A, the slowed cells, A2,
+// reversed in odd rounds.
+func roundOrder(c config, r int) []string {
+	cells := []string{baseCell}
+	for _, s := range c.scales {
+		cells = append(cells, slowCell(s))
+	}
+	cells = append(cells, aaCell)
+	if r%2 == 1 {
+		slices.Reverse(cells)
+	}
+	return cells
+}
+
+// quotaOf is a cell's CPU quota in CPUs.
+func quotaOf(c config, cell string) float64 {
+	for _, s := range c.scales {
+		if cell == slowCell(s) {
+			return c.quota * float64(s) / 100
+		}
+	}
+	return c.quota
+}
+
+func run(ctx context.Context, c config, keep bool) int {
+	root, err := repoRoot()
+	if err != nil {
+		fatalf("%v", err)
+	}
+	if c.work, err = os.MkdirTemp("", "dbbench-verdicts-"); err != nil {
+		fatalf("%v", err)
+	}
+	if keep {
+		logf("work directory: %s", c.work)
+	} else {
+		defer os.RemoveAll(c.work)
+	}
+	if c.agentBin == "" {
+		c.agentBin = filepath.Join(c.work, "dbbench-agent")
+		b := exec.Command("go", "build", "-o", c.agentBin, "./cmd/agent")
+		b.Dir, b.Stdout, b.Stderr = root, os.Stderr, os.Stderr
+		if err := b.Run(); err != nil {
+			fatalf("go build ./cmd/agent: %v", err)
+		}
+	}
+	group, err := newCPUGroup(fmt.Sprintf("dbbench-verdicts-%d", os.Getpid()))
+	if err != nil {
+		fatalf("a CPU cgroup for the server: %v (needs a writable /sys/fs/cgroup: run as root, outside a read-only container)", err)
+	}
+	defer group.remove()
+	// The client (agent and sysbench) gets a group with the same weight and
+	// no quota, like a client pod with a CPU request: on a busy machine the
+	// client would otherwise be the bottleneck and the server's quota
+	// would not bind.
+	client, err := newCPUGroup(fmt.Sprintf("dbbench-verdicts-%d-client", os.Getpid()))
+	if err != nil {
+		logf("a CPU cgroup for the client: %v", err)
+		return 2
+	}
+	defer client.remove()
+
+	dbRoot := filepath.Join(c.work, "db")
+	if c.port, err = freePort(); err != nil {
+		logf("%v", err)
+		return 2
+	}
+	os.Setenv("DBBENCH_DB_ROOT", dbRoot)
+	os.Setenv("DBBENCH_MARIADB_PORT", strconv.Itoa(c.port))
+	if err := dbservers(root, "start"); err != nil {
+		_ = dbservers(root, "stop") // best effort: the start already failed
+		logf("hack/dbservers.sh start mariadb: %v", err)
+		return 2
+	}
+	defer func() { _ = dbservers(root, "stop") }() // best effort at exit; before group.remove (deferred earlier)
+	pidText, err := os.ReadFile(filepath.Join(dbRoot, "mariadb", "mysqld.pid"))
+	if err != nil {
+		logf("the server's pid: %v", err)
+		return 2
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
+	if err != nil {
+		logf("the server's pid %q: %v", pidText, err)
+		return 2
+	}
+	if err := group.add(pid); err != nil {
+		logf("moving mariadbd (pid %d) into %s: %v", pid, group.dir, err)
+		return 2
+	}
+	pwFile := filepath.Join(c.work, "pw")
+	if err := os.WriteFile(pwFile, []byte(dbPassword), 0o600); err != nil {
+		logf("%v", err)
+		return 2
+	}
+	perRun := 3 + len(c.steps)*(c.seconds+c.warmup) + c.flushWait
+	logf("MariaDB on 127.0.0.1:%d in cgroup %s (%s); %d rounds × %d cells; steps %s, %d s + %d s warm-up, %d threads, 1 × %d rows; base quota %.2f CPU; roughly %d min",
+		c.port, group.dir, group.kind(), c.rounds, len(c.scales)+2, strings.Join(c.steps, ","), c.seconds, c.warmup, c.threads, c.tableSize, c.quota,
+		c.rounds*(len(c.scales)+2)*perRun/60)
+
+	began := time.Now()
+	var runs []runResult
+	for r := 0; r < c.rounds; r++ {
+		for _, cell := range roundOrder(c, r) {
+			rr, err := runCell(ctx, c, group, client, pwFile, cell, r)
+			if err != nil {
+				logf("round %d, %s: %v", r+1, cell, err)
+				return 2
+			}
+			var qps []string
+			for _, s := range rr.doc.Steps {
+				qps = append(qps, fmt.Sprintf("%s %.1f", s.Step, s.SteadyQPS))
+			}
+			logf("round %2d %-4s quota %.3f CPU, throttled in %3.0f %% of periods, %4.1f s: %s", r+1, cell, quotaOf(c, cell), 100*rr.throttled, rr.wall, strings.Join(qps, ", "))
+			runs = append(runs, rr)
+		}
+	}
+	report(os.Stdout, c, runs, time.Since(began))
+	return 0
+}
+
+// runCell sets the cell's quota and runs the agent once.
+func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell string, round int) (runResult, error) {
+	if err := g.setQuota(quotaOf(c, cell)); err != nil {
+		return runResult{}, err
+	}
+	out := filepath.Join(c.work, fmt.Sprintf("r%02d-%s", round+1, cell))
+	secs := strconv.Itoa(c.seconds + c.warmup)
+	cmd := exec.CommandContext(ctx, c.agentBin, "local",
+		"--engine", "mariadb", "--host", "127.0.0.1", "--port", strconv.Itoa(c.port),
+		"--user", dbUser, "--password-file", pwFile, "--database", dbName,
+		"--steps", strings.Join(c.steps, ","), "--tables", "1", "--table-size", strconv.FormatInt(c.tableSize, 10),
+		"--read-seconds", secs, "--write-seconds", secs, "--warmup-seconds", strconv.Itoa(c.warmup),
+		"--threads", strconv.Itoa(c.threads), "--flush-wait", strconv.Itoa(c.flushWait),
+		"--sysbench", c.sysbench, "--out", out)
+	var log strings.Builder
+	cmd.Stdout, cmd.Stderr = &log, &log
+	p0, t0, err := g.throttling()
+	if err != nil {
+		return runResult{}, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return runResult{}, fmt.Errorf("dbbench-agent local: %w", err)
+	}
+	// Into the client's group before it starts sysbench (after its data
+	// load's connection checks): its children inherit the group.
+	if err := client.add(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill() // best effort: the run is abandoned
+		_ = cmd.Wait()
+		return runResult{}, fmt.Errorf("moving the agent into %s: %w", client.dir, err)
+	}
+	if err := cmd.Wait(); err != nil {
+		return runResult{}, fmt.Errorf("dbbench-agent local: %w\n%s", err, log.String())
+	}
+	wall := time.Since(start).Seconds()
+	p1, t1, err := g.throttling()
+	if err != nil {
+		return runResult{}, err
+	}
+	b, err := os.ReadFile(filepath.Join(out, agent.FullDocumentFile))
+	if err != nil {
+		return runResult{}, err
+	}
+	doc, err := results.Unmarshal(b)
+	if err != nil {
+		return runResult{}, err
+	}
+	for _, s := range doc.Steps {
+		if s.Error != "" || !(s.SteadyQPS > 0) {
+			return runResult{}, fmt.Errorf("step %s@%d: QPS %v, error %q", s.Step, s.Threads, s.SteadyQPS, s.Error)
+		}
+	}
+	thr := math.NaN()
+	if p1 > p0 {
+		thr = float64(t1-t0) / float64(p1-p0)
+	}
+	return runResult{cell: cell, round: round, wall: wall, throttled: thr, doc: doc}, nil
+}
+
+// logLine is the per-run line of the log (run's logf call).
+var logLine = regexp.MustCompile(`round\s+(\d+) (\S+)\s+quota ([\d.]+) CPU, throttled in\s+(\d+) % of periods,\s+([\d.]+) s: (.*)$`)
+
+// readLog rebuilds the runs from a log's per-run lines: the QPS as logged
+// (0.1 QPS), the wall time and the throttled share; the documents carry
+// only what the verdicts read (steps, QPS, server identity).
+func readLog(path string, c config) ([]runResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var runs []runResult
+	for n, line := range strings.Split(string(b), "\n") {
+		m := logLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		round, _ := strconv.Atoi(m[1])
+		thr, _ := strconv.ParseFloat(m[4], 64)
+		wall, _ := strconv.ParseFloat(m[5], 64)
+		doc := &results.Document{Cell: results.Cell{Name: "replay", Engine: "mariadb"},
+			Provenance: results.Provenance{ServerVersion: "replay", ServerSettingsSHA256: "replay"}}
+		for _, sq := range strings.Split(m[6], ", ") {
+			f := strings.Fields(sq)
+			if len(f) != 2 {
+				return nil, fmt.Errorf("line %d: %q is not \"step qps\"", n+1, sq)
+			}
+			q, err := strconv.ParseFloat(f[1], 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", n+1, err)
+			}
+			doc.Steps = append(doc.Steps, results.StepResult{Step: f[0], Threads: c.threads, SteadyQPS: q})
+		}
+		runs = append(runs, runResult{cell: m[2], round: round - 1, wall: wall, throttled: thr / 100, doc: doc})
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s has no per-run lines", path)
+	}
+	return runs, nil
+}
+
+// manifestOf is the manifest of a "run" made of docs, one cell each, as the
+// controller writes it: the cells are repeats of one combination.
+func manifestOf(name string, docs ...*results.Document) *results.Manifest {
+	m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: name, Suite: "bench-verdicts"}, WorkloadSHA256: "bench-verdicts"}
+	for i, d := range docs {
+		mc := results.NewManifestCell(d, "Succeeded", "", "")
+		// One combination whatever the quota: the slowdown is invisible to
+		// the server, and only the runs at the base quota go into the
+		// history the floor comes from.
+		mc.Database, mc.Engine, mc.Version, mc.Config, mc.Repeat = "mariadb", "mariadb", "local", "bench", i+1
+		mc.Name = "mariadb-local-bench"
+		if len(docs) > 1 {
+			mc.Name = fmt.Sprintf("mariadb-local-bench-r%d", i+1)
+		}
+		m.Cells = append(m.Cells, mc)
+	}
+	return m
+}
+
+// byCell indexes the runs: cell → round → run.
+func byCell(runs []runResult) map[string][]runResult {
+	out := map[string][]runResult{}
+	for _, r := range runs {
+		out[r.cell] = append(out[r.cell], r)
+	}
+	for _, rs := range out {
+		slices.SortFunc(rs, func(a, b runResult) int { return a.round - b.round })
+	}
+	return out
+}
+
+// verdictCount is how many run-level verdicts regressed.
+type verdictCount struct{ regressed, total int }
+
+func (v verdictCount) String() string {
+	lo, hi, err := inference.ClopperPearson(v.regressed, v.total, 0.95)
+	if err != nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d / %d = %.2f [%.2f, %.2f]", v.regressed, v.total, float64(v.regressed)/float64(v.total), lo, hi)
+}
+
+// floorVerdicts judges, for every round, cell's run against the round's A
+// with one run per side and the noise floor of the other rounds' A and A2
+// runs, at the given magnitude.
+func floorVerdicts(c config, cells map[string][]runResult, cell string, magnitude float64) (verdictCount, []string, error) {
+	var vc verdictCount
+	methods := map[string]bool{}
+	for i := 0; i < c.rounds; i++ {
+		var history []*results.Manifest
+		for j := 0; j < c.rounds; j++ {
+			if j == i {
+				continue
+			}
+			history = append(history, manifestOf(fmt.Sprintf("r%d-A", j), cells[baseCell][j].doc),
+				manifestOf(fmt.Sprintf("r%d-A2", j), cells[aaCell][j].doc))
+		}
+		cur := manifestOf(fmt.Sprintf("r%d-%s", i, cell), cells[cell][i].doc)
+		base := manifestOf(fmt.Sprintf("r%d-A", i), cells[baseCell][i].doc)
+		floor := analysis.SuiteNoise(history, cur, defaultAlpha)
+		v, err := analysis.JudgeRuns(cur, base, analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha, Floor: floor})
+		if err != nil {
+			return vc, nil, err
+		}
+		vc.total++
+		if len(v.Regressed) > 0 {
+			vc.regressed++
+		}
+		methods[v.Summary()] = true
+	}
+	return vc, sortedKeys(methods), nil
+}
+
+// repeatVerdicts judges blocks of three rounds: cell's three runs against
+// A's three, the between-run test.
+func repeatVerdicts(c config, cells map[string][]runResult, cell string, magnitude float64) (verdictCount, error) {
+	var vc verdictCount
+	for b := 0; b+3 <= c.rounds; b += 3 {
+		var cur, base []*results.Document
+		for j := b; j < b+3; j++ {
+			cur = append(cur, cells[cell][j].doc)
+			base = append(base, cells[baseCell][j].doc)
+		}
+		v, err := analysis.JudgeRuns(manifestOf("cur", cur...), manifestOf("base", base...),
+			analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha})
+		if err != nil {
+			return vc, err
+		}
+		vc.total++
+		if len(v.Regressed) > 0 {
+			vc.regressed++
+		}
+	}
+	return vc, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// qpsOf is a run's steady QPS of a step (its only thread count).
+func qpsOf(r runResult, step string) float64 {
+	for _, s := range r.doc.Steps {
+		if s.Step == step {
+			return s.SteadyQPS
+		}
+	}
+	return math.NaN()
+}
+
+// halfWidths returns the relative Fieller half-width of every compared
+// ratio (slowed cell / A, per step) over the given rounds.
+func halfWidths(c config, cells map[string][]runResult, rounds []int) ([]float64, error) {
+	var out []float64
+	for _, s := range c.scales {
+		for _, step := range c.steps {
+			var a, b []float64
+			for _, r := range rounds {
+				a = append(a, qpsOf(cells[baseCell][r], step))
+				b = append(b, qpsOf(cells[slowCell(s)][r], step))
+			}
+			iv, err := inference.RatioOfMeans(a, b, 0.95)
+			if err != nil {
+				return nil, err
+			}
+			hw := (iv.High - iv.Low) / 2 / iv.Estimate
+			if iv.FiellerUnbounded {
+				hw = math.Inf(1)
+			}
+			out = append(out, hw)
+		}
+	}
+	return out, nil
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+func report(w *os.File, c config, runs []runResult, took time.Duration) {
+	cells := byCell(runs)
+	fmt.Fprintf(w, "\nbench-verdicts: %d rounds, steps %s at %d threads, %d s steps (+%d s warm-up), base quota %.2f CPU, took %s\n\n",
+		c.rounds, strings.Join(c.steps, ","), c.threads, c.seconds, c.warmup, c.quota, took.Round(time.Second))
+
+	// Realised slowdown and throttling.
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cell\tnominal\tstep\tratio to A (Fieller 95 %)\tthrottled periods\tmean run wall")
+	all := append([]string{aaCell}, func() []string {
+		var s []string
+		for _, v := range c.scales {
+			s = append(s, slowCell(v))
+		}
+		return s
+	}()...)
+	for _, cell := range all {
+		nominal := 1.0
+		if cell != aaCell {
+			nominal = quotaOf(c, cell) / c.quota
+		}
+		var thr, wall []float64
+		for _, r := range cells[cell] {
+			thr = append(thr, r.throttled)
+			wall = append(wall, r.wall)
+		}
+		for _, step := range c.steps {
+			var a, b []float64
+			for i := range cells[cell] {
+				a = append(a, qpsOf(cells[baseCell][i], step))
+				b = append(b, qpsOf(cells[cell][i], step))
+			}
+			iv, err := inference.RatioOfMeans(a, b, 0.95)
+			ratio := "-"
+			if err == nil {
+				ratio = fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Estimate, iv.Low, iv.High)
+			}
+			fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%.0f %%\t%.1f s\n", cell, nominal, step, ratio, 100*mean(thr), mean(wall))
+		}
+	}
+	var athr []float64
+	for _, r := range cells[baseCell] {
+		athr = append(athr, r.throttled)
+	}
+	fmt.Fprintf(tw, "A\t1.00\t(base)\t-\t%.0f %%\t-\n", 100*mean(athr))
+	_ = tw.Flush()
+	fmt.Fprintln(w)
+
+	// Run-to-run CV of A per step.
+	for _, step := range c.steps {
+		var xs []float64
+		for _, r := range cells[baseCell] {
+			xs = append(xs, qpsOf(r, step))
+		}
+		fmt.Fprintf(w, "run-to-run CV of A, %s: %.2f %% over %d runs\n", step, 100*cv(xs), len(xs))
+	}
+	fmt.Fprintln(w)
+
+	// Verdicts.
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "verdict (α %.2f, Holm over %d steps)\tA/A (A2 vs A)", defaultAlpha, len(c.steps))
+	for _, s := range c.scales {
+		fmt.Fprintf(tw, "\t%s (nominal −%d %%)", slowCell(s), 100-s)
+	}
+	fmt.Fprintln(tw)
+	var methods []string
+	for _, mag := range []float64{defaultMagnitude, 0} {
+		fmt.Fprintf(tw, "1 run/side, noise floor, magnitude %.0f %%", 100*mag)
+		for _, cell := range all {
+			vc, ms, err := floorVerdicts(c, cells, cell, mag)
+			if err != nil {
+				fmt.Fprintf(tw, "\terror: %v", err)
+				continue
+			}
+			methods = append(methods, ms...)
+			fmt.Fprintf(tw, "\t%s", vc)
+		}
+		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "3+3 repeats, between runs, magnitude %.0f %%", 100*mag)
+		for _, cell := range all {
+			vc, err := repeatVerdicts(c, cells, cell, mag)
+			if err != nil {
+				fmt.Fprintf(tw, "\terror: %v", err)
+				continue
+			}
+			fmt.Fprintf(tw, "\t%s", vc)
+		}
+		fmt.Fprintln(tw)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "(regressed verdicts / verdicts = rate [Clopper–Pearson 95 %]; at magnitude 5 % a true 5 % slowdown sits on the null's boundary)")
+	slices.Sort(methods)
+	fmt.Fprintf(w, "methods used: %s\n", strings.Join(slices.Compact(methods), " | "))
+	modelPower(w, c, cells)
+	fmt.Fprintln(w)
+
+	// Precision round by round.
+	roundWall := func(r int) float64 {
+		s := cells[baseCell][r].wall
+		for _, v := range c.scales {
+			s += cells[slowCell(v)][r].wall
+		}
+		return s
+	}
+	fmt.Fprintf(w, "precision (max Fieller 95 %% half-width over %d ratios; target ±%.1f %%; rounds in order A S… / …S A):\n", len(c.scales)*len(c.steps), 100*c.target)
+	stopAt, spent := 0, 0.0
+	for r := 1; r < c.rounds; r++ {
+		rounds := make([]int, r+1)
+		for i := range rounds {
+			rounds[i] = i
+		}
+		hw, err := halfWidths(c, cells, rounds)
+		if err != nil {
+			fmt.Fprintf(w, "  round %d: %v\n", r+1, err)
+			continue
+		}
+		mark := ""
+		if stopAt == 0 && maxOf(hw) < c.target {
+			stopAt = r + 1
+			mark = "  ← the adaptive plan stops"
+		}
+		fmt.Fprintf(w, "  round %2d: %s%s\n", r+1, pct(maxOf(hw)), mark)
+	}
+	for r := 0; r < c.rounds; r++ {
+		if stopAt == 0 || r < stopAt {
+			spent += roundWall(r)
+		}
+	}
+	var walls []float64
+	for r := 0; r < c.rounds; r++ {
+		walls = append(walls, roundWall(r))
+	}
+	perRound := mean(walls)
+	if stopAt == 0 {
+		fmt.Fprintf(w, "the target was not reached in %d rounds (%.3f cell-hours)\n", c.rounds, spent/3600)
+	} else {
+		fmt.Fprintf(w, "adaptive, this run: %d rounds, %.3f cell-hours\n", stopAt, spent/3600)
+	}
+	adaptive, fixed := resamplePlans(c, cells)
+	if adaptive.capped > 0 || fixed >= 5*c.rounds {
+		fmt.Fprintf(w, "in %d of %d resamples the adaptive plan did not reach the target within %d rounds (counted as %d); the fixed plan's figure is a lower bound when it shows %d\n",
+			adaptive.capped, bootstrapN, 5*c.rounds, 5*c.rounds, 5*c.rounds)
+	}
+	fmt.Fprintf(w, "over %d bootstrap resamples of the rounds: adaptive stops after %.1f rounds on average (90th percentile %d), %.3f cell-hours; "+
+		"a fixed plan needs %d rounds to reach the target in %.0f %% of resamples, %.3f cell-hours; adaptive/fixed = %.2f\n",
+		bootstrapN, adaptive.mean, adaptive.p90, adaptive.mean*perRound/3600, fixed, 100*fixedAssurance, float64(fixed)*perRound/3600, adaptive.mean/float64(fixed))
+}
+
+// modelPower prints, per step, the power the model (inference.Design:
+// log-normal runs, the step's CV measured on A's runs) gives each slowdown
+// at each magnitude, one run per side with a floor of the bench's df and
+// 3+3 runs, at α / steps (Holm's first step): what the detection rates
+// above should be near if the model holds.
+func modelPower(w *os.File, c config, cells map[string][]runResult) {
+	k := float64(len(c.steps))
+	for _, step := range c.steps {
+		var xs []float64
+		for _, r := range cells[baseCell] {
+			xs = append(xs, qpsOf(r, step))
+		}
+		var parts []string
+		for _, mag := range []float64{defaultMagnitude, 0} {
+			for _, s := range c.scales {
+				// "slower by more than mag" is a shift beyond the boundary.
+				effect := 1 - (float64(s)/100)/(1-mag)
+				if effect <= 0 {
+					parts = append(parts, fmt.Sprintf("S%d@%.0f%% -", s, 100*mag))
+					continue
+				}
+				floor := inference.Design{CV: cv(xs), Alpha: defaultAlpha / k, FloorDF: 2*c.rounds - 3}
+				p1, err1 := floor.Power(1, effect)
+				p3, err3 := inference.Design{CV: cv(xs), Alpha: defaultAlpha / k}.Power(3, effect)
+				if err1 != nil || err3 != nil {
+					continue
+				}
+				parts = append(parts, fmt.Sprintf("S%d@%.0f%% %.2f/%.2f", s, 100*mag, p1, p3))
+			}
+		}
+		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3): %s\n", step, 100*cv(xs), strings.Join(parts, ", "))
+	}
+}
+
+const bootstrapN = 1000
+
+type stopping struct {
+	mean float64
+	p90  int
+	// capped counts the resamples that did not reach the target.
+	capped int
+}
+
+// resamplePlans draws rounds with replacement: the adaptive plan draws one
+// round at a time until every half-width is under the target (at most
+// 5×rounds); the fixed plan's n is the smallest whose resamples of n rounds
+// reach the target in fixedAssurance of the draws. Seeded: the figures are
+// reproducible from the measured rounds.
+func resamplePlans(c config, cells map[string][]runResult) (stopping, int) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	limit := 5 * c.rounds
+	var stops []int
+	var s stopping
+	for b := 0; b < bootstrapN; b++ {
+		rounds := []int{rng.IntN(c.rounds)}
+		reached := false
+		for len(rounds) < limit && !reached {
+			rounds = append(rounds, rng.IntN(c.rounds))
+			hw, err := halfWidths(c, cells, rounds)
+			reached = err == nil && maxOf(hw) < c.target
+		}
+		if !reached {
+			s.capped++
+		}
+		stops = append(stops, len(rounds))
+	}
+	slices.Sort(stops)
+	for _, n := range stops {
+		s.mean += float64(n) / float64(len(stops))
+	}
+	s.p90 = stops[int(0.9*float64(len(stops)-1))]
+	for n := 2; n <= limit; n++ {
+		ok := 0
+		for b := 0; b < bootstrapN/4; b++ {
+			rounds := make([]int, n)
+			for i := range rounds {
+				rounds[i] = rng.IntN(c.rounds)
+			}
+			if hw, err := halfWidths(c, cells, rounds); err == nil && maxOf(hw) < c.target {
+				ok++
+			}
+		}
+		if float64(ok) >= fixedAssurance*float64(bootstrapN/4) {
+			return s, n
+		}
+	}
+	return s, limit
+}
+
+// pct prints a half-width, "unbounded" for a Fieller set that is not an
+// interval.
+func pct(hw float64) string {
+	if math.IsInf(hw, 0) {
+		return "unbounded"
+	}
+	return fmt.Sprintf("±%.2f %%", 100*hw)
+}
+
+func mean(xs []float64) float64 {
+	s, n := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			s += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
+}
+
+func cv(xs []float64) float64 {
+	m := mean(xs)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss/float64(len(xs)-1)) / m
+}
+
+// The group's CPU weight, high: the server must get its whole quota even
+// when the machine is busy, or the quota does not bind and the slowdown is
+// not the nominal one. A pod whose CPU request equals its limit gets the
+// same treatment from the kubelet (shares from the request). v1 shares
+// 10240 are ten default tasks; v2 weight 1000 is ten default groups.
+const (
+	v1Shares = 10240
+	v2Weight = 1000
+)
+
+// cpuGroup is a CPU cgroup of our own, v2 (cpu.max) or v1 (cpu controller
+// hierarchy, cpu.cfs_quota_us).
+type cpuGroup struct {
+	dir string
+	v2  bool
+}
+
+func (g *cpuGroup) kind() string {
+	if g.v2 {
+		return "cgroup v2 cpu.max"
+	}
+	return "cgroup v1 cpu.cfs_quota_us"
+}
+
+func newCPUGroup(name string) (*cpuGroup, error) {
+	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
+		// v2: the cpu controller must be enabled for the root's children.
+		if err := os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte("+cpu"), 0); err != nil {
+			return nil, fmt.Errorf("enabling the cpu controller: %w", err)
+		}
+		g := &cpuGroup{dir: filepath.Join("/sys/fs/cgroup", name), v2: true}
+		if err := os.Mkdir(g.dir, 0o755); err != nil {
+			return nil, err
+		}
+		return g, os.WriteFile(filepath.Join(g.dir, "cpu.weight"), []byte(strconv.Itoa(v2Weight)), 0)
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"); err != nil {
+		return nil, errors.New("neither cgroup v2 nor a v1 cpu hierarchy at /sys/fs/cgroup/cpu")
+	}
+	g := &cpuGroup{dir: filepath.Join("/sys/fs/cgroup/cpu", name)}
+	if err := os.Mkdir(g.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(g.dir, "cpu.cfs_period_us"), []byte(strconv.Itoa(cfsPeriod)), 0); err != nil {
+		return g, err
+	}
+	return g, os.WriteFile(filepath.Join(g.dir, "cpu.shares"), []byte(strconv.Itoa(v1Shares)), 0)
+}
+
+func (g *cpuGroup) setQuota(cpus float64) error {
+	q := int(math.Round(cpus * cfsPeriod))
+	if g.v2 {
+		return os.WriteFile(filepath.Join(g.dir, "cpu.max"), []byte(fmt.Sprintf("%d %d", q, cfsPeriod)), 0)
+	}
+	return os.WriteFile(filepath.Join(g.dir, "cpu.cfs_quota_us"), []byte(strconv.Itoa(q)), 0)
+}
+
+func (g *cpuGroup) add(pid int) error {
+	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
+}
+
+// throttling reads cpu.stat's nr_periods and nr_throttled.
+func (g *cpuGroup) throttling() (periods, throttled int64, err error) {
+	b, err := os.ReadFile(filepath.Join(g.dir, "cpu.stat"))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "nr_periods":
+			periods = v
+		case "nr_throttled":
+			throttled = v
+		}
+	}
+	return periods, throttled, nil
+}
+
+// remove moves whatever is left to the parent and removes the group.
+func (g *cpuGroup) remove() {
+	if b, err := os.ReadFile(filepath.Join(g.dir, "cgroup.procs")); err == nil {
+		for _, p := range strings.Fields(string(b)) {
+			_ = os.WriteFile(filepath.Join(filepath.Dir(g.dir), "cgroup.procs"), []byte(p), 0) // best effort: the process may have exited
+		}
+	}
+	if err := os.Remove(g.dir); err != nil {
+		logf("removing %s: %v", g.dir, err)
+	}
+}
+
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func dbservers(root, action string) error {
+	cmd := exec.Command("bash", filepath.Join(root, "hack", "dbservers.sh"), action, "mariadb")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}

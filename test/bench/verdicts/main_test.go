@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestRoundOrderReversesEveryOtherRound: A, the slowed cells, A2, then the
+// reverse, so that a drift over time does not favour a side.
+func TestRoundOrderReversesEveryOtherRound(t *testing.T) {
+	c := config{scales: []int{90, 95}, quota: 0.4}
+	tests := []struct {
+		round int
+		want  []string
+	}{
+		{0, []string{"A", "S90", "S95", "A2"}},
+		{1, []string{"A2", "S95", "S90", "A"}},
+		{2, []string{"A", "S90", "S95", "A2"}},
+	}
+	for _, tt := range tests {
+		if got := roundOrder(c, tt.round); !slices.Equal(got, tt.want) {
+			t.Errorf("round %d: %v, want %v", tt.round, got, tt.want)
+		}
+	}
+	for cell, want := range map[string]float64{"A": 0.4, "A2": 0.4, "S90": 0.36, "S95": 0.38} {
+		if got := quotaOf(c, cell); got < want-1e-12 || got > want+1e-12 {
+			t.Errorf("quota of %s = %v, want %v", cell, got, want)
+		}
+	}
+}
+
+// TestReadLogRebuildsTheRuns: -replay reads the per-run lines the
+// benchmark logs and ignores the others.
+func TestReadLogRebuildsTheRuns(t *testing.T) {
+	log := `[06:59:29] MariaDB on 127.0.0.1:34329 in cgroup /sys/fs/cgroup/cpu/x (cgroup v1 cpu.cfs_quota_us); 20 rounds
+[06:59:53] round  1 A    quota 0.400 CPU, throttled in  96 % of periods, 23.7 s: read-only-count 1486.9, read-only-sum 5149.5
+[07:00:16] round  1 S90  quota 0.360 CPU, throttled in  97 % of periods, 22.8 s: read-only-count 1350.0, read-only-sum 4700.25
+[07:10:16] round 12 A2   quota 0.400 CPU, throttled in 100 % of periods, 21.0 s: read-only-count 1500, read-only-sum 5000
+`
+	path := filepath.Join(t.TempDir(), "bench.log")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := readLog(path, config{threads: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(runs))
+	}
+	r := runs[1]
+	if r.cell != "S90" || r.round != 0 || r.wall != 22.8 || r.throttled != 0.97 || len(r.doc.Steps) != 2 ||
+		r.doc.Steps[1].Step != "read-only-sum" || r.doc.Steps[1].SteadyQPS != 4700.25 || r.doc.Steps[1].Threads != 8 {
+		t.Errorf("second run %+v steps %+v", r, r.doc.Steps)
+	}
+	if runs[2].round != 11 || runs[2].cell != "A2" || runs[2].throttled != 1 {
+		t.Errorf("third run %+v", runs[2])
+	}
+	bad := filepath.Join(t.TempDir(), "bad.log")
+	if err := os.WriteFile(bad, []byte("[x] round  1 A    quota 0.400 CPU, throttled in  96 % of periods, 23.7 s: read-only-count\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readLog(bad, config{}); err == nil {
+		t.Error("a line without a QPS was accepted")
+	}
+	if _, err := readLog(path+".missing", config{}); err == nil {
+		t.Error("a missing log was accepted")
+	}
+}
