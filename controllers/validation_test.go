@@ -101,7 +101,6 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 		if err := k8sClient.Create(ctx, r, client.DryRunAll); err != nil {
 			t.Errorf("%s: refused: %v", name, err)
 		}
-		}
 	}
 	// A calibrated slowdown: one variant at 90 % of the CPU limit.
 	scaled := parseRun(t, validRunYAML)
@@ -479,7 +478,7 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 			t.Logf("kubectl explain %s:\n%s", field, text)
 		}
 	}
-	out, err = exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.databases.configs.cpuScalePercent").CombinedOutput()
+	out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.databases.configs.cpuScalePercent").CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl explain: %v\n%s", err, out)
 	}
