@@ -45,8 +45,26 @@ daemon() {
 		return 0
 	fi
 	step "starting ${name}"
-	setsid "$@" >>"${CLUSTER_LOGS}/${name}.log" 2>&1 </dev/null &
+	(
+		close_inherited_fds
+		exec setsid "$@" >>"${CLUSTER_LOGS}/${name}.log" 2>&1 </dev/null
+	) &
 	echo $! >"$(pidfile "${name}")"
+}
+
+# close_inherited_fds closes, in a subshell about to exec a daemon, every
+# descriptor above stderr. The cluster outlives the command that started
+# it, so anything it inherited would stay open for as long as it runs: a
+# caller's flock(1) lock (`flock LOCK hack/test-e2e.sh` would hold LOCK
+# until the cluster stops) or a pipe a log reader waits to see closed.
+close_inherited_fds() {
+	local fd
+	for fd in /proc/"${BASHPID}"/fd/*; do
+		fd=${fd##*/}
+		if [ "${fd}" -gt 2 ] && [ "${fd}" -ne 255 ]; then
+			eval "exec ${fd}>&-" 2>/dev/null || true
+		fi
+	done
 }
 
 # wait_for SECONDS WHAT NAME COMMAND...: poll COMMAND until it succeeds; fail
