@@ -44,6 +44,9 @@ const (
 	// LabelBisectionRound is the round number of a run, from 0 (the
 	// endpoint round).
 	LabelBisectionRound = "dbbench.io/bisection-round"
+	// LabelRegressedRun names the BenchmarkRun whose Regressed=True verdict
+	// created a bisection (spec.regression.bisect).
+	LabelRegressedRun = "dbbench.io/regressed-run"
 )
 
 // BenchmarkBisectionSpec localizes a regression across ordered builds: the
