@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +18,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/bisectreport"
 )
 
 // BisectionGVR is the BenchmarkBisection resource.
@@ -235,7 +234,7 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
-	if err := analysis.WriteBisectionHTML(f, bisectionChart(&b)); err != nil {
+	if err := analysis.WriteBisectionHTML(f, bisectreport.Chart(&b)); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("--html %s: %w", o.HTML, err)
 	}
@@ -244,37 +243,6 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.ErrOut, "wrote %s\n", o.HTML)
 	return nil
-}
-
-// bisectionChart is the chart of a bisection's points.
-func bisectionChart(b *dbbenchv1alpha1.BenchmarkBisection) analysis.BisectionChart {
-	st := &b.Status
-	num := func(s string) float64 {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return math.NaN()
-		}
-		return v
-	}
-	c := analysis.BisectionChart{Title: "dbbench bisection: " + b.Name, FirstBad: -1}
-	if ep := st.Endpoints; ep != nil {
-		c.Key = ep.Key
-	}
-	if cond := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.BisectionConditionLocalized); cond != nil {
-		c.Summary = fmt.Sprintf("Localized=%s (%s): %s", cond.Status, cond.Reason, cond.Message)
-	}
-	for i, p := range st.Points {
-		if st.FirstBad != "" && p.Name == st.FirstBad {
-			c.FirstBad = i
-			if p.Key != "" {
-				c.Key = p.Key
-			}
-		}
-		c.Points = append(c.Points, analysis.BisectionPoint{
-			Name: p.Name, Verdict: string(p.Verdict), Ratio: num(p.Ratio), Low: num(p.RatioLow), High: num(p.RatioHigh), Note: string(p.Reason),
-		})
-	}
-	return c
 }
 
 // writeBisectionStatus prints the condition, the rounds and the points.
