@@ -254,8 +254,14 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 		return
 	}
 	fmt.Fprintf(w, "%s: Localized=%s (%s) after %d rounds, %d cells\n  %s\n", b.Name, c.Status, c.Reason, st.RoundCount, st.CellsUsed, c.Message)
+	if run := b.Labels[dbbenchv1alpha1.LabelRegressedRun]; run != "" {
+		fmt.Fprintf(w, "Created by the Regressed verdict of run %s (spec.regression.bisect)\n", run)
+	}
 	if ep := st.Endpoints; ep != nil {
 		fmt.Fprintf(w, "Endpoints: bad/good %s at %s, reproduced %t\n", ep.Ratio, ep.Key, ep.Reproduced)
+	}
+	if line := bisectionResultsLine(b); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	if len(st.Rounds) > 0 {
 		fmt.Fprintln(w, "Rounds:")
@@ -298,4 +304,20 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 		line := fmt.Sprintf("  %-*s  %-12s  %-6s  %-17s  %s%s", nameW, p.Name, p.Verdict, p.Ratio, iv, at, mark)
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
+}
+
+// bisectionResultsLine says where the summary and report are in the object
+// store, or why they are not there yet ("" without an object store).
+func bisectionResultsLine(b *dbbenchv1alpha1.BenchmarkBisection) string {
+	u := b.Status.Upload
+	if u == nil {
+		return ""
+	}
+	if u.Uploaded {
+		return "Results: " + u.URL + " (bisection.json, report.html)"
+	}
+	if c := meta.FindStatusCondition(b.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c != nil {
+		return fmt.Sprintf("Results: not uploaded (%s): %s", c.Reason, c.Message)
+	}
+	return "Results: not uploaded yet"
 }
