@@ -27,7 +27,9 @@ type searchState struct {
 func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	st := &p.bis.Status
 	if bisectionFinished(p.bis) {
-		return ctrl.Result{}, nil
+		// The status that ended the search is written: its summary and
+		// report go to the object store, if the runs use one.
+		return p.syncUpload(ctx)
 	}
 	if st.StartTime == nil {
 		st.StartTime = &metav1.Time{Time: p.now}

@@ -44,6 +44,12 @@ const (
 	// EventRoundAdded: workload.precision's target was not met yet, so
 	// another round of every combination was added.
 	EventRoundAdded = "RoundAdded"
+	// EventBisectionCreated: a Regressed=True verdict created the
+	// bisection spec.regression.bisect asks for.
+	EventBisectionCreated = "BisectionCreated"
+	// EventBisectionNotCreated: spec.regression.bisect could not create
+	// one (status.regression.bisectionMessage says why).
+	EventBisectionNotCreated = "BisectionNotCreated"
 )
 
 // Reasons of the events about a BenchmarkSchedule.

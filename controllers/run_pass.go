@@ -157,6 +157,9 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err := p.judgeRegression(m, history, p.precisionNote()+storeNote); err != nil {
 			return ctrl.Result{}, err
 		}
+		if err := p.startBisection(ctx, m, history); err != nil {
+			return ctrl.Result{}, err
+		}
 		p.finish("")
 		// Cell documents first, then the manifest, in the same pass.
 		p.requeue = requeueAt{}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
@@ -373,20 +374,32 @@ func (p *runPass) uploadWaiting() bool {
 // retryDelay is the wait after the n-th failed attempt, with a jitter fixed
 // per run and attempt (a pass recomputes it and must get the same answer).
 func (p *runPass) retryDelay(n int32) time.Duration {
+	return uploadRetryDelay(p.run.UID, n)
+}
+
+// uploadRetryDelay is the wait after an object's n-th failed upload
+// attempt, with a jitter fixed per object (uid) and attempt.
+func uploadRetryDelay(uid types.UID, n int32) time.Duration {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%d", p.run.UID, n)
+	fmt.Fprintf(h, "%s/%d", uid, n)
 	return uploadRetry.Delay(int(n), float64(h.Sum64()%1000)/1000)
 }
 
 // openStore reads the credentials Secret (uncached) and makes the store.
 func (p *runPass) openStore(ctx context.Context) (*store.Store, *uploadError) {
-	o := p.run.Spec.Output.S3
+	return openS3Store(ctx, p.r.APIReader, p.run.Namespace, p.run.Spec.Output.S3)
+}
+
+// openS3Store makes the store of an output.s3 (a run's, or the one a
+// bisection's runs upload to), reading its credentials Secret in namespace
+// with the uncached reader.
+func openS3Store(ctx context.Context, reader client.Reader, namespace string, o *dbbenchv1alpha1.S3Output) (*store.Store, *uploadError) {
 	name := o.CredentialsSecret.Name
-	if p.r.APIReader == nil {
+	if reader == nil {
 		return nil, &uploadError{err: errors.New("the manager has no API reader to read the credentials Secret")}
 	}
 	var sec corev1.Secret
-	if err := p.r.APIReader.Get(ctx, types.NamespacedName{Namespace: p.run.Namespace, Name: name}, &sec); err != nil {
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, &sec); err != nil {
 		// A missing Secret may yet be created, and an API error may pass;
 		// the manager's missing RBAC grant will not fix itself.
 		policy := retryWait

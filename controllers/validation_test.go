@@ -94,6 +94,11 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{"Throughput", "P99Latency"})
 		},
+		"regression bisect": func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}, map[string]any{"image": "reg.example/mariadb@sha256:0123"}},
+				"good": map[string]any{"version": "11.8.0"}, "parallelism": 2, "repeats": 3, "maxCells": 40})
+		},
 	} {
 		r := parseRun(t, validRunYAML)
 		r.SetNamespace(ns)
@@ -285,6 +290,27 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{})
 		}, "spec.regression.metrics: Invalid value"},
+		{"regression bisect without candidates", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"candidates": []any{}})
+		}, "spec.regression.bisect.candidates: Invalid value"},
+		{"regression bisect parallelism 0", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}}, "parallelism": 0})
+		}, "spec.regression.bisect.parallelism: Invalid value"},
+		{"regression bisect candidate with version and image", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1", "image": "mariadb:11.8.1"}}})
+		}, "spec.regression.bisect.candidates[0]: Invalid value"},
+		{"regression bisect against change points", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.against", "ChangePoints")
+			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}}})
+		}, "regression.bisect: needs against PreviousRun or Run"},
+		{"regression bisect good with neither version nor image", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}}, "good": map[string]any{}})
+		}, "spec.regression.bisect.good: Invalid value"},
 		// Config variants the server would ignore or reject: refused with the
 		// variant's index and the line (issue 12).
 		{"mariadb option before any section", inline("mariadb", "innodb_buffer_pool_size=256M\nmax_connections=77"),

@@ -44,6 +44,9 @@ const (
 	// LabelBisectionRound is the round number of a run, from 0 (the
 	// endpoint round).
 	LabelBisectionRound = "dbbench.io/bisection-round"
+	// LabelRegressedRun names the BenchmarkRun whose Regressed=True verdict
+	// created a bisection (spec.regression.bisect).
+	LabelRegressedRun = "dbbench.io/regressed-run"
 )
 
 // BenchmarkBisectionSpec localizes a regression across ordered builds: the
@@ -290,7 +293,8 @@ type BenchmarkBisectionStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions: Localized.
+	// conditions: Localized, and ResultsUploaded when the runs upload to
+	// an object store.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -336,6 +340,31 @@ type BenchmarkBisectionStatus struct {
 	StartTime *metav1.Time `json:"startTime,omitempty"`
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// upload tracks the upload of the finished bisection's summary and
+	// report to the object store of its runs' output.s3 (the
+	// ResultsUploaded condition says why an attempt failed).
+	// +optional
+	Upload *BisectionUploadStatus `json:"upload,omitempty"`
+}
+
+// BisectionUploadStatus is the state of a bisection's upload.
+type BisectionUploadStatus struct {
+	// uploaded is true once the object store confirmed bisection.json
+	// (after report.html).
+	// +optional
+	Uploaded bool `json:"uploaded,omitempty"`
+	// url is the bisection's directory in the store,
+	// s3://<bucket>/<prefix>/<suite>/_bisections/<name>/.
+	// +optional
+	URL string `json:"url,omitempty"`
+	// failures counts the failed attempts since the last success; the wait
+	// before the next doubles with each, up to 5 minutes.
+	// +optional
+	Failures int32 `json:"failures,omitempty"`
+	// lastFailureTime is when the last failed attempt was made.
+	// +optional
+	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
 }
 
 // BenchmarkBisection localizes a regression between a good and a bad

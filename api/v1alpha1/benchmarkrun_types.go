@@ -703,6 +703,7 @@ const (
 
 // RegressionSpec configures the regression verdict.
 // +kubebuilder:validation:XValidation:rule="self.against != 'Run' || has(self.run)",message="regression.run: must name a run when against is Run"
+// +kubebuilder:validation:XValidation:rule="!has(self.bisect) || self.against != 'ChangePoints'",message="regression.bisect: needs against PreviousRun or Run (a change point names no single good run)"
 type RegressionSpec struct {
 	// against is PreviousRun (the suite's latest earlier successful run),
 	// Run (the run named in run) or ChangePoints (detection over lastRuns).
@@ -771,6 +772,60 @@ type RegressionSpec struct {
 	// +listType=set
 	// +optional
 	Metrics []RegressionMetric `json:"metrics,omitempty"`
+
+	// bisect makes a run that ends Regressed=True create a
+	// BenchmarkBisection over the given candidates, named
+	// <run>-bisect and owned by the run (status.regression.bisection names
+	// it): good is the compared run's build of the regressed database,
+	// bad this run's, the judged steps and threads those that regressed.
+	// See docs/bisect.md.
+	// +optional
+	Bisect *RegressionBisect `json:"bisect,omitempty"`
+}
+
+// RegressionBisect says where a regressed run's bisection finds its
+// candidates: a suite run's versions do not name the builds between the
+// compared run and this one, so the user lists them.
+type RegressionBisect struct {
+	// good overrides the good point: by default the compared run's build
+	// of the regressed database (its image digest when its results
+	// recorded one, else its version). Give it when that build cannot be
+	// told from this run's (a moving tag whose digest was not recorded).
+	// +optional
+	Good *BisectionPoint `json:"good,omitempty"`
+
+	// bad overrides the bad point: by default this run's build (its
+	// image digest when recorded, else its version).
+	// +optional
+	Bad *BisectionPoint `json:"bad,omitempty"`
+
+	// candidates are the builds between the compared run's and this
+	// run's, in order (oldest first).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=62
+	// +listType=atomic
+	Candidates []BisectionPoint `json:"candidates"`
+
+	// parallelism is the bisection's spec.parallelism.
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	// +optional
+	Parallelism int32 `json:"parallelism,omitempty"`
+
+	// repeats is the bisection's spec.repeats.
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +optional
+	Repeats int32 `json:"repeats,omitempty"`
+
+	// maxCells is the bisection's spec.maxCells.
+	// +kubebuilder:default=100
+	// +kubebuilder:validation:Minimum=2
+	// +kubebuilder:validation:Maximum=1000
+	// +optional
+	MaxCells int32 `json:"maxCells,omitempty"`
 }
 
 // RegressionMetric is a figure the regression verdict judges.
@@ -1197,6 +1252,15 @@ type RegressionStatus struct {
 	// run).
 	// +optional
 	Correction RegressionCorrection `json:"correction,omitempty"`
+	// bisection names the BenchmarkBisection spec.regression.bisect
+	// created for this verdict.
+	// +optional
+	Bisection string `json:"bisection,omitempty"`
+	// bisectionMessage says why spec.regression.bisect created no
+	// bisection for a Regressed=True verdict (good and bad could not be
+	// told apart, a bisection of that name belongs to another object).
+	// +optional
+	BisectionMessage string `json:"bisectionMessage,omitempty"`
 }
 
 // RegressionMethodCount is how many pairs one method tested.

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +18,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/bisectreport"
 )
 
 // BisectionGVR is the BenchmarkBisection resource.
@@ -235,7 +234,7 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
-	if err := analysis.WriteBisectionHTML(f, bisectionChart(&b)); err != nil {
+	if err := analysis.WriteBisectionHTML(f, bisectreport.Chart(&b)); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("--html %s: %w", o.HTML, err)
 	}
@@ -244,37 +243,6 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.ErrOut, "wrote %s\n", o.HTML)
 	return nil
-}
-
-// bisectionChart is the chart of a bisection's points.
-func bisectionChart(b *dbbenchv1alpha1.BenchmarkBisection) analysis.BisectionChart {
-	st := &b.Status
-	num := func(s string) float64 {
-		v, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return math.NaN()
-		}
-		return v
-	}
-	c := analysis.BisectionChart{Title: "dbbench bisection: " + b.Name, FirstBad: -1}
-	if ep := st.Endpoints; ep != nil {
-		c.Key = ep.Key
-	}
-	if cond := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.BisectionConditionLocalized); cond != nil {
-		c.Summary = fmt.Sprintf("Localized=%s (%s): %s", cond.Status, cond.Reason, cond.Message)
-	}
-	for i, p := range st.Points {
-		if st.FirstBad != "" && p.Name == st.FirstBad {
-			c.FirstBad = i
-			if p.Key != "" {
-				c.Key = p.Key
-			}
-		}
-		c.Points = append(c.Points, analysis.BisectionPoint{
-			Name: p.Name, Verdict: string(p.Verdict), Ratio: num(p.Ratio), Low: num(p.RatioLow), High: num(p.RatioHigh), Note: string(p.Reason),
-		})
-	}
-	return c
 }
 
 // writeBisectionStatus prints the condition, the rounds and the points.
@@ -286,8 +254,14 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 		return
 	}
 	fmt.Fprintf(w, "%s: Localized=%s (%s) after %d rounds, %d cells\n  %s\n", b.Name, c.Status, c.Reason, st.RoundCount, st.CellsUsed, c.Message)
+	if run := b.Labels[dbbenchv1alpha1.LabelRegressedRun]; run != "" {
+		fmt.Fprintf(w, "Created by the Regressed verdict of run %s (spec.regression.bisect)\n", run)
+	}
 	if ep := st.Endpoints; ep != nil {
 		fmt.Fprintf(w, "Endpoints: bad/good %s at %s, reproduced %t\n", ep.Ratio, ep.Key, ep.Reproduced)
+	}
+	if line := bisectionResultsLine(b); line != "" {
+		fmt.Fprintln(w, line)
 	}
 	if len(st.Rounds) > 0 {
 		fmt.Fprintln(w, "Rounds:")
@@ -330,4 +304,20 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 		line := fmt.Sprintf("  %-*s  %-12s  %-6s  %-17s  %s%s", nameW, p.Name, p.Verdict, p.Ratio, iv, at, mark)
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
+}
+
+// bisectionResultsLine says where the summary and report are in the object
+// store, or why they are not there yet ("" without an object store).
+func bisectionResultsLine(b *dbbenchv1alpha1.BenchmarkBisection) string {
+	u := b.Status.Upload
+	if u == nil {
+		return ""
+	}
+	if u.Uploaded {
+		return "Results: " + u.URL + " (bisection.json, report.html)"
+	}
+	if c := meta.FindStatusCondition(b.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c != nil {
+		return fmt.Sprintf("Results: not uploaded (%s): %s", c.Reason, c.Message)
+	}
+	return "Results: not uploaded yet"
 }

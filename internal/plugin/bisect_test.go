@@ -107,7 +107,7 @@ func TestBisectRefusesBadFlags(t *testing.T) {
 func TestBisectStatusPrintsPointsInOrder(t *testing.T) {
 	b := &dbbenchv1alpha1.BenchmarkBisection{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "dbbench.io/v1alpha1", Kind: "BenchmarkBisection"},
-		ObjectMeta: metav1.ObjectMeta{Name: "find-it", Namespace: "bench"},
+		ObjectMeta: metav1.ObjectMeta{Name: "find-it", Namespace: "bench", Labels: map[string]string{dbbenchv1alpha1.LabelRegressedRun: "night-3"}},
 		Status: dbbenchv1alpha1.BenchmarkBisectionStatus{
 			Conditions: []metav1.Condition{{Type: "Localized", Status: "True", Reason: "Localized",
 				Message: "t3 is the first bad point (after t2): ratio to good 0.21 at update-index@1", LastTransitionTime: metav1.Now()}},
@@ -137,6 +137,7 @@ func TestBisectStatusPrintsPointsInOrder(t *testing.T) {
 	}
 	want := `find-it: Localized=True (Localized) after 2 rounds, 6 cells
   t3 is the first bad point (after t2): ratio to good 0.21 at update-index@1
+Created by the Regressed verdict of run night-3 (spec.regression.bisect)
 Endpoints: bad/good 0.2 at update-index@1, reproduced true
 Rounds:
   0  find-it-r0                 4 cells  finished  t1, t4
@@ -167,6 +168,24 @@ Points:
 	}
 	if strings.Count(string(html), `stroke-width="2.5"`) != 1 {
 		t.Error("the page does not outline exactly one bar (the first bad)")
+	}
+	for _, tc := range []struct {
+		name string
+		b    dbbenchv1alpha1.BenchmarkBisection
+		want string
+	}{
+		{name: "no object store", want: ""},
+		{name: "uploaded", b: dbbenchv1alpha1.BenchmarkBisection{Status: dbbenchv1alpha1.BenchmarkBisectionStatus{
+			Upload: &dbbenchv1alpha1.BisectionUploadStatus{Uploaded: true, URL: "s3://b/p/nightly/_bisections/x/"}}},
+			want: "Results: s3://b/p/nightly/_bisections/x/ (bisection.json, report.html)"},
+		{name: "failing", b: dbbenchv1alpha1.BenchmarkBisection{Status: dbbenchv1alpha1.BenchmarkBisectionStatus{
+			Upload:     &dbbenchv1alpha1.BisectionUploadStatus{Failures: 2},
+			Conditions: []metav1.Condition{{Type: dbbenchv1alpha1.ConditionResultsUploaded, Status: "False", Reason: "UploadPending", Message: "connection refused"}}}},
+			want: "Results: not uploaded (UploadPending): connection refused"},
+	} {
+		if got := bisectionResultsLine(&tc.b); got != tc.want {
+			t.Errorf("%s: results line %q, want %q", tc.name, got, tc.want)
+		}
 	}
 	var buf bytes.Buffer
 	writeBisectionStatus(&buf, &dbbenchv1alpha1.BenchmarkBisection{ObjectMeta: metav1.ObjectMeta{Name: "new"}})

@@ -184,3 +184,6 @@ func classify(err error) Kind {
 	// server is down, which is what retries are for.
 	return KindTransient
 }
+
+// errEmptySummary refuses a bisection upload without its summary.
+var errEmptySummary = errors.New("a bisection upload needs its summary document")

@@ -165,8 +165,12 @@ func marshalManifest(m *results.Manifest) ([]byte, error) {
 // claimRun writes the run's run.json if absent, and refuses a directory that
 // another run object (same name, other UID or namespace) owns.
 func (s *Store) claimRun(ctx context.Context, r results.Run) error {
-	key := s.layout.RunKey(r.Suite, r.Name, ObjectRunIdentity)
-	want := runIdentity(r)
+	return s.claim(ctx, s.layout.RunKey(r.Suite, r.Name, ObjectRunIdentity), runIdentity(r), "run")
+}
+
+// claim writes the identity want at key if absent, and refuses a directory
+// whose identity is another object's (what names the kind, for the error).
+func (s *Store) claim(ctx context.Context, key string, want RunIdentity, what string) error {
 	data, err := s.Get(ctx, key)
 	switch {
 	case errors.Is(err, ErrNotFound):
@@ -184,9 +188,9 @@ func (s *Store) claimRun(ctx context.Context, r results.Run) error {
 		return &Error{Op: "get", Bucket: s.bucket, Key: key, Kind: KindPermanent, Err: fmt.Errorf("decoding run identity: %w", err)}
 	}
 	if !have.sameRun(want) {
-		return &Error{Op: "claim run", Bucket: s.bucket, Key: key, Kind: KindConflict,
-			Err: fmt.Errorf("run %q belongs to namespace %q uid %q, not namespace %q uid %q: run names must be unique per suite in a bucket (delete the old objects or use another prefix)",
-				r.Name, have.Namespace, have.UID, r.Namespace, r.UID)}
+		return &Error{Op: "claim " + what, Bucket: s.bucket, Key: key, Kind: KindConflict,
+			Err: fmt.Errorf("%s %q belongs to namespace %q uid %q, not namespace %q uid %q: %s names must be unique per suite in a bucket (delete the old objects or use another prefix)",
+				what, want.Name, have.Namespace, have.UID, want.Namespace, want.UID, what)}
 	}
 	return nil
 }
