@@ -256,6 +256,9 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		{"both emptyDir and volumeClaim", func(s map[string]any) {
 			set(s, "databases.0.storage", map[string]any{"emptyDir": map[string]any{}, "volumeClaim": map[string]any{"size": "10Gi"}})
 		}, "storage: set at most one of emptyDir and volumeClaim"},
+		{"log volume with both emptyDir and volumeClaim", func(s map[string]any) {
+			set(s, "databases.0.storage.log", map[string]any{"emptyDir": map[string]any{}, "volumeClaim": map[string]any{"size": "10Gi"}})
+		}, "storage.log: set at most one of emptyDir and volumeClaim"},
 		{"retry attempts out of range", func(s map[string]any) { set(s, "retry.maxAttemptsPerCell", 50) },
 			"spec.retry.maxAttemptsPerCell"},
 		{"fixed-rate step the workload does not run", func(s map[string]any) {
