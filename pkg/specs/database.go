@@ -110,9 +110,9 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			Args:            collectorArgs(db.Storage.Log != nil),
 			// The database's volumes, read-only, so the collector finds
 			// the block device behind each from its own mount table.
-			VolumeMounts:    collectorMounts(db.Storage.Log != nil),
-			Ports:           []corev1.ContainerPort{{Name: "collector", ContainerPort: CollectorPort, Protocol: corev1.ProtocolTCP}},
-			Resources:       *collectorResources.DeepCopy(),
+			VolumeMounts: collectorMounts(db.Storage.Log != nil),
+			Ports:        []corev1.ContainerPort{{Name: "collector", ContainerPort: CollectorPort, Protocol: corev1.ProtocolTCP}},
+			Resources:    *collectorResources.DeepCopy(),
 			SecurityContext: &corev1.SecurityContext{
 				AllowPrivilegeEscalation: ptr.To(false),
 				ReadOnlyRootFilesystem:   ptr.To(true),
