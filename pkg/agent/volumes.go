@@ -140,7 +140,7 @@ func resolveDevice(path, mountinfo string, disks []diskStat) (string, error) {
 	if err := unix.Stat(path, &st); err != nil {
 		return "", fmt.Errorf("stat %s: %w", path, err)
 	}
-	major, minor := unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))
+	major, minor := unix.Major(st.Dev), unix.Minor(st.Dev)
 	for _, d := range disks {
 		if d.major == major && d.minor == minor {
 			return d.name, nil
@@ -150,16 +150,16 @@ func resolveDevice(path, mountinfo string, disks []diskStat) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("device %d:%d of %s is not in diskstats, and %w", major, minor, path, err)
 	}
-	real, err := filepath.EvalSymlinks(path)
+	resolved, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		real = path
+		resolved = path
 	}
 	// The longest mount point holding path with the same device number is
 	// the mount path lives on.
 	best := -1
 	mm := fmt.Sprintf("%d:%d", major, minor)
 	for i, m := range mounts {
-		if m.majorMinor != mm || !within(real, m.mountPoint) {
+		if m.majorMinor != mm || !within(resolved, m.mountPoint) {
 			continue
 		}
 		if best < 0 || len(m.mountPoint) > len(mounts[best].mountPoint) {

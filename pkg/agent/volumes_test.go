@@ -36,7 +36,7 @@ func devOf(t *testing.T, path string) (uint32, uint32) {
 	if err := unix.Stat(path, &st); err != nil {
 		t.Fatal(err)
 	}
-	return unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev))
+	return unix.Major(st.Dev), unix.Minor(st.Dev)
 }
 
 // diskLine is a /proc/diskstats line: reads, sectors read, writes, sectors
