@@ -94,6 +94,10 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{"Throughput", "P99Latency"})
 		},
+		"log volume on a claim beside an emptyDir": func(s map[string]any) {
+			set(s, "databases.0.storage.log", map[string]any{"volumeClaim": map[string]any{"size": "5Gi", "storageClassName": "fast"}})
+		},
+		"empty log volume (an emptyDir)": func(s map[string]any) { set(s, "databases.0.storage.log", map[string]any{}) },
 	} {
 		r := parseRun(t, validRunYAML)
 		r.SetNamespace(ns)
@@ -443,6 +447,10 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 			"GROUP:      dbbench.io", "placement says where database and client pods run",
 			"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
 			"database\t<Object>", "client\t<Object>",
+		},
+		"benchmarkrun.spec.databases.storage.log": {
+			"log puts the redo log", "innodb_log_group_home_dir", "initdb --waldir", "log: {} is an emptyDir",
+			"emptyDir\t<Object>", "volumeClaim\t<Object>",
 		},
 		"benchmarkrun.spec.preflight": {
 			"preflight checks, before the first cell, that every (database", "enabled\t<boolean>",
