@@ -90,7 +90,7 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 		// lives seconds.
 		objs = append(objs, specs.Service(p.run, c))
 	}
-	if pvc := specs.DataClaim(p.run, c, 1); pvc != nil {
+	for _, pvc := range specs.Claims(p.run, c, 1) {
 		objs = append(objs, pvc)
 	}
 	objs = append(objs, specs.DatabasePod(p.run, c, 1, hasConfig(c), p.collectorImage()))
@@ -158,7 +158,7 @@ func hasConfig(c matrix.Cell) bool {
 // specs.AnnotationRetryOf) for a pass that adopts it after a lost status
 // write.
 func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, cs *dbbenchv1alpha1.CellStatus) error {
-	if pvc := specs.DataClaim(p.run, c, attempt); pvc != nil {
+	for _, pvc := range specs.Claims(p.run, c, attempt) {
 		if err := p.create(ctx, pvc); err != nil {
 			return err
 		}
@@ -389,8 +389,10 @@ func (p *runPass) removeAttempt(ctx context.Context, c matrix.Cell, attempt int3
 			return err
 		}
 	}
-	if pvc := specs.DataClaim(p.run, c, attempt); pvc != nil {
-		return p.remove(ctx, pvc)
+	for _, pvc := range specs.Claims(p.run, c, attempt) {
+		if err := p.remove(ctx, pvc); err != nil {
+			return err
+		}
 	}
 	return nil
 }

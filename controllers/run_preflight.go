@@ -170,7 +170,7 @@ func (p *runPass) removePreflight(ctx context.Context, pairs []matrix.Cell) erro
 			return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
 		}
 		if a, err := strconv.Atoi(pod.Labels[specs.LabelAttempt]); err == nil {
-			if pvc := specs.DataClaim(p.run, c, int32(a)); pvc != nil {
+			for _, pvc := range specs.Claims(p.run, c, int32(a)) {
 				if err := p.remove(ctx, pvc); err != nil {
 					return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
 				}

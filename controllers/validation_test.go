@@ -99,6 +99,10 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}, map[string]any{"image": "reg.example/mariadb@sha256:0123"}},
 				"good": map[string]any{"version": "11.8.0"}, "parallelism": 2, "repeats": 3, "maxCells": 40})
 		},
+		"log volume on a claim beside an emptyDir": func(s map[string]any) {
+			set(s, "databases.0.storage.log", map[string]any{"volumeClaim": map[string]any{"size": "5Gi", "storageClassName": "fast"}})
+		},
+		"empty log volume (an emptyDir)": func(s map[string]any) { set(s, "databases.0.storage.log", map[string]any{}) },
 	} {
 		r := parseRun(t, validRunYAML)
 		r.SetNamespace(ns)
@@ -269,6 +273,9 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		{"both emptyDir and volumeClaim", func(s map[string]any) {
 			set(s, "databases.0.storage", map[string]any{"emptyDir": map[string]any{}, "volumeClaim": map[string]any{"size": "10Gi"}})
 		}, "storage: set at most one of emptyDir and volumeClaim"},
+		{"log volume with both emptyDir and volumeClaim", func(s map[string]any) {
+			set(s, "databases.0.storage.log", map[string]any{"emptyDir": map[string]any{}, "volumeClaim": map[string]any{"size": "10Gi"}})
+		}, "storage.log: set at most one of emptyDir and volumeClaim"},
 		{"retry attempts out of range", func(s map[string]any) { set(s, "retry.maxAttemptsPerCell", 50) },
 			"spec.retry.maxAttemptsPerCell"},
 		{"fixed-rate step the workload does not run", func(s map[string]any) {
@@ -484,6 +491,10 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 			"GROUP:      dbbench.io", "placement says where database and client pods run",
 			"clientNode", "exclusiveNodes", "keeps every node to at most one cell", "qosClass", "maxParallelCells",
 			"database\t<Object>", "client\t<Object>",
+		},
+		"benchmarkrun.spec.databases.storage.log": {
+			"log puts the redo log", "innodb_log_group_home_dir", "initdb --waldir", "log: {} is an emptyDir",
+			"emptyDir\t<Object>", "volumeClaim\t<Object>",
 		},
 		"benchmarkrun.spec.preflight": {
 			"preflight checks, before the first cell, that every (database", "enabled\t<boolean>",

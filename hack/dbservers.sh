@@ -28,6 +28,12 @@
 # lines) that the server reads BEFORE the script's own settings, which
 # therefore win where both set something: the agent's config-verification
 # tests use it for a variant that is partly overridden.
+#
+# DBBENCH_DB_LOG_DIR names a directory (typically a filesystem of its own)
+# for the redo log or WAL, as storage.log does in a cluster: MariaDB's
+# innodb_log_group_home_dir, PostgreSQL's initdb --waldir (a pg_wal
+# directory inside it). The agent's log-volume test mounts a loop device
+# there. MySQL, which runs chrooted, does not support it.
 set -euo pipefail
 
 HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -43,6 +49,7 @@ DB_USER=dbbench
 DB_PASSWORD=dbbench-pw
 DB_NAME=sbtest
 EXTRA_CONFIG="${DBBENCH_DB_EXTRA_CONFIG:-}"
+LOG_DIR="${DBBENCH_DB_LOG_DIR:-}"
 
 need_packages() {
 	local pkgs=(sysbench)
@@ -96,7 +103,9 @@ mariadb_start() {
 	need_packages mariadb
 	rm -rf "${dir}"
 	mkdir -p "${dir}/data" "${dir}/tmp"
-	write_my_cnf "${dir}" "${dir}" mariadbd "${MARIADB_PORT}" innodb_log_file_size=128M
+	local logopt=()
+	if [ -n "${LOG_DIR}" ]; then logopt=("innodb_log_group_home_dir=${LOG_DIR}"); fi
+	write_my_cnf "${dir}" "${dir}" mariadbd "${MARIADB_PORT}" innodb_log_file_size=128M "${logopt[@]}"
 	mariadb-install-db --defaults-file="${dir}/my.cnf" --auth-root-authentication-method=socket \
 		--skip-test-db >"${dir}/install.log" 2>&1 || {
 		cat "${dir}/install.log" >&2
@@ -155,8 +164,13 @@ postgres_start() {
 	# PostgreSQL refuses to run as root: run it as the package's user.
 	printf '%s\n' "${DB_PASSWORD}" >"${dir}/pw"
 	chown postgres: "${dir}/pw"
+	local waldir=()
+	if [ -n "${LOG_DIR}" ]; then
+		chown postgres: "${LOG_DIR}"
+		waldir=("--waldir=${LOG_DIR}/pg_wal")
+	fi
 	runuser -u postgres -- "${bin}/initdb" -D "${dir}/data" -U postgres --auth-local=trust \
-		--auth-host=scram-sha-256 >"${dir}/initdb.log" 2>&1 || {
+		--auth-host=scram-sha-256 "${waldir[@]}" >"${dir}/initdb.log" 2>&1 || {
 		cat "${dir}/initdb.log" >&2
 		return 1
 	}
@@ -282,6 +296,10 @@ mysql_start() {
 	if mysql_pid >/dev/null; then
 		log "mysql already running (pid $(mysql_pid))"
 		return 0
+	fi
+	if [ -n "${LOG_DIR}" ]; then
+		log "DBBENCH_DB_LOG_DIR is not supported for MySQL (it runs chrooted)"
+		return 1
 	fi
 	need_packages mysql
 	mysql_rootfs

@@ -297,6 +297,28 @@ type StorageSpec struct {
 	// volumeClaim creates a PersistentVolumeClaim per cell attempt.
 	// +optional
 	VolumeClaim *VolumeClaimSpec `json:"volumeClaim,omitempty"`
+
+	// log puts the redo log (MariaDB/MySQL innodb_log_group_home_dir) or
+	// the WAL (PostgreSQL initdb --waldir) on a volume of its own, so the
+	// results report I/O per operation for the log and the data apart.
+	// Unset keeps the log in the data directory. log: {} is an emptyDir.
+	// +optional
+	Log *LogVolumeSpec `json:"log,omitempty"`
+}
+
+// LogVolumeSpec selects the volume for the redo log or WAL.
+// +kubebuilder:validation:XValidation:rule="!(has(self.emptyDir) && has(self.volumeClaim))",message="storage.log: set at most one of emptyDir and volumeClaim"
+type LogVolumeSpec struct {
+	// emptyDir keeps the log on the node's ephemeral storage (the default).
+	// On most nodes that is the same disk as an emptyDir data directory:
+	// the results then flag the two volumes as sharing a device.
+	// +optional
+	EmptyDir *corev1.EmptyDirVolumeSource `json:"emptyDir,omitempty"`
+
+	// volumeClaim creates a second PersistentVolumeClaim per cell attempt
+	// for the log, e.g. of a storage class on another disk.
+	// +optional
+	VolumeClaim *VolumeClaimSpec `json:"volumeClaim,omitempty"`
 }
 
 // VolumeClaimSpec is the per-cell PersistentVolumeClaim.

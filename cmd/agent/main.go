@@ -168,8 +168,10 @@ func runCollector(ctx context.Context, args []string) int {
 	cgroup := fs.String("server-cgroup-cpu", "", "the server's cgroup cpu.stat (v2) or cpuacct.usage (v1)")
 	devices := fs.String("devices", "", "block devices to count (default: all disks)")
 	podProcs := fs.Bool("pod-processes", false, "measure the server's CPU as that of every other process in the (shared) pod process namespace")
+	var volumes volumeFlags
+	fs.Var(&volumes, "volume", "name=path: report the I/O of the block device behind path apart, as volume name (repeatable)")
 	_ = fs.Parse(args)
-	c := &agent.ProcCollector{CgroupCPU: *cgroup, PodProcesses: *podProcs}
+	c := &agent.ProcCollector{CgroupCPU: *cgroup, PodProcesses: *podProcs, Volumes: volumes}
 	if *devices != "" {
 		c.Devices = strings.Split(*devices, ",")
 	}
@@ -185,4 +187,24 @@ func runCollector(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// volumeFlags collects the collector's repeated --volume name=path.
+type volumeFlags []agent.Volume
+
+func (v *volumeFlags) String() string {
+	parts := make([]string, len(*v))
+	for i, x := range *v {
+		parts[i] = x.Name + "=" + x.Path
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v *volumeFlags) Set(s string) error {
+	x, err := agent.ParseVolume(s)
+	if err != nil {
+		return err
+	}
+	*v = append(*v, x)
+	return nil
 }

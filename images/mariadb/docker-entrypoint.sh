@@ -36,8 +36,11 @@ init_database() {
 	fi
 	note "Initializing database files in ${datadir}"
 	local out
+	# The server's own arguments (after its name) go to the bootstrap too, as
+	# in the official image: --innodb-log-group-home-dir must hold from the
+	# first start, or the server cannot find the redo log it wrote.
 	if ! out=$(mariadb-install-db --datadir="${datadir}" --auth-root-authentication-method=normal \
-		--skip-test-db --skip-name-resolve --rpm 2>&1); then
+		--skip-test-db --skip-name-resolve --rpm "${@:2}" 2>&1); then
 		printf '%s\n' "${out}" >&2
 		die "mariadb-install-db failed"
 	fi

@@ -4,7 +4,8 @@
 # image's contract that dbbench relies on:
 #   POSTGRES_PASSWORD (or POSTGRES_HOST_AUTH_METHOD=trust), POSTGRES_USER
 #   (default postgres), POSTGRES_DB (default: the user), POSTGRES_INITDB_ARGS,
-#   POSTGRES_HOST_AUTH_METHOD (default scram-sha-256), PGDATA.
+#   POSTGRES_HOST_AUTH_METHOD (default scram-sha-256), PGDATA,
+#   POSTGRES_INITDB_WALDIR (initdb --waldir: the WAL on another volume).
 #   docker-entrypoint.sh -c listen_addresses=* -c config_file=/etc/x.conf
 set -Eeuo pipefail
 
@@ -41,8 +42,10 @@ init_database() {
 	local pwfile
 	pwfile=$(mktemp)
 	printf '%s\n' "${POSTGRES_PASSWORD:-}" >"${pwfile}"
+	local waldir=()
+	if [ -n "${POSTGRES_INITDB_WALDIR:-}" ]; then waldir=(--waldir="${POSTGRES_INITDB_WALDIR}"); fi
 	# shellcheck disable=SC2086 # POSTGRES_INITDB_ARGS is a word list by contract.
-	initdb --username="${user}" --pwfile="${pwfile}" --auth-local=trust --auth-host="${auth}" ${POSTGRES_INITDB_ARGS:-} >/dev/null ||
+	initdb --username="${user}" --pwfile="${pwfile}" --auth-local=trust --auth-host="${auth}" "${waldir[@]}" ${POSTGRES_INITDB_ARGS:-} >/dev/null ||
 		die "initdb failed"
 	rm -f "${pwfile}"
 	printf '\nhost all all all %s\n' "${auth}" >>"${PGDATA}/pg_hba.conf"

@@ -41,6 +41,9 @@ type HWSample struct {
 	// (0 when no cgroup was configured).
 	ServerCPUPerSec float64  `json:"serverCpuPerSec,omitempty"`
 	Devices         []string `json:"devices,omitempty"`
+	// Volumes are the database volumes' own devices' figures (absent from
+	// collectors that were given no volumes, and from older collectors).
+	Volumes []VolumeSample `json:"volumes,omitempty"`
 }
 
 // ProcCollector reads /proc of the machine it runs on.
@@ -60,9 +63,13 @@ type ProcCollector struct {
 	// cgroup. Processes that exit (PostgreSQL backends) are counted through
 	// their parent's reaped-children time.
 	PodProcesses bool
+	// Volumes are the database's volumes whose devices' I/O is reported
+	// apart (data, log), resolved to devices at each Start.
+	Volumes []Volume
 
-	mu    sync.Mutex
-	start *procSnap
+	mu       sync.Mutex
+	start    *procSnap
+	resolved []resolvedVolume
 }
 
 type procSnap struct {
@@ -72,6 +79,7 @@ type procSnap struct {
 	reads, rsect, wsect uint64
 	cgroupNs            uint64
 	cpus                int
+	disks               []diskStat
 }
 
 func (p *ProcCollector) proc() string {
@@ -173,19 +181,15 @@ func (p *ProcCollector) snap() (*procSnap, error) {
 	for _, d := range p.devices() {
 		want[d] = true
 	}
-	if b, err := os.ReadFile(filepath.Join(p.proc(), "diskstats")); err == nil {
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) < 10 || !want[f[2]] {
+	if disks, err := readDiskstats(p.proc()); err == nil {
+		s.disks = disks
+		for _, d := range disks {
+			if !want[d.name] {
 				continue
 			}
-			r, _ := strconv.ParseUint(f[3], 10, 64)
-			rs, _ := strconv.ParseUint(f[5], 10, 64)
-			ws, _ := strconv.ParseUint(f[9], 10, 64)
-			s.reads += r
-			s.rsect += rs
-			s.wsect += ws
+			s.reads += d.reads
+			s.rsect += d.rsect
+			s.wsect += d.wsect
 		}
 	}
 	if p.PodProcesses {
@@ -214,8 +218,11 @@ func (p *ProcCollector) Start(context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", p.proc(), err)
 	}
+	// Resolved per window: a claim's device is only known once mounted,
+	// and stays put for the pod's life, so this costs a stat per volume.
+	resolved := resolveVolumes(p.Volumes, p.proc(), s.disks)
 	p.mu.Lock()
-	p.start = s
+	p.start, p.resolved = s, resolved
 	p.mu.Unlock()
 	return nil
 }
@@ -223,7 +230,7 @@ func (p *ProcCollector) Start(context.Context) error {
 // Stop ends the window and returns its averages.
 func (p *ProcCollector) Stop(context.Context) (HWSample, error) {
 	p.mu.Lock()
-	start := p.start
+	start, resolved := p.start, p.resolved
 	p.start = nil
 	p.mu.Unlock()
 	if start == nil {
@@ -245,6 +252,7 @@ func (p *ProcCollector) Stop(context.Context) (HWSample, error) {
 	out.ReadsPerSec = float64(end.reads-start.reads) / secs
 	out.ReadKBPerSec = float64(end.rsect-start.rsect) / 2 / secs // 512-byte sectors
 	out.WriteKBPerSec = float64(end.wsect-start.wsect) / 2 / secs
+	out.Volumes = volumeSamples(resolved, start.disks, end.disks, secs)
 	if (p.CgroupCPU != "" || p.PodProcesses) && end.cgroupNs >= start.cgroupNs {
 		out.ServerCPUPerSec = float64(end.cgroupNs-start.cgroupNs) / 1e9 / secs
 	}

@@ -251,6 +251,14 @@ func toHardware(s HWSample, q float64, basis string, clientIncluded bool, c Coll
 			h.ServerCPUSecondsPerSecond = f(s.ServerCPUPerSec)
 		}
 	}
+	for _, v := range s.Volumes {
+		io := results.VolumeIO{Name: v.Name, Device: v.Device, SharedDevice: v.SharedDevice, Unresolved: v.Unresolved}
+		if v.Device != "" && v.Unresolved == "" {
+			io.ReadsPerSecond, io.ReadKBPerSecond = f(v.ReadsPerSec), f(v.ReadKBPerSec)
+			io.WriteKBPerSecond, io.IOsPerSecond = f(v.WriteKBPerSec), f(v.IOsPerSec)
+		}
+		h.Volumes = append(h.Volumes, io)
+	}
 	h.Derive()
 	return h
 }

@@ -60,6 +60,23 @@ type Hardware struct {
 	// OpsPerSecond is the divisor q ("o/s"); 0 means "use the
 	// observation's QPS".
 	OpsPerSecond float64 `json:"opsPerSecond,omitempty"`
+	// Volumes are the disk figures per database volume (data, log), when
+	// the results split them.
+	Volumes []VolumeHW `json:"volumes,omitempty"`
+}
+
+// VolumeHW is the disk activity per operation of the device behind one
+// database volume (results.VolumeIO).
+type VolumeHW struct {
+	Name   string `json:"name"`
+	Device string `json:"device,omitempty"`
+	// SharedDevice: another volume is on the same device, so the figures
+	// are the device's for both, not a split.
+	SharedDevice bool     `json:"sharedDevice,omitempty"`
+	ReadsPerOp   *float64 `json:"readsPerOp,omitempty"`   // r/o
+	ReadKBPerOp  *float64 `json:"readKbPerOp,omitempty"`  // rKB/o
+	WriteKBPerOp *float64 `json:"writeKbPerOp,omitempty"` // wKB/o
+	IOsPerOp     *float64 `json:"iosPerOp,omitempty"`     // io/o
 }
 
 // TimeSeries is a per-interval throughput series of one observation.

@@ -53,6 +53,10 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 			if h := s.Hardware; h != nil {
 				o.HW = &Hardware{CPUPerOp: h.CPUPerOp, CSPerOp: h.ContextSwitchesPerOp, ReadsPerOp: h.ReadsPerOp,
 					ReadKBPerOp: h.ReadKBPerOp, WriteKBPerOp: h.WriteKBPerOp, OpsPerSecond: h.OpsPerSecond}
+				for _, v := range h.Volumes {
+					o.HW.Volumes = append(o.HW.Volumes, VolumeHW{Name: v.Name, Device: v.Device, SharedDevice: v.SharedDevice,
+						ReadsPerOp: v.ReadsPerOp, ReadKBPerOp: v.ReadKBPerOp, WriteKBPerOp: v.WriteKBPerOp, IOsPerOp: v.IOsPerOp})
+				}
 			}
 			if ct := s.Counters; ct != nil && len(ct.PerOp) > 0 {
 				o.Counters = ct.PerOp

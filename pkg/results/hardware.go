@@ -24,6 +24,11 @@ func (h *Hardware) Derive() {
 	h.ReadsPerOp = per(h.ReadsPerSecond)
 	h.ReadKBPerOp = per(h.ReadKBPerSecond)
 	h.WriteKBPerOp = per(h.WriteKBPerSecond)
+	for i := range h.Volumes {
+		v := &h.Volumes[i]
+		v.ReadsPerOp, v.ReadKBPerOp = per(v.ReadsPerSecond), per(v.ReadKBPerSecond)
+		v.WriteKBPerOp, v.IOsPerOp = per(v.WriteKBPerSecond), per(v.IOsPerSecond)
+	}
 	h.ServerCPUMicrosPerOp = nil
 	if v := per(h.ServerCPUSecondsPerSecond); v != nil {
 		us := *v * 1e6

@@ -140,7 +140,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"run": reflect.TypeFor[Run](), "cell": reflect.TypeFor[Cell](), "status": reflect.TypeFor[Status](),
 		"host": reflect.TypeFor[Host](), "provenance": reflect.TypeFor[Provenance](), "load": reflect.TypeFor[Load](),
 		"series": reflect.TypeFor[Series](), "summary": reflect.TypeFor[SeriesSummary](),
-		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "step": reflect.TypeFor[StepResult](),
+		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "volumeIO": reflect.TypeFor[VolumeIO](), "step": reflect.TypeFor[StepResult](),
 		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
 		"rate":     reflect.TypeFor[Rate](),
 		"counters": reflect.TypeFor[Counters](),

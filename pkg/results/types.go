@@ -419,6 +419,62 @@ type Hardware struct {
 	ReadKBPerSecond           *float64 `json:"readKbPerSecond,omitempty"`
 	WriteKBPerSecond          *float64 `json:"writeKbPerSecond,omitempty"`
 	ServerCPUSecondsPerSecond *float64 `json:"serverCpuSecondsPerSecond,omitempty"`
+
+	// Volumes split the disk figures by the database's volumes ("data",
+	// and "log" with storage.log): each is the block device behind the
+	// volume. Absent in documents written before the split (v1, additive).
+	Volumes []VolumeIO `json:"volumes,omitempty"`
+}
+
+// VolumeIO is the disk activity of the device behind one database volume
+// over the measured window, per operation and per second. A device serves
+// everything on it, so other I/O on the same device is counted too.
+type VolumeIO struct {
+	// Name is the volume: "data" or "log".
+	Name string `json:"name"`
+	// Device is the block device ("vda", "nvme1n1p2", "dm-0").
+	Device string `json:"device,omitempty"`
+	// SharedDevice is true when another volume of the step is on the same
+	// device: its figures are then those of both volumes together, not a
+	// split (an emptyDir log beside an emptyDir data directory).
+	SharedDevice bool `json:"sharedDevice,omitempty"`
+	// Unresolved says why no device was found; the figures are absent.
+	Unresolved string `json:"unresolved,omitempty"`
+
+	// ReadsPerOp is r/o on this device; ReadKBPerOp rKB/o, WriteKBPerOp
+	// wKB/o; IOsPerOp is completed reads plus writes per op.
+	ReadsPerOp   *float64 `json:"readsPerOp,omitempty"`
+	ReadKBPerOp  *float64 `json:"readKbPerOp,omitempty"`
+	WriteKBPerOp *float64 `json:"writeKbPerOp,omitempty"`
+	IOsPerOp     *float64 `json:"iosPerOp,omitempty"`
+
+	ReadsPerSecond   *float64 `json:"readsPerSecond,omitempty"`
+	ReadKBPerSecond  *float64 `json:"readKbPerSecond,omitempty"`
+	WriteKBPerSecond *float64 `json:"writeKbPerSecond,omitempty"`
+	IOsPerSecond     *float64 `json:"iosPerSecond,omitempty"`
+}
+
+// SharedDevice reports whether any of h's volumes share a device.
+func (h *Hardware) SharedDevice() bool {
+	for _, v := range h.Volumes {
+		if v.SharedDevice {
+			return true
+		}
+	}
+	return false
+}
+
+// Volume returns the volume named name, or nil.
+func (h *Hardware) Volume(name string) *VolumeIO {
+	if h == nil {
+		return nil
+	}
+	for i := range h.Volumes {
+		if h.Volumes[i].Name == name {
+			return &h.Volumes[i]
+		}
+	}
+	return nil
 }
 
 // Counters are the database engine's own cumulative counters (SHOW GLOBAL

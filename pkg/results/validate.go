@@ -157,6 +157,9 @@ func validateStep(c *checker, path string, s *StepResult) {
 	if ct := s.Counters; ct != nil {
 		validateCounters(c, path+".counters", ct)
 	}
+	if h := s.Hardware; h != nil {
+		validateVolumes(c, path+".hardware.volumes", h.Volumes)
+	}
 	if m := s.Summary; m != nil && !(m.Min <= m.P5 && m.P5 <= m.Median && m.Median <= m.P95 && m.P95 <= m.Max) {
 		c.add(path+".summary", "min <= p5 <= median <= p95 <= max does not hold")
 	}
@@ -236,6 +239,23 @@ func validateCounters(c *checker, path string, ct *Counters) {
 			c.add(path+".perOp."+n, "has no delta")
 		case !near(ct.PerOp[n], d/ct.Operations):
 			c.add(path+".perOp."+n, "%v is not delta / operations (%v)", ct.PerOp[n], d/ct.Operations)
+		}
+	}
+}
+
+// validateVolumes checks the per-volume disk figures: one entry per volume
+// name, and figures only for a volume whose device was found.
+func validateVolumes(c *checker, path string, vols []VolumeIO) {
+	seen := map[string]bool{}
+	for i, v := range vols {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		if seen[v.Name] {
+			c.add(p+".name", "%q appears twice", v.Name)
+		}
+		seen[v.Name] = true
+		hasFigures := v.ReadsPerSecond != nil || v.ReadKBPerSecond != nil || v.WriteKBPerSecond != nil || v.IOsPerSecond != nil
+		if hasFigures && (v.Device == "" || v.Unresolved != "") {
+			c.add(p, "has figures but no device (unresolved: %q)", v.Unresolved)
 		}
 	}
 }

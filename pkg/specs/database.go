@@ -45,7 +45,12 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 	volumes := []corev1.Volume{dataVolume(c, attempt), {
 		Name: "run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 	}}
-	mounts = append(mounts, corev1.VolumeMount{Name: "data", MountPath: k.dataDir})
+	mounts = append(mounts, corev1.VolumeMount{Name: DataVolume, MountPath: k.dataDir})
+	if lv := logVolume(c, attempt); lv != nil {
+		volumes = append(volumes, *lv)
+		mounts = append(mounts, corev1.VolumeMount{Name: LogVolume, MountPath: k.logMount})
+		args = append(args, k.logArgs...)
+	}
 	if hasConfig {
 		volumes = append(volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)}},
@@ -62,7 +67,11 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 	}
 	args = append(args, db.Args...)
 
-	env := append(k.env(SecretName(c)), db.Env...)
+	env := k.env(SecretName(c))
+	if db.Storage.Log != nil {
+		env = append(env, k.logEnv...)
+	}
+	env = append(env, db.Env...)
 
 	container := corev1.Container{
 		Name:            DatabaseContainer,
@@ -98,9 +107,12 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			Name:            CollectorContainer,
 			Image:           collectorImage,
 			ImagePullPolicy: corev1.PullIfNotPresent,
-			Args:            []string{"collector", "--listen", fmt.Sprintf(":%d", CollectorPort), "--pod-processes"},
-			Ports:           []corev1.ContainerPort{{Name: "collector", ContainerPort: CollectorPort, Protocol: corev1.ProtocolTCP}},
-			Resources:       *collectorResources.DeepCopy(),
+			Args:            collectorArgs(db.Storage.Log != nil),
+			// The database's volumes, read-only, so the collector finds
+			// the block device behind each from its own mount table.
+			VolumeMounts: collectorMounts(db.Storage.Log != nil),
+			Ports:        []corev1.ContainerPort{{Name: "collector", ContainerPort: CollectorPort, Protocol: corev1.ProtocolTCP}},
+			Resources:    *collectorResources.DeepCopy(),
 			SecurityContext: &corev1.SecurityContext{
 				AllowPrivilegeEscalation: ptr.To(false),
 				ReadOnlyRootFilesystem:   ptr.To(true),
@@ -138,10 +150,50 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 	}
 }
 
+// CollectorVolumeDir is where the collector sidecar mounts the database's
+// volumes (one directory per volume name) to attribute disk I/O to them.
+const CollectorVolumeDir = "/dbbench/volumes"
+
+func collectorMounts(withLog bool) []corev1.VolumeMount {
+	m := []corev1.VolumeMount{{Name: DataVolume, MountPath: CollectorVolumeDir + "/" + DataVolume, ReadOnly: true}}
+	if withLog {
+		m = append(m, corev1.VolumeMount{Name: LogVolume, MountPath: CollectorVolumeDir + "/" + LogVolume, ReadOnly: true})
+	}
+	return m
+}
+
+func collectorArgs(withLog bool) []string {
+	args := []string{"collector", "--listen", fmt.Sprintf(":%d", CollectorPort), "--pod-processes",
+		"--volume", DataVolume + "=" + CollectorVolumeDir + "/" + DataVolume}
+	if withLog {
+		args = append(args, "--volume", LogVolume+"="+CollectorVolumeDir+"/"+LogVolume)
+	}
+	return args
+}
+
+// logVolume is the storage.log volume, or nil when the log stays in the
+// data directory.
+func logVolume(c matrix.Cell, attempt int32) *corev1.Volume {
+	l := c.Database.Storage.Log
+	if l == nil {
+		return nil
+	}
+	if l.VolumeClaim != nil {
+		return &corev1.Volume{Name: LogVolume, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: LogClaimName(c, attempt)},
+		}}
+	}
+	ed := &corev1.EmptyDirVolumeSource{}
+	if l.EmptyDir != nil {
+		ed = l.EmptyDir.DeepCopy()
+	}
+	return &corev1.Volume{Name: LogVolume, VolumeSource: corev1.VolumeSource{EmptyDir: ed}}
+}
+
 func dataVolume(c matrix.Cell, attempt int32) corev1.Volume {
 	s := c.Database.Storage
 	if s.VolumeClaim != nil {
-		return corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
+		return corev1.Volume{Name: DataVolume, VolumeSource: corev1.VolumeSource{
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: DataClaimName(c, attempt)},
 		}}
 	}
@@ -149,19 +201,27 @@ func dataVolume(c matrix.Cell, attempt int32) corev1.Volume {
 	if s.EmptyDir != nil {
 		ed = s.EmptyDir.DeepCopy()
 	}
-	return corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: ed}}
+	return corev1.Volume{Name: DataVolume, VolumeSource: corev1.VolumeSource{EmptyDir: ed}}
 }
 
-// DataClaim builds the per-attempt PersistentVolumeClaim, or nil when the
-// database uses an emptyDir.
-func DataClaim(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32) *corev1.PersistentVolumeClaim {
-	vc := c.Database.Storage.VolumeClaim
-	if vc == nil {
-		return nil
+// Claims builds the per-attempt PersistentVolumeClaims of the database: the
+// data claim and the log claim, each only when its storage is a volumeClaim.
+func Claims(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32) []*corev1.PersistentVolumeClaim {
+	var out []*corev1.PersistentVolumeClaim
+	st := c.Database.Storage
+	if st.VolumeClaim != nil {
+		out = append(out, claim(run, c, attempt, DataClaimName(c, attempt), st.VolumeClaim))
 	}
+	if st.Log != nil && st.Log.VolumeClaim != nil {
+		out = append(out, claim(run, c, attempt, LogClaimName(c, attempt), st.Log.VolumeClaim))
+	}
+	return out
+}
+
+func claim(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, name string, vc *dbbenchv1alpha1.VolumeClaimSpec) *corev1.PersistentVolumeClaim {
 	return &corev1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: DataClaimName(c, attempt), Namespace: run.Namespace,
+			Name: name, Namespace: run.Namespace,
 			Labels: attemptLabels(run, c, RoleDatabase, attempt),
 		},
 		Spec: corev1.PersistentVolumeClaimSpec{

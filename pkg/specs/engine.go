@@ -20,7 +20,28 @@ type engineContract struct {
 	configArgs []string
 	// uid is the server user of the official images.
 	uid int64
+	// logMount is where storage.log is mounted; logEnv and logArgs put
+	// the engine's redo log or WAL there.
+	logMount string
+	logEnv   []corev1.EnvVar
+	logArgs  []string
 }
+
+// LogVolume is the name of the separate redo log / WAL volume (and, in the
+// results, of its I/O figures); DataVolume that of the data directory.
+const (
+	LogVolume  = "log"
+	DataVolume = "data"
+)
+
+// mysqlLogMount is the MariaDB/MySQL redo log directory on the log volume.
+// innodb_log_group_home_dir also takes MySQL's #innodb_redo directory.
+const mysqlLogMount = "/var/lib/dbbench-log"
+
+// postgresWALMount is where the log volume is mounted for PostgreSQL;
+// initdb creates the WAL directory one level down, since it insists on
+// owning it and the mount point itself belongs to root.
+const postgresWALMount = "/var/lib/postgresql/wal"
 
 // SecretKeys of the generated credentials Secret.
 const (
@@ -55,11 +76,15 @@ var contracts = map[dbbenchv1alpha1.Engine]engineContract{
 		port: 3306, portName: "mysql", dataDir: "/var/lib/mysql",
 		configPath: "/etc/mysql/conf.d/zz-dbbench.cnf",
 		env:        mysqlFamily("MARIADB"), uid: 999,
+		logMount: mysqlLogMount,
+		logArgs:  []string{"--innodb-log-group-home-dir=" + mysqlLogMount},
 	},
 	dbbenchv1alpha1.EngineMySQL: {
 		port: 3306, portName: "mysql", dataDir: "/var/lib/mysql",
 		configPath: "/etc/mysql/conf.d/zz-dbbench.cnf",
 		env:        mysqlFamily("MYSQL"), uid: 999,
+		logMount: mysqlLogMount,
+		logArgs:  []string{"--innodb-log-group-home-dir=" + mysqlLogMount},
 	},
 	dbbenchv1alpha1.EnginePostgres: {
 		port: 5432, portName: "postgresql", dataDir: "/var/lib/postgresql/data",
@@ -78,6 +103,11 @@ var contracts = map[dbbenchv1alpha1.Engine]engineContract{
 		// would listen on localhost only; the command line wins over it.
 		configArgs: []string{"-c", "listen_addresses=*", "-c", "config_file=/etc/dbbench/config/postgresql.conf"},
 		uid:        999,
+		logMount:   postgresWALMount,
+		// The official image and images/postgres pass this to initdb
+		// --waldir; PostgreSQL then finds the WAL through the pg_wal
+		// symbolic link in the data directory.
+		logEnv: []corev1.EnvVar{{Name: "POSTGRES_INITDB_WALDIR", Value: postgresWALMount + "/pg_wal"}},
 	},
 }
 

@@ -74,6 +74,9 @@ func ClientJobName(c matrix.Cell, attempt int32) string {
 func DataClaimName(c matrix.Cell, attempt int32) string {
 	return fmt.Sprintf("%s-data-a%d", c.ObjectBase, attempt)
 }
+func LogClaimName(c matrix.Cell, attempt int32) string {
+	return fmt.Sprintf("%s-log-a%d", c.ObjectBase, attempt)
+}
 
 // AgentServiceAccountName is the run's agent identity; its Role allows only
 // get/update/patch of the run's result ConfigMaps.

@@ -337,3 +337,99 @@ func zeroFields(v reflect.Value, prefix string) []string {
 	}
 	return out
 }
+
+// storage.log mounts a second volume where each engine writes its redo log
+// or WAL, hands it to the collector for device attribution, and claims it
+// per attempt when it is a volumeClaim.
+func TestLogVolume(t *testing.T) {
+	size := resource.MustParse("5Gi")
+	tests := []struct {
+		name      string
+		engine    dbbenchv1alpha1.Engine
+		log       *dbbenchv1alpha1.LogVolumeSpec
+		wantMount string // "" = no log volume
+		wantArg   string
+		wantEnv   string // NAME=value
+		wantClaim string
+	}{
+		{"mariadb emptyDir", "mariadb", &dbbenchv1alpha1.LogVolumeSpec{}, "/var/lib/dbbench-log", "--innodb-log-group-home-dir=/var/lib/dbbench-log", "", ""},
+		{"mysql claim", "mysql", &dbbenchv1alpha1.LogVolumeSpec{VolumeClaim: &dbbenchv1alpha1.VolumeClaimSpec{Size: size}},
+			"/var/lib/dbbench-log", "--innodb-log-group-home-dir=/var/lib/dbbench-log", "", "-log-a3"},
+		{"postgres emptyDir", "postgres", &dbbenchv1alpha1.LogVolumeSpec{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+			"/var/lib/postgresql/wal", "", "POSTGRES_INITDB_WALDIR=/var/lib/postgresql/wal/pg_wal", ""},
+		{"mariadb no log volume", "mariadb", nil, "", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, cell := testRun(tt.engine, func(r *dbbenchv1alpha1.BenchmarkRun) { r.Spec.Databases[0].Storage.Log = tt.log })
+			pod := DatabasePod(run, cell, 3, false, "agent:1")
+			db, side := pod.Spec.Containers[0], pod.Spec.Containers[1]
+			mount := ""
+			for _, m := range db.VolumeMounts {
+				if m.Name == LogVolume {
+					mount = m.MountPath
+				}
+			}
+			if mount != tt.wantMount {
+				t.Errorf("log mounted at %q, want %q", mount, tt.wantMount)
+			}
+			hasArg := false
+			for _, a := range db.Args {
+				hasArg = hasArg || a == tt.wantArg
+			}
+			if tt.wantArg != "" && !hasArg {
+				t.Errorf("args %v lack %q", db.Args, tt.wantArg)
+			}
+			if tt.wantMount == "" && len(db.Args) != 0 {
+				t.Errorf("args %v without a log volume", db.Args)
+			}
+			if name, val, ok := strings.Cut(tt.wantEnv, "="); ok && envOf(db.Env, name) != val {
+				t.Errorf("%s = %q, want %q", name, envOf(db.Env, name), val)
+			}
+			if tt.wantMount == "" && envOf(db.Env, "POSTGRES_INITDB_WALDIR") != "" {
+				t.Error("WAL dir set without a log volume")
+			}
+			var sideMounts []string
+			for _, m := range side.VolumeMounts {
+				if !m.ReadOnly {
+					t.Errorf("collector mounts %s writable", m.Name)
+				}
+				sideMounts = append(sideMounts, m.Name+"="+m.MountPath)
+			}
+			want := []string{"data=/dbbench/volumes/data"}
+			if tt.wantMount != "" {
+				want = append(want, "log=/dbbench/volumes/log")
+			}
+			if diff := cmp.Diff(want, sideMounts); diff != "" {
+				t.Errorf("collector mounts (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(strings.Join(side.Args, " "), "--volume "+want[len(want)-1]) {
+				t.Errorf("collector args %v do not name %s", side.Args, want[len(want)-1])
+			}
+			claims := Claims(run, cell, 3)
+			var names []string
+			for _, c := range claims {
+				names = append(names, strings.TrimPrefix(c.Name, cell.ObjectBase))
+			}
+			var wantClaims []string
+			if tt.wantClaim != "" {
+				wantClaims = []string{tt.wantClaim}
+				var vol *corev1.Volume
+				for i := range pod.Spec.Volumes {
+					if pod.Spec.Volumes[i].Name == LogVolume {
+						vol = &pod.Spec.Volumes[i]
+					}
+				}
+				if vol == nil || vol.PersistentVolumeClaim == nil || vol.PersistentVolumeClaim.ClaimName != claims[0].Name {
+					t.Errorf("log volume %+v does not use claim %s", vol, claims[0].Name)
+				}
+				if got := claims[0].Spec.Resources.Requests[corev1.ResourceStorage]; got.Cmp(size) != 0 {
+					t.Errorf("log claim size %v", got)
+				}
+			}
+			if diff := cmp.Diff(wantClaims, names); diff != "" {
+				t.Errorf("claims (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
