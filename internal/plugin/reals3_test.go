@@ -169,7 +169,7 @@ func TestRealS3ReportsMatchLocal(t *testing.T) {
 	same("compare", []string{"compare", "nightly-02", "nightly-07", "--suite", "nightly"},
 		[]string{"compare", "nightly-02", "nightly-07", "--from-dir", local}, "nightly-07/mariadb-11-4-base")
 	same("history", []string{"history", "nightly"}, []string{"history", "nightly", "--from-dir", local},
-		"History of 10 runs", "mariadb-11.4-base  point-query  1        nightly-05")
+		"History of 10 runs", "mariadb-11.4-base  point-query  1        throughput  nightly-05")
 	same("history json", []string{"history", "nightly", "-o", "json"}, []string{"history", "nightly", "--from-dir", local, "-o", "json"},
 		`"run": "nightly-05"`)
 
