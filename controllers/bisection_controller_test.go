@@ -3,8 +3,6 @@ package controllers_test
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -57,20 +56,8 @@ func TestBisectionSpecsAreValidatedByTheSchema(t *testing.T) {
 	if err := k8sClient.Create(ctx, valid, client.DryRunAll); err != nil {
 		t.Fatalf("valid bisection refused: %v", err)
 	}
-	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkbisection_*.yaml"))
-	if len(samples) == 0 {
+	if dryRunSamples(t, ns, "benchmarkbisection_*.yaml") == 0 {
 		t.Fatal("no BenchmarkBisection samples")
-	}
-	for _, f := range samples {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := parseRun(t, string(text))
-		obj.SetNamespace(ns)
-		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
-			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
-		}
 	}
 	spec := valid.Object["spec"].(map[string]any)
 	for k, want := range map[string]any{"parallelism": int64(1), "repeats": int64(2), "maxCells": int64(100)} {
@@ -187,8 +174,8 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 	t.Helper()
 	deadline := time.Now().Add(3 * driveTimeout)
 	for time.Now().Before(deadline) {
-		pods := listPods(t, ns, map[string]string{specs.LabelRole: specs.RoleDatabase})
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRole: specs.RoleClient})
+		pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleDatabase})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleClient})
 		bis := &dbbenchv1alpha1.BenchmarkBisection{}
 		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, bis); err != nil {
 			t.Fatal(err)
@@ -296,7 +283,7 @@ func TestBisectionLocalizesTheFirstBadCandidate(t *testing.T) {
 			// points it lists, with 2 cells per point.
 			var cells int32
 			for i, r := range bis.Status.Rounds {
-				run := getRun(t, ns, r.Run)
+				run := kubetest.GetRun(t, k8sClient, ns, r.Run)
 				if ref := metav1.GetControllerOf(run); ref == nil || ref.Kind != "BenchmarkBisection" || ref.Name != b.Name {
 					t.Fatalf("run %s is not controlled by the bisection: %+v", run.Name, run.OwnerReferences)
 				}

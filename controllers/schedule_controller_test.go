@@ -2,9 +2,6 @@ package controllers_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -21,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // The schedule tests drive the controller with a fake clock: they create a
@@ -449,7 +447,7 @@ func TestScheduleManagerRestartCreatesNoDuplicates(t *testing.T) {
 		return k8sClient.Status().Update(ctx, s)
 	})
 	eventuallyNoConflict(t, func() error {
-		run := getRun(t, ns, want)
+		run := kubetest.GetRun(t, k8sClient, ns, want)
 		delete(run.Annotations, dbbenchv1alpha1.AnnotationScheduledTime)
 		return k8sClient.Update(ctx, run)
 	})
@@ -570,20 +568,8 @@ func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
 			t.Errorf("schedule %q refused: %v", macro, err)
 		}
 	}
-	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkschedule_*.yaml"))
-	if len(samples) == 0 {
+	if dryRunSamples(t, ns, "benchmarkschedule_*.yaml") == 0 {
 		t.Fatal("no BenchmarkSchedule samples")
-	}
-	for _, f := range samples {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := parseRun(t, string(text))
-		obj.SetNamespace(ns)
-		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
-			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
-		}
 	}
 
 	cases := []struct {
@@ -629,31 +615,7 @@ func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
 }
 
 func TestScheduleKubectlExplainAndColumns(t *testing.T) {
-	requireEnvtest(t)
-	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(kubectl); err != nil {
-		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
-	}
-	user, err := testEnv.ControlPlane.AddUser(envtestAdmin(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := envtestKubectl(t)
 
 	explain := run("explain", "benchmarkschedule.spec")
 	for _, want := range []string{
