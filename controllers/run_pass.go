@@ -179,18 +179,29 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 	for i, c := range cells {
 		p.adoptAttempts(c, &st.Cells[i])
 	}
+	if name, err := p.stepCells(ctx, cells, st.Cells); err != nil {
+		// Keep what this pass changed; the error requeues the run.
+		p.summarize()
+		return fmt.Errorf("cell %s: %w", name, err)
+	}
+	return nil
+}
+
+// stepCells moves each of cells (statuses[i] is cells[i]'s) one step:
+// pending ones start while fewer than placement.maxParallelCells are
+// starting or running, running ones are followed and ended ones release
+// their nodes. The measured cells and the pre-flight pairs go through it
+// alike. It stops at the first cell whose step fails and returns its name.
+func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses []dbbenchv1alpha1.CellStatus) (string, error) {
 	active := 0
-	for i := range st.Cells {
-		if ph := st.Cells[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
+	for i := range statuses {
+		if ph := statuses[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
 			active++
 		}
 	}
-	maxParallel := int(p.run.Spec.Placement.MaxParallelCells)
-	if maxParallel < 1 {
-		maxParallel = 1
-	}
+	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
 	for i, c := range cells {
-		cs := &st.Cells[i]
+		cs := &statuses[i]
 		var err error
 		switch cs.Phase {
 		case dbbenchv1alpha1.CellPending:
@@ -205,12 +216,10 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 			err = p.releaseCell(ctx, c, cs)
 		}
 		if err != nil {
-			// Keep what this pass changed; the error requeues the run.
-			p.summarize()
-			return fmt.Errorf("cell %s: %w", c.Name, err)
+			return c.Name, err
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // releaseFinished frees the nodes of a finished run's cells.
