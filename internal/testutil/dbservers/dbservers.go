@@ -4,10 +4,13 @@
 package dbservers
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/dbbench/dbbench/pkg/plan"
 )
@@ -34,4 +37,38 @@ func Script(repo, action string, e plan.Engine, env []string) error {
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return cmd.Run()
+}
+
+// Start starts a server of engine e from the checkout at repo with its data
+// under dbRoot, on a free loopback port, for a benchmark that wants a server
+// nothing else uses. It sets DBBENCH_DB_ROOT and the engine's port variable
+// in this process's environment, so later calls of the script (and the
+// caller) find that server. stop stops it, best effort; a start that fails
+// is stopped before Start returns.
+func Start(repo string, e plan.Engine, dbRoot string) (port int, stop func(), err error) {
+	env, ok := PortEnv[e]
+	if !ok {
+		return 0, nil, fmt.Errorf("hack/dbservers.sh cannot start %q", e)
+	}
+	if port, err = FreePort(); err != nil {
+		return 0, nil, err
+	}
+	os.Setenv("DBBENCH_DB_ROOT", dbRoot)
+	os.Setenv(env, strconv.Itoa(port))
+	stop = func() { _ = Script(repo, "stop", e, nil) }
+	if err := Script(repo, "start", e, nil); err != nil {
+		stop()
+		return 0, nil, fmt.Errorf("hack/dbservers.sh start %s: %w", e, err)
+	}
+	return port, stop, nil
+}
+
+// RepoRoot is the main module's directory (go list -m), for the benchmark
+// commands run with go run from anywhere in the checkout.
+func RepoRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
 }

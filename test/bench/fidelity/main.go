@@ -144,14 +144,6 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func repoRoot() string {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		fatalf("go list -m: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func listening(port int) bool {
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
 	if err != nil {
@@ -162,7 +154,10 @@ func listening(port int) bool {
 }
 
 func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
-	root := repoRoot()
+	root, err := dbservers.RepoRoot()
+	if err != nil {
+		fatalf("%v", err)
+	}
 	work, err := os.MkdirTemp("", "dbbench-fidelity-")
 	if err != nil {
 		fatalf("%v", err)
@@ -195,16 +190,12 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 			fatalf("%v", err)
 		}
 		_ = os.Chmod(work, 0o755) // PostgreSQL runs as its own user
-		if c.port, err = dbservers.FreePort(); err != nil {
+		port, stop, err := dbservers.Start(root, c.engine, dbRoot)
+		if err != nil {
 			fatalf("%v", err)
 		}
-		os.Setenv("DBBENCH_DB_ROOT", dbRoot)
-		os.Setenv(dbservers.PortEnv[c.engine], strconv.Itoa(c.port))
-		if err := dbservers.Script(root, "start", c.engine, nil); err != nil {
-			_ = dbservers.Script(root, "stop", c.engine, nil) // best effort: the start already failed
-			fatalf("hack/dbservers.sh start %s: %v", c.engine, err)
-		}
-		defer func() { _ = dbservers.Script(root, "stop", c.engine, nil) }() // best effort at exit
+		c.port = port
+		defer stop()
 	}
 	vout, err := exec.Command(c.sysbench, "--version").Output()
 	if err != nil {

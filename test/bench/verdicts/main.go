@@ -42,7 +42,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -55,9 +54,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -197,7 +198,7 @@ func quotaOf(c config, cell string) float64 {
 }
 
 func run(ctx context.Context, c config, keep bool) int {
-	root, err := repoRoot()
+	root, err := dbservers.RepoRoot()
 	if err != nil {
 		fatalf("%v", err)
 	}
@@ -234,18 +235,13 @@ func run(ctx context.Context, c config, keep bool) int {
 	defer client.remove()
 
 	dbRoot := filepath.Join(c.work, "db")
-	if c.port, err = freePort(); err != nil {
+	port, stop, err := dbservers.Start(root, plan.MariaDB, dbRoot)
+	if err != nil {
 		logf("%v", err)
 		return 2
 	}
-	os.Setenv("DBBENCH_DB_ROOT", dbRoot)
-	os.Setenv("DBBENCH_MARIADB_PORT", strconv.Itoa(c.port))
-	if err := dbservers(root, "start"); err != nil {
-		_ = dbservers(root, "stop") // best effort: the start already failed
-		logf("hack/dbservers.sh start mariadb: %v", err)
-		return 2
-	}
-	defer func() { _ = dbservers(root, "stop") }() // best effort at exit; before group.remove (deferred earlier)
+	c.port = port
+	defer stop() // at exit; before group.remove (deferred earlier)
 	pidText, err := os.ReadFile(filepath.Join(dbRoot, "mariadb", "mysqld.pid"))
 	if err != nil {
 		logf("the server's pid: %v", err)
@@ -900,27 +896,4 @@ func (g *cpuGroup) remove() {
 	if err := os.Remove(g.dir); err != nil {
 		logf("removing %s: %v", g.dir, err)
 	}
-}
-
-func repoRoot() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		return "", fmt.Errorf("go list -m: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func dbservers(root, action string) error {
-	cmd := exec.Command("bash", filepath.Join(root, "hack", "dbservers.sh"), action, "mariadb")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
 }
