@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -99,18 +98,7 @@ func TestBisectionSpecsAreValidatedByTheSchema(t *testing.T) {
 		{"bad maxPValue", func(o map[string]any) { set(o, "spec.maxPValue", "5%") }, "spec.maxPValue"},
 		{"name too long for round names", func(o map[string]any) { set(o, "metadata.name", strings.Repeat("a", 51)) }, "metadata.name: must be at most 50 characters"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := parseRun(t, validBisectionYAML)
-			obj.SetNamespace(ns)
-			tc.mutate(obj.Object)
-			err := k8sClient.Create(ctx, obj, client.DryRunAll)
-			if err == nil {
-				t.Fatalf("accepted, want an error containing %q", tc.want)
-			}
-			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v\nwant one containing %q", err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { requireRefused(t, ns, validBisectionYAML, tc.mutate, tc.want) })
 	}
 
 	// The spec is immutable.
@@ -210,17 +198,12 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 // markPodImageNeverPull plays the kubelet failing to find the image.
 func markPodImageNeverPull(t *testing.T, pod *corev1.Pod) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		fresh := &corev1.Pod{}
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
-			return err
-		}
+	playStatus(t, client.ObjectKeyFromObject(pod), func(fresh *corev1.Pod) {
 		fresh.Status.Phase = corev1.PodPending
 		fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
 			Name: specs.DatabaseContainer, Image: fresh.Spec.Containers[0].Image,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImageNeverPull", Message: "image is not present with pull policy of Never"}},
 		}}
-		return k8sClient.Status().Update(ctx, fresh)
 	})
 }
 

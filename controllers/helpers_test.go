@@ -185,11 +185,7 @@ func writeProgress(t *testing.T, ns, cm string, p plan.Progress, doc string) {
 // finishJob plays the Job controller marking a Job complete or failed.
 func finishJob(t *testing.T, job *batchv1.Job, succeeded bool) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		fresh := &batchv1.Job{}
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
-			return err
-		}
+	playStatus(t, client.ObjectKeyFromObject(job), func(fresh *batchv1.Job) {
 		now := metav1.Now()
 		start := metav1.NewTime(now.Add(-time.Minute))
 		fresh.Status.StartTime = &start
@@ -208,6 +204,23 @@ func finishJob(t *testing.T, job *batchv1.Job, succeeded bool) {
 			}
 		}
 		fresh.Status.Ready = ptr.To[int32](0)
+	})
+}
+
+// playStatus plays another controller or the kubelet: it applies set to the
+// latest copy of the object at key and writes its status, again on a
+// conflict.
+func playStatus[T any, PT interface {
+	*T
+	client.Object
+}](t *testing.T, key client.ObjectKey, set func(PT)) {
+	t.Helper()
+	eventuallyNoConflict(t, func() error {
+		fresh := PT(new(T))
+		if err := k8sClient.Get(ctx, key, fresh); err != nil {
+			return err
+		}
+		set(fresh)
 		return k8sClient.Status().Update(ctx, fresh)
 	})
 }

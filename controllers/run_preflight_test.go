@@ -92,11 +92,7 @@ func requireNoCellStarted(t *testing.T, ns string, run *dbbenchv1alpha1.Benchmar
 // and was restarted, its termination message the end of its log.
 func serverRefuses(t *testing.T, pod *corev1.Pod, log string) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		fresh := &corev1.Pod{}
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
-			return err
-		}
+	playStatus(t, client.ObjectKeyFromObject(pod), func(fresh *corev1.Pod) {
 		now := metav1.Now()
 		fresh.Status.Phase = corev1.PodRunning
 		fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
@@ -106,7 +102,6 @@ func serverRefuses(t *testing.T, pod *corev1.Pod, log string) {
 				ExitCode: 7, Reason: "Error", Message: log, StartedAt: now, FinishedAt: now,
 			}},
 		}}
-		return k8sClient.Status().Update(ctx, fresh)
 	})
 }
 

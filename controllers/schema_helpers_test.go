@@ -4,8 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -28,6 +30,23 @@ func dryRunSamples(t *testing.T, ns, pattern string) int {
 		}
 	}
 	return len(samples)
+}
+
+// requireRefused dry-runs the object of text in ns, changed by mutate, and
+// fails the test unless the API server refuses it as invalid with an error
+// containing want.
+func requireRefused(t *testing.T, ns, text string, mutate func(obj map[string]any), want string) {
+	t.Helper()
+	obj := parseRun(t, text)
+	obj.SetNamespace(ns)
+	mutate(obj.Object)
+	err := k8sClient.Create(ctx, obj, client.DryRunAll)
+	if err == nil {
+		t.Fatalf("accepted, want an error containing %q", want)
+	}
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v\nwant one containing %q", err, want)
+	}
 }
 
 // envtestKubectl returns a runner of the envtest kubectl (built by
