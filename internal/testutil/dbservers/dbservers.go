@@ -4,6 +4,7 @@
 package dbservers
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +14,13 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/pkg/plan"
+)
+
+// The account and database hack/dbservers.sh creates on every server.
+const (
+	User     = "dbbench"
+	Password = "dbbench-pw"
+	Database = "sbtest"
 )
 
 // PortEnv are the script's per-engine port overrides; an engine missing
@@ -71,4 +79,32 @@ func RepoRoot() (string, error) {
 		return "", fmt.Errorf("go list -m: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// AgentLocal is one `dbbench-agent local` run against a hack/dbservers.sh
+// server on the loopback interface, with the script's account, for the
+// benchmarks that measure the agent (test/bench/fidelity, verdicts).
+type AgentLocal struct {
+	Bin, Sysbench   string
+	Engine          plan.Engine
+	Port            int
+	PasswordFile    string
+	Steps           []string
+	TableSize       int64
+	Seconds, Warmup int // each step's read and write seconds; warm-up seconds
+	Threads         int
+	FlushWait       int // cap of the post-load flush, seconds
+	Out             string
+}
+
+// Command is the agent's command line, on one table.
+func (a AgentLocal) Command(ctx context.Context) *exec.Cmd {
+	secs := strconv.Itoa(a.Seconds)
+	return exec.CommandContext(ctx, a.Bin, "local",
+		"--engine", string(a.Engine), "--host", "127.0.0.1", "--port", strconv.Itoa(a.Port),
+		"--user", User, "--password-file", a.PasswordFile, "--database", Database,
+		"--steps", strings.Join(a.Steps, ","), "--tables", "1", "--table-size", strconv.FormatInt(a.TableSize, 10),
+		"--read-seconds", secs, "--write-seconds", secs, "--warmup-seconds", strconv.Itoa(a.Warmup),
+		"--threads", strconv.Itoa(a.Threads), "--flush-wait", strconv.Itoa(a.FlushWait),
+		"--sysbench", a.Sysbench, "--out", a.Out)
 }

@@ -62,11 +62,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
-// The account hack/dbservers.sh creates on every server.
 const (
-	dbUser     = "dbbench"
-	dbPassword = "dbbench-pw"
-	dbName     = "sbtest"
 	// cfsPeriod is the CFS period in µs, the kubelet's default.
 	cfsPeriod = 100000
 	// The API's defaults: regression.maxPValue and minMagnitudePercent.
@@ -257,7 +253,7 @@ func run(ctx context.Context, c config, keep bool) int {
 		return 2
 	}
 	pwFile := filepath.Join(c.work, "pw")
-	if err := os.WriteFile(pwFile, []byte(dbPassword), 0o600); err != nil {
+	if err := os.WriteFile(pwFile, []byte(dbservers.Password), 0o600); err != nil {
 		logf("%v", err)
 		return 2
 	}
@@ -293,14 +289,11 @@ func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell st
 		return runResult{}, err
 	}
 	out := filepath.Join(c.work, fmt.Sprintf("r%02d-%s", round+1, cell))
-	secs := strconv.Itoa(c.seconds + c.warmup)
-	cmd := exec.CommandContext(ctx, c.agentBin, "local",
-		"--engine", "mariadb", "--host", "127.0.0.1", "--port", strconv.Itoa(c.port),
-		"--user", dbUser, "--password-file", pwFile, "--database", dbName,
-		"--steps", strings.Join(c.steps, ","), "--tables", "1", "--table-size", strconv.FormatInt(c.tableSize, 10),
-		"--read-seconds", secs, "--write-seconds", secs, "--warmup-seconds", strconv.Itoa(c.warmup),
-		"--threads", strconv.Itoa(c.threads), "--flush-wait", strconv.Itoa(c.flushWait),
-		"--sysbench", c.sysbench, "--out", out)
+	cmd := dbservers.AgentLocal{
+		Bin: c.agentBin, Sysbench: c.sysbench, Engine: plan.MariaDB, Port: c.port, PasswordFile: pwFile,
+		Steps: c.steps, TableSize: c.tableSize, Seconds: c.seconds + c.warmup, Warmup: c.warmup,
+		Threads: c.threads, FlushWait: c.flushWait, Out: out,
+	}.Command(ctx)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	p0, t0, err := g.throttling()
