@@ -235,21 +235,27 @@ func (p *runPass) releaseFinished(ctx context.Context, cells []matrix.Cell) erro
 // syncCellEntries makes status.cells hold one entry per cell in matrix order,
 // keeping the state of entries that exist.
 func (p *runPass) syncCellEntries(cells []matrix.Cell) {
-	st := &p.run.Status
-	if len(st.Cells) == len(cells) {
+	p.run.Status.Cells = cellEntries(p.run.Status.Cells, cells, int32(p.stepsTotal()))
+}
+
+// cellEntries is one status entry per cell (or pre-flight pair) in matrix
+// order: the entry of entries with the cell's name, a Pending one with
+// stepsTotal steps for a new cell. entries itself when it already is that.
+func cellEntries(entries []dbbenchv1alpha1.CellStatus, cells []matrix.Cell, stepsTotal int32) []dbbenchv1alpha1.CellStatus {
+	if len(entries) == len(cells) {
 		same := true
 		for i := range cells {
-			if st.Cells[i].Name != cells[i].Name {
+			if entries[i].Name != cells[i].Name {
 				same = false
 				break
 			}
 		}
 		if same {
-			return
+			return entries
 		}
 	}
-	old := make(map[string]dbbenchv1alpha1.CellStatus, len(st.Cells))
-	for _, cs := range st.Cells {
+	old := make(map[string]dbbenchv1alpha1.CellStatus, len(entries))
+	for _, cs := range entries {
 		old[cs.Name] = cs
 	}
 	out := make([]dbbenchv1alpha1.CellStatus, len(cells))
@@ -261,10 +267,10 @@ func (p *runPass) syncCellEntries(cells []matrix.Cell) {
 		out[i] = dbbenchv1alpha1.CellStatus{
 			Name: c.Name, Database: c.Database.Name, Engine: c.Database.Engine,
 			Version: c.Version, Config: c.Config.Name, Repeat: c.Repeat,
-			Phase: dbbenchv1alpha1.CellPending, StepsTotal: int32(p.stepsTotal()),
+			Phase: dbbenchv1alpha1.CellPending, StepsTotal: stepsTotal,
 		}
 	}
-	st.Cells = out
+	return out
 }
 
 func (p *runPass) stepsTotal() int {

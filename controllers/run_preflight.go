@@ -57,22 +57,7 @@ func preflightRunning(st *dbbenchv1alpha1.BenchmarkRunStatus) bool {
 // matrix order, keeping the state of entries that exist.
 func (p *runPass) syncPairEntries(pairs []matrix.Cell) {
 	pf := p.run.Status.Preflight
-	old := make(map[string]dbbenchv1alpha1.CellStatus, len(pf.Pairs))
-	for _, cs := range pf.Pairs {
-		old[cs.Name] = cs
-	}
-	out := make([]dbbenchv1alpha1.CellStatus, len(pairs))
-	for i, c := range pairs {
-		if cs, ok := old[c.Name]; ok {
-			out[i] = cs
-			continue
-		}
-		out[i] = dbbenchv1alpha1.CellStatus{
-			Name: c.Name, Database: c.Database.Name, Engine: c.Database.Engine,
-			Version: c.Version, Config: c.Config.Name, Repeat: c.Repeat, Phase: dbbenchv1alpha1.CellPending,
-		}
-	}
-	pf.Pairs = out
+	pf.Pairs = cellEntries(pf.Pairs, pairs, 0)
 }
 
 // progressPreflight moves the pairs forward like the cells (at most
