@@ -104,13 +104,10 @@ func bisectionFinished(bis *dbbenchv1alpha1.BenchmarkBisection) bool {
 
 // setLocalized sets the Localized condition and reports whether it changed.
 func (p *bisectionPass) setLocalized(status metav1.ConditionStatus, reason, msg string) bool {
-	old := meta.FindStatusCondition(p.bis.Status.Conditions, dbbenchv1alpha1.BisectionConditionLocalized)
-	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != msg
-	meta.SetStatusCondition(&p.bis.Status.Conditions, metav1.Condition{
+	return setChangedCondition(&p.bis.Status.Conditions, metav1.Condition{
 		Type: dbbenchv1alpha1.BisectionConditionLocalized, Status: status, Reason: reason, Message: msg,
 		ObservedGeneration: p.bis.Generation, LastTransitionTime: metav1.Time{Time: p.now},
 	})
-	return changed
 }
 
 // end finishes the bisection with a verdict and its event.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -87,6 +88,16 @@ func indexRunsByController(mgr ctrl.Manager, index, kind string) error {
 		return fmt.Errorf("indexing runs by %s: %w", kind, err)
 	}
 	return nil
+}
+
+// setChangedCondition sets c in conds and reports whether its status,
+// reason or message changed: the passes announce a condition's change with
+// an event, and only its change.
+func setChangedCondition(conds *[]metav1.Condition, c metav1.Condition) bool {
+	old := meta.FindStatusCondition(*conds, c.Type)
+	changed := old == nil || old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message
+	meta.SetStatusCondition(conds, c)
+	return changed
 }
 
 // passEvent is an event a pass queues for after its status write.

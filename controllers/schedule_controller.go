@@ -8,7 +8,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -244,13 +243,10 @@ func (p *schedulePass) buildRun(due time.Time) (*dbbenchv1alpha1.BenchmarkRun, e
 
 // setReady sets the Ready condition and reports whether it changed.
 func (p *schedulePass) setReady(status metav1.ConditionStatus, reason, msg string) bool {
-	old := meta.FindStatusCondition(p.sched.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
-	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != msg
-	meta.SetStatusCondition(&p.sched.Status.Conditions, metav1.Condition{
+	return setChangedCondition(&p.sched.Status.Conditions, metav1.Condition{
 		Type: dbbenchv1alpha1.ScheduleConditionReady, Status: status, Reason: reason, Message: msg,
 		ObservedGeneration: p.sched.Generation, LastTransitionTime: metav1.Time{Time: p.now},
 	})
-	return changed
 }
 
 func (p *schedulePass) emitEvents(statusWritten bool) {
