@@ -446,7 +446,7 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 	}
 	out := kubectl("explain", "benchmarkrun.spec.databases.configs.cpuScalePercent")
 	for _, want := range []string{"FIELD: cpuScalePercent <integer>", "CPU limit (the CFS quota)", "resources.limits.cpu", "calibrated slowdown", "CPU-bound"} {
-		if !strings.Contains(strings.Join(strings.Fields(string(out)), " "), want) {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("kubectl explain ...configs.cpuScalePercent lacks %q:\n%s", want, out)
 		}
 	}
