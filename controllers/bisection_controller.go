@@ -2,11 +2,9 @@ package controllers
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,37 +53,10 @@ type BenchmarkBisectionReconciler struct {
 // Reconcile runs one pass over a bisection and writes its status once; a
 // conflict on the write redoes the pass on a fresh copy.
 func (r *BenchmarkBisectionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	bis := &dbbenchv1alpha1.BenchmarkBisection{}
-	if err := r.Get(ctx, req.NamespacedName, bis); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	var (
-		p      *bisectionPass
-		result ctrl.Result
-		err    error
-	)
-	werr := redoOnConflict(ctx, r.APIReader, req.NamespacedName, bis, "bisection", func(fresh *dbbenchv1alpha1.BenchmarkBisection) error {
-		bis, p = fresh, nil
-		if !bis.DeletionTimestamp.IsZero() {
-			return nil
-		}
-		original := bis.DeepCopy()
-		p = &bisectionPass{r: r, bis: bis, now: r.Clock.Now(), log: log.FromContext(ctx)}
-		result, err = p.reconcile(ctx)
-		if werr := r.writeStatus(ctx, original, bis); werr != nil {
-			p.emitEvents(false)
-			return werr
-		}
-		return nil
-	})
-	if werr != nil {
-		return ctrl.Result{}, passOutcome(err, werr)
-	}
-	if p == nil {
-		return ctrl.Result{}, nil
-	}
-	p.emitEvents(true)
-	return result, err
+	return reconcileOwner(ctx, r, r.APIReader, req.NamespacedName, "bisection",
+		func(bis *dbbenchv1alpha1.BenchmarkBisection) *bisectionPass {
+			return &bisectionPass{r: r, bis: bis, now: r.Clock.Now(), log: log.FromContext(ctx)}
+		}, r.writeStatus)
 }
 
 func (r *BenchmarkBisectionReconciler) writeStatus(ctx context.Context, original, bis *dbbenchv1alpha1.BenchmarkBisection) error {
@@ -105,16 +76,8 @@ func (r *BenchmarkBisectionReconciler) SetupWithManager(mgr ctrl.Manager) error 
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
-	err := mgr.GetFieldIndexer().IndexField(context.Background(), &dbbenchv1alpha1.BenchmarkRun{}, bisectionOwnerIndex,
-		func(o client.Object) []string {
-			ref := metav1.GetControllerOf(o)
-			if ref == nil || ref.APIVersion != dbbenchv1alpha1.GroupVersion.String() || ref.Kind != "BenchmarkBisection" {
-				return nil
-			}
-			return []string{ref.Name}
-		})
-	if err != nil {
-		return fmt.Errorf("indexing runs by bisection: %w", err)
+	if err := indexRunsByController(mgr, bisectionOwnerIndex, "BenchmarkBisection"); err != nil {
+		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&dbbenchv1alpha1.BenchmarkBisection{}).
@@ -126,22 +89,11 @@ func (r *BenchmarkBisectionReconciler) SetupWithManager(mgr ctrl.Manager) error 
 // bisectionPass is one reconcile pass over one bisection: it changes
 // bis.Status in memory and queues events for after the status write.
 type bisectionPass struct {
-	r      *BenchmarkBisectionReconciler
-	bis    *dbbenchv1alpha1.BenchmarkBisection
-	now    time.Time
-	log    logr.Logger
-	events []bisectionEvent
-}
-
-type bisectionEvent struct {
-	warning bool
-	reason  string
-	action  string
-	note    string
-	related *dbbenchv1alpha1.BenchmarkRun
-	// done marks an event about a run created: emitted even when the
-	// status write fails, because the run exists.
-	done bool
+	r   *BenchmarkBisectionReconciler
+	bis *dbbenchv1alpha1.BenchmarkBisection
+	now time.Time
+	log logr.Logger
+	passEvents
 }
 
 // finished reports whether the Localized condition reached a verdict.
@@ -152,13 +104,10 @@ func bisectionFinished(bis *dbbenchv1alpha1.BenchmarkBisection) bool {
 
 // setLocalized sets the Localized condition and reports whether it changed.
 func (p *bisectionPass) setLocalized(status metav1.ConditionStatus, reason, msg string) bool {
-	old := meta.FindStatusCondition(p.bis.Status.Conditions, dbbenchv1alpha1.BisectionConditionLocalized)
-	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != msg
-	meta.SetStatusCondition(&p.bis.Status.Conditions, metav1.Condition{
+	return setChangedCondition(&p.bis.Status.Conditions, metav1.Condition{
 		Type: dbbenchv1alpha1.BisectionConditionLocalized, Status: status, Reason: reason, Message: msg,
 		ObservedGeneration: p.bis.Generation, LastTransitionTime: metav1.Time{Time: p.now},
 	})
-	return changed
 }
 
 // end finishes the bisection with a verdict and its event.
@@ -180,32 +129,6 @@ func (p *bisectionPass) end(status metav1.ConditionStatus, reason, msg string) {
 	}
 }
 
-func (p *bisectionPass) event(warning bool, reason, action, note string) {
-	p.events = append(p.events, bisectionEvent{warning: warning, reason: reason, action: action, note: note})
-}
-
-func (p *bisectionPass) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done bool, reason, action, note string) {
-	p.events = append(p.events, bisectionEvent{reason: reason, action: action, note: note, related: run, done: done})
-}
-
-// emitEvents emits the queued events; without a status write only those
-// about runs created.
 func (p *bisectionPass) emitEvents(statusWritten bool) {
-	if p.r.Recorder == nil {
-		return
-	}
-	for _, e := range p.events {
-		if !statusWritten && !e.done {
-			continue
-		}
-		t := corev1.EventTypeNormal
-		if e.warning {
-			t = corev1.EventTypeWarning
-		}
-		var related runtime.Object
-		if e.related != nil {
-			related = e.related
-		}
-		p.r.Recorder.Eventf(p.bis, related, t, e.reason, e.action, "%s", e.note)
-	}
+	p.passEvents.emit(p.r.Recorder, p.bis, statusWritten)
 }

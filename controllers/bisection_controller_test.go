@@ -3,8 +3,6 @@ package controllers_test
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -57,20 +55,8 @@ func TestBisectionSpecsAreValidatedByTheSchema(t *testing.T) {
 	if err := k8sClient.Create(ctx, valid, client.DryRunAll); err != nil {
 		t.Fatalf("valid bisection refused: %v", err)
 	}
-	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkbisection_*.yaml"))
-	if len(samples) == 0 {
+	if dryRunSamples(t, ns, "benchmarkbisection_*.yaml") == 0 {
 		t.Fatal("no BenchmarkBisection samples")
-	}
-	for _, f := range samples {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := parseRun(t, string(text))
-		obj.SetNamespace(ns)
-		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
-			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
-		}
 	}
 	spec := valid.Object["spec"].(map[string]any)
 	for k, want := range map[string]any{"parallelism": int64(1), "repeats": int64(2), "maxCells": int64(100)} {
@@ -112,18 +98,7 @@ func TestBisectionSpecsAreValidatedByTheSchema(t *testing.T) {
 		{"bad maxPValue", func(o map[string]any) { set(o, "spec.maxPValue", "5%") }, "spec.maxPValue"},
 		{"name too long for round names", func(o map[string]any) { set(o, "metadata.name", strings.Repeat("a", 51)) }, "metadata.name: must be at most 50 characters"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := parseRun(t, validBisectionYAML)
-			obj.SetNamespace(ns)
-			tc.mutate(obj.Object)
-			err := k8sClient.Create(ctx, obj, client.DryRunAll)
-			if err == nil {
-				t.Fatalf("accepted, want an error containing %q", tc.want)
-			}
-			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v\nwant one containing %q", err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { requireRefused(t, ns, validBisectionYAML, tc.mutate, tc.want) })
 	}
 
 	// The spec is immutable.
@@ -187,8 +162,8 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 	t.Helper()
 	deadline := time.Now().Add(3 * driveTimeout)
 	for time.Now().Before(deadline) {
-		pods := listPods(t, ns, map[string]string{specs.LabelRole: specs.RoleDatabase})
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRole: specs.RoleClient})
+		pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleDatabase})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleClient})
 		bis := &dbbenchv1alpha1.BenchmarkBisection{}
 		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, bis); err != nil {
 			t.Fatal(err)
@@ -223,17 +198,12 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 // markPodImageNeverPull plays the kubelet failing to find the image.
 func markPodImageNeverPull(t *testing.T, pod *corev1.Pod) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		fresh := &corev1.Pod{}
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
-			return err
-		}
+	playStatus(t, client.ObjectKeyFromObject(pod), func(fresh *corev1.Pod) {
 		fresh.Status.Phase = corev1.PodPending
 		fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
 			Name: specs.DatabaseContainer, Image: fresh.Spec.Containers[0].Image,
 			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImageNeverPull", Message: "image is not present with pull policy of Never"}},
 		}}
-		return k8sClient.Status().Update(ctx, fresh)
 	})
 }
 
@@ -296,7 +266,7 @@ func TestBisectionLocalizesTheFirstBadCandidate(t *testing.T) {
 			// points it lists, with 2 cells per point.
 			var cells int32
 			for i, r := range bis.Status.Rounds {
-				run := getRun(t, ns, r.Run)
+				run := kubetest.GetRun(t, k8sClient, ns, r.Run)
 				if ref := metav1.GetControllerOf(run); ref == nil || ref.Kind != "BenchmarkBisection" || ref.Name != b.Name {
 					t.Fatalf("run %s is not controlled by the bisection: %+v", run.Name, run.OwnerReferences)
 				}

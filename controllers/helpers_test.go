@@ -72,23 +72,6 @@ func minimalRun(ns, name string) *dbbenchv1alpha1.BenchmarkRun {
 	}
 }
 
-// getRun, listPods and listJobs are internal/testutil/kubetest's reads
-// (shared with the e2e suite) with this suite's client.
-func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
-	t.Helper()
-	return kubetest.GetRun(t, k8sClient, ns, name)
-}
-
-func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
-	t.Helper()
-	return kubetest.ListPods(t, k8sClient, ns, l)
-}
-
-func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
-	t.Helper()
-	return kubetest.ListJobs(t, k8sClient, ns, l)
-}
-
 // eventually polls cond until it returns "" (success) or the deadline passes,
 // then fails with the last explanation.
 func eventually(t *testing.T, what string, cond func() string) {
@@ -112,7 +95,7 @@ func waitRun(t *testing.T, ns, name, what string, cond func(*dbbenchv1alpha1.Ben
 	t.Helper()
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, what, func() string {
-		run = getRun(t, ns, name)
+		run = kubetest.GetRun(t, k8sClient, ns, name)
 		return cond(run)
 	})
 	return run
@@ -128,7 +111,7 @@ func onlyCell(run *dbbenchv1alpha1.BenchmarkRun) *dbbenchv1alpha1.CellStatus {
 }
 
 func dbPods(t *testing.T, ns, run string) []corev1.Pod {
-	return listPods(t, ns, map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleDatabase})
+	return kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleDatabase})
 }
 
 // markPodReady plays the kubelet: the pod runs on node with an IP and is ready.
@@ -202,11 +185,7 @@ func writeProgress(t *testing.T, ns, cm string, p plan.Progress, doc string) {
 // finishJob plays the Job controller marking a Job complete or failed.
 func finishJob(t *testing.T, job *batchv1.Job, succeeded bool) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		fresh := &batchv1.Job{}
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
-			return err
-		}
+	playStatus(t, client.ObjectKeyFromObject(job), func(fresh *batchv1.Job) {
 		now := metav1.Now()
 		start := metav1.NewTime(now.Add(-time.Minute))
 		fresh.Status.StartTime = &start
@@ -225,6 +204,23 @@ func finishJob(t *testing.T, job *batchv1.Job, succeeded bool) {
 			}
 		}
 		fresh.Status.Ready = ptr.To[int32](0)
+	})
+}
+
+// playStatus plays another controller or the kubelet: it applies set to the
+// latest copy of the object at key and writes its status, again on a
+// conflict.
+func playStatus[T any, PT interface {
+	*T
+	client.Object
+}](t *testing.T, key client.ObjectKey, set func(PT)) {
+	t.Helper()
+	eventuallyNoConflict(t, func() error {
+		fresh := PT(new(T))
+		if err := k8sClient.Get(ctx, key, fresh); err != nil {
+			return err
+		}
+		set(fresh)
 		return k8sClient.Status().Update(ctx, fresh)
 	})
 }
@@ -276,8 +272,8 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 	deadline := time.Now().Add(driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: name})
-		if done(getRun(t, ns, name)) {
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name})
+		if done(kubetest.GetRun(t, k8sClient, ns, name)) {
 			return
 		}
 		for _, pod := range pods {
@@ -293,5 +289,5 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(getRun(t, ns, name)))
+	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
 }

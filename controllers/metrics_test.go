@@ -14,6 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // scrape gathers metrics.Registry and returns the series of one family as
@@ -134,7 +135,7 @@ func TestMetricGaugesCountTheRunsInTheCache(t *testing.T) {
 		t.Fatalf("creating run: %v", err)
 	}
 	eventually(t, "the run's cells in its status", func() string {
-		if r := getRun(t, ns, "metrics"); len(r.Status.Cells) != 6 {
+		if r := kubetest.GetRun(t, k8sClient, ns, "metrics"); len(r.Status.Cells) != 6 {
 			return fmt.Sprintf("%d cells", len(r.Status.Cells))
 		}
 		return ""
@@ -165,7 +166,7 @@ func TestMetricGaugesCountTheRunsInTheCache(t *testing.T) {
 	})
 
 	// The run is counted: its phase and its six cells.
-	r := getRun(t, ns, "metrics")
+	r := kubetest.GetRun(t, k8sClient, ns, "metrics")
 	if got := scrape(t, "dbbench_runs")["phase="+string(r.Status.Phase)]; got < 1 {
 		t.Errorf("dbbench_runs{phase=%q} = %v", r.Status.Phase, got)
 	}

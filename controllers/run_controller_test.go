@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -166,7 +167,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 	cell := pods[0].Labels[specs.LabelCell]
 	var job batchv1.Job
 	eventually(t, "the client job", func() string {
-		jobs := listJobs(t, ns, map[string]string{specs.LabelCell: cell})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelCell: cell})
 		if len(jobs) != 1 {
 			return fmt.Sprintf("%d jobs", len(jobs))
 		}
@@ -195,7 +196,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 		markPodReady(t, &pod, fmt.Sprintf("node-db-%d", i+2), fmt.Sprintf("10.88.0.%d", 11+i))
 	}
 	eventually(t, "a client job per cell", func() string {
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
 		if len(jobs) != 6 {
 			return fmt.Sprintf("%d jobs", len(jobs))
 		}
@@ -208,7 +209,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 	})
 	eventually(t, "the cell to run on its node", func() string {
 		var c *dbbenchv1alpha1.CellStatus
-		for _, cs := range getRun(t, ns, run.Name).Status.Cells {
+		for _, cs := range kubetest.GetRun(t, k8sClient, ns, run.Name).Status.Cells {
 			if cs.ResultConfigMap == cell+"-result" {
 				c = &cs
 			}
@@ -265,7 +266,7 @@ func TestRunCompletesWithConditionsAndResults(t *testing.T) {
 			for _, p := range pods {
 				names = append(names, p.Name)
 			}
-			return fmt.Sprintf("%d pods: %v; %s", len(pods), names, cellPhases(getRun(t, ns, run.Name)))
+			return fmt.Sprintf("%d pods: %v; %s", len(pods), names, cellPhases(kubetest.GetRun(t, k8sClient, ns, run.Name)))
 		}
 		return ""
 	})
@@ -275,7 +276,7 @@ func TestRunCompletesWithConditionsAndResults(t *testing.T) {
 	}
 	driveCellsToCompletion(t, ns, run.Name)
 
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if !meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Fatalf("run did not succeed: %+v", run.Status.Conditions)
 	}
@@ -340,12 +341,12 @@ func TestInfrastructureFailureIsRetried(t *testing.T) {
 	})
 	markPodReady(t, &pod, "node-1", "10.88.0.30")
 	eventually(t, "the client job", func() string {
-		return ifNot(len(listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
+		return ifNot(len(kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
 	})
 	// The node runs out of memory and evicts the database mid-cell.
 	markPodEvicted(t, &pod)
 	eventually(t, "attempt 2", func() string {
-		c := onlyCell(getRun(t, ns, run.Name))
+		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, run.Name))
 		if c == nil {
 			return "no cell in the status yet"
 		}
@@ -359,7 +360,7 @@ func TestInfrastructureFailureIsRetried(t *testing.T) {
 		return ""
 	})
 	driveCellsToCompletion(t, ns, run.Name)
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded || run.Status.RetriesUsed != 1 || run.Status.Cells[0].Attempts != 2 {
 		t.Fatalf("phase %s retries %d attempts %d", run.Status.Phase, run.Status.RetriesUsed, run.Status.Cells[0].Attempts)
 	}
@@ -385,7 +386,7 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 	markPodReady(t, &pod, "node-1", "10.88.0.40")
 	var job batchv1.Job
 	eventually(t, "the client job", func() string {
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
 		if len(jobs) != 1 {
 			return "no job"
 		}
@@ -397,13 +398,13 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 		Error: "Duplicate entry '7' for key 'PRIMARY'", FailureClass: plan.FailureBenchmark}, "")
 	finishJob(t, &job, false)
 	eventually(t, "the run to fail", func() string {
-		r := getRun(t, ns, run.Name)
+		r := kubetest.GetRun(t, k8sClient, ns, run.Name)
 		if !meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionFailed) {
 			return cellPhases(r)
 		}
 		return ""
 	})
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	c := run.Status.Cells[0]
 	if c.Phase != dbbenchv1alpha1.CellFailed || c.Attempts != 1 || run.Status.RetriesUsed != 0 {
 		t.Errorf("cell %s attempts %d retries %d, want Failed after 1 attempt", c.Phase, c.Attempts, run.Status.RetriesUsed)
@@ -443,7 +444,7 @@ func TestRetryBudgetIsHonoured(t *testing.T) {
 		markPodEvicted(t, &pod)
 	}
 	eventually(t, "the cell to fail", func() string {
-		c := onlyCell(getRun(t, ns, run.Name))
+		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, run.Name))
 		if c == nil {
 			return "no cell in the status yet"
 		}
@@ -487,7 +488,7 @@ func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
 	cell := dbPods(t, ns, run.Name)[0].Labels[specs.LabelCell]
 	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
 	eventually(t, "attempt 2", func() string {
-		c := onlyCell(getRun(t, ns, run.Name))
+		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, run.Name))
 		if c == nil {
 			return "no cell in the status yet"
 		}
@@ -509,7 +510,7 @@ func TestMissingConfigMapFailsTheCellNamingIt(t *testing.T) {
 		t.Fatalf("creating run: %v", err)
 	}
 	eventually(t, "the run to fail", func() string {
-		r := getRun(t, ns, run.Name)
+		r := kubetest.GetRun(t, k8sClient, ns, run.Name)
 		if r.Status.Phase != dbbenchv1alpha1.RunFailed {
 			return string(r.Status.Phase)
 		}
@@ -543,23 +544,23 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 			for _, p := range pods {
 				names = append(names, p.Name)
 			}
-			return fmt.Sprintf("%d pods %v; cells %s", len(pods), names, cellPhases(getRun(t, ns, run.Name)))
+			return fmt.Sprintf("%d pods %v; cells %s", len(pods), names, cellPhases(kubetest.GetRun(t, k8sClient, ns, run.Name)))
 		}
 		return ""
 	})
 	markPodReady(t, &pods[0], "node-1", "10.88.0.50")
 	eventually(t, "a client job", func() string {
-		return ifNot(len(listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
+		return ifNot(len(kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
 	})
 	first.stop()
 
 	// While no manager runs, the first cell's agent finishes.
-	jobs := listJobs(t, ns, map[string]string{specs.LabelRun: run.Name})
+	jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
 	agentCompletes(t, ns, &jobs[0], 1)
 
 	startManager(t, nil)
 	driveCellsToCompletion(t, ns, run.Name)
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded {
 		t.Fatalf("run %s: %s", run.Status.Phase, cellPhases(run))
 	}
@@ -570,7 +571,7 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 	}
 	// Exactly one client Job per cell ever existed.
 	perCell := map[string]int{}
-	for _, j := range listJobs(t, ns, map[string]string{specs.LabelRun: run.Name}) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
 		perCell[j.Labels[specs.LabelCell]]++
 	}
 	if len(perCell) != 3 {
@@ -619,7 +620,7 @@ func TestAdoptedAttemptKeepsWhyThePreviousEnded(t *testing.T) {
 		t.Fatalf("creating attempt 2's pod: %v", err)
 	}
 	eventually(t, "attempt 2 adopted with its reason", func() string {
-		r := getRun(t, ns, run.Name)
+		r := kubetest.GetRun(t, k8sClient, ns, run.Name)
 		if len(r.Status.Cells) == 0 {
 			return "no cells in the status yet"
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -51,7 +52,7 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		run := getRun(t, ns, name)
+		run := kubetest.GetRun(t, k8sClient, ns, name)
 		if meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) ||
 			meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionFailed) {
 			return
@@ -61,7 +62,7 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 				markPodReady(t, &pod, "node-1", "10.88.0.20")
 			}
 		}
-		for _, job := range listJobs(t, ns, map[string]string{specs.LabelRun: name}) {
+		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name}) {
 			if len(job.Status.Conditions) > 0 {
 				continue
 			}
@@ -78,7 +79,7 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("run %s did not finish: %s", name, cellPhases(getRun(t, ns, name)))
+	t.Fatalf("run %s did not finish: %s", name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
 }
 
 func agentCompletesWith(t *testing.T, ns string, job *batchv1.Job, attempt int, doc string) {
@@ -105,7 +106,7 @@ func regressedCondition(t *testing.T, ns, name string) *metav1.Condition {
 	t.Helper()
 	var c *metav1.Condition
 	eventually(t, "the Regressed condition of "+name, func() string {
-		if c = meta.FindStatusCondition(getRun(t, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c == nil {
+		if c = meta.FindStatusCondition(kubetest.GetRun(t, k8sClient, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c == nil {
 			return "not set"
 		}
 		return ""
@@ -117,7 +118,7 @@ func regressedCondition(t *testing.T, ns, name string) *metav1.Condition {
 func manifestQPS(t *testing.T, ns, name string) string {
 	t.Helper()
 	var cm corev1.ConfigMap
-	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(getRun(t, ns, name))}, &cm); err != nil {
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(kubetest.GetRun(t, k8sClient, ns, name))}, &cm); err != nil {
 		return err.Error()
 	}
 	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
@@ -155,7 +156,7 @@ func TestRegressedVerdictBetweenRunsWithRepeats(t *testing.T) {
 	newSuiteRun(t, ns, "aa-2", "repeats", 3)
 	driveNoiseRun(t, ns, "aa-2", 930, 1020, 880)
 	c := regressedCondition(t, ns, "aa-2")
-	st := getRun(t, ns, "aa-2").Status.Regression
+	st := kubetest.GetRun(t, k8sClient, ns, "aa-2").Status.Regression
 	if c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "between runs (3+3 repeats)") {
 		t.Fatalf("A/A-like pair: %+v\n%s\n%s", c, manifestQPS(t, ns, "aa-1"), manifestQPS(t, ns, "aa-2"))
 	}
@@ -169,7 +170,7 @@ func TestRegressedVerdictBetweenRunsWithRepeats(t *testing.T) {
 	newSuiteRun(t, ns, "slower", "tight", 3)
 	driveNoiseRun(t, ns, "slower", 900, 898, 903)
 	c = regressedCondition(t, ns, "slower")
-	st = getRun(t, ns, "slower").Status.Regression
+	st = kubetest.GetRun(t, k8sClient, ns, "slower").Status.Regression
 	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4") {
 		t.Fatalf("10 %% slower: %+v", c)
 	}
@@ -196,7 +197,7 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 	// night-2 is judged on night-1 alone: no floor, per-second fallback,
 	// which calls an 8 % gap between two unchanged runs a regression.
 	c := regressedCondition(t, ns, "night-2")
-	st := getRun(t, ns, "night-2").Status.Regression
+	st := kubetest.GetRun(t, k8sClient, ns, "night-2").Status.Regression
 	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "per-second fallback") ||
 		!strings.Contains(c.Message, fmt.Sprintf("no noise floor of %d df", 4)) {
 		t.Fatalf("night-2, no floor: %+v", c)
@@ -208,7 +209,7 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 	newSuiteRun(t, ns, "slower", "floor", 0)
 	driveNoiseRun(t, ns, "slower", 750)
 	c = regressedCondition(t, ns, "slower")
-	st = getRun(t, ns, "slower").Status.Regression
+	st = kubetest.GetRun(t, k8sClient, ns, "slower").Status.Regression
 	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "over 5 df") || strings.Contains(c.Message, "per-second") {
 		t.Fatalf("25 %% slower with a floor: %+v", c)
 	}
@@ -219,7 +220,7 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 
 	// The floor is in the run's manifest for later runs and the plugin.
 	var cm corev1.ConfigMap
-	run := getRun(t, ns, "slower")
+	run := kubetest.GetRun(t, k8sClient, ns, "slower")
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(run)}, &cm); err != nil {
 		t.Fatal(err)
 	}

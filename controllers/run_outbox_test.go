@@ -26,6 +26,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -132,16 +133,16 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 	var outboxCell, plainCell string
 	compactOf := map[string]string{}
 	deadline := time.Now().Add(60 * time.Second)
-	for !finishedRun(getRun(t, ns, run.Name)) {
+	for !finishedRun(kubetest.GetRun(t, k8sClient, ns, run.Name)) {
 		if time.Now().After(deadline) {
-			t.Fatalf("run did not finish: %s", cellPhases(getRun(t, ns, run.Name)))
+			t.Fatalf("run did not finish: %s", cellPhases(kubetest.GetRun(t, k8sClient, ns, run.Name)))
 		}
 		for _, pod := range dbPods(t, ns, run.Name) {
 			if pod.DeletionTimestamp == nil && pod.Status.PodIP == "" {
 				markPodReady(t, &pod, "node-1", "10.88.0.20")
 			}
 		}
-		for _, job := range listJobs(t, ns, map[string]string{specs.LabelRun: run.Name}) {
+		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
 			if len(job.Status.Conditions) != 0 {
 				continue
 			}
@@ -294,7 +295,7 @@ func runEvents(t *testing.T, ns, run string) []eventsv1.Event {
 func annotateRun(t *testing.T, ns, name, key, value string) {
 	t.Helper()
 	patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)))
-	if err := k8sClient.Patch(ctx, getRun(t, ns, name), patch); err != nil {
+	if err := k8sClient.Patch(ctx, kubetest.GetRun(t, k8sClient, ns, name), patch); err != nil {
 		t.Fatalf("annotating the run: %v", err)
 	}
 }
@@ -326,7 +327,7 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 	failures := got.Status.Upload.Failures
 	rm.clock.SetTime(rm.clock.Now().Add(time.Hour))
 	eventually(t, "a retry with the backoff", func() string {
-		r := getRun(t, ns, run.Name)
+		r := kubetest.GetRun(t, k8sClient, ns, run.Name)
 		if r.Status.Upload.Failures <= failures {
 			return fmt.Sprintf("failures %d, %s", r.Status.Upload.Failures, condString(uploadCondition(r)))
 		}
@@ -356,7 +357,7 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 		t.Errorf("status.upload = %+v, want the failures reset", got.Status.Upload)
 	}
 	eventually(t, "the annotation removed", func() string {
-		if v, ok := getRun(t, ns, run.Name).Annotations[specs.AnnotationRetryUpload]; ok {
+		if v, ok := kubetest.GetRun(t, k8sClient, ns, run.Name).Annotations[specs.AnnotationRetryUpload]; ok {
 			return "still there: " + v
 		}
 		return ""
@@ -398,7 +399,7 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 		}
 		return ""
 	})
-	if pc := uploadCondition(getRun(t, ns, run.Name)); pc.Reason != controllers.ReasonPreflightFailed {
+	if pc := uploadCondition(kubetest.GetRun(t, k8sClient, ns, run.Name)); pc.Reason != controllers.ReasonPreflightFailed {
 		t.Errorf("the pre-flight finding should stand until an upload is attempted: %s", condString(pc))
 	}
 	driveCellsToCompletion(t, ns, run.Name)
@@ -433,7 +434,7 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 		t.Errorf("manifest after the retry: %v", err)
 	}
 	eventually(t, "the annotation removed", func() string {
-		if _, ok := getRun(t, ns, run.Name).Annotations[specs.AnnotationRetryUpload]; ok {
+		if _, ok := kubetest.GetRun(t, k8sClient, ns, run.Name).Annotations[specs.AnnotationRetryUpload]; ok {
 			return "still there"
 		}
 		return ""

@@ -182,18 +182,29 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 	for i, c := range cells {
 		p.adoptAttempts(c, &st.Cells[i])
 	}
+	if name, err := p.stepCells(ctx, cells, st.Cells); err != nil {
+		// Keep what this pass changed; the error requeues the run.
+		p.summarize()
+		return fmt.Errorf("cell %s: %w", name, err)
+	}
+	return nil
+}
+
+// stepCells moves each of cells (statuses[i] is cells[i]'s) one step:
+// pending ones start while fewer than placement.maxParallelCells are
+// starting or running, running ones are followed and ended ones release
+// their nodes. The measured cells and the pre-flight pairs go through it
+// alike. It stops at the first cell whose step fails and returns its name.
+func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses []dbbenchv1alpha1.CellStatus) (string, error) {
 	active := 0
-	for i := range st.Cells {
-		if ph := st.Cells[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
+	for i := range statuses {
+		if ph := statuses[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
 			active++
 		}
 	}
-	maxParallel := int(p.run.Spec.Placement.MaxParallelCells)
-	if maxParallel < 1 {
-		maxParallel = 1
-	}
+	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
 	for i, c := range cells {
-		cs := &st.Cells[i]
+		cs := &statuses[i]
 		var err error
 		switch cs.Phase {
 		case dbbenchv1alpha1.CellPending:
@@ -208,12 +219,10 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 			err = p.releaseCell(ctx, c, cs)
 		}
 		if err != nil {
-			// Keep what this pass changed; the error requeues the run.
-			p.summarize()
-			return fmt.Errorf("cell %s: %w", c.Name, err)
+			return c.Name, err
 		}
 	}
-	return nil
+	return "", nil
 }
 
 // releaseFinished frees the nodes of a finished run's cells.
@@ -229,21 +238,27 @@ func (p *runPass) releaseFinished(ctx context.Context, cells []matrix.Cell) erro
 // syncCellEntries makes status.cells hold one entry per cell in matrix order,
 // keeping the state of entries that exist.
 func (p *runPass) syncCellEntries(cells []matrix.Cell) {
-	st := &p.run.Status
-	if len(st.Cells) == len(cells) {
+	p.run.Status.Cells = cellEntries(p.run.Status.Cells, cells, int32(p.stepsTotal()))
+}
+
+// cellEntries is one status entry per cell (or pre-flight pair) in matrix
+// order: the entry of entries with the cell's name, a Pending one with
+// stepsTotal steps for a new cell. entries itself when it already is that.
+func cellEntries(entries []dbbenchv1alpha1.CellStatus, cells []matrix.Cell, stepsTotal int32) []dbbenchv1alpha1.CellStatus {
+	if len(entries) == len(cells) {
 		same := true
 		for i := range cells {
-			if st.Cells[i].Name != cells[i].Name {
+			if entries[i].Name != cells[i].Name {
 				same = false
 				break
 			}
 		}
 		if same {
-			return
+			return entries
 		}
 	}
-	old := make(map[string]dbbenchv1alpha1.CellStatus, len(st.Cells))
-	for _, cs := range st.Cells {
+	old := make(map[string]dbbenchv1alpha1.CellStatus, len(entries))
+	for _, cs := range entries {
 		old[cs.Name] = cs
 	}
 	out := make([]dbbenchv1alpha1.CellStatus, len(cells))
@@ -255,10 +270,10 @@ func (p *runPass) syncCellEntries(cells []matrix.Cell) {
 		out[i] = dbbenchv1alpha1.CellStatus{
 			Name: c.Name, Database: c.Database.Name, Engine: c.Database.Engine,
 			Version: c.Version, Config: c.Config.Name, Repeat: c.Repeat,
-			Phase: dbbenchv1alpha1.CellPending, StepsTotal: int32(p.stepsTotal()),
+			Phase: dbbenchv1alpha1.CellPending, StepsTotal: stepsTotal,
 		}
 	}
-	st.Cells = out
+	return out
 }
 
 func (p *runPass) stepsTotal() int {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -54,8 +55,8 @@ func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []stri
 	deadline := time.Now().Add(3 * driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
-		jobs := listJobs(t, ns, map[string]string{specs.LabelRun: name})
-		run := getRun(t, ns, name)
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name})
+		run := kubetest.GetRun(t, k8sClient, ns, name)
 		if done(run) {
 			return seen
 		}
@@ -84,7 +85,7 @@ func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []stri
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("timed out driving run %s: %s", name, cellPhases(getRun(t, ns, name)))
+	t.Fatalf("timed out driving run %s: %s", name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
 	return nil
 }
 
@@ -111,14 +112,14 @@ func TestPrecisionAddsReversedRoundsUntilTargetMet(t *testing.T) {
 		return r.Status.Precision != nil && r.Status.Precision.Rounds >= 3
 	})
 	first.stop()
-	mid := getRun(t, ns, run.Name)
+	mid := kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if p := mid.Status.Precision; p.Rounds != 3 || p.RoundsJudged != 2 || p.State != dbbenchv1alpha1.PrecisionMeasuring || len(mid.Status.Cells) != 6 {
 		t.Fatalf("after round 2: precision %+v, %d cells", p, len(mid.Status.Cells))
 	}
 	startManager(t, nil)
 	seen = drivePrecision(t, ns, run.Name, scale, seen, succeeded)
 
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded {
 		t.Fatalf("run %s: %s", run.Status.Phase, cellPhases(run))
 	}
@@ -145,7 +146,7 @@ func TestPrecisionAddsReversedRoundsUntilTargetMet(t *testing.T) {
 		t.Errorf("status.cells %v, want %v", names, want)
 	}
 	perCell := map[string]int{}
-	for _, j := range listJobs(t, ns, map[string]string{specs.LabelRun: run.Name}) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
 		perCell[j.Labels[specs.LabelCell]]++
 	}
 	if len(perCell) != 10 {
@@ -180,7 +181,7 @@ func TestPrecisionStopsAtMaxRepeats(t *testing.T) {
 	}
 	scale := roundScale{"10.11": {1.0, 1.3, 1.0}, "11.8": {1.3, 1.0, 1.3}}
 	seen := drivePrecision(t, ns, run.Name, scale, nil, succeeded)
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded || len(run.Status.Cells) != 6 || len(seen) != 6 {
 		t.Fatalf("run %s with %d cells (%d ran), want 6: %s", run.Status.Phase, len(run.Status.Cells), len(seen), cellPhases(run))
 	}

@@ -57,22 +57,7 @@ func preflightRunning(st *dbbenchv1alpha1.BenchmarkRunStatus) bool {
 // matrix order, keeping the state of entries that exist.
 func (p *runPass) syncPairEntries(pairs []matrix.Cell) {
 	pf := p.run.Status.Preflight
-	old := make(map[string]dbbenchv1alpha1.CellStatus, len(pf.Pairs))
-	for _, cs := range pf.Pairs {
-		old[cs.Name] = cs
-	}
-	out := make([]dbbenchv1alpha1.CellStatus, len(pairs))
-	for i, c := range pairs {
-		if cs, ok := old[c.Name]; ok {
-			out[i] = cs
-			continue
-		}
-		out[i] = dbbenchv1alpha1.CellStatus{
-			Name: c.Name, Database: c.Database.Name, Engine: c.Database.Engine,
-			Version: c.Version, Config: c.Config.Name, Repeat: c.Repeat, Phase: dbbenchv1alpha1.CellPending,
-		}
-	}
-	pf.Pairs = out
+	pf.Pairs = cellEntries(pf.Pairs, pairs, 0)
 }
 
 // progressPreflight moves the pairs forward like the cells (at most
@@ -88,31 +73,8 @@ func (p *runPass) progressPreflight(ctx context.Context, pairs []matrix.Cell) er
 	for i, c := range pairs {
 		p.adoptAttempts(c, &pf.Pairs[i])
 	}
-	active := 0
-	for _, cs := range pf.Pairs {
-		if cs.Phase == dbbenchv1alpha1.CellStarting || cs.Phase == dbbenchv1alpha1.CellRunning {
-			active++
-		}
-	}
-	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
-	for i, c := range pairs {
-		cs := &pf.Pairs[i]
-		var err error
-		switch cs.Phase {
-		case dbbenchv1alpha1.CellPending:
-			if active >= maxParallel {
-				continue
-			}
-			active++
-			err = p.startCell(ctx, c, cs)
-		case dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellRunning:
-			err = p.progressCell(ctx, c, cs)
-		default:
-			err = p.releaseCell(ctx, c, cs)
-		}
-		if err != nil {
-			return fmt.Errorf("pre-flight of %s: %w", c.Name, err)
-		}
+	if name, err := p.stepCells(ctx, pairs, pf.Pairs); err != nil {
+		return fmt.Errorf("pre-flight of %s: %w", name, err)
 	}
 
 	var failed []string
@@ -199,17 +161,7 @@ func (p *runPass) preflightPairs() []matrix.Cell {
 // preflightSummary says, for the Progressing condition, how far the
 // pre-flight is.
 func preflightSummary(pf *dbbenchv1alpha1.PreflightStatus) string {
-	var done, running, pending int
-	for _, cs := range pf.Pairs {
-		switch cs.Phase {
-		case dbbenchv1alpha1.CellSucceeded, dbbenchv1alpha1.CellFailed:
-			done++
-		case dbbenchv1alpha1.CellPending:
-			pending++
-		default:
-			running++
-		}
-	}
+	done, running, pending, _ := countCellPhases(pf.Pairs)
 	return fmt.Sprintf("Pre-flight: %d pairs starting, %d pending, %d checked; no cell has started", running, pending, done)
 }
 

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -80,7 +81,7 @@ func requireNoCellStarted(t *testing.T, ns string, run *dbbenchv1alpha1.Benchmar
 			t.Errorf("cell %s has database pod %s during or after a pre-flight that did not pass", name, p.Name)
 		}
 	}
-	for _, j := range listJobs(t, ns, map[string]string{specs.LabelRun: run.Name}) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
 		if name, ok := cells[j.Labels[specs.LabelCell]]; ok {
 			t.Errorf("cell %s has client Job %s during or after a pre-flight that did not pass", name, j.Name)
 		}
@@ -91,11 +92,7 @@ func requireNoCellStarted(t *testing.T, ns string, run *dbbenchv1alpha1.Benchmar
 // and was restarted, its termination message the end of its log.
 func serverRefuses(t *testing.T, pod *corev1.Pod, log string) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		fresh := &corev1.Pod{}
-		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
-			return err
-		}
+	playStatus(t, client.ObjectKeyFromObject(pod), func(fresh *corev1.Pod) {
 		now := metav1.Now()
 		fresh.Status.Phase = corev1.PodRunning
 		fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
@@ -105,7 +102,6 @@ func serverRefuses(t *testing.T, pod *corev1.Pod, log string) {
 				ExitCode: 7, Reason: "Error", Message: log, StartedAt: now, FinishedAt: now,
 			}},
 		}}
-		return k8sClient.Status().Update(ctx, fresh)
 	})
 }
 
@@ -242,7 +238,7 @@ func TestPreflightRunsEveryPairBeforeAnyCell(t *testing.T) {
 				requirePreflightFailed(t, run, tt.failing)
 				// Nothing starts later either.
 				time.Sleep(500 * time.Millisecond)
-				requireNoCellStarted(t, ns, getRun(t, ns, run.Name))
+				requireNoCellStarted(t, ns, kubetest.GetRun(t, k8sClient, ns, run.Name))
 				requirePreflightGone(t, ns, run, pairs)
 				return
 			}
@@ -255,7 +251,7 @@ func TestPreflightRunsEveryPairBeforeAnyCell(t *testing.T) {
 			})
 			requirePreflightGone(t, ns, run, pairs)
 			driveCellsToCompletion(t, ns, run.Name)
-			run = getRun(t, ns, run.Name)
+			run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 			if run.Status.Phase != dbbenchv1alpha1.RunSucceeded {
 				t.Fatalf("run %s after its pre-flight passed: %s", run.Status.Phase, cellPhases(run))
 			}
@@ -350,7 +346,7 @@ func requirePreflightGone(t *testing.T, ns string, run *dbbenchv1alpha1.Benchmar
 			}
 		}
 		slices.Sort(left)
-		for _, j := range listJobs(t, ns, map[string]string{specs.LabelRun: run.Name}) {
+		for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
 			if _, isPair := of[j.Labels[specs.LabelCell]]; isPair && j.DeletionTimestamp == nil {
 				left = append(left, j.Name)
 			}
@@ -463,10 +459,10 @@ func TestPreflightResumesAfterRestart(t *testing.T) {
 		}
 		return ""
 	})
-	requireNoCellStarted(t, ns, getRun(t, ns, run.Name))
+	requireNoCellStarted(t, ns, kubetest.GetRun(t, k8sClient, ns, run.Name))
 	agentCompletes(t, ns, &jobs[1], 1)
 	driveCellsToCompletion(t, ns, run.Name)
-	run = getRun(t, ns, run.Name)
+	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if run.Status.Phase != dbbenchv1alpha1.RunSucceeded || run.Status.Preflight.Phase != dbbenchv1alpha1.PreflightPassed {
 		t.Fatalf("run %s, pre-flight %s: %s", run.Status.Phase, run.Status.Preflight.Phase, cellPhases(run))
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // A GitOps suite prunes its old run objects; the verdict must still find
@@ -49,7 +50,7 @@ func TestRegressedVerdictReadsTheSuiteHistoryFromTheObjectStore(t *testing.T) {
 	var c *metav1.Condition
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if c = meta.FindStatusCondition(getRun(t, ns, "slower").Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c != nil {
+		if c = meta.FindStatusCondition(kubetest.GetRun(t, k8sClient, ns, "slower").Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c != nil {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -58,7 +59,7 @@ func TestRegressedVerdictReadsTheSuiteHistoryFromTheObjectStore(t *testing.T) {
 		!strings.Contains(c.Message, "run kept-in-s3 (from the object store)") {
 		t.Fatalf("verdict %+v", c)
 	}
-	st := getRun(t, ns, "slower").Status.Regression
+	st := kubetest.GetRun(t, k8sClient, ns, "slower").Status.Regression
 	if st == nil || len(st.ComparedTo) != 1 || st.ComparedTo[0] != "kept-in-s3" || st.ComparedPairs != 2 {
 		t.Fatalf("regression status %+v", st)
 	}

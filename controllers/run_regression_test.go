@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // Three runs of a suite, judged against the previous run: the first has no
@@ -29,7 +30,7 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 		return r
 	}
 	verdict := func(name string) *metav1.Condition {
-		return meta.FindStatusCondition(getRun(t, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+		return meta.FindStatusCondition(kubetest.GetRun(t, k8sClient, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
 	}
 
 	newRun("night-1")
@@ -44,7 +45,7 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4 throughput -10.0%") || !strings.Contains(c.Message, "run night-1") {
 		t.Fatalf("slower run: %+v", c)
 	}
-	st := getRun(t, ns, "night-2").Status.Regression
+	st := kubetest.GetRun(t, k8sClient, ns, "night-2").Status.Regression
 	if st == nil || len(st.Regressed) != 1 || st.Regressed[0].Step != "point-query" || st.Regressed[0].Threads != 4 ||
 		st.Regressed[0].ChangePercent != "-10.0" || st.Regressed[0].Metric != dbbenchv1alpha1.MetricThroughput ||
 		len(st.Regressed[0].Metrics) != 1 || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" {
@@ -76,7 +77,7 @@ func TestRegressedOnP99Latency(t *testing.T) {
 			t.Fatalf("creating %s: %v", name, err)
 		}
 		driveCellsToCompletion(t, ns, name, scale)
-		return getRun(t, ns, name)
+		return kubetest.GetRun(t, k8sClient, ns, name)
 	}
 	newRun("lat-1", 1.0)
 	r := newRun("lat-2", 0.98)
@@ -125,7 +126,7 @@ func TestRegressedVerdictOnChangePointsSuspectedThenConfirmed(t *testing.T) {
 	ns := newNamespace(t)
 	startManager(t, nil)
 	verdict := func(name string) *metav1.Condition {
-		return meta.FindStatusCondition(getRun(t, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+		return meta.FindStatusCondition(kubetest.GetRun(t, k8sClient, ns, name).Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
 	}
 	night := func(i int, scale float64) string {
 		name := fmt.Sprintf("night-%d", i)
@@ -151,7 +152,7 @@ func TestRegressedVerdictOnChangePointsSuspectedThenConfirmed(t *testing.T) {
 	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != "RegressionSuspected" || !strings.Contains(c.Message, "point-query@4 -10.0% (suspected)") {
 		t.Fatalf("first slow night: %+v", c)
 	}
-	if st := getRun(t, ns, first).Status.Regression; st == nil || len(st.Regressed) != 0 {
+	if st := kubetest.GetRun(t, k8sClient, ns, first).Status.Regression; st == nil || len(st.Regressed) != 0 {
 		t.Fatalf("first slow night: a suspected drop is not in status.regression.regressed: %+v", st)
 	}
 	second := night(6, 0.9)

@@ -14,20 +14,10 @@ import (
 // the Progressing condition) from the cells.
 func (p *runPass) summarize() {
 	st := &p.run.Status
-	var done, running, pending int
+	done, running, pending, first := countCellPhases(st.Cells)
 	st.CurrentStep = ""
-	for _, cs := range st.Cells {
-		switch cs.Phase {
-		case dbbenchv1alpha1.CellSucceeded, dbbenchv1alpha1.CellFailed:
-			done++
-		case dbbenchv1alpha1.CellPending:
-			pending++
-		default:
-			running++
-			if st.CurrentStep == "" {
-				st.CurrentStep = cs.CurrentStep
-			}
-		}
+	if first >= 0 {
+		st.CurrentStep = st.Cells[first].CurrentStep
 	}
 	st.Progress = fmt.Sprintf("%d/%d", done, len(st.Cells))
 	if finished(st) {
@@ -45,6 +35,27 @@ func (p *runPass) summarize() {
 	}
 	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonCellsRunning,
 		fmt.Sprintf("%d running, %d pending, %d finished", running, pending, done))
+}
+
+// countCellPhases counts cells (or pre-flight pairs) by phase: ended, started
+// and not yet ended, pending. first is the index of the first started one,
+// -1 when none is.
+func countCellPhases(cells []dbbenchv1alpha1.CellStatus) (done, running, pending, first int) {
+	first = -1
+	for i, cs := range cells {
+		switch cs.Phase {
+		case dbbenchv1alpha1.CellSucceeded, dbbenchv1alpha1.CellFailed:
+			done++
+		case dbbenchv1alpha1.CellPending:
+			pending++
+		default:
+			running++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	return done, running, pending, first
 }
 
 // finish sets the terminal conditions. reason, when set, fails the run as a

@@ -22,6 +22,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
@@ -114,7 +115,7 @@ func waitUpload(t *testing.T, ns, name string, status metav1.ConditionStatus, re
 	deadline := time.Now().Add(60 * time.Second)
 	var last string
 	for time.Now().Before(deadline) {
-		run := getRun(t, ns, name)
+		run := kubetest.GetRun(t, k8sClient, ns, name)
 		c := uploadCondition(run)
 		if c != nil && c.Status == status && c.Reason == reason {
 			return run

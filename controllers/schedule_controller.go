@@ -6,10 +6,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -55,39 +53,10 @@ type BenchmarkScheduleReconciler struct {
 // the API server has it (see BenchmarkRunReconciler.Reconcile): the run
 // names are deterministic, so a redone pass cannot create a second run.
 func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	sched := &dbbenchv1alpha1.BenchmarkSchedule{}
-	if err := r.Get(ctx, req.NamespacedName, sched); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	var (
-		p      *schedulePass
-		result ctrl.Result
-		err    error
-	)
-	werr := redoOnConflict(ctx, r.APIReader, req.NamespacedName, sched, "schedule", func(fresh *dbbenchv1alpha1.BenchmarkSchedule) error {
-		sched, p = fresh, nil
-		if !sched.DeletionTimestamp.IsZero() {
-			// Runs carry owner references; garbage collection removes them.
-			return nil
-		}
-		original := sched.DeepCopy()
-		p = &schedulePass{r: r, sched: sched, now: r.Clock.Now(), log: log.FromContext(ctx)}
-		result, err = p.reconcile(ctx)
-		if werr := r.writeStatus(ctx, original, sched); werr != nil {
-			// Runs created or deleted are announced even so: that happened.
-			p.emitEvents(false)
-			return werr
-		}
-		return nil
-	})
-	if werr != nil {
-		return ctrl.Result{}, passOutcome(err, werr)
-	}
-	if p == nil {
-		return ctrl.Result{}, nil
-	}
-	p.emitEvents(true)
-	return result, err
+	return reconcileOwner(ctx, r, r.APIReader, req.NamespacedName, "schedule",
+		func(sched *dbbenchv1alpha1.BenchmarkSchedule) *schedulePass {
+			return &schedulePass{r: r, sched: sched, now: r.Clock.Now(), log: log.FromContext(ctx)}
+		}, r.writeStatus)
 }
 
 // writeStatus writes the status a pass computed, if it changed, with a merge
@@ -109,16 +78,8 @@ func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
-	err := mgr.GetFieldIndexer().IndexField(context.Background(), &dbbenchv1alpha1.BenchmarkRun{}, scheduleOwnerIndex,
-		func(o client.Object) []string {
-			ref := metav1.GetControllerOf(o)
-			if ref == nil || ref.APIVersion != dbbenchv1alpha1.GroupVersion.String() || ref.Kind != "BenchmarkSchedule" {
-				return nil
-			}
-			return []string{ref.Name}
-		})
-	if err != nil {
-		return fmt.Errorf("indexing runs by schedule: %w", err)
+	if err := indexRunsByController(mgr, scheduleOwnerIndex, "BenchmarkSchedule"); err != nil {
+		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&dbbenchv1alpha1.BenchmarkSchedule{}).
@@ -130,25 +91,11 @@ func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 // schedulePass is one reconcile pass over one schedule: it changes
 // sched.Status in memory and queues events for after the status write.
 type schedulePass struct {
-	r      *BenchmarkScheduleReconciler
-	sched  *dbbenchv1alpha1.BenchmarkSchedule
-	now    time.Time
-	log    logr.Logger
-	events []scheduleEvent
-}
-
-type scheduleEvent struct {
-	warning bool
-	reason  string
-	action  string
-	note    string
-	// related is the run the event is about. The events API folds events
-	// with the same reason and objects into one series and keeps only the
-	// first note, so without it the second run's event would be lost.
-	related *dbbenchv1alpha1.BenchmarkRun
-	// done marks an event about a run created or deleted: it is emitted
-	// even when the status write fails, because the action happened.
-	done bool
+	r     *BenchmarkScheduleReconciler
+	sched *dbbenchv1alpha1.BenchmarkSchedule
+	now   time.Time
+	log   logr.Logger
+	passEvents
 }
 
 func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
@@ -296,44 +243,12 @@ func (p *schedulePass) buildRun(due time.Time) (*dbbenchv1alpha1.BenchmarkRun, e
 
 // setReady sets the Ready condition and reports whether it changed.
 func (p *schedulePass) setReady(status metav1.ConditionStatus, reason, msg string) bool {
-	old := meta.FindStatusCondition(p.sched.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
-	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != msg
-	meta.SetStatusCondition(&p.sched.Status.Conditions, metav1.Condition{
+	return setChangedCondition(&p.sched.Status.Conditions, metav1.Condition{
 		Type: dbbenchv1alpha1.ScheduleConditionReady, Status: status, Reason: reason, Message: msg,
 		ObservedGeneration: p.sched.Generation, LastTransitionTime: metav1.Time{Time: p.now},
 	})
-	return changed
 }
 
-func (p *schedulePass) event(warning bool, reason, action, note string) {
-	p.events = append(p.events, scheduleEvent{warning: warning, reason: reason, action: action, note: note})
-}
-
-// runEvent queues an event about a run; done says the run was created or
-// deleted.
-func (p *schedulePass) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done, warning bool, reason, action, note string) {
-	p.events = append(p.events, scheduleEvent{warning: warning, reason: reason, action: action, note: note, related: run, done: done})
-}
-
-// emitEvents emits the queued events; without a status write only those
-// about runs created or deleted, so that no event announces a state the
-// status does not record.
 func (p *schedulePass) emitEvents(statusWritten bool) {
-	if p.r.Recorder == nil {
-		return
-	}
-	for _, e := range p.events {
-		if !statusWritten && !e.done {
-			continue
-		}
-		t := corev1.EventTypeNormal
-		if e.warning {
-			t = corev1.EventTypeWarning
-		}
-		var related runtime.Object
-		if e.related != nil {
-			related = e.related
-		}
-		p.r.Recorder.Eventf(p.sched, related, t, e.reason, e.action, "%s", e.note)
-	}
+	p.passEvents.emit(p.r.Recorder, p.sched, statusWritten)
 }

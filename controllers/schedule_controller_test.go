@@ -2,9 +2,6 @@ package controllers_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -12,7 +9,6 @@ import (
 	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // The schedule tests drive the controller with a fake clock: they create a
@@ -152,11 +149,7 @@ func waitReady(t *testing.T, ns, name string, status metav1.ConditionStatus, rea
 // terminal conditions (and completionTime) through the status subresource.
 func finishRun(t *testing.T, ns, name string, succeeded bool, at time.Time) {
 	t.Helper()
-	eventuallyNoConflict(t, func() error {
-		run := &dbbenchv1alpha1.BenchmarkRun{}
-		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, run); err != nil {
-			return err
-		}
+	playStatus(t, types.NamespacedName{Namespace: ns, Name: name}, func(run *dbbenchv1alpha1.BenchmarkRun) {
 		yes, no := dbbenchv1alpha1.ConditionSucceeded, dbbenchv1alpha1.ConditionFailed
 		run.Status.Phase = dbbenchv1alpha1.RunSucceeded
 		if !succeeded {
@@ -166,7 +159,6 @@ func finishRun(t *testing.T, ns, name string, succeeded bool, at time.Time) {
 		meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: yes, Status: metav1.ConditionTrue, Reason: "Test", Message: "finished by the test"})
 		meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: no, Status: metav1.ConditionFalse, Reason: "Test", Message: "finished by the test"})
 		run.Status.CompletionTime = &metav1.Time{Time: at}
-		return k8sClient.Status().Update(ctx, run)
 	})
 }
 
@@ -449,7 +441,7 @@ func TestScheduleManagerRestartCreatesNoDuplicates(t *testing.T) {
 		return k8sClient.Status().Update(ctx, s)
 	})
 	eventuallyNoConflict(t, func() error {
-		run := getRun(t, ns, want)
+		run := kubetest.GetRun(t, k8sClient, ns, want)
 		delete(run.Annotations, dbbenchv1alpha1.AnnotationScheduledTime)
 		return k8sClient.Update(ctx, run)
 	})
@@ -570,20 +562,8 @@ func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
 			t.Errorf("schedule %q refused: %v", macro, err)
 		}
 	}
-	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkschedule_*.yaml"))
-	if len(samples) == 0 {
+	if dryRunSamples(t, ns, "benchmarkschedule_*.yaml") == 0 {
 		t.Fatal("no BenchmarkSchedule samples")
-	}
-	for _, f := range samples {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := parseRun(t, string(text))
-		obj.SetNamespace(ns)
-		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
-			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
-		}
 	}
 
 	cases := []struct {
@@ -613,47 +593,12 @@ func TestScheduleSpecsAreValidatedByTheSchema(t *testing.T) {
 		{"name with a dot", func(o map[string]any) { set(o, "metadata.name", "mariadb.nightly") }, "metadata.name: must be a DNS label"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			obj := parseRun(t, validScheduleYAML)
-			obj.SetNamespace(ns)
-			tc.mutate(obj.Object)
-			err := k8sClient.Create(ctx, obj, client.DryRunAll)
-			if err == nil {
-				t.Fatalf("accepted, want an error containing %q", tc.want)
-			}
-			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v\nwant one containing %q", err, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { requireRefused(t, ns, validScheduleYAML, tc.mutate, tc.want) })
 	}
 }
 
 func TestScheduleKubectlExplainAndColumns(t *testing.T) {
-	requireEnvtest(t)
-	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(kubectl); err != nil {
-		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
-	}
-	user, err := testEnv.ControlPlane.AddUser(envtestAdmin(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := envtestKubectl(t)
 
 	explain := run("explain", "benchmarkschedule.spec")
 	for _, want := range []string{

@@ -2,7 +2,6 @@ package controllers_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
@@ -119,20 +117,8 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 	if err := k8sClient.Create(ctx, scaled, client.DryRunAll); err != nil {
 		t.Fatalf("spec with configs[].cpuScalePercent and a CPU limit refused: %v", err)
 	}
-	samples, _ := filepath.Glob(filepath.Join("..", "config", "samples", "benchmarkrun_*.yaml"))
-	if len(samples) < 3 {
-		t.Fatalf("found %d samples", len(samples))
-	}
-	for _, f := range samples {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := parseRun(t, string(text))
-		obj.SetNamespace(ns)
-		if err := k8sClient.Create(ctx, obj, client.DryRunAll); err != nil {
-			t.Errorf("sample %s refused: %v", filepath.Base(f), err)
-		}
+	if n := dryRunSamples(t, ns, "benchmarkrun_*.yaml"); n < 3 {
+		t.Fatalf("found %d samples", n)
 	}
 }
 
@@ -469,23 +455,7 @@ func TestDefaultsMakeAMinimalSpecUseful(t *testing.T) {
 // runs the real kubectl against the envtest API server when one is built
 // (hack/build-k8s.sh kubectl; make test-envtest does it).
 func TestKubectlExplainReadsWell(t *testing.T) {
-	requireEnvtest(t)
-	kubectl := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kubectl")
-	if _, err := os.Stat(kubectl); err != nil {
-		t.Skipf("no kubectl in KUBEBUILDER_ASSETS (%v)", err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	user, err := testEnv.ControlPlane.AddUser(envtestAdmin(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubectl := envtestKubectl(t)
 	for field, wants := range map[string][]string{
 		"benchmarkrun.spec.placement": {
 			"GROUP:      dbbench.io", "placement says where database and client pods run",
@@ -501,11 +471,7 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 			"PreflightPassed=False naming every failing", "a run of a single pair skips it",
 		},
 	} {
-		out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", field).CombinedOutput()
-		if err != nil {
-			t.Fatalf("kubectl explain %s: %v\n%s", field, err, out)
-		}
-		text := string(out)
+		text := kubectl("explain", field)
 		for _, want := range wants {
 			if !strings.Contains(text, want) {
 				t.Errorf("kubectl explain %s lacks %q:\n%s", field, want, text)
@@ -515,12 +481,9 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 			t.Logf("kubectl explain %s:\n%s", field, text)
 		}
 	}
-	out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "explain", "benchmarkrun.spec.databases.configs.cpuScalePercent").CombinedOutput()
-	if err != nil {
-		t.Fatalf("kubectl explain: %v\n%s", err, out)
-	}
+	out := kubectl("explain", "benchmarkrun.spec.databases.configs.cpuScalePercent")
 	for _, want := range []string{"FIELD: cpuScalePercent <integer>", "CPU limit (the CFS quota)", "resources.limits.cpu", "calibrated slowdown", "CPU-bound"} {
-		if !strings.Contains(strings.Join(strings.Fields(string(out)), " "), want) {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
 			t.Errorf("kubectl explain ...configs.cpuScalePercent lacks %q:\n%s", want, out)
 		}
 	}
@@ -528,10 +491,6 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 
 func runtimeFromUnstructured(u *unstructured.Unstructured, out *dbbenchv1alpha1.BenchmarkRun) error {
 	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out)
-}
-
-func envtestAdmin() envtest.User {
-	return envtest.User{Name: "admin", Groups: []string{"system:masters"}}
 }
 
 // The GitOps example's manifests are accepted by the API server as they are.

@@ -92,6 +92,17 @@ write_my_cnf() {
 		innodb_flush_log_at_trx_commit=2 "$@" max_connections=200 performance_schema=OFF >"${host}/my.cnf"
 }
 
+# mysql_account_sql is the SQL that creates the test database and account
+# on a MariaDB or MySQL server.
+mysql_account_sql() {
+	cat <<EOF
+CREATE DATABASE IF NOT EXISTS ${DB_NAME};
+CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASSWORD}';
+GRANT ALL ON *.* TO '${DB_USER}'@'127.0.0.1';
+FLUSH PRIVILEGES;
+EOF
+}
+
 # ---------------------------------------------------------------- MariaDB
 
 mariadb_start() {
@@ -117,12 +128,7 @@ mariadb_start() {
 		tail -30 "${dir}/error.log" >&2
 		return 1
 	}
-	mariadb --socket="${dir}/mysqld.sock" -uroot <<EOF
-CREATE DATABASE IF NOT EXISTS ${DB_NAME};
-CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASSWORD}';
-GRANT ALL ON *.* TO '${DB_USER}'@'127.0.0.1';
-FLUSH PRIVILEGES;
-EOF
+	mysql_account_sql | mariadb --socket="${dir}/mysqld.sock" -uroot
 	log "mariadb $(mariadbd --version | awk '{print $3}') listening on 127.0.0.1:${MARIADB_PORT}"
 }
 
@@ -323,12 +329,7 @@ mysql_start() {
 	}
 	# The default plugin, caching_sha2_password: sysbench 1.0.20 (libmariadb)
 	# and the Go driver both authenticate over plain TCP.
-	mysql_client <<EOF
-CREATE DATABASE IF NOT EXISTS ${DB_NAME};
-CREATE USER IF NOT EXISTS '${DB_USER}'@'127.0.0.1' IDENTIFIED BY '${DB_PASSWORD}';
-GRANT ALL ON *.* TO '${DB_USER}'@'127.0.0.1';
-FLUSH PRIVILEGES;
-EOF
+	mysql_account_sql | mysql_client
 	log "mysql $(mysql_client -N -e 'SELECT VERSION()') listening on 127.0.0.1:${MYSQL_PORT} (chroot ${MYSQL_ROOTFS})"
 }
 

@@ -128,23 +128,6 @@ func createRun(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	}
 }
 
-// getRun, listPods and listJobs are internal/testutil/kubetest's reads
-// (shared with the envtest suite) with this suite's client.
-func getRun(t *testing.T, ns, name string) *dbbenchv1alpha1.BenchmarkRun {
-	t.Helper()
-	return kubetest.GetRun(t, k8sClient, ns, name)
-}
-
-func listPods(t *testing.T, ns string, l map[string]string) []corev1.Pod {
-	t.Helper()
-	return kubetest.ListPods(t, k8sClient, ns, l)
-}
-
-func listJobs(t *testing.T, ns string, l map[string]string) []batchv1.Job {
-	t.Helper()
-	return kubetest.ListJobs(t, k8sClient, ns, l)
-}
-
 // runSummary is one line: the run's phase and progress and each cell's
 // phase, attempt and step, for progress logs and timeout messages.
 func runSummary(run *dbbenchv1alpha1.BenchmarkRun) string {
@@ -164,7 +147,7 @@ func waitForRunFinished(t *testing.T, ns, name string, timeout time.Duration) *d
 	t.Helper()
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, timeout, "run "+name+" to finish", func() string {
-		run = getRun(t, ns, name)
+		run = kubetest.GetRun(t, k8sClient, ns, name)
 		requireClientJobsHaveHost(t, run)
 		switch run.Status.Phase {
 		case dbbenchv1alpha1.RunSucceeded, dbbenchv1alpha1.RunFailed:
@@ -181,7 +164,7 @@ func waitForCellPhase(t *testing.T, ns, name string, i int, phase dbbenchv1alpha
 	t.Helper()
 	var run *dbbenchv1alpha1.BenchmarkRun
 	eventually(t, timeout, fmt.Sprintf("cell %d of run %s to be %s", i, name, phase), func() string {
-		run = getRun(t, ns, name)
+		run = kubetest.GetRun(t, k8sClient, ns, name)
 		if len(run.Status.Cells) > i && run.Status.Cells[i].Phase == phase {
 			return ""
 		}
@@ -227,7 +210,7 @@ func managerPods(t *testing.T) []corev1.Pod {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: systemNamespace, Name: managerDeployment}, &dep); err != nil {
 		t.Fatalf("getting the manager Deployment: %v", err)
 	}
-	return listPods(t, systemNamespace, dep.Spec.Selector.MatchLabels)
+	return kubetest.ListPods(t, k8sClient, systemNamespace, dep.Spec.Selector.MatchLabels)
 }
 
 // dumpNamespace logs what explains a failure: the manager's logs, the
@@ -267,11 +250,11 @@ func dumpNamespace(t *testing.T, ns string) {
 	}
 
 	section("jobs in %s", ns)
-	for _, j := range listJobs(t, ns, nil) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, nil) {
 		fmt.Fprintf(&b, "%s active=%d succeeded=%d failed=%d conditions=%v\n", j.Name, j.Status.Active, j.Status.Succeeded, j.Status.Failed, jobConditions(j))
 	}
 
-	for _, p := range listPods(t, ns, nil) {
+	for _, p := range kubetest.ListPods(t, k8sClient, ns, nil) {
 		section("pod %s (node %s, phase %s %s)", p.Name, p.Spec.NodeName, p.Status.Phase, p.Status.Reason)
 		for _, c := range p.Status.Conditions {
 			if c.Status != corev1.ConditionTrue {
@@ -365,7 +348,7 @@ func progressRecords(run *dbbenchv1alpha1.BenchmarkRun) string {
 // until its own timeout (10 min) instead of the test's.
 func requireClientJobsHaveHost(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	t.Helper()
-	for _, j := range listJobs(t, run.Namespace, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleClient}) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, run.Namespace, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleClient}) {
 		for _, c := range j.Spec.Template.Spec.Containers {
 			for _, e := range c.Env {
 				if e.Name == plan.EnvHost && e.Value == "" && e.ValueFrom == nil {

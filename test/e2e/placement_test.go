@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -62,7 +63,7 @@ func TestPlacementOnSimulatedNodes(t *testing.T) {
 		ns := kwokNamespace(t, "place-other")
 		run := kwokRun(ns, "other", dbbenchv1alpha1.ClientOtherNode, "10.11", "11.8", "10.5")
 		createRun(t, run)
-		run = getRun(t, ns, run.Name)
+		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 
 		// Two cells start (maxParallelCells: 2), four pods want four
 		// nodes of their own, and there are three: one pod must stay
@@ -88,7 +89,7 @@ func TestPlacementOnSimulatedNodes(t *testing.T) {
 		ns := kwokNamespace(t, "place-same")
 		run := kwokRun(ns, "same", dbbenchv1alpha1.ClientSameNode, "10.11", "11.8")
 		createRun(t, run)
-		run = getRun(t, ns, run.Name)
+		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 		snap := waitForPlacement(t, run, "all four pods placed", 4, 0)
 		t.Logf("placement: %s", snap)
 		snap.requireStartedCells(t, 2)
@@ -178,7 +179,7 @@ func waitForPlacement(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun, what stri
 func observePlacement(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) placement {
 	t.Helper()
 	p := placement{run: run}
-	for _, pod := range listPods(t, run.Namespace, map[string]string{specs.LabelRun: run.Name}) {
+	for _, pod := range kubetest.ListPods(t, k8sClient, run.Namespace, map[string]string{specs.LabelRun: run.Name}) {
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
@@ -315,7 +316,7 @@ func requireCellNodes(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun, snap plac
 	t.Helper()
 	placed := snap.byCell()
 	eventually(t, 30*time.Second, "the status to report the database nodes", func() string {
-		run = getRun(t, run.Namespace, run.Name)
+		run = kubetest.GetRun(t, k8sClient, run.Namespace, run.Name)
 		var wrong []string
 		started := 0
 		for _, cs := range run.Status.Cells {

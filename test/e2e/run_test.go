@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -99,7 +100,7 @@ func TestDatabasePodDeleted(t *testing.T) {
 
 	// Wait until a step runs, so the deletion hits a benchmark in progress.
 	eventually(t, cellRunningTimeout, "the first cell to run a step", func() string {
-		run = getRun(t, ns, run.Name)
+		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 		if len(run.Status.Cells) > 0 {
 			cs := run.Status.Cells[0]
 			if cs.Phase == dbbenchv1alpha1.CellRunning && cs.CurrentStep != "" && cs.StepsDone < cs.StepsTotal {
@@ -112,7 +113,7 @@ func TestDatabasePodDeleted(t *testing.T) {
 		return runSummary(run)
 	})
 	cs := run.Status.Cells[0]
-	dbs := listPods(t, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
+	dbs := kubetest.ListPods(t, k8sClient, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
 	if len(dbs) != 1 {
 		t.Fatalf("found %d database pods of attempt 1, want 1", len(dbs))
 	}
@@ -136,7 +137,7 @@ func TestDatabasePodDeleted(t *testing.T) {
 	doc := resultDocument(t, ns, cs)
 	requireAllSteps(t, run, cs, doc, 2)
 	// The first attempt's client went with its server; one Job remains.
-	jobs := listJobs(t, ns, cellLabels(run, cs.Name, specs.RoleClient))
+	jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
 	if len(jobs) != 1 || jobs[0].Labels[specs.LabelAttempt] != "2" {
 		t.Errorf("client jobs %v, want only attempt 2's", jobNames(jobs))
 	}
@@ -189,7 +190,7 @@ func TestManagerPodDeleted(t *testing.T) {
 		if cs.Attempts != 1 {
 			t.Errorf("cell %s made %d attempts, want 1: %s", cs.Name, cs.Attempts, cs.Message)
 		}
-		jobs := listJobs(t, ns, cellLabels(run, cs.Name, specs.RoleClient))
+		jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
 		perAttempt := map[string]int{}
 		for _, j := range jobs {
 			perAttempt[j.Labels[specs.LabelAttempt]]++
@@ -204,7 +205,7 @@ func TestManagerPodDeleted(t *testing.T) {
 		}
 		// The agent's pod ran once per Job: a duplicate Job would have
 		// shown up above, a restarted agent here.
-		for _, p := range listPods(t, ns, cellLabels(run, cs.Name, specs.RoleClient)) {
+		for _, p := range kubetest.ListPods(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient)) {
 			for _, st := range p.Status.ContainerStatuses {
 				if st.RestartCount != 0 {
 					t.Errorf("client pod %s container %s restarted %d times", p.Name, st.Name, st.RestartCount)

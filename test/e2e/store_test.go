@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -58,7 +59,7 @@ func TestResultsReachTheObjectStore(t *testing.T) {
 	run = waitForRunFinished(t, ns, run.Name, runTimeout)
 	requireSucceeded(t, run)
 	eventually(t, 2*time.Minute, "ResultsUploaded=True", func() string {
-		run = getRun(t, ns, run.Name)
+		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 		c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded)
 		if c == nil || c.Status != metav1.ConditionTrue {
 			return "ResultsUploaded: " + conditionString(c)

@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,19 +24,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
 const (
-	user     = "dbbench"
-	password = "dbbench-pw" // hack/dbservers.sh's test account
-	suite    = "realseries"
-	runs     = 12
-	inject   = 6 // the first run after the slowdown
-	cell     = "mariadb-10.11-local"
+	suite  = "realseries"
+	runs   = 12
+	inject = 6 // the first run after the slowdown
+	cell   = "mariadb-10.11-local"
 	// The write step the knob slows down and a read step it should not.
 	writeStep = "update-index"
 	readStep  = "point-query"
@@ -66,33 +65,19 @@ func TestMain(m *testing.M) {
 			return 1
 		}
 		defer os.RemoveAll(root)
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		var stop func()
+		port, stop, err = dbservers.Start(filepath.Join("..", ".."), plan.MariaDB, root)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		port = l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		os.Setenv("DBBENCH_DB_ROOT", root)
-		os.Setenv("DBBENCH_MARIADB_PORT", strconv.Itoa(port))
-		if err := dbservers("start"); err != nil {
 			fmt.Fprintf(os.Stderr, "starting mariadb: %v\n", err)
-			_ = dbservers("stop")
 			return 1
 		}
-		defer func() { _ = dbservers("stop") }() // best effort at exit
+		defer stop()
 		if err := restartWithBinlog(); err != nil {
 			fmt.Fprintf(os.Stderr, "restarting mariadb with the binary log: %v\n", err)
 			return 1
 		}
 		return m.Run()
 	}())
-}
-
-func dbservers(action string) error {
-	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "dbservers.sh"), action, "mariadb")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
 }
 
 // restartWithBinlog restarts the server hack/dbservers.sh started, with the
@@ -159,7 +144,7 @@ func sql(t *testing.T, stmt string) string {
 func runAgent(t *testing.T, i int, pwFile string) *results.Document {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), fmt.Sprintf("run-%02d", i))
-	o := agent.LocalOptions{Engine: "mariadb", Host: "127.0.0.1", Port: port, User: user, PasswordFile: pwFile, Database: "sbtest",
+	o := agent.LocalOptions{Engine: "mariadb", Host: "127.0.0.1", Port: port, User: dbservers.User, PasswordFile: pwFile, Database: dbservers.Database,
 		Steps: writeStep + "," + readStep, Out: out, ReadyTimeout: 20}
 	if err := o.Workload.Parse("--tables=1", "--table-size=1000", "--read-seconds=3", "--write-seconds=3", "--warmup-seconds=0",
 		"--threads=1", "--ps=true", "--flush-wait=1"); err != nil {
@@ -217,7 +202,7 @@ func TestChangePointOnRealRuns(t *testing.T) {
 		t.Skip("set DBBENCH_REAL_DB=1 to run against a real MariaDB (hack/dbservers.sh)")
 	}
 	pwFile := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(pwFile, []byte(password), 0o600); err != nil {
+	if err := os.WriteFile(pwFile, []byte(dbservers.Password), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("server %s, innodb_flush_log_at_trx_commit=%s, log_bin=%s",

@@ -57,13 +57,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
-// The account hack/dbservers.sh creates on every server.
-const (
-	dbUser     = "dbbench"
-	dbPassword = "dbbench-pw"
-	dbName     = "sbtest"
-)
-
 type config struct {
 	engine    plan.Engine
 	port      int
@@ -144,14 +137,6 @@ func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func repoRoot() string {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		fatalf("go list -m: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func listening(port int) bool {
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
 	if err != nil {
@@ -162,7 +147,10 @@ func listening(port int) bool {
 }
 
 func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
-	root := repoRoot()
+	root, err := dbservers.RepoRoot()
+	if err != nil {
+		fatalf("%v", err)
+	}
 	work, err := os.MkdirTemp("", "dbbench-fidelity-")
 	if err != nil {
 		fatalf("%v", err)
@@ -195,16 +183,12 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 			fatalf("%v", err)
 		}
 		_ = os.Chmod(work, 0o755) // PostgreSQL runs as its own user
-		if c.port, err = dbservers.FreePort(); err != nil {
+		port, stop, err := dbservers.Start(root, c.engine, dbRoot)
+		if err != nil {
 			fatalf("%v", err)
 		}
-		os.Setenv("DBBENCH_DB_ROOT", dbRoot)
-		os.Setenv(dbservers.PortEnv[c.engine], strconv.Itoa(c.port))
-		if err := dbservers.Script(root, "start", c.engine, nil); err != nil {
-			_ = dbservers.Script(root, "stop", c.engine, nil) // best effort: the start already failed
-			fatalf("hack/dbservers.sh start %s: %v", c.engine, err)
-		}
-		defer func() { _ = dbservers.Script(root, "stop", c.engine, nil) }() // best effort at exit
+		c.port = port
+		defer stop()
 	}
 	vout, err := exec.Command(c.sysbench, "--version").Output()
 	if err != nil {
@@ -216,7 +200,7 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 	}
 	c.sslOff = ver.MySQLSSLOff()
 	pwFile := filepath.Join(work, "pw")
-	if err := os.WriteFile(pwFile, []byte(dbPassword), 0o600); err != nil {
+	if err := os.WriteFile(pwFile, []byte(dbservers.Password), 0o600); err != nil {
 		fatalf("%v", err)
 	}
 
@@ -292,14 +276,11 @@ func runAgent(ctx context.Context, c config, pair int, pwFile string, started fu
 	for _, s := range c.steps {
 		names = append(names, s.Name)
 	}
-	secs := strconv.Itoa(c.seconds)
-	cmd := exec.CommandContext(ctx, c.agentBin, "local",
-		"--engine", string(c.engine), "--host", "127.0.0.1", "--port", strconv.Itoa(c.port),
-		"--user", dbUser, "--password-file", pwFile, "--database", dbName,
-		"--steps", strings.Join(names, ","), "--tables", "1", "--table-size", strconv.FormatInt(c.tableSize, 10),
-		"--read-seconds", secs, "--write-seconds", secs, "--warmup-seconds", strconv.Itoa(c.warmup),
-		"--threads", strconv.Itoa(c.threads), "--flush-wait", strconv.Itoa(c.flushWait),
-		"--sysbench", c.sysbench, "--out", out)
+	cmd := dbservers.AgentLocal{
+		Bin: c.agentBin, Sysbench: c.sysbench, Engine: c.engine, Port: c.port, PasswordFile: pwFile,
+		Steps: names, TableSize: c.tableSize, Seconds: c.seconds, Warmup: c.warmup,
+		Threads: c.threads, FlushWait: c.flushWait, Out: out,
+	}.Command(ctx)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	start := time.Now()
@@ -365,12 +346,12 @@ func runAgent(ctx context.Context, c config, pair int, pwFile string, started fu
 func connArgs(c config) []string {
 	conn := []string{
 		"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(c.port),
-		"--mysql-user=" + dbUser, "--mysql-password=" + dbPassword, "--mysql-db=" + dbName, c.sslOff,
+		"--mysql-user=" + dbservers.User, "--mysql-password=" + dbservers.Password, "--mysql-db=" + dbservers.Database, c.sslOff,
 	}
 	if c.engine == plan.Postgres {
 		conn = []string{
 			"--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port=" + strconv.Itoa(c.port),
-			"--pgsql-user=" + dbUser, "--pgsql-password=" + dbPassword, "--pgsql-db=" + dbName,
+			"--pgsql-user=" + dbservers.User, "--pgsql-password=" + dbservers.Password, "--pgsql-db=" + dbservers.Database,
 		}
 	}
 	return conn
@@ -428,7 +409,7 @@ func runPlain(ctx context.Context, c config, pair int) (map[string]measure, erro
 		thr, timeArg, "--report-interval=1", "--range-size=100", "run")...); err != nil {
 		return nil, err
 	}
-	srv := &agent.Server{Engine: c.engine, Host: "127.0.0.1", Port: c.port, Database: dbName, User: dbUser, Password: dbPassword}
+	srv := &agent.Server{Engine: c.engine, Host: "127.0.0.1", Port: c.port, Database: dbservers.Database, User: dbservers.User, Password: dbservers.Password}
 	if err := srv.WaitReady(ctx, 10*time.Second); err != nil {
 		return nil, err
 	}

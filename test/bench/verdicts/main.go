@@ -42,7 +42,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -55,17 +54,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
-// The account hack/dbservers.sh creates on every server.
 const (
-	dbUser     = "dbbench"
-	dbPassword = "dbbench-pw"
-	dbName     = "sbtest"
 	// cfsPeriod is the CFS period in µs, the kubelet's default.
 	cfsPeriod = 100000
 	// The API's defaults: regression.maxPValue and minMagnitudePercent.
@@ -197,7 +194,7 @@ func quotaOf(c config, cell string) float64 {
 }
 
 func run(ctx context.Context, c config, keep bool) int {
-	root, err := repoRoot()
+	root, err := dbservers.RepoRoot()
 	if err != nil {
 		fatalf("%v", err)
 	}
@@ -234,18 +231,13 @@ func run(ctx context.Context, c config, keep bool) int {
 	defer client.remove()
 
 	dbRoot := filepath.Join(c.work, "db")
-	if c.port, err = freePort(); err != nil {
+	port, stop, err := dbservers.Start(root, plan.MariaDB, dbRoot)
+	if err != nil {
 		logf("%v", err)
 		return 2
 	}
-	os.Setenv("DBBENCH_DB_ROOT", dbRoot)
-	os.Setenv("DBBENCH_MARIADB_PORT", strconv.Itoa(c.port))
-	if err := dbservers(root, "start"); err != nil {
-		_ = dbservers(root, "stop") // best effort: the start already failed
-		logf("hack/dbservers.sh start mariadb: %v", err)
-		return 2
-	}
-	defer func() { _ = dbservers(root, "stop") }() // best effort at exit; before group.remove (deferred earlier)
+	c.port = port
+	defer stop() // at exit; before group.remove (deferred earlier)
 	pidText, err := os.ReadFile(filepath.Join(dbRoot, "mariadb", "mysqld.pid"))
 	if err != nil {
 		logf("the server's pid: %v", err)
@@ -261,7 +253,7 @@ func run(ctx context.Context, c config, keep bool) int {
 		return 2
 	}
 	pwFile := filepath.Join(c.work, "pw")
-	if err := os.WriteFile(pwFile, []byte(dbPassword), 0o600); err != nil {
+	if err := os.WriteFile(pwFile, []byte(dbservers.Password), 0o600); err != nil {
 		logf("%v", err)
 		return 2
 	}
@@ -297,14 +289,11 @@ func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell st
 		return runResult{}, err
 	}
 	out := filepath.Join(c.work, fmt.Sprintf("r%02d-%s", round+1, cell))
-	secs := strconv.Itoa(c.seconds + c.warmup)
-	cmd := exec.CommandContext(ctx, c.agentBin, "local",
-		"--engine", "mariadb", "--host", "127.0.0.1", "--port", strconv.Itoa(c.port),
-		"--user", dbUser, "--password-file", pwFile, "--database", dbName,
-		"--steps", strings.Join(c.steps, ","), "--tables", "1", "--table-size", strconv.FormatInt(c.tableSize, 10),
-		"--read-seconds", secs, "--write-seconds", secs, "--warmup-seconds", strconv.Itoa(c.warmup),
-		"--threads", strconv.Itoa(c.threads), "--flush-wait", strconv.Itoa(c.flushWait),
-		"--sysbench", c.sysbench, "--out", out)
+	cmd := dbservers.AgentLocal{
+		Bin: c.agentBin, Sysbench: c.sysbench, Engine: plan.MariaDB, Port: c.port, PasswordFile: pwFile,
+		Steps: c.steps, TableSize: c.tableSize, Seconds: c.seconds + c.warmup, Warmup: c.warmup,
+		Threads: c.threads, FlushWait: c.flushWait, Out: out,
+	}.Command(ctx)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
 	p0, t0, err := g.throttling()
@@ -900,27 +889,4 @@ func (g *cpuGroup) remove() {
 	if err := os.Remove(g.dir); err != nil {
 		logf("removing %s: %v", g.dir, err)
 	}
-}
-
-func repoRoot() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
-	if err != nil {
-		return "", fmt.Errorf("go list -m: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func dbservers(root, action string) error {
-	cmd := exec.Command("bash", filepath.Join(root, "hack", "dbservers.sh"), action, "mariadb")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
 }

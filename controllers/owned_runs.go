@@ -1,0 +1,149 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+)
+
+// The schedule and bisection controllers both own BenchmarkRuns and work the
+// same way around them: one pass computes the status in memory and queues its
+// events, the status is written once (the whole pass redone on a conflict),
+// and the events follow. This file holds that shared frame; what a pass
+// decides stays in each controller.
+
+// ownerPass is one reconcile pass over an object that owns runs.
+type ownerPass interface {
+	reconcile(ctx context.Context) (ctrl.Result, error)
+	emitEvents(statusWritten bool)
+}
+
+// reconcileOwner reads the object at key, runs the pass newPass builds on it
+// and writes the status with write, redoing the pass on a fresh copy when the
+// write conflicts (redoOnConflict). An object being deleted gets no pass: the
+// runs carry owner references and garbage collection removes them. The
+// pass's events are emitted after the write; when the write fails, only
+// those about actions that happened anyway (passEvent.done).
+func reconcileOwner[T any, PT interface {
+	*T
+	client.Object
+}, P ownerPass](ctx context.Context, c client.Reader, apiReader client.Reader, key client.ObjectKey, kind string,
+	newPass func(PT) P, write func(ctx context.Context, original, obj PT) error) (ctrl.Result, error) {
+	obj := PT(new(T))
+	if err := c.Get(ctx, key, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	var (
+		p       P
+		started bool
+		result  ctrl.Result
+		err     error
+	)
+	werr := redoOnConflict(ctx, apiReader, key, obj, kind, func(fresh PT) error {
+		started = false
+		if !fresh.GetDeletionTimestamp().IsZero() {
+			return nil
+		}
+		original := fresh.DeepCopyObject().(PT)
+		p, started = newPass(fresh), true
+		result, err = p.reconcile(ctx)
+		if werr := write(ctx, original, fresh); werr != nil {
+			// Runs created or deleted are announced even so: that happened.
+			p.emitEvents(false)
+			return werr
+		}
+		return nil
+	})
+	if werr != nil {
+		return ctrl.Result{}, passOutcome(err, werr)
+	}
+	if !started {
+		return ctrl.Result{}, nil
+	}
+	p.emitEvents(true)
+	return result, err
+}
+
+// indexRunsByController registers index over BenchmarkRuns: the name of the
+// object of kind (BenchmarkSchedule, BenchmarkBisection) that controls each.
+func indexRunsByController(mgr ctrl.Manager, index, kind string) error {
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &dbbenchv1alpha1.BenchmarkRun{}, index,
+		func(o client.Object) []string {
+			ref := metav1.GetControllerOf(o)
+			if ref == nil || ref.APIVersion != dbbenchv1alpha1.GroupVersion.String() || ref.Kind != kind {
+				return nil
+			}
+			return []string{ref.Name}
+		})
+	if err != nil {
+		return fmt.Errorf("indexing runs by %s: %w", kind, err)
+	}
+	return nil
+}
+
+// setChangedCondition sets c in conds and reports whether its status,
+// reason or message changed: the passes announce a condition's change with
+// an event, and only its change.
+func setChangedCondition(conds *[]metav1.Condition, c metav1.Condition) bool {
+	old := meta.FindStatusCondition(*conds, c.Type)
+	changed := old == nil || old.Status != c.Status || old.Reason != c.Reason || old.Message != c.Message
+	meta.SetStatusCondition(conds, c)
+	return changed
+}
+
+// passEvent is an event a pass queues for after its status write.
+type passEvent struct {
+	warning bool
+	reason  string
+	action  string
+	note    string
+	// related is the run the event is about. The events API folds events
+	// with the same reason and objects into one series and keeps only the
+	// first note, so without it the second run's event would be lost.
+	related *dbbenchv1alpha1.BenchmarkRun
+	// done marks an event about a run created or deleted: it is emitted
+	// even when the status write fails, because the action happened.
+	done bool
+}
+
+// passEvents is a pass's queue of events.
+type passEvents []passEvent
+
+func (q *passEvents) event(warning bool, reason, action, note string) {
+	*q = append(*q, passEvent{warning: warning, reason: reason, action: action, note: note})
+}
+
+func (q *passEvents) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done, warning bool, reason, action, note string) {
+	*q = append(*q, passEvent{warning: warning, reason: reason, action: action, note: note, related: run, done: done})
+}
+
+// emit records the queued events on obj; without a status write only those
+// marked done.
+func (q passEvents) emit(rec events.EventRecorder, obj runtime.Object, statusWritten bool) {
+	if rec == nil {
+		return
+	}
+	for _, e := range q {
+		if !statusWritten && !e.done {
+			continue
+		}
+		t := corev1.EventTypeNormal
+		if e.warning {
+			t = corev1.EventTypeWarning
+		}
+		var related runtime.Object
+		if e.related != nil {
+			related = e.related
+		}
+		rec.Eventf(obj, related, t, e.reason, e.action, "%s", e.note)
+	}
+}

@@ -1,0 +1,53 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// setChangedCondition reports a change of status, reason or message only:
+// the schedule and bisection passes emit an event on it.
+func TestSetChangedCondition(t *testing.T) {
+	base := metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "Scheduled", Message: "Next run at 02:00",
+		LastTransitionTime: metav1.Time{Time: time.Unix(100, 0)}}
+	later := func(f func(c *metav1.Condition)) metav1.Condition {
+		c := base
+		c.LastTransitionTime = metav1.Time{Time: time.Unix(200, 0)}
+		f(&c)
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		had  []metav1.Condition
+		set  metav1.Condition
+		want bool
+	}{
+		{"first time", nil, base, true},
+		{"the same again, later", []metav1.Condition{base}, later(func(*metav1.Condition) {}), false},
+		{"status changed", []metav1.Condition{base}, later(func(c *metav1.Condition) { c.Status = metav1.ConditionFalse }), true},
+		{"reason changed", []metav1.Condition{base}, later(func(c *metav1.Condition) { c.Reason = "Suspended" }), true},
+		{"message changed", []metav1.Condition{base}, later(func(c *metav1.Condition) { c.Message = "Next run at 03:00" }), true},
+		{"another type present", []metav1.Condition{{Type: "Other", Status: metav1.ConditionTrue, Reason: "X"}}, base, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conds := append([]metav1.Condition(nil), tc.had...)
+			if got := setChangedCondition(&conds, tc.set); got != tc.want {
+				t.Errorf("changed = %v, want %v", got, tc.want)
+			}
+			var found bool
+			for _, c := range conds {
+				if c.Type == tc.set.Type {
+					found = true
+					if c.Status != tc.set.Status || c.Reason != tc.set.Reason || c.Message != tc.set.Message {
+						t.Errorf("condition %+v, want %+v", c, tc.set)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("condition %s not set: %+v", tc.set.Type, conds)
+			}
+		})
+	}
+}
