@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
 // A suite whose runs carry regression.bisect: the run that regresses
@@ -46,7 +47,7 @@ func TestRegressedRunCreatesItsBisection(t *testing.T) {
 	driveCellsToCompletion(t, ns, "night-1", 1.0)
 	newRun("night-2")
 	driveCellsToCompletion(t, ns, "night-2", 1.0)
-	if c := meta.FindStatusCondition(getRun(t, ns, "night-2").Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(kubetest.GetRun(t, k8sClient, ns, "night-2").Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse {
 		t.Fatalf("night-2, as fast as night-1: %+v", c)
 	}
 	if got := bisections(); len(got) != 0 {
@@ -55,7 +56,7 @@ func TestRegressedRunCreatesItsBisection(t *testing.T) {
 
 	newRun("night-3")
 	driveCellsToCompletion(t, ns, "night-3", 0.9)
-	run := getRun(t, ns, "night-3")
+	run := kubetest.GetRun(t, k8sClient, ns, "night-3")
 	if !meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed) {
 		t.Fatalf("night-3 did not regress: %+v", run.Status.Conditions)
 	}
@@ -76,7 +77,7 @@ func TestRegressedRunCreatesItsBisection(t *testing.T) {
 			s.Parallelism != 2 || s.Repeats != 2 || s.MaxCells != 30 {
 			t.Fatalf("%s: bisection spec %+v (runRef %+v)", when, s, s.RunRef)
 		}
-		if st := getRun(t, ns, "night-3").Status.Regression; st == nil || st.Bisection != "night-3-bisect" || st.BisectionMessage != "" {
+		if st := kubetest.GetRun(t, k8sClient, ns, "night-3").Status.Regression; st == nil || st.Bisection != "night-3-bisect" || st.BisectionMessage != "" {
 			t.Fatalf("%s: run's regression status %+v", when, st)
 		}
 	}
