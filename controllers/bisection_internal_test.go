@@ -102,6 +102,11 @@ func TestBisectionSetupFromARun(t *testing.T) {
 		if ref := metav1.GetControllerOf(run); ref == nil || ref.Kind != "BenchmarkBisection" || ref.Name != "find" {
 			t.Fatalf("owner %+v", run.OwnerReferences)
 		}
+		// One candidate that does not start must not fail the round's
+		// other points in a pre-flight.
+		if run.Spec.Preflight.IsEnabled() {
+			t.Fatal("a round's run makes a pre-flight")
+		}
 	})
 	t.Run("the spec's rule and judge win over the run's", func(t *testing.T) {
 		spec := base()

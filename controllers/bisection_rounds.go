@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -267,6 +268,12 @@ func (p *bisectionPass) buildRound(s *bisectionSetup, index int, points []int) (
 		}
 		run.Spec.Databases = append(run.Spec.Databases, db)
 	}
+	// A round's points are independent: a candidate that does not start
+	// is one Failed point, and the search goes on around it. A pre-flight
+	// would fail the whole round's run for it and leave every other
+	// point of the round unmeasured; each cell still checks its server
+	// and its settings before its load.
+	run.Spec.Preflight.Enabled = ptr.To(false)
 	if err := ctrl.SetControllerReference(p.bis, run, p.r.Scheme); err != nil {
 		return nil, fmt.Errorf("setting the owner of run %s: %w", run.Name, err)
 	}
