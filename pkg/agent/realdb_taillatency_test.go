@@ -21,28 +21,22 @@ import (
 // tailScale × that quota: a smaller instance (configs[].cpuScalePercent in a
 // cluster, a pod's CPU limit). Both are offered the same fixed rate,
 // tailRho × A's capacity measured at the start of the test, so that the
-// server's utilisation rises from ρ ≈ 0.65 on A to ρ ≈ 0.65 / 0.75 ≈ 0.87
+// server's utilisation rises from ρ ≈ 0.65 on A to ρ ≈ 0.65 / 0.7 ≈ 0.93
 // on B: both keep the rate (the same throughput), while waiting time grows
-// like 1/(1−ρ), about 2.7 times here, and with it the tail.
+// like 1/(1−ρ), about 5 times here, and with it the tail.
 const (
 	tailStep      = "read-only-count"
 	tailThreads   = 8
 	tailBaseQuota = 0.5
-	tailScale     = 0.75
+	tailScale     = 0.7
 	tailRho       = 0.65
-	// tailPeriod is the CFS period, µs: 10 ms rather than the kubelet's
-	// default 100 ms, so that a throttled server waits at most a few ms and
-	// a run's p99 is a percentile of many short waits. At 100 ms a run's
-	// tail was a handful of throttling episodes of up to 60 ms each and
-	// varied 3× between identical runs (docs/reports.md).
-	tailPeriod = 10000
 	// tailMagnitude is regression.minMagnitudePercent's default.
 	tailMagnitude = 0.05
 )
 
 // TestRealTailLatency is the regression test of a configuration that raises
 // tail latency much more than it lowers throughput (issue 15): a CPU quota
-// 25 % lower at a fixed arrival rate both quotas sustain. It runs on real
+// 30 % lower at a fixed arrival rate both quotas sustain. It runs on real
 // MariaDB, the server in a CPU cgroup of its own (internal/testutil/cgroup,
 // as make bench-verdicts does) and this process, hence the agent's
 // sysbench, in a second one with the same high weight and no quota, so the
@@ -60,9 +54,10 @@ const (
 // the fixed rate as regressed, and nothing else, while the fixed-rate
 // throughput changes by less than the magnitude. The closed-loop results
 // stay out of the manifests: their throughput is the capacity, which the
-// quota lowers by 25 % by construction; what this test is about is the
+// quota lowers by 30 % by construction; what this test is about is the
 // offered load a service actually sees. It skips when /sys/fs/cgroup is not
-// writable.
+// writable. Not robust on a loaded shared machine, hence not in make
+// test-agent (docs/reports.md, "Verdicts on latency").
 func TestRealTailLatency(t *testing.T) {
 	needRealDB(t)
 	e := plan.MariaDB
@@ -79,9 +74,6 @@ func TestRealTailLatency(t *testing.T) {
 	}
 	if err := client.Add(os.Getpid()); err != nil {
 		t.Fatalf("moving the test process into %s: %v", client.Dir, err)
-	}
-	if err := server.SetPeriod(tailPeriod); err != nil {
-		t.Fatal(err)
 	}
 	quota := map[string]float64{"A": tailBaseQuota, "B": tailScale * tailBaseQuota}
 	// run runs the step at a side's quota, with the fixed rate when rate >

@@ -37,9 +37,8 @@ var ErrUnsupported = errors.New("neither cgroup v2 nor a v1 cpu hierarchy at /sy
 // hierarchy, cpu.cfs_quota_us), directly under the hierarchy's root.
 type Group struct {
 	// Dir is the group's directory.
-	Dir    string
-	v2     bool
-	period int // µs
+	Dir string
+	v2  bool
 }
 
 // Kind names the mechanism, for logs.
@@ -59,7 +58,7 @@ func New(name string) (*Group, error) {
 		if err := os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte("+cpu"), 0); err != nil {
 			return nil, fmt.Errorf("enabling the cpu controller: %w", err)
 		}
-		g := &Group{Dir: filepath.Join("/sys/fs/cgroup", name), v2: true, period: Period}
+		g := &Group{Dir: filepath.Join("/sys/fs/cgroup", name), v2: true}
 		if err := os.Mkdir(g.Dir, 0o755); err != nil {
 			return nil, err
 		}
@@ -68,7 +67,7 @@ func New(name string) (*Group, error) {
 	if _, err := os.Stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"); err != nil {
 		return nil, ErrUnsupported
 	}
-	g := &Group{Dir: filepath.Join("/sys/fs/cgroup/cpu", name), period: Period}
+	g := &Group{Dir: filepath.Join("/sys/fs/cgroup/cpu", name)}
 	if err := os.Mkdir(g.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -85,32 +84,11 @@ func (g *Group) write(file, value string) error {
 	return nil
 }
 
-// SetPeriod changes the CFS period from Period (the kubelet's default; its
-// cpuCFSQuotaPeriod setting) to us µs; the next SetQuota applies it. The
-// quota is enforced per period: a group that has used it waits for the next
-// one, so the period bounds how long a throttled request waits.
-func (g *Group) SetPeriod(us int) error {
-	if us < 1000 || us > 1000000 {
-		return fmt.Errorf("CFS period %d µs: want 1000 to 1000000", us)
-	}
-	if !g.v2 {
-		// v1 checks the quota against the period: lift it first.
-		if err := g.write("cpu.cfs_quota_us", "-1"); err != nil {
-			return err
-		}
-		if err := g.write("cpu.cfs_period_us", strconv.Itoa(us)); err != nil {
-			return err
-		}
-	}
-	g.period = us
-	return nil
-}
-
 // SetQuota sets the group's CFS quota to cpus CPUs (quota / period).
 func (g *Group) SetQuota(cpus float64) error {
-	q := int(math.Round(cpus * float64(g.period)))
+	q := int(math.Round(cpus * Period))
 	if g.v2 {
-		return g.write("cpu.max", fmt.Sprintf("%d %d", q, g.period))
+		return g.write("cpu.max", fmt.Sprintf("%d %d", q, Period))
 	}
 	return g.write("cpu.cfs_quota_us", strconv.Itoa(q))
 }
