@@ -37,7 +37,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -54,6 +53,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/cgroup"
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
 	"github.com/dbbench/dbbench/pkg/analysis"
@@ -63,8 +63,6 @@ import (
 )
 
 const (
-	// cfsPeriod is the CFS period in µs, the kubelet's default.
-	cfsPeriod = 100000
 	// The API's defaults: regression.maxPValue and minMagnitudePercent.
 	defaultAlpha     = 0.05
 	defaultMagnitude = 0.05
@@ -214,21 +212,29 @@ func run(ctx context.Context, c config, keep bool) int {
 			fatalf("go build ./cmd/agent: %v", err)
 		}
 	}
-	group, err := newCPUGroup(fmt.Sprintf("dbbench-verdicts-%d", os.Getpid()))
+	group, err := cgroup.New(fmt.Sprintf("dbbench-verdicts-%d", os.Getpid()))
 	if err != nil {
 		fatalf("a CPU cgroup for the server: %v (needs a writable /sys/fs/cgroup: run as root, outside a read-only container)", err)
 	}
-	defer group.remove()
+	defer func() {
+		if err := group.Remove(); err != nil {
+			logf("removing %s: %v", group.Dir, err)
+		}
+	}()
 	// The client (agent and sysbench) gets a group with the same weight and
 	// no quota, like a client pod with a CPU request: on a busy machine the
 	// client would otherwise be the bottleneck and the server's quota
 	// would not bind.
-	client, err := newCPUGroup(fmt.Sprintf("dbbench-verdicts-%d-client", os.Getpid()))
+	client, err := cgroup.New(fmt.Sprintf("dbbench-verdicts-%d-client", os.Getpid()))
 	if err != nil {
 		logf("a CPU cgroup for the client: %v", err)
 		return 2
 	}
-	defer client.remove()
+	defer func() {
+		if err := client.Remove(); err != nil {
+			logf("removing %s: %v", client.Dir, err)
+		}
+	}()
 
 	dbRoot := filepath.Join(c.work, "db")
 	port, stop, err := dbservers.Start(root, plan.MariaDB, dbRoot)
@@ -248,8 +254,8 @@ func run(ctx context.Context, c config, keep bool) int {
 		logf("the server's pid %q: %v", pidText, err)
 		return 2
 	}
-	if err := group.add(pid); err != nil {
-		logf("moving mariadbd (pid %d) into %s: %v", pid, group.dir, err)
+	if err := group.Add(pid); err != nil {
+		logf("moving mariadbd (pid %d) into %s: %v", pid, group.Dir, err)
 		return 2
 	}
 	pwFile := filepath.Join(c.work, "pw")
@@ -259,7 +265,7 @@ func run(ctx context.Context, c config, keep bool) int {
 	}
 	perRun := 3 + len(c.steps)*(c.seconds+c.warmup) + c.flushWait
 	logf("MariaDB on 127.0.0.1:%d in cgroup %s (%s); %d rounds × %d cells; steps %s, %d s + %d s warm-up, %d threads, 1 × %d rows; base quota %.2f CPU; roughly %d min",
-		c.port, group.dir, group.kind(), c.rounds, len(c.scales)+2, strings.Join(c.steps, ","), c.seconds, c.warmup, c.threads, c.tableSize, c.quota,
+		c.port, group.Dir, group.Kind(), c.rounds, len(c.scales)+2, strings.Join(c.steps, ","), c.seconds, c.warmup, c.threads, c.tableSize, c.quota,
 		c.rounds*(len(c.scales)+2)*perRun/60)
 
 	began := time.Now()
@@ -284,8 +290,8 @@ func run(ctx context.Context, c config, keep bool) int {
 }
 
 // runCell sets the cell's quota and runs the agent once.
-func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell string, round int) (runResult, error) {
-	if err := g.setQuota(quotaOf(c, cell)); err != nil {
+func runCell(ctx context.Context, c config, g, client *cgroup.Group, pwFile, cell string, round int) (runResult, error) {
+	if err := g.SetQuota(quotaOf(c, cell)); err != nil {
 		return runResult{}, err
 	}
 	out := filepath.Join(c.work, fmt.Sprintf("r%02d-%s", round+1, cell))
@@ -296,7 +302,7 @@ func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell st
 	}.Command(ctx)
 	var log strings.Builder
 	cmd.Stdout, cmd.Stderr = &log, &log
-	p0, t0, err := g.throttling()
+	p0, t0, err := g.Throttling()
 	if err != nil {
 		return runResult{}, err
 	}
@@ -306,16 +312,16 @@ func runCell(ctx context.Context, c config, g, client *cpuGroup, pwFile, cell st
 	}
 	// Into the client's group before it starts sysbench (after its data
 	// load's connection checks): its children inherit the group.
-	if err := client.add(cmd.Process.Pid); err != nil {
+	if err := client.Add(cmd.Process.Pid); err != nil {
 		_ = cmd.Process.Kill() // best effort: the run is abandoned
 		_ = cmd.Wait()
-		return runResult{}, fmt.Errorf("moving the agent into %s: %w", client.dir, err)
+		return runResult{}, fmt.Errorf("moving the agent into %s: %w", client.Dir, err)
 	}
 	if err := cmd.Wait(); err != nil {
 		return runResult{}, fmt.Errorf("dbbench-agent local: %w\n%s", err, log.String())
 	}
 	wall := time.Since(start).Seconds()
-	p1, t1, err := g.throttling()
+	p1, t1, err := g.Throttling()
 	if err != nil {
 		return runResult{}, err
 	}
@@ -794,99 +800,4 @@ func cv(xs []float64) float64 {
 		ss += (x - m) * (x - m)
 	}
 	return math.Sqrt(ss/float64(len(xs)-1)) / m
-}
-
-// The group's CPU weight, high: the server must get its whole quota even
-// when the machine is busy, or the quota does not bind and the slowdown is
-// not the nominal one. A pod whose CPU request equals its limit gets the
-// same treatment from the kubelet (shares from the request). v1 shares
-// 10240 are ten default tasks; v2 weight 1000 is ten default groups.
-const (
-	v1Shares = 10240
-	v2Weight = 1000
-)
-
-// cpuGroup is a CPU cgroup of our own, v2 (cpu.max) or v1 (cpu controller
-// hierarchy, cpu.cfs_quota_us).
-type cpuGroup struct {
-	dir string
-	v2  bool
-}
-
-func (g *cpuGroup) kind() string {
-	if g.v2 {
-		return "cgroup v2 cpu.max"
-	}
-	return "cgroup v1 cpu.cfs_quota_us"
-}
-
-func newCPUGroup(name string) (*cpuGroup, error) {
-	if _, err := os.Stat("/sys/fs/cgroup/cgroup.controllers"); err == nil {
-		// v2: the cpu controller must be enabled for the root's children.
-		if err := os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte("+cpu"), 0); err != nil {
-			return nil, fmt.Errorf("enabling the cpu controller: %w", err)
-		}
-		g := &cpuGroup{dir: filepath.Join("/sys/fs/cgroup", name), v2: true}
-		if err := os.Mkdir(g.dir, 0o755); err != nil {
-			return nil, err
-		}
-		return g, os.WriteFile(filepath.Join(g.dir, "cpu.weight"), []byte(strconv.Itoa(v2Weight)), 0)
-	}
-	if _, err := os.Stat("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"); err != nil {
-		return nil, errors.New("neither cgroup v2 nor a v1 cpu hierarchy at /sys/fs/cgroup/cpu")
-	}
-	g := &cpuGroup{dir: filepath.Join("/sys/fs/cgroup/cpu", name)}
-	if err := os.Mkdir(g.dir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(g.dir, "cpu.cfs_period_us"), []byte(strconv.Itoa(cfsPeriod)), 0); err != nil {
-		return g, err
-	}
-	return g, os.WriteFile(filepath.Join(g.dir, "cpu.shares"), []byte(strconv.Itoa(v1Shares)), 0)
-}
-
-func (g *cpuGroup) setQuota(cpus float64) error {
-	q := int(math.Round(cpus * cfsPeriod))
-	if g.v2 {
-		return os.WriteFile(filepath.Join(g.dir, "cpu.max"), []byte(fmt.Sprintf("%d %d", q, cfsPeriod)), 0)
-	}
-	return os.WriteFile(filepath.Join(g.dir, "cpu.cfs_quota_us"), []byte(strconv.Itoa(q)), 0)
-}
-
-func (g *cpuGroup) add(pid int) error {
-	return os.WriteFile(filepath.Join(g.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
-}
-
-// throttling reads cpu.stat's nr_periods and nr_throttled.
-func (g *cpuGroup) throttling() (periods, throttled int64, err error) {
-	b, err := os.ReadFile(filepath.Join(g.dir, "cpu.stat"))
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 2 {
-			continue
-		}
-		v, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "nr_periods":
-			periods = v
-		case "nr_throttled":
-			throttled = v
-		}
-	}
-	return periods, throttled, nil
-}
-
-// remove moves whatever is left to the parent and removes the group.
-func (g *cpuGroup) remove() {
-	if b, err := os.ReadFile(filepath.Join(g.dir, "cgroup.procs")); err == nil {
-		for _, p := range strings.Fields(string(b)) {
-			_ = os.WriteFile(filepath.Join(filepath.Dir(g.dir), "cgroup.procs"), []byte(p), 0) // best effort: the process may have exited
-		}
-	}
-	if err := os.Remove(g.dir); err != nil {
-		logf("removing %s: %v", g.dir, err)
-	}
 }
