@@ -21,17 +21,20 @@ import (
 // The quota, not the machine, sets the server's throughput: 4 client
 // threads of a CPU-heavy read keep 500m saturated even when other work
 // takes part of the two cores, so throughput is (quota / CPU per query),
-// steady between runs, and 85 % of the quota gives about 85 % of the QPS.
+// steady between runs, and 75 % of the quota gives about 75 % of the QPS.
+// 85 % passed 3 of 3 runs at load 12-18 but failed under heavier load,
+// where the A/A pair itself drifted to 0.95 and the slowdown measured 0.91
+// against it: 75 % stays far past the 5 % magnitude.
 const (
 	suiteCPULimit   = "500m"
-	slowdownPercent = 85
+	slowdownPercent = 75
 )
 
 // TestRegressionVerdictsOnRealRuns: a nightly suite of three real runs with 3
 // repeats each, judged against the previous run at the default magnitude
 // (5 %). The first has no history; the second is the same spec, an A/A pair
 // (Regressed=False); the third runs the same config variant with a CPU limit
-// scaled to 85 % (configs[].cpuScalePercent), a slowdown the server cannot
+// scaled to 75 % (configs[].cpuScalePercent), a slowdown the server cannot
 // see (Regressed=True, every regressed point in that cell). Each run's
 // repeats give the between-run test its variance. The test is not parallel:
 // the other tests' load would be noise in the comparison. It logs each
