@@ -77,6 +77,11 @@ func TestExternalCellHasAClientJobOnly(t *testing.T) {
 		}
 	}
 
+	if aff := job.Spec.Template.Spec.Affinity; aff != nil && aff.PodAffinity != nil {
+		// The default clientNode (SameNode) would require a pod that never
+		// exists: the Job would stay unschedulable.
+		t.Errorf("client Job has pod affinity %+v; an external cell has no database pod to follow", aff.PodAffinity)
+	}
 	env := envByName(job.Spec.Template.Spec.Containers[0])
 	if got := env[plan.EnvHost].Value; got != "pg.shop" {
 		t.Errorf("%s = %q, want the target's host", plan.EnvHost, got)
