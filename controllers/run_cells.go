@@ -54,7 +54,7 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 		n := attemptOf(pod)
 		if n > cs.Attempts {
 			if cs.Attempts > 0 {
-				p.run.Status.RetriesUsed += int32(n) - cs.Attempts
+				p.run.Status.RetriesUsed += n - cs.Attempts
 			}
 			if cs.Phase == dbbenchv1alpha1.CellPending {
 				created := pod.GetCreationTimestamp()
