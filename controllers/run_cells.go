@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -40,29 +39,38 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 	if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
 		return
 	}
+	// A cell's attempts are its database pods, or an external cell's
+	// client Jobs.
+	var records []client.Object
+	if c.External() {
+		records = p.externalAttemptObjects(c)
+	}
 	for _, pod := range p.kids.pods {
-		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
-			continue
+		if pod.Labels[specs.LabelCell] == c.ObjectBase && pod.Labels[specs.LabelRole] == specs.RoleDatabase {
+			records = append(records, pod)
 		}
-		n, err := strconv.Atoi(pod.Labels[specs.LabelAttempt])
-		if err == nil && int32(n) > cs.Attempts {
+	}
+	for _, pod := range records {
+		n := attemptOf(pod)
+		if n > cs.Attempts {
 			if cs.Attempts > 0 {
-				p.run.Status.RetriesUsed += int32(n) - cs.Attempts
+				p.run.Status.RetriesUsed += n - cs.Attempts
 			}
 			if cs.Phase == dbbenchv1alpha1.CellPending {
-				cs.StartTime = &pod.CreationTimestamp
+				created := pod.GetCreationTimestamp()
+				cs.StartTime = &created
 			}
 			// A newer attempt starts from the beginning: its database must
 			// run before its client is created.
-			cs.Attempts = int32(n)
+			cs.Attempts = n
 			cs.AttemptStartTime = &metav1.Time{Time: p.now}
 			cs.Phase = dbbenchv1alpha1.CellStarting
 			cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
 			// The pass that created the pod failed to record why; the pod
 			// says.
-			if why := pod.Annotations[specs.AnnotationRetryOf]; why != "" {
+			if why := pod.GetAnnotations()[specs.AnnotationRetryOf]; why != "" {
 				cs.Message = why
-				cs.Reason = dbbenchv1alpha1.FailureReason(pod.Annotations[specs.AnnotationRetryReason])
+				cs.Reason = dbbenchv1alpha1.FailureReason(pod.GetAnnotations()[specs.AnnotationRetryReason])
 				p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s", c.Name, n, why))
 			}
 		}
@@ -84,16 +92,24 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	// The cell's objects do not depend on each other at the API level (the
 	// kubelet waits for a pod's Secret and ConfigMap), so they are created
 	// concurrently: a cell's database pod exists after one round trip.
-	objs := []client.Object{specs.Secret(p.run, c, cred), cm, specs.ResultConfigMap(p.run, c)}
-	if !c.Preflight {
+	objs := []client.Object{cm, specs.ResultConfigMap(p.run, c)}
+	switch {
+	case c.External():
+		// No server of ours: the plan, the results and the client Job,
+		// which uses the user's Secret.
+		objs = append(objs, p.externalClientJob(c, 1, cs))
+	case !c.Preflight:
 		// A stable name for people debugging the cell; a pre-flight pair
 		// lives seconds.
 		objs = append(objs, specs.Service(p.run, c))
 	}
-	for _, pvc := range specs.Claims(p.run, c, 1) {
-		objs = append(objs, pvc)
+	if !c.External() {
+		objs = append(objs, specs.Secret(p.run, c, cred))
+		for _, pvc := range specs.Claims(p.run, c, 1) {
+			objs = append(objs, pvc)
+		}
+		objs = append(objs, specs.DatabasePod(p.run, c, 1, hasConfig(c), p.collectorImage()))
 	}
-	objs = append(objs, specs.DatabasePod(p.run, c, 1, hasConfig(c), p.collectorImage()))
 	var g errgroup.Group
 	for _, obj := range objs {
 		g.Go(func() error { return p.create(ctx, obj) })
@@ -158,6 +174,10 @@ func hasConfig(c matrix.Cell) bool {
 // specs.AnnotationRetryOf) for a pass that adopts it after a lost status
 // write.
 func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, cs *dbbenchv1alpha1.CellStatus) error {
+	if c.External() {
+		// An external attempt starts with its client.
+		return p.create(ctx, p.externalClientJob(c, attempt, cs))
+	}
 	for _, pvc := range specs.Claims(p.run, c, attempt) {
 		if err := p.create(ctx, pvc); err != nil {
 			return err
@@ -218,6 +238,9 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		return nil
 	}
 
+	if c.External() {
+		return p.progressExternal(ctx, c, cs, job)
+	}
 	if f := databaseFailure(specs.DatabasePodName(c, attempt), pod, cs.Phase == dbbenchv1alpha1.CellRunning, serverAnswered(prog)); f != nil {
 		p.startFailureFromLog(ctx, pod, f)
 		return p.attemptFailed(ctx, c, cs, f)

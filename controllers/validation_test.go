@@ -88,6 +88,13 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			set(s, "workload.stepSet", "extended")
 			set(s, "workload.fixedRate", map[string]any{"rates": []any{100}, "steps": []any{"point-query.pre", "insert"}})
 		},
+		"external target": func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "versions")
+			delete(db, "configs")
+			db["external"] = externalTarget()
+			s["baseline"] = map[string]any{"database": "maria", "version": "external"}
+		},
 		"latency verdict": func(s map[string]any) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{"Throughput", "P99Latency"})
@@ -148,6 +155,37 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			db := s["databases"].([]any)[0]
 			s["databases"] = []any{db, db}
 		}, "spec.databases[1]: Duplicate value"},
+		{"external with versions", func(s map[string]any) {
+			set(s, "databases.0.external", externalTarget())
+			delete(s["databases"].([]any)[0].(map[string]any), "configs")
+		}, "external: give either external"},
+		{"neither external nor versions", func(s map[string]any) {
+			delete(s["databases"].([]any)[0].(map[string]any), "versions")
+		}, "external: give either external"},
+		{"external with config variants", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "versions")
+			db["external"] = externalTarget()
+		}, "external: image, configs, args, env"},
+		{"external with an image", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "versions")
+			delete(db, "configs")
+			db["external"] = externalTarget()
+			db["image"] = "mariadb:{version}"
+		}, "external: image, configs, args, env"},
+		{"external without a host", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "versions")
+			delete(db, "configs")
+			db["external"] = map[string]any{"credentialsSecret": map[string]any{"name": "creds"}}
+		}, "spec.databases[0].external.host: Required value"},
+		{"external without a Secret", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "versions")
+			delete(db, "configs")
+			db["external"] = map[string]any{"host": "db.example"}
+		}, "spec.databases[0].external.credentialsSecret: Required value"},
 		{"duplicate versions", func(s map[string]any) { set(s, "databases.0.versions", []any{"11.8", "11.8"}) },
 			"spec.databases[0].versions[1]: Duplicate value"},
 		{"image template without {version}", func(s map[string]any) { set(s, "databases.0.image", "mariadb:latest") },
@@ -528,4 +566,10 @@ func TestConfigVariantsTheServersAcceptAreAccepted(t *testing.T) {
 			t.Errorf("%s variant %q refused: %v", tc.engine, tc.text, err)
 		}
 	}
+}
+
+// externalTarget is a valid databases[].external.
+func externalTarget() map[string]any {
+	return map[string]any{"host": "mariadb.shop", "port": 3306,
+		"credentialsSecret": map[string]any{"name": "shop-db", "userKey": "user"}}
 }

@@ -22,8 +22,8 @@ const (
 // a fresh data load; the workload steps then run in order inside the cell,
 // once per client thread count.
 //
-// +kubebuilder:validation:XValidation:rule="self.databases.all(d, size(d.versions) * (has(d.configs) ? size(d.configs) : 1) * (has(self.workload.precision) ? self.workload.precision.maxRepeats : self.workload.repeats) <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats, or workload.precision.maxRepeats); split the matrix into several runs"
-// +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || self.baseline.version in d.versions) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
+// +kubebuilder:validation:XValidation:rule="self.databases.all(d, (has(d.versions) ? size(d.versions) : 1) * (has(d.configs) ? size(d.configs) : 1) * (has(self.workload.precision) ? self.workload.precision.maxRepeats : self.workload.repeats) <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats, or workload.precision.maxRepeats); split the matrix into several runs"
+// +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || (has(d.versions) ? self.baseline.version in d.versions : self.baseline.version == 'external')) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || !has(self.baseline.repeat) || self.baseline.repeat <= self.workload.repeats",message="baseline.repeat: must not exceed workload.repeats"
 // +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite)",message="regression: needs suite, whose earlier runs it compares against"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit"
@@ -121,7 +121,9 @@ type PreflightSpec struct {
 // the server would ignore or reject: options before any [section] for MySQL
 // and MariaDB, sections no server reads, [sections] in postgresql.conf, lines
 // that are not name=value. The message names the variant and the line.
-// +kubebuilder:validation:XValidation:rule="size(self.versions) == 1 || !has(self.image) || self.image.contains('{version}')",message="image: must contain {version} when several versions are listed, or every cell would run the same image"
+// +kubebuilder:validation:XValidation:rule="has(self.external) != has(self.versions)",message="external: give either external (a database dbbench does not start) or versions, not both and not neither"
+// +kubebuilder:validation:XValidation:rule="!has(self.external) || (!has(self.image) && !has(self.configs) && !has(self.args) && !has(self.env) && (!has(self.storage) || !has(self.storage.volumeClaim)) && (!has(self.resources) || (!has(self.resources.limits) && !has(self.resources.requests))))",message="external: image, configs, args, env, storage.volumeClaim and resources describe a server dbbench starts; an external target's server is not dbbench's to configure"
+// +kubebuilder:validation:XValidation:rule="!has(self.versions) || size(self.versions) == 1 || !has(self.image) || self.image.contains('{version}')",message="image: must contain {version} when several versions are listed, or every cell would run the same image"
 // +kubebuilder:validation:XValidation:rule="!(self.engine in ['mysql','mariadb']) || !has(self.configs) || size(self.configs) <= 0 || !has(self.configs[0].inline) || !(self.configs[0].inline.matches(r'(?m)^[ \\t]*[A-Za-z0-9_.-]') && !self.configs[0].inline.matches(r'(?m)^[ \\t]*\\['))",messageExpression="'configs[0].inline: line \"' + self.configs[0].inline.find(r'(?m)^[ \\t]*[A-Za-z0-9_.-][^\\r\\n]*') + '\" sets an option before any [section] header; the server reads options only under a section such as [mysqld]'"
 // +kubebuilder:validation:XValidation:rule="!(self.engine in ['mysql','mariadb']) || !has(self.configs) || size(self.configs) <= 1 || !has(self.configs[1].inline) || !(self.configs[1].inline.matches(r'(?m)^[ \\t]*[A-Za-z0-9_.-]') && !self.configs[1].inline.matches(r'(?m)^[ \\t]*\\['))",messageExpression="'configs[1].inline: line \"' + self.configs[1].inline.find(r'(?m)^[ \\t]*[A-Za-z0-9_.-][^\\r\\n]*') + '\" sets an option before any [section] header; the server reads options only under a section such as [mysqld]'"
 // +kubebuilder:validation:XValidation:rule="!(self.engine in ['mysql','mariadb']) || !has(self.configs) || size(self.configs) <= 2 || !has(self.configs[2].inline) || !(self.configs[2].inline.matches(r'(?m)^[ \\t]*[A-Za-z0-9_.-]') && !self.configs[2].inline.matches(r'(?m)^[ \\t]*\\['))",messageExpression="'configs[2].inline: line \"' + self.configs[2].inline.find(r'(?m)^[ \\t]*[A-Za-z0-9_.-][^\\r\\n]*') + '\" sets an option before any [section] header; the server reads options only under a section such as [mysqld]'"
@@ -190,13 +192,23 @@ type DatabaseSpec struct {
 	Engine Engine `json:"engine"`
 
 	// versions are the versions to compare, in report order. Each becomes
-	// the {version} of the image template.
+	// the {version} of the image template. Required unless external is set
+	// (an external target's version is what its server reports).
 	// +listType=set
+	// +optional
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:MaxLength=40
 	// +kubebuilder:validation:items:Pattern=`^[A-Za-z0-9][A-Za-z0-9._-]*$`
-	Versions []string `json:"versions"`
+	Versions []string `json:"versions,omitempty"`
+
+	// external is a database dbbench does not start: each cell's client
+	// connects to it, loads its tables into a database of its own
+	// (dbbench_<run>_<cell>), runs the steps and drops that database. The
+	// fresh-server method's guarantees do not hold there (docs/design.md,
+	// "External targets"); the results' provenance says so.
+	// +optional
+	External *ExternalDatabase `json:"external,omitempty"`
 
 	// image is the image template; {version} is replaced by each version.
 	// Defaults to the official image of the engine: mysql:{version},
@@ -242,6 +254,55 @@ type DatabaseSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Env []corev1.EnvVar `json:"env,omitempty"`
+}
+
+// ExternalDatabase is the endpoint and credentials of a database server that
+// something other than dbbench runs.
+type ExternalDatabase struct {
+	// host is the server's address as the client pod resolves it: a
+	// Service name in the run's namespace, <service>.<namespace> for
+	// another namespace, or any DNS name or IP.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Host string `json:"host"`
+
+	// port of the server; the engine's standard port (3306, 5432) when
+	// unset.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Port int32 `json:"port,omitempty"`
+
+	// database is an existing database the client connects to first, to
+	// create and later drop its own (for PostgreSQL "postgres" when unset;
+	// for MySQL and MariaDB none is needed). dbbench never writes to it.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Database string `json:"database,omitempty"`
+
+	// credentialsSecret names a Secret in the run's namespace with the
+	// account's user and password. The account needs the right to create
+	// and drop databases (CREATE/DROP on dbbench_* for MySQL and MariaDB,
+	// CREATEDB for PostgreSQL).
+	CredentialsSecret CredentialsSecretRef `json:"credentialsSecret"`
+}
+
+// CredentialsSecretRef is a Secret with a user and a password key.
+type CredentialsSecretRef struct {
+	// name of the Secret in the run's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// userKey is the key holding the user name.
+	// +kubebuilder:default=username
+	// +optional
+	UserKey string `json:"userKey,omitempty"`
+
+	// passwordKey is the key holding the password.
+	// +kubebuilder:default=password
+	// +optional
+	PasswordKey string `json:"passwordKey,omitempty"`
 }
 
 // ConfigVariant is a named server configuration: inline text or a key of a

@@ -70,6 +70,10 @@ type Agent struct {
 	// server before the load (verify.go); "" verifies nothing.
 	ServerConfig string
 
+	// ownCreated is true while the agent's own database on an external
+	// target exists (external.go).
+	ownCreated bool
+
 	logBuf   *logBuffer
 	doc      results.Document
 	ext      CellExtension
@@ -161,6 +165,12 @@ func (a *Agent) Run(ctx context.Context) Result {
 	// Wait for the server at the SQL level.
 	a.srv = &Server{Engine: p.Server.Engine, Host: a.Host, Port: p.Server.Port, Database: p.Server.Database, User: a.User, Password: a.Password,
 		AdminUser: a.AdminUser, AdminPassword: a.AdminPassword}
+	if a.external() {
+		// The agent's own database does not exist yet: wait for the
+		// server through the user's connect database.
+		a.srv.Database = p.Server.External.ConnectDatabase
+		a.srv.AdminUser, a.srv.AdminPassword = "", ""
+	}
 	defer a.srv.Close()
 	timeout := time.Duration(p.Server.ReadyTimeoutSeconds) * time.Second
 	if timeout <= 0 {
@@ -186,6 +196,12 @@ func (a *Agent) Run(ctx context.Context) Result {
 		// variant's settings; the document records the check.
 		a.logf("pre-flight: the server answers with the config variant's settings; no load, no steps")
 		return a.done(ctx)
+	}
+
+	if a.external() {
+		if err := a.createOwnDatabase(ctx); err != nil {
+			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "load", err)
+		}
 	}
 
 	// Load the sbtest tables when any step uses them.
@@ -229,6 +245,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 
 // done records and reports the cell's success.
 func (a *Agent) done(ctx context.Context) Result {
+	a.dropOwnDatabase(ctx)
 	a.progress.Phase = plan.PhaseDone
 	a.progress.Step, a.progress.Threads = "", 0
 	now := time.Now().UTC()
@@ -304,11 +321,15 @@ func (a *Agent) initDocument() {
 	}
 	pv.ClientNode = &h
 	a.ext.MetricsScope = a.CollectorScope
+	if a.external() {
+		a.initExternal()
+	}
 }
 
 // fail records the failure, reports it and returns the exit code.
 func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, step string, err error) Result {
 	a.logf("FAILED: %v", err)
+	a.dropOwnDatabase(ctx)
 	now := time.Now().UTC()
 	a.doc.FinishedAt = &now
 	if a.doc.FinishedAt.Before(a.doc.StartedAt) {
@@ -556,14 +577,23 @@ func (a *Agent) load(ctx context.Context) error {
 	if err := a.flush(ctx); err != nil {
 		return fmt.Errorf("post-load flush: %w", err)
 	}
-	fs := a.ext.Flushes[len(a.ext.Flushes)-1].Seconds
-	ld.FlushSeconds = &fs
+	if n := len(a.ext.Flushes); n > 0 {
+		fs := a.ext.Flushes[n-1].Seconds
+		ld.FlushSeconds = &fs
+	}
 	ld.Seconds = time.Since(start).Seconds()
 	return nil
 }
 
 // flush runs the engine flush with the plan's wait cap.
 func (a *Agent) flush(ctx context.Context) error {
+	if a.external() {
+		// The flush sets global variables (MySQL, MariaDB) or checkpoints
+		// the whole cluster (PostgreSQL): not ours to do on a server
+		// others use (results.CaveatNoFlush).
+		a.logf("flush: skipped on an external server")
+		return nil
+	}
 	wl := a.Plan.Workload
 	wait := time.Duration(wl.FlushWaitSeconds) * time.Second
 	if wl.FlushWaitSeconds <= 0 {

@@ -40,6 +40,9 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 		if d.Status.Outcome == results.OutcomeFailed {
 			ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s failed: %s", c.Name, d.Status.Error))
 		}
+		if ext := d.Provenance.External; ext != nil {
+			ds.Notes = append(ds.Notes, externalNotes(c.Name, d.Provenance.ServerVersion, ext)...)
+		}
 		for _, s := range d.Steps {
 			if s.Error != "" {
 				ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s step %s (%d threads) failed: %s", c.Name, s.Step, s.Threads, s.Error))
@@ -154,4 +157,24 @@ func ReadResult(data []byte) (*results.Document, *results.Manifest, error) {
 func IsUnsupportedVersion(err error) bool {
 	var u *results.UnsupportedVersionError
 	return errors.As(err, &u)
+}
+
+// externalNotes say that a cell ran on a server dbbench did not start
+// (databases[].external), which of the fresh-server method's guarantees its
+// figures lack, and whether its own database was left behind.
+func externalNotes(cell, serverVersion string, ext *results.ExternalTarget) []string {
+	v := serverVersion
+	if v == "" {
+		v = "version unknown"
+	}
+	out := []string{fmt.Sprintf("cell %s ran on external server %s (%s), not a fresh server of its own; not guaranteed: %s",
+		cell, ext.Endpoint, v, strings.Join(ext.NotGuaranteed, ", "))}
+	if !ext.Dropped {
+		why := ext.DropError
+		if why == "" {
+			why = "the agent ended before its drop"
+		}
+		out = append(out, fmt.Sprintf("cell %s left its database %s on %s: %s", cell, ext.Database, ext.Endpoint, why))
+	}
+	return out
 }

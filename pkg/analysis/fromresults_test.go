@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,4 +246,39 @@ func nightlyRuns(point, insert func(i int) float64) []HistoryRun {
 		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
 	}
 	return runs
+}
+
+// TestExternalCellNotes: a cell on an external target gets a note naming the
+// server, its version and every caveat, and one more when its database was
+// left behind; a fresh-server cell gets neither.
+func TestExternalCellNotes(t *testing.T) {
+	cases := []struct {
+		name      string
+		ext       *results.ExternalTarget
+		wantNotes []string
+	}{
+		{"fresh server", nil, nil},
+		{"external, dropped", &results.ExternalTarget{Endpoint: "shop-db.prod", Database: "dbbench_1_x", Dropped: true,
+			NotGuaranteed: results.ExternalCaveats()},
+			[]string{"cell c1 ran on external server shop-db.prod (10.11.9-MariaDB), not a fresh server of its own; not guaranteed: " +
+				strings.Join(results.ExternalCaveats(), ", ")}},
+		{"external, left behind", &results.ExternalTarget{Endpoint: "pg", Database: "dbbench_1_x", DropError: "permission denied",
+			NotGuaranteed: []string{results.CaveatOtherClients}},
+			[]string{"cell c1 ran on external server pg (10.11.9-MariaDB), not a fresh server of its own; not guaranteed: other-clients",
+				"cell c1 left its database dbbench_1_x on pg: permission denied"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := testDoc("c1", "external", 1, map[string]float64{"point-query": 100}, "point-query")
+			d.Provenance.ServerVersion = "10.11.9-MariaDB"
+			d.Provenance.External = tc.ext
+			ds, err := FromDocuments("r1", []*results.Document{d})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ds.Notes, tc.wantNotes) {
+				t.Errorf("notes\n  %q\nwant\n  %q", ds.Notes, tc.wantNotes)
+			}
+		})
+	}
 }

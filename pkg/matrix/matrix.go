@@ -76,7 +76,7 @@ func ExpandRounds(run *dbbenchv1alpha1.BenchmarkRun, rounds int32) []Cell {
 		var round []Cell
 		for i := range run.Spec.Databases {
 			db := &run.Spec.Databases[i]
-			for _, version := range db.Versions {
+			for _, version := range Versions(db) {
 				for _, cfg := range Configs(db) {
 					comb := fmt.Sprintf("%s-%s-%s", db.Name, version, cfg.Name)
 					name := comb
@@ -84,7 +84,7 @@ func ExpandRounds(run *dbbenchv1alpha1.BenchmarkRun, rounds int32) []Cell {
 						name = fmt.Sprintf("%s-r%d", name, rep)
 					}
 					image := db.Image
-					if image == "" {
+					if image == "" && db.External == nil {
 						image = DefaultImage(db.Engine)
 					}
 					round = append(round, Cell{
@@ -154,7 +154,9 @@ const preflightPrefix = "pf-"
 func PreflightCells(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
 	var out []Cell
 	for _, c := range Expand(run) {
-		if c.Repeat != 1 {
+		// An external target has no server start to check and no config
+		// variant: its cells' own connection wait is the check.
+		if c.Repeat != 1 || c.External() {
 			continue
 		}
 		c.Index = len(out)
@@ -165,6 +167,24 @@ func PreflightCells(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
 	}
 	return out
 }
+
+// ExternalVersion is the version label of an external target's cells (cell
+// <database>-external-default): its real version is what the server
+// reports, recorded in the results' provenance.
+const ExternalVersion = "external"
+
+// Versions returns a database's versions, or ExternalVersion for an
+// external target.
+func Versions(db *dbbenchv1alpha1.DatabaseSpec) []string {
+	if db.External != nil {
+		return []string{ExternalVersion}
+	}
+	return db.Versions
+}
+
+// External reports whether the cell's database is an external target (no
+// database pod, Service or config of dbbench's).
+func (c Cell) External() bool { return c.Database != nil && c.Database.External != nil }
 
 // Configs returns a database's config variants, or the implicit "default"
 // (server defaults) when it declares none.
@@ -193,8 +213,8 @@ func BaselineName(run *dbbenchv1alpha1.BenchmarkRun) string {
 			continue
 		}
 		version := b.Version
-		if version == "" && len(db.Versions) > 0 {
-			version = db.Versions[0]
+		if vs := Versions(db); version == "" && len(vs) > 0 {
+			version = vs[0]
 		}
 		config := b.Config
 		if config == "" {

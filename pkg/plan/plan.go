@@ -187,7 +187,28 @@ type Server struct {
 	Database string `json:"database"`
 	// ReadyTimeoutSeconds bounds the SQL-level wait for the server.
 	ReadyTimeoutSeconds int `json:"readyTimeoutSeconds"`
+	// External is set for a server dbbench did not start
+	// (databases[].external). Database is then the agent's own database,
+	// which it creates, uses and drops; it must be an OwnDatabasePattern
+	// name, so that the agent can never drop a database it did not create.
+	External *ExternalServer `json:"external,omitempty"`
 }
+
+// ExternalServer says how the agent reaches an external target besides the
+// host (EnvHost) and credentials (EnvUser, EnvPassword, from the user's
+// Secret).
+type ExternalServer struct {
+	// Endpoint is the host as the run gives it, for provenance.
+	Endpoint string `json:"endpoint"`
+	// ConnectDatabase is the existing database the agent connects to in
+	// order to create and drop its own; "" for none (MySQL, MariaDB).
+	ConnectDatabase string `json:"connectDatabase,omitempty"`
+}
+
+// OwnDatabasePattern is the shape of the database the agent creates on an
+// external target: the prefix marks it as dbbench's, and the name is a
+// plain identifier that needs no quoting in either engine.
+var OwnDatabasePattern = regexp.MustCompile(`^dbbench_[a-z0-9_]{1,55}$`)
 
 // Workload is what to run, in order.
 type Workload struct {
@@ -263,6 +284,9 @@ func (p *Plan) Validate() error {
 	}
 	if p.Server.Database == "" {
 		add("server.database: must be set")
+	}
+	if p.Server.External != nil && !OwnDatabasePattern.MatchString(p.Server.Database) {
+		add("server.database: %q must match %s on an external server (the agent drops it at the end)", p.Server.Database, OwnDatabasePattern)
 	}
 	wl := p.Workload
 	if len(wl.Steps) == 0 {

@@ -140,6 +140,57 @@ type Provenance struct {
 	SysbenchVersion string `json:"sysbenchVersion,omitempty"`
 	// DBBenchVersion is the agent's build version.
 	DBBenchVersion string `json:"dbbenchVersion,omitempty"`
+	// External is set when the server was an external target
+	// (databases[].external), one dbbench did not start.
+	External *ExternalTarget `json:"external,omitempty"`
+}
+
+// ExternalTarget records a cell on a server dbbench did not start: where it
+// was, the database of its own the agent used, whether that database was
+// dropped, and what the fresh-server method could not guarantee.
+type ExternalTarget struct {
+	// Endpoint is the host as the run named it.
+	Endpoint string `json:"endpoint"`
+	// Database is the agent's own database (dbbench_...), created before
+	// the load and dropped at the end.
+	Database string `json:"database"`
+	// Dropped is true once the agent dropped Database; DropError says why
+	// it could not (the database is then left on the server).
+	Dropped   bool   `json:"dropped"`
+	DropError string `json:"dropError,omitempty"`
+	// NotGuaranteed lists, as Caveat* values, what the cell's figures do
+	// not have that a cell on a fresh server of dbbench's has.
+	NotGuaranteed []string `json:"notGuaranteed"`
+}
+
+// What a cell on an external target cannot guarantee (ExternalTarget's
+// NotGuaranteed). Values are stable: reports and other tools match them.
+const (
+	// CaveatNoFreshServer: the server was not started for the cell; what
+	// earlier cells and other work left (caches, statistics, fragmentation)
+	// carries over.
+	CaveatNoFreshServer = "no-fresh-server"
+	// CaveatSharedBufferPool: the buffer pool / shared buffers hold other
+	// databases' pages too.
+	CaveatSharedBufferPool = "shared-buffer-pool"
+	// CaveatOtherClients: other clients may load the server during the
+	// measurement.
+	CaveatOtherClients = "other-clients"
+	// CaveatNoServerNodeFigures: no hardware metrics or host facts from the
+	// server's node (no collector beside a server dbbench did not start).
+	CaveatNoServerNodeFigures = "no-server-node-figures"
+	// CaveatNoFlush: the post-load flush (global settings, CHECKPOINT) is
+	// not made, so dirty pages of the load may be written during steps.
+	CaveatNoFlush = "no-post-load-flush"
+	// CaveatServerConfigNotOurs: the server runs with its owner's settings
+	// (recorded in serverSettings), not a config variant of the run.
+	CaveatServerConfigNotOurs = "server-config-not-ours"
+)
+
+// ExternalCaveats are the caveats of every cell on an external target.
+func ExternalCaveats() []string {
+	return []string{CaveatNoFreshServer, CaveatSharedBufferPool, CaveatOtherClients,
+		CaveatNoServerNodeFigures, CaveatNoFlush, CaveatServerConfigNotOurs}
 }
 
 // ConfigCheck says, setting by setting, whether the server ran with the

@@ -21,7 +21,9 @@ const AgentUID int64 = 65532
 // ClientJob builds attempt `attempt` of a cell's client Job. It is created
 // once the database pod is ready, so the agent gets the pod's IP directly
 // (no Service NAT in the measured path) and the scheduler can place the
-// client relative to a pod that exists.
+// client relative to a pod that exists. For an external target dbPodIP is
+// the target's host and collector must be false (there is no collector
+// beside a server dbbench did not start).
 func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, image, dbPodIP string, collector bool) *batchv1.Job {
 	p := run.Spec.Placement
 	fallback := corev1.ResourceList(nil)
@@ -71,13 +73,11 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 						Env: append([]corev1.EnvVar{
 							{Name: plan.EnvPlanPath, Value: path.Join(plan.PlanDir, plan.PlanFile)},
 							{Name: plan.EnvHost, Value: dbPodIP},
-							secretEnv(plan.EnvUser, SecretName(c), SecretKeyUser),
-							secretEnv(plan.EnvPassword, SecretName(c), SecretKeyPassword),
 							field(plan.EnvNodeName, "spec.nodeName"),
 							field(plan.EnvPodName, "metadata.name"),
 							{Name: plan.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
 							{Name: plan.EnvAttempt, Value: fmt.Sprint(attempt)},
-						}, append(outboxEnv(run), adminEnv(c)...)...),
+						}, append(outboxEnv(run), credentialEnv(c)...)...),
 						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
 						VolumeMounts: []corev1.VolumeMount{
 							{Name: "plan", MountPath: plan.PlanDir, ReadOnly: true},
@@ -119,6 +119,18 @@ func collectorURL(collector bool, dbPodIP string) string {
 		return ""
 	}
 	return fmt.Sprintf("http://%s", net.JoinHostPort(dbPodIP, fmt.Sprint(CollectorPort)))
+}
+
+// credentialEnv is the agent's account: the cell Secret's (and its root
+// account, adminEnv), or for an external target the user's Secret.
+func credentialEnv(c matrix.Cell) []corev1.EnvVar {
+	if c.External() {
+		return externalCredentialEnv(c.Database.External)
+	}
+	return append([]corev1.EnvVar{
+		secretEnv(plan.EnvUser, SecretName(c), SecretKeyUser),
+		secretEnv(plan.EnvPassword, SecretName(c), SecretKeyPassword),
+	}, adminEnv(c)...)
 }
 
 // adminEnv gives the agent the cell's root account on MySQL and MariaDB, for

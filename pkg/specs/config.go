@@ -106,6 +106,9 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 	if p.Server.ReadyTimeoutSeconds <= 0 {
 		p.Server.ReadyTimeoutSeconds = 600
 	}
+	if c.External() {
+		externalPlanServer(run, c, &p.Server)
+	}
 	return p
 }
 

@@ -37,7 +37,10 @@ func withCellTerms(user *corev1.Affinity, run *dbbenchv1alpha1.BenchmarkRun, c m
 		a.PodAntiAffinity = ensureAnti(a.PodAntiAffinity)
 		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, term)
 	}
-	if client {
+	// clientNode places the client relative to the cell's database pod; an
+	// external target has none, and where its server runs is not ours to
+	// know, so the policy cannot be enforced there (docs/design.md).
+	if client && !c.External() {
 		dbTerm := corev1.PodAffinityTerm{
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelCell: c.ObjectBase, LabelRole: RoleDatabase}},
 			TopologyKey:   HostnameTopologyKey,
