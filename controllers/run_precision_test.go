@@ -53,9 +53,11 @@ func (s roundScale) of(cell string) float64 {
 func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []string, done func(*dbbenchv1alpha1.BenchmarkRun) bool) []string {
 	t.Helper()
 	// Up to ten cells one at a time, each several passes: on an idle
-	// machine about 25 s; under `make test-stress` (two busy loops beside
-	// the suite) 3 × driveTimeout ran out at round 5 of 5 once in ten, with
-	// every cell still progressing. The bound is for a stuck run.
+	// machine about 25 s. Known open flake (make test-stress, about 1 in
+	// 5-10 under two busy loops): the run sticks in its last allowed round
+	// with that round's first cell Running and the other Pending, whatever
+	// the bound (3 or 6 × driveTimeout); a race in the round-adding pass or
+	// in this driver, not yet found.
 	deadline := time.Now().Add(6 * driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
