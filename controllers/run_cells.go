@@ -57,8 +57,13 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 				p.run.Status.RetriesUsed += n - cs.Attempts
 			}
 			if cs.Phase == dbbenchv1alpha1.CellPending {
+				// The pass that started the cell lost its status write:
+				// record what startCell would have, the results
+				// ConfigMap included (readers of the status find the
+				// cell's results by it).
 				created := pod.GetCreationTimestamp()
 				cs.StartTime = &created
+				cs.ResultConfigMap = specs.ResultConfigMapName(c)
 			}
 			// A newer attempt starts from the beginning: its database must
 			// run before its client is created.

@@ -214,3 +214,33 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 		})
 	}
 }
+
+// A pass that started a cell and lost its status write leaves the cell
+// Pending in the status with its database pod created; the next pass adopts
+// the pod and records everything startCell would have, the results
+// ConfigMap included. Found under CPU load (make test-stress): an adopted
+// cell had no status.cells[].resultConfigMap, so the precision tests'
+// agent, which finds a Job's cell by it, never completed the cell.
+func TestAdoptedPendingCellRecordsItsResultConfigMap(t *testing.T) {
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	run, cell := oneCellRun(now, 0)
+	run.Status.RetriesUsed = 0
+	run.Status.Cells[0] = dbbenchv1alpha1.CellStatus{Name: cell.Name, Phase: dbbenchv1alpha1.CellPending, StepsTotal: 1}
+	pod := specs.DatabasePod(run, cell, 1, false, "")
+	created := metav1.NewTime(now.Add(-time.Second))
+	pod.CreationTimestamp = created
+	p := &runPass{run: run, now: now, kids: children{pods: map[string]*corev1.Pod{pod.Name: pod}}}
+
+	cs := &run.Status.Cells[0]
+	p.adoptAttempts(cell, cs)
+
+	if cs.Phase != dbbenchv1alpha1.CellStarting || cs.Attempts != 1 || run.Status.RetriesUsed != 0 {
+		t.Errorf("phase %s, attempts %d, retries %d; want Starting, 1, 0", cs.Phase, cs.Attempts, run.Status.RetriesUsed)
+	}
+	if want := specs.ResultConfigMapName(cell); cs.ResultConfigMap != want {
+		t.Errorf("resultConfigMap %q, want %q", cs.ResultConfigMap, want)
+	}
+	if cs.StartTime == nil || !cs.StartTime.Equal(&created) {
+		t.Errorf("start time %v, want the pod's creation %v", cs.StartTime, created)
+	}
+}

@@ -53,11 +53,11 @@ func (s roundScale) of(cell string) float64 {
 func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []string, done func(*dbbenchv1alpha1.BenchmarkRun) bool) []string {
 	t.Helper()
 	// Up to ten cells one at a time, each several passes: on an idle
-	// machine about 25 s. Known open flake (make test-stress, about 1 in
-	// 5-10 under two busy loops): the run sticks in its last allowed round
-	// with that round's first cell Running and the other Pending, whatever
-	// the bound (3 or 6 × driveTimeout); a race in the round-adding pass or
-	// in this driver, not yet found.
+	// machine about 25 s, minutes under make test-stress. A cell whose
+	// status entry never names its results ConfigMap is never played (its
+	// Job's cell is not found): that was the last-round stall make
+	// test-stress found, an adopted cell without resultConfigMap
+	// (TestAdoptedPendingCellRecordsItsResultConfigMap).
 	deadline := time.Now().Add(6 * driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
@@ -91,8 +91,29 @@ func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []stri
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("timed out driving run %s: %s", name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
+	t.Fatalf("timed out driving run %s: %s\n%s", name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)), childrenState(t, ns, name))
 	return nil
+}
+
+// childrenState describes a run's cells, client Jobs and database pods for
+// a failure message: what the driver saw when it gave up.
+func childrenState(t *testing.T, ns, name string) string {
+	t.Helper()
+	var b strings.Builder
+	run := kubetest.GetRun(t, k8sClient, ns, name)
+	for _, cs := range run.Status.Cells {
+		fmt.Fprintf(&b, "  cell %s %s a%d result=%q\n", cs.Name, cs.Phase, cs.Attempts, cs.ResultConfigMap)
+	}
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name}) {
+		fmt.Fprintf(&b, "  job %s cell=%s attempt=%s conditions=%d deleting=%v\n", j.Name, j.Labels[specs.LabelCell], j.Labels[specs.LabelAttempt], len(j.Status.Conditions), j.DeletionTimestamp != nil)
+	}
+	for _, pod := range dbPods(t, ns, name) {
+		fmt.Fprintf(&b, "  pod %s ip=%q deleting=%v\n", pod.Name, pod.Status.PodIP, pod.DeletionTimestamp != nil)
+	}
+	if p := run.Status.Precision; p != nil {
+		fmt.Fprintf(&b, "  precision %+v\n", *p)
+	}
+	return b.String()
 }
 
 func succeeded(run *dbbenchv1alpha1.BenchmarkRun) bool {
