@@ -34,7 +34,7 @@ KUBECTL="${K8S_BIN}/kubectl"
 HELM="$("${DBBENCH_ROOT}/hack/helm.sh" install)"
 KWOK="$("${DBBENCH_ROOT}/hack/tools.sh" kwok)"
 
-images=(mariadb-10.11 mariadb-11.8 agent manager)
+images=(mariadb-10.11 mariadb-11.8 postgres-17 agent manager)
 case "${CLUSTER}" in
 local)
 	eval "$(hack/cluster/up.sh)"
