@@ -47,6 +47,11 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	dbbenchv1alpha1.ReasonConfigNotApplied:    plan.FailureBenchmark,
 	dbbenchv1alpha1.ReasonInvalidImage:        plan.FailureBenchmark,
 	dbbenchv1alpha1.ReasonConfigMissing:       plan.FailureBenchmark,
+	// A templated object that is not ready within its own timeout, or
+	// that the API server refuses, would be no better on a retry: its
+	// operator or the template needs a person.
+	dbbenchv1alpha1.ReasonTemplateNotReady: plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonTemplateRejected: plan.FailureBenchmark,
 }
 
 // retriedReasons lists the infrastructure reasons, sorted.
