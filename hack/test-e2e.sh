@@ -134,7 +134,7 @@ for crd in $("${KUBECTL}" get crd -o name 2>/dev/null | grep '\.dbbench\.io$' ||
 	"${KUBECTL}" label --overwrite "${crd}" app.kubernetes.io/managed-by=Helm >/dev/null
 done
 "${HELM}" upgrade --install "${RELEASE}" charts/dbbench --namespace "${SYSTEM_NS}" --create-namespace \
-	--set image.tag=dev --wait --timeout 5m >&2
+	--values test/e2e/testdata/chart-values.yaml --set image.tag=dev --wait --timeout 5m >&2
 
 # The image tag stays "dev", so an upgrade does not replace a manager that
 # runs an older build of it: restart it when the image differs from the one

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -259,4 +262,84 @@ func TestExternal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTemplateDeployment runs the whole databases[].template path on the
+// cluster with a kind every cluster has (no operator can be built and run
+// here: docs/design.md, "Operator-managed targets"): per cell, a Deployment
+// of mariadb:{version} (the user's MariaDB of TestExternal, with its init
+// script) ready when Available is True, reached through a Service the test
+// creates, with the bench account's Secret. The cell runs as an external
+// one at that endpoint, its results name the server's version, and the
+// Deployment is deleted when the cell ends. The chart grants the manager
+// apps/deployments through rbac.templateKinds (hack/test-e2e.sh).
+func TestTemplateDeployment(t *testing.T) {
+	t.Parallel()
+	u := userDatabases[0]
+	ns := newNamespace(t, "template")
+	secret := benchSecret(t, ns, "bench", userDBBenchPW)
+	labels := map[string]string{"app": "templated-db"}
+	init := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "templated-db-init"},
+		Data: map[string]string{"init.sql": u.init}}
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "templated-db"},
+		Spec:       corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Port: u.port}}},
+	}
+	for _, obj := range []client.Object{init, svc} {
+		if err := k8sClient.Create(ctx, obj); err != nil {
+			t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
+		}
+	}
+	pod := u.podSpec(init.Name)
+	pod.Containers[0].Image = "mariadb:" + specs.PlaceholderVersion
+	// Available then means the server accepts connections.
+	pod.Containers[0].ReadinessProbe = &corev1.Probe{PeriodSeconds: 2,
+		ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(u.port)}}}
+	dep := &appsv1.Deployment{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
+		},
+	}
+	raw, err := json.Marshal(dep)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	run := smallRun(ns, "tpl", "10.11")
+	run.Spec.Databases[0] = dbbenchv1alpha1.DatabaseSpec{Name: "mariadb", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"10.11"},
+		Template: &dbbenchv1alpha1.DatabaseTemplate{
+			Object:         runtime.RawExtension{Raw: raw},
+			ReadyCondition: string(appsv1.DeploymentAvailable),
+			ReadyTimeout:   &metav1.Duration{Duration: 5 * time.Minute},
+			Endpoint: dbbenchv1alpha1.TemplateEndpoint{Host: svc.Name,
+				CredentialsSecret: dbbenchv1alpha1.CredentialsSecretRef{Name: secret.Name}},
+		}}
+	createRun(t, run)
+	run = waitForRunFinished(t, ns, run.Name, 10*time.Minute)
+	requireSucceeded(t, run)
+
+	if len(run.Status.Cells) != 1 || run.Status.Cells[0].Name != "mariadb-10.11-default" {
+		t.Fatalf("cells %s, want one mariadb-10.11-default", runSummary(run))
+	}
+	cs := run.Status.Cells[0]
+	if tg := cs.Target; tg == nil || tg.Kind != "Deployment" || tg.ReadyTime == nil || tg.Host != svc.Name || !tg.Deleted {
+		t.Errorf("status target %+v, want a Deployment, ready, at %s, deleted", tg, svc.Name)
+	}
+	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleDatabase}); len(pods) != 0 {
+		t.Errorf("%d database pods of dbbench's; the templated object runs the server", len(pods))
+	}
+	requireExternalResults(t, ns, cs, svc.Name, u.version)
+	eventually(t, 2*time.Minute, "the templated Deployment deleted", func() string {
+		var list appsv1.DeploymentList
+		if err := k8sClient.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		if len(list.Items) > 0 {
+			return fmt.Sprintf("%d Deployments", len(list.Items))
+		}
+		return ""
+	})
 }
