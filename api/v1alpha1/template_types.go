@@ -93,17 +93,20 @@ type TemplateEndpoint struct {
 // CellTarget is the object a templated cell created and the endpoint read
 // from it once ready.
 type CellTarget struct {
-	// apiVersion and kind of the object.
+	// apiVersion of the object.
 	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
+	// kind of the object.
+	Kind string `json:"kind"`
 	// name of the object in the run's namespace.
 	Name string `json:"name"`
 	// readyTime is when readyCondition was first seen True.
 	// +optional
 	ReadyTime *metav1.Time `json:"readyTime,omitempty"`
-	// host and port read from the ready object (port 0: the engine's).
+	// host is the server's address read from the ready object.
 	// +optional
 	Host string `json:"host,omitempty"`
+	// port is the server's port read from the ready object; 0 for the
+	// engine's standard port.
 	// +optional
 	Port int32 `json:"port,omitempty"`
 	// credentialsSecret is the Secret's name with {name} replaced.
