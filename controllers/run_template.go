@@ -85,19 +85,12 @@ func (p *runPass) startTarget(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 }
 
 // createTarget creates the object (an existing one counts as created). A
-// refusal that no retry would change (no such kind, an invalid object, no
-// RBAC right) is the cell's failure; anything else is the pass's error.
+// refusal that no retry would change is the cell's failure
+// (templateCreateFailure); anything else is the pass's error.
 func (p *runPass) createTarget(ctx context.Context, c matrix.Cell, obj *unstructured.Unstructured) (*failure, error) {
 	err := p.create(ctx, obj)
-	switch {
-	case err == nil:
-		return nil, nil
-	case meta.IsNoMatchError(err), apierrors.IsForbidden(err), apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsNotFound(err):
-		hint := ""
-		if apierrors.IsForbidden(err) {
-			hint = " (grant the manager get, create and delete on this kind: the chart's rbac.templateKinds)"
-		}
-		return fail(dbbenchv1alpha1.ReasonTemplateRejected, "databases[%s].template.object: %v%s", c.Database.Name, err, hint), nil
+	if f := templateCreateFailure(c.Database.Name, err); f != nil {
+		return f, nil
 	}
 	return nil, err
 }
@@ -145,10 +138,8 @@ func (p *runPass) progressTarget(ctx context.Context, c matrix.Cell, cs *dbbench
 	if obj == nil || !specs.ConditionTrue(obj, tpl.ReadyCondition) {
 		limit := tpl.ReadyTimeoutOrDefault()
 		waited := p.now.Sub(cs.StartTime.Time)
-		if waited >= limit {
-			p.failCell(ctx, c, cs, fail(dbbenchv1alpha1.ReasonTemplateNotReady,
-				"%s %s: condition %s not True after %s (databases[%s].template.readyTimeout %s)",
-				want.GetKind(), want.GetName(), tpl.ReadyCondition, waited.Round(time.Second), c.Database.Name, limit))
+		if f := templateReadyFailure(c.Database.Name, want.GetKind()+" "+want.GetName(), tpl.ReadyCondition, waited, limit); f != nil {
+			p.failCell(ctx, c, cs, f)
 			return nil
 		}
 		p.requeue.after(min(templatePollInterval, limit-waited))
