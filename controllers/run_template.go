@@ -130,6 +130,8 @@ func (p *runPass) progressTarget(ctx context.Context, c matrix.Cell, cs *dbbench
 	case err != nil:
 		return fmt.Errorf("reading %s %s: %w", want.GetKind(), want.GetName(), err)
 	case !metav1.IsControlledBy(obj, p.run):
+		// Not ours to delete at the cell's end (releaseTarget).
+		cs.Target = nil
 		p.failCell(ctx, c, cs, fail(dbbenchv1alpha1.ReasonTemplateRejected,
 			"databases[%s].template.object: %s %s exists and is not this run's", c.Database.Name, want.GetKind(), want.GetName()))
 		return nil
