@@ -10,6 +10,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/plan"
@@ -47,6 +48,11 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	dbbenchv1alpha1.ReasonConfigNotApplied:    plan.FailureBenchmark,
 	dbbenchv1alpha1.ReasonInvalidImage:        plan.FailureBenchmark,
 	dbbenchv1alpha1.ReasonConfigMissing:       plan.FailureBenchmark,
+	// A templated object that is not ready within its own timeout, or
+	// that the API server refuses, would be no better on a retry: its
+	// operator or the template needs a person.
+	dbbenchv1alpha1.ReasonTemplateNotReady: plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonTemplateRejected: plan.FailureBenchmark,
 }
 
 // retriedReasons lists the infrastructure reasons, sorted.
@@ -329,4 +335,31 @@ func lastLine(s string) string {
 		s = "…" + s[len(s)-keep:]
 	}
 	return s
+}
+
+// templateReadyFailure is a templated cell's failure when its object (kind
+// and name in what) has not reported condition cond True after waited, at
+// or past limit (databases[db].template.readyTimeout); nil before that.
+func templateReadyFailure(db, what, cond string, waited, limit time.Duration) *failure {
+	if waited < limit {
+		return nil
+	}
+	return fail(dbbenchv1alpha1.ReasonTemplateNotReady, "%s: condition %s not True after %s (databases[%s].template.readyTimeout %s)",
+		what, cond, waited.Round(time.Second), db, limit)
+}
+
+// templateCreateFailure classifies the API server's refusal of a templated
+// object: one that no retry changes (no such kind, an invalid object, no
+// RBAC right) fails the cell naming the field; nil for any other error,
+// which is the pass's and retried with the run.
+func templateCreateFailure(db string, err error) *failure {
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsForbidden(err):
+		return fail(dbbenchv1alpha1.ReasonTemplateRejected, "databases[%s].template.object: %v (grant the manager get, create and delete on this kind: the chart's rbac.templateKinds)", db, err)
+	case meta.IsNoMatchError(err), apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsNotFound(err):
+		return fail(dbbenchv1alpha1.ReasonTemplateRejected, "databases[%s].template.object: %v", db, err)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -255,6 +256,42 @@ func deadlineCases() []deadlineCase {
 		{name: "cell timeout, within the limit", f: cellTimeoutFailure(2, time.Hour-time.Second, time.Hour)},
 		{name: "cell timeout past the limit", f: cellTimeoutFailure(2, 2*time.Hour, time.Hour),
 			want: failed(dbbenchv1alpha1.ReasonCellTimeout, true), message: "attempt 2 exceeded the cell timeout of 1h0m0s"},
+		{name: "templated object not ready, within readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", 9*time.Minute, 10*time.Minute)},
+		{name: "templated object not ready at readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", 10*time.Minute, 10*time.Minute),
+			want:    failed(dbbenchv1alpha1.ReasonTemplateNotReady, false),
+			message: "Cluster c-target: condition Ready not True after 10m0s (databases[pg].template.readyTimeout 10m0s)"},
+	}
+}
+
+// templateCreateCases are the API server's answers to creating a templated
+// object.
+var templateCreateCases = []struct {
+	name   string
+	err    error
+	want   verdict
+	msgHas string
+}{
+	{name: "created"},
+	{name: "no such kind", err: &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "postgresql.cnpg.io", Kind: "Cluster"}},
+		want: failed(dbbenchv1alpha1.ReasonTemplateRejected, false), msgHas: "databases[pg].template.object: no matches for kind"},
+	{name: "no RBAC right", err: apierrors.NewForbidden(schema.GroupResource{Group: "postgresql.cnpg.io", Resource: "clusters"}, "c", errors.New("RBAC")),
+		want: failed(dbbenchv1alpha1.ReasonTemplateRejected, false), msgHas: "rbac.templateKinds"},
+	{name: "invalid object", err: apierrors.NewInvalid(schema.GroupKind{Kind: "Cluster"}, "c", nil),
+		want: failed(dbbenchv1alpha1.ReasonTemplateRejected, false), msgHas: "databases[pg].template.object"},
+	{name: "the API failed (the pass retries)", err: errors.New("etcdserver: request timed out")},
+}
+
+func TestTemplateCreateFailure(t *testing.T) {
+	for _, tc := range templateCreateCases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := templateCreateFailure("pg", tc.err)
+			if d := cmp.Diff(tc.want, verdictOf(false, f)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if f != nil && !strings.Contains(f.message, tc.msgHas) {
+				t.Errorf("message %q does not say %q", f.message, tc.msgHas)
+			}
+		})
 	}
 }
 
@@ -331,6 +368,9 @@ func classifiedReasons() map[dbbenchv1alpha1.FailureReason]bool {
 	for _, tc := range configCases {
 		_, f := configInput("field", "ns", corev1.ConfigMapKeySelector{Key: "my.cnf"}, tc.cm, tc.err)
 		add(f)
+	}
+	for _, tc := range templateCreateCases {
+		add(templateCreateFailure("pg", tc.err))
 	}
 	return out
 }

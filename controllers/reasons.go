@@ -33,12 +33,15 @@ const (
 // above where an event announces a condition: Regressed, PreflightFailed,
 // UploadPending, UploadFailed).
 const (
-	EventRunStarted           = "RunStarted"
-	EventRunSucceeded         = "RunSucceeded"
-	EventRunFailed            = "RunFailed"
-	EventCellRetried          = "CellRetried"
-	EventCellSucceeded        = "CellSucceeded"
-	EventCellFailed           = "CellFailed"
+	EventRunStarted    = "RunStarted"
+	EventRunSucceeded  = "RunSucceeded"
+	EventRunFailed     = "RunFailed"
+	EventCellRetried   = "CellRetried"
+	EventCellSucceeded = "CellSucceeded"
+	EventCellFailed    = "CellFailed"
+	// EventTargetReady: a templated cell's object reported its ready
+	// condition; the cell's first attempt starts.
+	EventTargetReady          = "TargetReady"
 	EventResultsUploaded      = "ResultsUploaded"
 	EventUploadRetryRequested = "UploadRetryRequested"
 	// EventRoundAdded: workload.precision's target was not met yet, so

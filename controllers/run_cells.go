@@ -84,6 +84,11 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 
 // startCell creates the cell's long-lived children and its first database pod.
 func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	if c.Templated() && !c.External() {
+		// Its object first; the cell starts like an external one once
+		// the object is ready (run_template.go).
+		return p.startTarget(ctx, c, cs)
+	}
 	serverConfig, scripts, ferr := p.cellInputs(ctx, c)
 	if ferr != nil {
 		p.failCell(ctx, c, cs, ferr)
@@ -124,8 +129,11 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	}
 	cs.Attempts = 1
 	cs.Phase = dbbenchv1alpha1.CellStarting
-	cs.StartTime = &metav1.Time{Time: p.now}
-	cs.AttemptStartTime = cs.StartTime
+	if cs.StartTime == nil {
+		// A templated cell started with its object.
+		cs.StartTime = &metav1.Time{Time: p.now}
+	}
+	cs.AttemptStartTime = &metav1.Time{Time: p.now}
 	cs.ResultConfigMap = specs.ResultConfigMapName(c)
 	p.requeue.after(p.run.Spec.Timeouts.DatabaseReadyTimeout())
 	return nil
@@ -206,6 +214,9 @@ func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int
 // Job decides first: once the agent is done, what happens to the database
 // pod (which this controller deletes itself) no longer matters.
 func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	if c.Templated() && !targetReady(cs) {
+		return p.progressTarget(ctx, c, cs)
+	}
 	attempt := cs.Attempts
 	pod := p.kids.pods[specs.DatabasePodName(c, attempt)]
 	job := p.kids.jobs[specs.ClientJobName(c, attempt)]
@@ -478,7 +489,12 @@ func (p *runPass) endCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha
 // had already ended (it saw the pod of attempt N going and took it for a
 // failure); its status write is refused, and the pod would otherwise keep
 // its node.
-func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, _ *dbbenchv1alpha1.CellStatus) error {
+func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
+	if c.Templated() {
+		if err := p.releaseTarget(ctx, cs); err != nil {
+			return err
+		}
+	}
 	for _, pod := range p.kids.pods {
 		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
 			continue

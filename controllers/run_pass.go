@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -176,6 +177,8 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 // and returns the error, which requeues the run.
 func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 	st := &p.run.Status
+	// A templated cell whose object is ready runs as an external cell.
+	cells = p.targetViews(cells)
 	// Adopt children first: a pass that works from a stale status must
 	// count the cells that already have pods as active, or it would start
 	// more cells than maxParallelCells allows.
@@ -227,7 +230,7 @@ func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses [
 
 // releaseFinished frees the nodes of a finished run's cells.
 func (p *runPass) releaseFinished(ctx context.Context, cells []matrix.Cell) error {
-	for i, c := range cells {
+	for i, c := range p.targetViews(cells) {
 		if err := p.releaseCell(ctx, c, &p.run.Status.Cells[i]); err != nil {
 			return fmt.Errorf("cell %s: %w", c.Name, err)
 		}
@@ -359,7 +362,7 @@ func (p *runPass) remove(ctx context.Context, obj client.Object) error {
 }
 
 func kind(obj runtime.Object) string {
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *corev1.Pod:
 		return "pod"
 	case *batchv1.Job:
@@ -370,6 +373,9 @@ func kind(obj runtime.Object) string {
 		return "secret"
 	case *corev1.Service:
 		return "service"
+	case *unstructured.Unstructured:
+		// A templated target's object, of any kind.
+		return o.GetKind()
 	}
 	return fmt.Sprintf("%T", obj)
 }

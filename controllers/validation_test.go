@@ -108,6 +108,11 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			set(s, "databases.0.storage.log", map[string]any{"volumeClaim": map[string]any{"size": "5Gi", "storageClassName": "fast"}})
 		},
 		"empty log volume (an emptyDir)": func(s map[string]any) { set(s, "databases.0.storage.log", map[string]any{}) },
+		"template (a CloudNativePG Cluster per cell)": func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			db["template"] = templateTarget()
+		},
 	} {
 		r := parseRun(t, validRunYAML)
 		r.SetNamespace(ns)
@@ -186,6 +191,53 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			delete(db, "configs")
 			db["external"] = map[string]any{"host": "db.example"}
 		}, "spec.databases[0].external.credentialsSecret: Required value"},
+		{"template without a readiness condition", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			tpl := templateTarget()
+			delete(tpl, "readyCondition")
+			db["template"] = tpl
+		}, "spec.databases[0].template.readyCondition: Required value"},
+		{"template and external together", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "versions")
+			delete(db, "configs")
+			db["external"] = externalTarget()
+			db["template"] = templateTarget()
+		}, "template: give either external"},
+		{"template with an image", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			db["template"] = templateTarget()
+			db["image"] = "mariadb:{version}"
+		}, "template: image, configs, args, env"},
+		{"template without versions", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			delete(db, "versions")
+			db["template"] = templateTarget()
+		}, "external: give either external"},
+		{"template endpoint with host and hostField", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			tpl := templateTarget()
+			tpl["endpoint"].(map[string]any)["hostField"] = "status.writeService"
+			db["template"] = tpl
+		}, "endpoint: give exactly one of host and hostField"},
+		{"template endpoint without a Secret", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			tpl := templateTarget()
+			delete(tpl["endpoint"].(map[string]any), "credentialsSecret")
+			db["template"] = tpl
+		}, "spec.databases[0].template.endpoint.credentialsSecret: Required value"},
+		{"template object without a kind", func(s map[string]any) {
+			db := s["databases"].([]any)[0].(map[string]any)
+			delete(db, "configs")
+			tpl := templateTarget()
+			delete(tpl["object"].(map[string]any), "kind")
+			db["template"] = tpl
+		}, "spec.databases[0].template.object.kind: Required value"},
 		{"duplicate versions", func(s map[string]any) { set(s, "databases.0.versions", []any{"11.8", "11.8"}) },
 			"spec.databases[0].versions[1]: Duplicate value"},
 		{"image template without {version}", func(s map[string]any) { set(s, "databases.0.image", "mariadb:latest") },
@@ -569,6 +621,19 @@ func TestConfigVariantsTheServersAcceptAreAccepted(t *testing.T) {
 }
 
 // externalTarget is a valid databases[].external.
+// templateTarget is a CloudNativePG-like template: a Cluster per cell, ready
+// when its Ready condition is True, reached at its read-write Service with
+// its application Secret.
+func templateTarget() map[string]any {
+	return map[string]any{
+		"object": map[string]any{"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
+			"spec": map[string]any{"instances": 1, "imageName": "ghcr.io/cloudnative-pg/postgresql:{version}"}},
+		"readyCondition": "Ready",
+		"endpoint": map[string]any{"host": "{name}-rw", "database": "app",
+			"credentialsSecret": map[string]any{"name": "{name}-app"}},
+	}
+}
+
 func externalTarget() map[string]any {
 	return map[string]any{"host": "mariadb.shop", "port": 3306,
 		"credentialsSecret": map[string]any{"name": "shop-db", "userKey": "user"}}

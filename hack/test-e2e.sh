@@ -34,7 +34,7 @@ KUBECTL="${K8S_BIN}/kubectl"
 HELM="$("${DBBENCH_ROOT}/hack/helm.sh" install)"
 KWOK="$("${DBBENCH_ROOT}/hack/tools.sh" kwok)"
 
-images=(mariadb-10.11 mariadb-11.8 agent manager)
+images=(mariadb-10.11 mariadb-11.8 postgres-17 agent manager)
 case "${CLUSTER}" in
 local)
 	eval "$(hack/cluster/up.sh)"
@@ -134,7 +134,7 @@ for crd in $("${KUBECTL}" get crd -o name 2>/dev/null | grep '\.dbbench\.io$' ||
 	"${KUBECTL}" label --overwrite "${crd}" app.kubernetes.io/managed-by=Helm >/dev/null
 done
 "${HELM}" upgrade --install "${RELEASE}" charts/dbbench --namespace "${SYSTEM_NS}" --create-namespace \
-	--set image.tag=dev --wait --timeout 5m >&2
+	--values test/e2e/testdata/chart-values.yaml --set image.tag=dev --wait --timeout 5m >&2
 
 # The image tag stays "dev", so an upgrade does not replace a manager that
 # runs an older build of it: restart it when the image differs from the one

@@ -64,6 +64,13 @@ const (
 	// ReasonConfigMissing: a ConfigMap (or key) a config variant or a
 	// custom step names does not exist.
 	ReasonConfigMissing FailureReason = "ConfigMissing"
+	// ReasonTemplateNotReady: the object created from databases[].template
+	// did not report its readyCondition True within template.readyTimeout.
+	ReasonTemplateNotReady FailureReason = "TemplateNotReady"
+	// ReasonTemplateRejected: the API server refused the templated object
+	// (an unknown kind, an invalid spec, no RBAC right to create it), or
+	// the ready object lacks the endpoint field the template names.
+	ReasonTemplateRejected FailureReason = "TemplateRejected"
 )
 
 // Reasons of the PreflightPassed condition; PreflightFailed is also the

@@ -123,6 +123,8 @@ type PreflightSpec struct {
 // that are not name=value. The message names the variant and the line.
 // +kubebuilder:validation:XValidation:rule="has(self.external) != has(self.versions)",message="external: give either external (a database dbbench does not start) or versions, not both and not neither"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || (!has(self.image) && !has(self.configs) && !has(self.args) && !has(self.env) && (!has(self.storage) || !has(self.storage.volumeClaim)) && (!has(self.resources) || (!has(self.resources.limits) && !has(self.resources.requests))))",message="external: image, configs, args, env, storage.volumeClaim and resources describe a server dbbench starts; an external target's server is not dbbench's to configure"
+// +kubebuilder:validation:XValidation:rule="!(has(self.external) && has(self.template))",message="template: give either external (a server that runs already) or template (an object dbbench creates per cell), not both"
+// +kubebuilder:validation:XValidation:rule="!has(self.template) || (!has(self.image) && !has(self.configs) && !has(self.args) && !has(self.env) && (!has(self.storage) || !has(self.storage.volumeClaim)) && (!has(self.resources) || (!has(self.resources.limits) && !has(self.resources.requests))))",message="template: image, configs, args, env, storage.volumeClaim and resources describe a server dbbench starts; a templated object's server is its operator's to configure (in template.object)"
 // +kubebuilder:validation:XValidation:rule="!has(self.versions) || size(self.versions) == 1 || !has(self.image) || self.image.contains('{version}')",message="image: must contain {version} when several versions are listed, or every cell would run the same image"
 // +kubebuilder:validation:XValidation:rule="!(self.engine in ['mysql','mariadb']) || !has(self.configs) || size(self.configs) <= 0 || !has(self.configs[0].inline) || !(self.configs[0].inline.matches(r'(?m)^[ \\t]*[A-Za-z0-9_.-]') && !self.configs[0].inline.matches(r'(?m)^[ \\t]*\\['))",messageExpression="'configs[0].inline: line \"' + self.configs[0].inline.find(r'(?m)^[ \\t]*[A-Za-z0-9_.-][^\\r\\n]*') + '\" sets an option before any [section] header; the server reads options only under a section such as [mysqld]'"
 // +kubebuilder:validation:XValidation:rule="!(self.engine in ['mysql','mariadb']) || !has(self.configs) || size(self.configs) <= 1 || !has(self.configs[1].inline) || !(self.configs[1].inline.matches(r'(?m)^[ \\t]*[A-Za-z0-9_.-]') && !self.configs[1].inline.matches(r'(?m)^[ \\t]*\\['))",messageExpression="'configs[1].inline: line \"' + self.configs[1].inline.find(r'(?m)^[ \\t]*[A-Za-z0-9_.-][^\\r\\n]*') + '\" sets an option before any [section] header; the server reads options only under a section such as [mysqld]'"
@@ -209,6 +211,13 @@ type DatabaseSpec struct {
 	// "External targets"); the results' provenance says so.
 	// +optional
 	External *ExternalDatabase `json:"external,omitempty"`
+
+	// template is an object (any namespaced kind, typically another
+	// operator's database resource) that dbbench creates per cell with
+	// the cell's {version}, waits for until its readyCondition is True,
+	// benchmarks like an external target and deletes when the cell ends.
+	// +optional
+	Template *DatabaseTemplate `json:"template,omitempty"`
 
 	// image is the image template; {version} is replaced by each version.
 	// Defaults to the official image of the engine: mysql:{version},
@@ -1455,6 +1464,11 @@ type CellStatus struct {
 	// confirmed the cell's document; its ConfigMap is kept regardless.
 	// +optional
 	Uploaded bool `json:"uploaded,omitempty"`
+
+	// target is the object created from databases[].template for this
+	// cell, and the endpoint read from it once ready.
+	// +optional
+	Target *CellTarget `json:"target,omitempty"`
 }
 
 // ResultsReference points at run-level results.

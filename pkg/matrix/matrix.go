@@ -84,7 +84,7 @@ func ExpandRounds(run *dbbenchv1alpha1.BenchmarkRun, rounds int32) []Cell {
 						name = fmt.Sprintf("%s-r%d", name, rep)
 					}
 					image := db.Image
-					if image == "" && db.External == nil {
+					if image == "" && db.External == nil && db.Template == nil {
 						image = DefaultImage(db.Engine)
 					}
 					round = append(round, Cell{
@@ -155,8 +155,10 @@ func PreflightCells(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
 	var out []Cell
 	for _, c := range Expand(run) {
 		// An external target has no server start to check and no config
-		// variant: its cells' own connection wait is the check.
-		if c.Repeat != 1 || c.External() {
+		// variant: its cells' own connection wait is the check. A
+		// templated target's server is its operator's: the wait for its
+		// ready condition is the check.
+		if c.Repeat != 1 || c.External() || c.Templated() {
 			continue
 		}
 		c.Index = len(out)
@@ -185,6 +187,11 @@ func Versions(db *dbbenchv1alpha1.DatabaseSpec) []string {
 // External reports whether the cell's database is an external target (no
 // database pod, Service or config of dbbench's).
 func (c Cell) External() bool { return c.Database != nil && c.Database.External != nil }
+
+// Templated reports whether the cell's database is created per cell from
+// databases[].template. Once the object is ready the controller gives the
+// cell an external view of it (External is then true as well).
+func (c Cell) Templated() bool { return c.Database != nil && c.Database.Template != nil }
 
 // Configs returns a database's config variants, or the implicit "default"
 // (server defaults) when it declares none.
