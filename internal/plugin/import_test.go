@@ -123,7 +123,8 @@ func TestImportStrayFiles(t *testing.T) {
 		// how many lines stderr may have.
 		want, notWant []string
 		maxErrLines   int
-		wantErr       string
+		// wantErr and wantErr2 are substrings of the error.
+		wantErr, wantErr2 string
 	}{{
 		// A folder of other tools' files sorts before the cell: it once
 		// aborted the import before any document was written.
@@ -182,6 +183,17 @@ func TestImportStrayFiles(t *testing.T) {
 		want:        []string{"note: 2000 files whose names do not match --pattern were not read"},
 		maxErrLines: 2000,
 	}, {
+		// A template that drops the range makes two files one step: the
+		// error names both.
+		name: "two files for one step",
+		files: map[string]any{
+			"mysql-8.0.40/sb.o.read-only.range10.pk1.dop2":  fxPoint2,
+			"mysql-8.0.40/sb.o.read-only.range100.pk1.dop2": fxPoint2,
+		},
+		args:     []string{"--pattern", `^sb\.o\.(?P<step>[^.]+)\.range(?P<range>[0-9]+)\.pk1\.dop(?P<threads>[0-9]+)$`, "--step-template", "{step}"},
+		wantErr:  "sb.o.read-only.range10.pk1.dop2 and ",
+		wantErr2: "sb.o.read-only.range100.pk1.dop2 are both step read-only at 2 threads",
+	}, {
 		name:    "no sysbench run at all",
 		files:   map[string]any{"cpu-monitor/vmstat.1.txt": vmstatText},
 		wantErr: "no sysbench run imported: 1 file read, 1 not a sysbench run",
@@ -192,8 +204,8 @@ func TestImportStrayFiles(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			stdout, stderr, err := runCmd(t, noCluster{}, append([]string{"import", dir, "--out", out, "--warmup", "1"}, tc.args...)...)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), tc.wantErr2) {
+					t.Fatalf("error %v, want one containing %q and %q", err, tc.wantErr, tc.wantErr2)
 				}
 				if docs := readDocs(t, out); len(docs) != 0 {
 					t.Errorf("wrote %d documents on error", len(docs))
@@ -363,6 +375,43 @@ func TestImportValidate(t *testing.T) {
 		_, _, err := runCmd(t, noCluster{}, append([]string{"import", dir, "--out", t.TempDir()}, tc.args...)...)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// FuzzIdentify: identify reads any bytes without panicking, and whatever
+// it says of a file is one of its kinds.
+func FuzzIdentify(f *testing.F) {
+	for _, s := range []string{vmstatText, iostatText, myCnfText, readmeText, "", "\x00\x01", "shared_buffers = 1GB\n"} {
+		f.Add([]byte(s))
+	}
+	known := map[fileKind]bool{kindVmstat: true, kindIostat: true, kindMpstat: true, kindMyCnf: true, kindPgConf: true,
+		kindEmpty: true, kindBinary: true, kindUnknown: true}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if k := identify(data); !known[k] {
+			t.Fatalf("identify(%q) = %q, not a known kind", data, k)
+		}
+	})
+}
+
+func TestIdentify(t *testing.T) {
+	cases := []struct {
+		text string
+		want fileKind
+	}{
+		{vmstatText, kindVmstat},
+		{iostatText, kindIostat},
+		{"Linux 6.1.0 (bench1) \t11/20/2024 \t_x86_64_\t(8 CPU)\n\n10:00:01 AM  CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle\n", kindMpstat},
+		{myCnfText, kindMyCnf},
+		{"[mariadb-11.4]\ninnodb_buffer_pool_size=1G\n", kindMyCnf},
+		{"# postgresql.conf\nshared_buffers = 8GB\n", kindPgConf},
+		{" \n\t\n", kindEmpty},
+		{"PK\x03\x04\x00\x00", kindBinary},
+		{readmeText, kindUnknown},
+	}
+	for _, tc := range cases {
+		if got := identify([]byte(tc.text)); got != tc.want {
+			t.Errorf("identify(%.40q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }
