@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -84,5 +85,32 @@ func TestReportOfImport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHistoryAllSteps: history leaves the .pre and .warm steps out too,
+// and --all-steps keeps them there as well.
+func TestHistoryAllSteps(t *testing.T) {
+	root := t.TempDir()
+	for _, run := range []string{"study-1", "study-2"} {
+		args := append([]string{"import", "testdata/published", "--out", filepath.Join(root, run), "--run", run, "--suite", "study"}, publishedArgs...)
+		if _, stderr, err := runCmd(t, noCluster{}, args...); err != nil {
+			t.Fatalf("%v\n%s", err, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--all-steps"}, true}} {
+		out, _, err := runCmd(t, noCluster{}, append([]string{"history", "study", "--from-dir", root, "-o", "csv"}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "point-query,") {
+			t.Fatalf("%v: no point-query series:\n%s", tc.args, out)
+		}
+		if got := strings.Contains(out, "point-query.pre"); got != tc.want {
+			t.Errorf("%v: point-query.pre listed = %v, want %v:\n%s", tc.args, got, tc.want, out)
+		}
 	}
 }
