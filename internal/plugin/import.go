@@ -426,8 +426,9 @@ func (o *ImportOptions) read(f importFile) parsedFile {
 		return p
 	}
 	p.out, p.err = sysbench.Parse(bytes.NewReader(p.raw))
+	var fatal *sysbench.FatalError
 	switch {
-	case !isSysbench(p.out):
+	case !isSysbench(p.out) && !errors.As(p.err, &fatal):
 		p.kind, p.err = identify(p.raw), nil
 	case p.err == nil && p.out.Final == nil && len(p.out.Intervals) == 0 && len(p.out.Prepared) > 0:
 		p.kind = kindPrepare

@@ -152,15 +152,18 @@ func TestImportStrayFiles(t *testing.T) {
 			"mariadb-10.11-base/empty.1.txt":       "",
 			"mariadb-10.11-base/prepare.1.txt":     fxPrepare,
 			"mariadb-10.11-base/insert.2.txt":      fxKilled,
+			// FATAL lines alone are still sysbench's: a failed run.
+			"mariadb-10.11-base/delete.2.txt": "FATAL: unable to connect to MySQL server on host 'db', port 3306\n",
 		},
 		wantSteps: map[string][]string{"mariadb-10.11-base": {"point-query@2"}},
 		want: []string{
 			"note: skipped 6 files that are not sysbench runs: 1 MySQL/MariaDB option file, 1 empty file, 1 iostat output, 1 not sysbench output, 1 sysbench prepare output, 1 vmstat output (-v lists them)",
 			// A sysbench run without its final report is what it was.
 			"insert.2.txt: no final report (was the run killed?)",
+			"delete.2.txt: sysbench failed, line 1: FATAL: unable to connect to MySQL server on host 'db', port 3306",
 		},
 		notWant:     []string{"o.vm.dop2: no final report", "o.io.dop2", "options.1.txt", "notes.1.txt"},
-		maxErrLines: 1,
+		maxErrLines: 2,
 	}, {
 		name:  "stray files listed with -v",
 		files: map[string]any{"mariadb-10.11-base/point-query.2.txt": fxPoint2, "mariadb-10.11-base/o.vm.dop2": vmstatText},
