@@ -150,6 +150,7 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	noteLeftOut(r)
 	res.Report = r
 	tables = append(tables, r.Tables()...)
 	// Repeats: Welch's t-test per combination both runs repeated.

@@ -111,7 +111,7 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 	for i, m := range o.Metrics {
 		metrics[i] = analysis.Metric(m)
 	}
-	h, err := analysis.History(runs, analysis.HistoryOptions{ChangePoint: &cpo, Metrics: metrics})
+	h, err := analysis.History(runs, analysis.HistoryOptions{ChangePoint: &cpo, Metrics: metrics, IncludeUnreported: o.AllSteps})
 	if err != nil {
 		return err
 	}

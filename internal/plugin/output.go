@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,6 +25,8 @@ type OutputFlags struct {
 	StallFraction float64
 	LastSeconds   float64
 	FromDir       string
+	// AllSteps keeps the `.pre` and `.warm` steps reports leave out.
+	AllSteps bool
 
 	format   analysis.Format
 	grouping *analysis.Grouping
@@ -39,6 +42,7 @@ func (o *OutputFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.StallFraction, "stall-fraction", 0.5, "A second below this fraction of the median throughput is a stall.")
 	fs.Float64Var(&o.LastSeconds, "last-seconds", 0, "Box-plot statistics over the last N seconds of each step (0: the whole step after warm-up).")
 	fs.StringVar(&o.FromDir, "from-dir", "", "Read results files (*.json) from this directory instead of the cluster.")
+	fs.BoolVar(&o.AllSteps, "all-steps", false, "Keep the .pre and .warm steps that reports leave out (a note lists them otherwise).")
 }
 
 // Complete parses the format and loads the grouping file.
@@ -85,7 +89,17 @@ func (o *OutputFlags) reportOptions(base string) analysis.ReportOptions {
 		base = o.Base
 	}
 	return analysis.ReportOptions{Base: base, Grouping: o.grouping, Stddev: analysis.StddevKind(o.Stddev),
-		Series: analysis.SeriesOptions{StallFraction: o.StallFraction, LastSeconds: o.LastSeconds}}
+		Series:            analysis.SeriesOptions{StallFraction: o.StallFraction, LastSeconds: o.LastSeconds},
+		IncludeUnreported: o.AllSteps}
+}
+
+// noteLeftOut says which steps the report left out and the flag that keeps
+// them.
+func noteLeftOut(r *analysis.Report) {
+	if n := len(r.LeftOut); n > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("left out %d %s reports do not publish (.pre, .warm): %s (--all-steps keeps them)",
+			n, plural(n, "step", "steps"), strings.Join(r.LeftOut, ", ")))
+	}
 }
 
 // write prints tables in the chosen text format, or v as indented JSON.

@@ -3,6 +3,9 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -14,6 +17,8 @@ import (
 type ReportOptions struct {
 	sourceOptions
 	RunName string
+	// Cells are the cells to report, in order: names or globs ("mysql-8.*").
+	Cells []string
 }
 
 // NewCmdReport builds `kubectl dbbench report RUN`.
@@ -36,15 +41,22 @@ when no cell document is readable. With --from-dir DIR, results files are
 read from DIR instead, and RUN only names the report. With --from-s3
 s3://BUCKET/PREFIX, RUN is read from the object store the controller uploads
 to (spec.output.s3): its manifest.json, then every cell's result.json, under
-PREFIX/SUITE/RUN/ (--suite SUITE).`,
+PREFIX/SUITE/RUN/ (--suite SUITE).
+
+--cells chooses the cells and their order (names or globs, comma-separated;
+a glob adds the cells it matches in the run's order); the base defaults to
+the run's baseline when it is among them, else the first. The .pre and .warm
+steps are left out with a note; --all-steps keeps them.`,
 		Example: `  kubectl dbbench report nightly-42
   kubectl dbbench report nightly-42 -o markdown --base mysql-8.0.36-default
   kubectl dbbench report --from-dir ./results -o csv --html report.html
+  kubectl dbbench report --from-dir ./imported --cells 'mysql-9.*,mysql-8.0.40' --base mysql-8.0.40
   kubectl dbbench report nightly-42 --suite nightly --from-s3 s3://bench/team --s3-endpoint http://minio:9000 --s3-credentials-file ./s3.env`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: runE(o),
 	}
 	o.addFlags(cmd, true)
+	cmd.Flags().StringSliceVar(&o.Cells, "cells", nil, "Cells to report, in this order: names or globs (mysql-8.*), comma-separated (default: every cell, in the run's order).")
 	return cmd
 }
 
@@ -76,10 +88,14 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if ds, base, err = o.selectCells(ds, base); err != nil {
+		return err
+	}
 	r, err := analysis.BuildReport(ds, o.reportOptions(base))
 	if err != nil {
 		return err
 	}
+	noteLeftOut(r)
 	if err := o.write(o.Out, r.Tables(), r); err != nil {
 		return err
 	}
@@ -117,4 +133,60 @@ func loadRun(ctx context.Context, c *Cluster, dir, name string) (*analysis.Datas
 		return nil, "", err
 	}
 	return c.Dataset(ctx, run)
+}
+
+// source names where the run was read from, for errors: the folder given,
+// the object store, or the run.
+func (o *ReportOptions) source() string {
+	switch {
+	case o.FromDir != "":
+		return o.FromDir
+	case o.S3.URL != "":
+		return fmt.Sprintf("run %s in %s", o.RunName, o.S3.URL)
+	}
+	return "run " + o.RunName
+}
+
+// selectCells applies --cells and checks --base against the cells
+// reported, naming the source the user gave rather than the dataset's
+// recorded name. base is the run's default base, kept when selected.
+func (o *ReportOptions) selectCells(ds *analysis.Dataset, base string) (*analysis.Dataset, string, error) {
+	all := ds.CellNames()
+	if len(o.Cells) > 0 {
+		var names []string
+		seen := map[string]bool{}
+		for _, pat := range o.Cells {
+			if _, err := path.Match(pat, ""); err != nil {
+				return nil, "", fmt.Errorf("--cells: %q: %w", pat, err)
+			}
+			matched := false
+			for _, c := range all {
+				if ok, _ := path.Match(pat, c); ok {
+					matched = true
+					if !seen[c] {
+						seen[c] = true
+						names = append(names, c)
+					}
+				}
+			}
+			if !matched {
+				return nil, "", fmt.Errorf("--cells: %q matches no cell in %s (cells: %s)", pat, o.source(), strings.Join(all, ", "))
+			}
+		}
+		if o.Base != "" && !seen[o.Base] && slices.Contains(all, o.Base) {
+			return nil, "", fmt.Errorf("--base %q: not among --cells (cells: %s)", o.Base, strings.Join(names, ", "))
+		}
+		if !seen[base] {
+			base = names[0]
+		}
+		var err error
+		if ds, err = ds.Select(names); err != nil {
+			return nil, "", err
+		}
+		all = names
+	}
+	if o.Base != "" && !slices.Contains(all, o.Base) {
+		return nil, "", fmt.Errorf("--base %q: no such cell in %s (cells: %s)", o.Base, o.source(), strings.Join(all, ", "))
+	}
+	return ds, base, nil
 }

@@ -297,6 +297,48 @@ func listNames(names []string, limit int) string {
 	return strings.Join(names, ", ")
 }
 
+// Select returns a dataset of the named cells only, in the order given:
+// how a report shows a subset of a run, or its cells in another order.
+// Observations keep their insertion order; the notes are kept whole (they
+// are text, not keyed by cell), the unverified settings of the cells left
+// out are dropped.
+func (d *Dataset) Select(names []string) (*Dataset, error) {
+	for _, n := range names {
+		if err := d.checkCell("cell", n); err != nil {
+			return nil, err
+		}
+	}
+	return d.subset(names, func(Observation) bool { return true })
+}
+
+// subset is the dataset of the named cells and the observations keep
+// accepts.
+func (d *Dataset) subset(names []string, keep func(Observation) bool) (*Dataset, error) {
+	out := NewDataset(d.Name)
+	kept := map[string]bool{}
+	for _, n := range names {
+		c, _ := d.Cell(n)
+		if err := out.AddCell(c); err != nil {
+			return nil, err
+		}
+		kept[n] = true
+	}
+	for _, o := range d.obs {
+		if kept[o.Cell] && keep(o) {
+			if err := out.Add(o); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out.Notes = append([]string(nil), d.Notes...)
+	for _, u := range d.Unverified {
+		if kept[u.Cell] {
+			out.Unverified = append(out.Unverified, u)
+		}
+	}
+	return out, nil
+}
+
 // Merge combines datasets into one whose cells are named "<dataset>/<cell>"
 // (and whose combinations are "<dataset>/<combination>"), in the order
 // given; it is how two runs are compared side by side. Dataset

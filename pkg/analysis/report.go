@@ -2,6 +2,9 @@ package analysis
 
 import (
 	"fmt"
+
+	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 // ReportOptions tune BuildReport.
@@ -42,6 +45,10 @@ type Report struct {
 	// concurrency, over time, fixed-rate runs (latency.go).
 	Latency *LatencyReport `json:"latency,omitempty"`
 	Notes   []string       `json:"notes,omitempty"`
+	// LeftOut are the measured steps the tables leave out because reports
+	// do not publish them (`.pre`, `.warm`; see IncludeUnreported), so a
+	// caller can say so.
+	LeftOut []string `json:"leftOut,omitempty"`
 	// Unverified are the config settings, per cell, that the server could
 	// not confirm.
 	Unverified []UnverifiedSettings `json:"unverified,omitempty"`
@@ -80,6 +87,25 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !opts.IncludeUnreported {
+		reported := func(step string) bool {
+			b, _ := results.SplitRateStep(step)
+			return workload.Reported(b)
+		}
+		for _, s := range ds.Steps() {
+			if !reported(s) {
+				r.LeftOut = append(r.LeftOut, s)
+			}
+		}
+		if len(r.LeftOut) > 0 {
+			// Drop them from every table, so the thread counts at which
+			// only they ran (a .warm step's) do not show up as columns and
+			// scale-up points of nothing but missing cells.
+			if ds, err = ds.subset(ds.CellNames(), func(o Observation) bool { return reported(o.Step) }); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, th := range ds.Threads() {
 		// Only the steps someone measured at this concurrency.
 		var thSteps []string
@@ -90,6 +116,11 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 					break
 				}
 			}
+		}
+		if len(thSteps) == 0 {
+			// Only left-out steps ran at this concurrency; an empty step
+			// list would mean every step to Relative, each one missing.
+			continue
 		}
 		rel, err := Relative(ds, RelativeOptions{Base: base, Threads: th, Steps: thSteps,
 			ByCombination: byComb, Significance: opts.Significance})
