@@ -58,7 +58,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-e2e ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench).
@@ -101,6 +101,10 @@ test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.
 test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): runs complete, pods deleted, placement on kwok nodes.
 	CLUSTER=$(CLUSTER) hack/test-e2e.sh
 
+.PHONY: test-push
+test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (~15 s with the agent image cached).
+	hack/test-push.sh
+
 ##@ Benchmarks
 
 .PHONY: bench-controller
@@ -120,3 +124,29 @@ bench-verdicts: ## A/A false positives, detection of calibrated 10 % / 5 % CPU-q
 .PHONY: build
 build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
+
+##@ Install on your cluster (README, "Install on your cluster")
+
+# REGISTRY is where `make push` puts the images: host[:port][/prefix]. Each
+# image keeps its docker.io path under it (REGISTRY/dbbench/manager:TAG,
+# REGISTRY/library/mariadb:10.11), the layout of a docker.io mirror.
+REGISTRY ?=
+# TAG of the manager and agent images pushed (database images keep theirs).
+TAG ?= dev
+# PUSH_DATABASES=1 also builds and pushes the database images, for clusters
+# that cannot pull from Docker Hub (the chart's databaseImages.registry).
+PUSH_DATABASES ?=
+DATABASE_IMAGES ?= mariadb-10.5 mariadb-10.11 mariadb-11.8 postgres-13 postgres-15 postgres-17 mysql-9.7
+# CONTAINER_TOOL pushes with podman (default) or docker; images are built by podman.
+CONTAINER_TOOL ?= podman
+PUSH_IMAGES = agent manager $(if $(PUSH_DATABASES),$(DATABASE_IMAGES))
+DIST ?= dist
+
+.PHONY: images
+images: ## Build the manager and agent images (and PUSH_DATABASES=1: the database images) with podman into the cache.
+	hack/images.sh $(PUSH_IMAGES)
+
+.PHONY: push
+push: ## Build and push the images to REGISTRY=host[:port][/prefix] (TAG, PUSH_DATABASES=1, REGISTRY_INSECURE=1, CONTAINER_TOOL=docker).
+	@[ -n "$(REGISTRY)" ] || { echo "make push needs REGISTRY=host[:port][/prefix]" >&2; exit 64; }
+	TAG=$(TAG) CONTAINER_TOOL=$(CONTAINER_TOOL) hack/images.sh --push $(REGISTRY) $(PUSH_IMAGES)
