@@ -19,6 +19,10 @@ help: ## Show the targets.
 
 CLUSTER ?= local
 
+.PHONY: demo-registry
+demo-registry: ## CLUSTER=existing make demo on the local cluster pulling every image from a local registry (make push; README, "Install on your cluster").
+	hack/demo-registry.sh
+
 .PHONY: demo
 demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real MariaDB 10.5/10.11/11.8 run, the report.
 	CLUSTER=$(CLUSTER) hack/demo.sh
