@@ -154,3 +154,16 @@ images: ## Build the manager and agent images (and PUSH_DATABASES=1: the databas
 push: ## Build and push the images to REGISTRY=host[:port][/prefix] (TAG, PUSH_DATABASES=1, REGISTRY_INSECURE=1, CONTAINER_TOOL=docker).
 	@[ -n "$(REGISTRY)" ] || { echo "make push needs REGISTRY=host[:port][/prefix]" >&2; exit 64; }
 	TAG=$(TAG) CONTAINER_TOOL=$(CONTAINER_TOOL) hack/images.sh --push $(REGISTRY) $(PUSH_IMAGES)
+
+# VERSION of a release: the chart's version with a leading v by default.
+VERSION ?= v$(shell awk '/^version:/ { print $$2 }' charts/dbbench/Chart.yaml)
+# PLUGIN_BASE_URL is where the release's plugin archives are downloaded from.
+PLUGIN_BASE_URL ?= https://github.com/dbbench/dbbench/releases/download/$(VERSION)
+
+.PHONY: chart-package
+chart-package: ## helm package the chart into DIST (dist/dbbench-<chart version>.tgz); appVersion, the manager's default tag, is TAG.
+	hack/helm.sh package $(DIST) --app-version $(TAG)
+
+.PHONY: plugin-dist
+plugin-dist: ## kubectl-dbbench archives for linux, darwin, windows and their krew manifest (DIST/dbbench.yaml, VERSION, PLUGIN_BASE_URL).
+	hack/plugin-dist.sh $(DIST) $(VERSION) $(PLUGIN_BASE_URL) $(PLUGIN_PLATFORMS)
