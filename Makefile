@@ -62,7 +62,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-e2e ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench).
@@ -108,6 +108,10 @@ test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): 
 .PHONY: test-push
 test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (~15 s with the agent image cached).
 	hack/test-push.sh
+
+.PHONY: test-go-install
+test-go-install: ## go install .../cmd/kubectl-dbbench@<version> of the committed tree, served as a module version by a file:// proxy (~2 min).
+	hack/test-go-install.sh
 
 ##@ Benchmarks
 
