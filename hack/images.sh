@@ -330,6 +330,10 @@ main() {
 		*) names+=("${a}") ;;
 		esac
 	done
+	if [ -n "${load_only}" ] && [ -n "${push_to}" ]; then
+		log "--push builds what it pushes; it does not combine with --load"
+		return 64
+	fi
 	[ ${#names[@]} -gt 0 ] || names=("${CATALOG[@]%%|*}")
 	for n in "${names[@]}"; do entry "${n}" >/dev/null; done
 	mkdir -p "${IMAGES_CACHE}"
