@@ -106,7 +106,7 @@ test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): 
 	CLUSTER=$(CLUSTER) hack/test-e2e.sh
 
 .PHONY: test-push
-test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (~15 s with the agent image cached).
+test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (15–45 s with the agent image cached).
 	hack/test-push.sh
 
 .PHONY: test-go-install
