@@ -19,6 +19,10 @@ help: ## Show the targets.
 
 CLUSTER ?= local
 
+.PHONY: demo-registry
+demo-registry: ## CLUSTER=existing make demo on the local cluster pulling every image from a local registry (make push; README, "Install on your cluster").
+	hack/demo-registry.sh
+
 .PHONY: demo
 demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real MariaDB 10.5/10.11/11.8 run, the report.
 	CLUSTER=$(CLUSTER) hack/demo.sh
@@ -58,7 +62,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-e2e ## Everything CI runs (see docs/testing.md).
+test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench).
@@ -101,6 +105,14 @@ test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.
 test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): runs complete, pods deleted, placement on kwok nodes.
 	CLUSTER=$(CLUSTER) hack/test-e2e.sh
 
+.PHONY: test-push
+test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (15–45 s with the agent image cached).
+	hack/test-push.sh
+
+.PHONY: test-go-install
+test-go-install: ## go install .../cmd/kubectl-dbbench@<version> of the committed tree, served as a module version by a file:// proxy (~2 min).
+	hack/test-go-install.sh
+
 ##@ Benchmarks
 
 .PHONY: bench-controller
@@ -120,3 +132,42 @@ bench-verdicts: ## A/A false positives, detection of calibrated 10 % / 5 % CPU-q
 .PHONY: build
 build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
+
+##@ Install on your cluster (README, "Install on your cluster")
+
+# REGISTRY is where `make push` puts the images: host[:port][/prefix]. Each
+# image keeps its docker.io path under it (REGISTRY/dbbench/manager:TAG,
+# REGISTRY/library/mariadb:10.11), the layout of a docker.io mirror.
+REGISTRY ?=
+# TAG of the manager and agent images pushed (database images keep theirs).
+TAG ?= dev
+# PUSH_DATABASES=1 also builds and pushes the database images, for clusters
+# that cannot pull from Docker Hub (the chart's databaseImages.registry).
+PUSH_DATABASES ?=
+DATABASE_IMAGES ?= mariadb-10.5 mariadb-10.11 mariadb-11.8 postgres-13 postgres-15 postgres-17 mysql-9.7
+# CONTAINER_TOOL pushes with podman (default) or docker; images are built by podman.
+CONTAINER_TOOL ?= podman
+PUSH_IMAGES = agent manager $(if $(PUSH_DATABASES),$(DATABASE_IMAGES))
+DIST ?= dist
+
+.PHONY: images
+images: ## Build the manager and agent images (and PUSH_DATABASES=1: the database images) with podman into the cache.
+	hack/images.sh $(PUSH_IMAGES)
+
+.PHONY: push
+push: ## Build and push the images to REGISTRY=host[:port][/prefix] (TAG, PUSH_DATABASES=1, REGISTRY_INSECURE=1, CONTAINER_TOOL=docker).
+	@[ -n "$(REGISTRY)" ] || { echo "make push needs REGISTRY=host[:port][/prefix]" >&2; exit 64; }
+	TAG=$(TAG) CONTAINER_TOOL=$(CONTAINER_TOOL) hack/images.sh --push $(REGISTRY) $(PUSH_IMAGES)
+
+# VERSION of a release: the chart's version with a leading v by default.
+VERSION ?= v$(shell awk '/^version:/ { print $$2 }' charts/dbbench/Chart.yaml)
+# PLUGIN_BASE_URL is where the release's plugin archives are downloaded from.
+PLUGIN_BASE_URL ?= https://github.com/dbbench/dbbench/releases/download/$(VERSION)
+
+.PHONY: chart-package
+chart-package: ## helm package the chart into DIST (dist/dbbench-<chart version>.tgz); appVersion, the manager's default tag, is TAG.
+	hack/helm.sh package $(DIST) --app-version $(TAG)
+
+.PHONY: plugin-dist
+plugin-dist: ## kubectl-dbbench archives for linux, darwin, windows and their krew manifest (DIST/dbbench.yaml, VERSION, PLUGIN_BASE_URL).
+	hack/plugin-dist.sh $(DIST) $(VERSION) $(PLUGIN_BASE_URL) $(PLUGIN_PLATFORMS)

@@ -47,6 +47,10 @@ type BenchmarkRunReconciler struct {
 	Clock     clock.PassiveClock
 	// AgentImage is the default client image.
 	AgentImage string
+	// DatabaseImageRegistry, when set, is where database pods pull Docker
+	// Hub images from (specs.MirrorImage): a mirror for clusters without
+	// Docker Hub access.
+	DatabaseImageRegistry string
 	// DisableCollector leaves the hardware-metrics sidecar out of database
 	// pods (steps then have no per-operation hardware figures).
 	DisableCollector bool

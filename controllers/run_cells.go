@@ -118,7 +118,7 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 		for _, pvc := range specs.Claims(p.run, c, 1) {
 			objs = append(objs, pvc)
 		}
-		objs = append(objs, specs.DatabasePod(p.run, c, 1, hasConfig(c), p.collectorImage()))
+		objs = append(objs, p.databasePod(c, 1))
 	}
 	var g errgroup.Group
 	for _, obj := range objs {
@@ -178,6 +178,18 @@ func (p *runPass) collectorImage() string {
 	return specs.AgentImage(p.run, p.r.AgentImage)
 }
 
+// databasePod builds a cell's database pod, pulling its image through the
+// operator's database image registry when one is set.
+func (p *runPass) databasePod(c matrix.Cell, attempt int32) *corev1.Pod {
+	pod := specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage())
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == specs.DatabaseContainer {
+			pod.Spec.Containers[i].Image = specs.MirrorImage(pod.Spec.Containers[i].Image, p.r.DatabaseImageRegistry)
+		}
+	}
+	return pod
+}
+
 func hasConfig(c matrix.Cell) bool {
 	return (c.Config.Inline != nil && *c.Config.Inline != "") || c.Config.ConfigMapKeyRef != nil
 }
@@ -196,7 +208,7 @@ func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int
 			return err
 		}
 	}
-	pod := specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage())
+	pod := p.databasePod(c, attempt)
 	if attempt > 1 && cs.Message != "" {
 		if pod.Annotations == nil {
 			pod.Annotations = map[string]string{}

@@ -8,6 +8,10 @@
 #   CLUSTER=local     (default) a single-node Kubernetes from real components (hack/cluster/up.sh)
 #   CLUSTER=kind      a kind cluster (needs Docker)
 #   CLUSTER=existing  whatever KUBECONFIG points at
+#
+# DEMO_VALUES=FILE installs the chart with that values file instead of
+# image.tag=dev, e.g. the images `make push REGISTRY=...` pushed (README,
+# "Install on your cluster"; hack/demo-registry.sh does that on the local cluster).
 source "$(dirname "$0")/lib.sh"
 cd "${DBBENCH_ROOT}"
 
@@ -54,8 +58,10 @@ for crd in $("${KUBECTL}" get crd -o name 2>/dev/null | grep '\.dbbench\.io$' ||
 	"${KUBECTL}" annotate --overwrite "${crd}" meta.helm.sh/release-name=dbbench meta.helm.sh/release-namespace="${SYSTEM_NS}" >/dev/null
 	"${KUBECTL}" label --overwrite "${crd}" app.kubernetes.io/managed-by=Helm >/dev/null
 done
+values=(--set image.tag=dev)
+[ -z "${DEMO_VALUES:-}" ] || values=(-f "${DEMO_VALUES}")
 "${HELM}" upgrade --install dbbench charts/dbbench --namespace "${SYSTEM_NS}" --create-namespace \
-	--set image.tag=dev --wait --timeout 5m >&2
+	"${values[@]}" --wait --timeout 5m >&2
 # The image tag stays "dev" across builds, so an upgrade alone would keep a
 # manager built from older code running: restart it onto the image just built.
 "${KUBECTL}" -n "${SYSTEM_NS}" rollout restart deployment/dbbench-manager >&2

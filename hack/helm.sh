@@ -6,6 +6,7 @@
 #   hack/helm.sh sync       # copy config/crd/bases and config/rbac into the chart
 #   hack/helm.sh install    # only install; prints the helm binary's path
 #   hack/helm.sh helm ARGS  # run the cached helm with the plugin available
+#   hack/helm.sh package DIR [ARGS]  # lint, then helm package the chart into DIR
 #
 # helm is built with the Kubernetes version it assumes for templates
 # (.Capabilities.KubeVersion) set to 1.36, the version of hack/cluster;
@@ -93,6 +94,33 @@ check_generated() {
 	done
 }
 
+# check_package: the packaged chart is named and versioned as Chart.yaml
+# says, carries the appVersion asked for, and renders images pushed to a
+# registry (README, "Install on your cluster").
+check_package() {
+	local tmp version tgz out
+	tmp=$(mktemp -d)
+	version=$(awk '/^version:/ { print $2 }' "${CHART}/Chart.yaml")
+	helm package "${CHART}" --destination "${tmp}" --app-version v9.9.9 >/dev/null
+	tgz="${tmp}/dbbench-${version}.tgz"
+	if [ ! -f "${tgz}" ]; then
+		log "helm package wrote $(ls "${tmp}"), not dbbench-${version}.tgz"
+		rm -rf "${tmp}"
+		return 1
+	fi
+	out=$(helm template t "${tgz}" --set agentImage=reg.test:5000/dbbench/agent:v9.9.9 --set databaseImages.registry=reg.test:5000 \
+		--set image.repository=reg.test:5000/dbbench/manager)
+	rm -rf "${tmp}"
+	local want
+	for want in 'image: "reg.test:5000/dbbench/manager:v9.9.9"' '--agent-image=reg.test:5000/dbbench/agent:v9.9.9' '--database-image-registry=reg.test:5000'; do
+		if ! grep -qF -- "${want}" <<<"${out}"; then
+			log "the packaged chart renders no ${want}"
+			return 1
+		fi
+	done
+	log "helm package: dbbench-${version}.tgz renders the pushed images"
+}
+
 case "${1:-}" in
 sync) sync_generated; exit 0 ;;
 esac
@@ -101,11 +129,21 @@ install_unittest
 case "${1:-}" in
 install) echo "${HELM}" ;;
 helm) shift; helm "$@" ;;
+package)
+	[ $# -ge 2 ] || { log "usage: $0 package DIR [helm package flags]"; exit 64; }
+	dir=$2
+	shift 2
+	check_generated
+	helm lint --strict "${CHART}"
+	mkdir -p "${dir}"
+	helm package "${CHART}" --destination "${dir}" "$@"
+	;;
 "")
 	check_generated
 	helm lint --strict "${CHART}"
 	helm lint --strict "${CHART}" --set crds.enabled=false --set metrics.enabled=false
 	helm unittest --strict "${CHART}"
+	check_package
 	;;
 *) log "usage: $0 [install | helm ARGS...]"; exit 64 ;;
 esac

@@ -7,6 +7,16 @@
 #   hack/images.sh mariadb-10.11 agent
 #   hack/images.sh --load           # import already built images into containerd only
 #   hack/images.sh --list           # the catalog: name, tag, state
+#   hack/images.sh --push REGISTRY agent manager   # build, then push to REGISTRY
+#
+# --push copies each image to REGISTRY under its docker.io path, so
+# docker.io/dbbench/agent:dev goes to REGISTRY/dbbench/agent:dev and
+# docker.io/library/mariadb:10.11 to REGISTRY/library/mariadb:10.11 (the
+# layout a docker.io mirror has, which the chart's databaseImages.registry
+# expects). TAG=v0.1.0 pushes the agent and manager under that tag instead of
+# dev; REGISTRY_INSECURE=1 allows a plain-http registry; CONTAINER_TOOL=docker
+# pushes with a Docker engine instead of podman (images are built by podman
+# either way). Each pushed reference is printed on stdout as REF@DIGEST.
 #
 # Each image is keyed by a content hash of its build context (Dockerfile, files,
 # binaries built into it), its build arguments and its base image's hash. The
@@ -254,11 +264,59 @@ load() {
 	echo "${hash}" >"${LOADED_DIR}/${name}"
 }
 
+# pushed_ref TAG REGISTRY: where --push puts an image tagged TAG.
+pushed_ref() {
+	local path=${1#docker.io/}
+	case "${E_NAME}" in
+	agent | manager) [ -z "${TAG:-}" ] || path="${path%:*}:${TAG}" ;;
+	esac
+	echo "${2%/}/${path}"
+}
+
+# push NAME REGISTRY copies the image built in this run to REGISTRY and
+# prints REF@DIGEST.
+push() {
+	local name=$1 registry=$2 ref digest tool=${CONTAINER_TOOL:-podman}
+	entry "${name}"
+	ref=$(pushed_ref "${E_TAG}" "${registry}")
+	log "pushing ${E_TAG} to ${ref} (${tool})"
+	case "${tool}" in
+	podman)
+		ensure_in_podman "${name}"
+		entry "${name}"
+		local df
+		df=$(mktemp)
+		# v2s2: the manifest format every registry and runtime accepts.
+		podman push -q --format v2s2 --digestfile "${df}" \
+			--tls-verify="$([ -n "${REGISTRY_INSECURE:-}" ] && echo false || echo true)" \
+			"${E_TAG}" "docker://${ref}" >&2
+		digest=$(cat "${df}")
+		rm -f "${df}"
+		;;
+	docker)
+		docker load -q -i "$(archive_of "${name}" "${HASHES[${name}]}")" >&2
+		docker tag "${E_TAG}" "${ref}"
+		docker push -q "${ref}" >&2
+		digest=$(docker image inspect --format '{{range .RepoDigests}}{{println .}}{{end}}' "${ref}" |
+			awk -F@ -v r="${ref%:*}" '$1 == r { print $2; exit }')
+		;;
+	*) log "CONTAINER_TOOL must be podman or docker, not ${tool}"; return 1 ;;
+	esac
+	echo "${ref}@${digest}"
+}
+
 main() {
-	local load_only="" names=() n
-	for a in "$@"; do
+	local load_only="" push_to="" names=() n
+	while [ $# -gt 0 ]; do
+		a=$1
+		shift
 		case "${a}" in
 		--load) load_only=1 ;;
+		--push)
+			push_to=${1:-}
+			[ -n "${push_to}" ] && [ "${push_to#-}" = "${push_to}" ] || { log "--push needs a registry (host:port[/prefix])"; return 64; }
+			shift
+			;;
 		--list)
 			for n in "${CATALOG[@]}"; do
 				IFS='|' read -r E_NAME E_DIR E_TAG E_ARGS E_BASE <<<"${n}"
@@ -267,11 +325,15 @@ main() {
 			done
 			return 0
 			;;
-		-h | --help) sed -n '2,20p' "$0"; return 0 ;;
+		-h | --help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; return 0 ;;
 		-*) log "unknown flag ${a}"; return 1 ;;
 		*) names+=("${a}") ;;
 		esac
 	done
+	if [ -n "${load_only}" ] && [ -n "${push_to}" ]; then
+		log "--push builds what it pushes; it does not combine with --load"
+		return 64
+	fi
 	[ ${#names[@]} -gt 0 ] || names=("${CATALOG[@]%%|*}")
 	for n in "${names[@]}"; do entry "${n}" >/dev/null; done
 	mkdir -p "${IMAGES_CACHE}"
@@ -279,6 +341,12 @@ main() {
 	if [ -z "${load_only}" ]; then
 		apt_install podman debootstrap gcc libc6-dev
 		for n in "${names[@]}"; do build "${n}"; done
+	fi
+	if [ -n "${push_to}" ]; then
+		for n in "${names[@]}"; do
+			[ -n "${SKIPPED[${n}]:-}" ] || push "${n}" "${push_to}"
+		done
+		return 0
 	fi
 	if containerd_up; then
 		for n in "${names[@]}"; do

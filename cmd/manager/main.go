@@ -18,6 +18,7 @@ func main() {
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "Elect a leader so that only one replica reconciles.")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (the pod's namespace when empty).")
 	flag.StringVar(&opts.AgentImage, "agent-image", controllers.DefaultAgentImage, "Default image of the client pods' dbbench agent.")
+	flag.StringVar(&opts.DatabaseImageRegistry, "database-image-registry", "", "Registry (host[:port][/prefix]) that mirrors Docker Hub: database images on Docker Hub are pulled from it under the same path (mariadb:10.11 from REGISTRY/library/mariadb:10.11).")
 	flag.BoolVar(&opts.DisableCollector, "disable-hardware-collector", false, "Run database pods without the hardware-metrics sidecar.")
 	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 16, "Runs reconciled in parallel.")
 	flag.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 500, "Sustained API requests per second of the manager's client.")

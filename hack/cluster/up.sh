@@ -221,6 +221,23 @@ EOF
 		printf 'server = "http://127.0.0.1:9"\n\n[host."http://127.0.0.1:9"]\n  capabilities = ["pull", "resolve"]\n' |
 			put "${CLUSTER_CONF}/certs.d/${host}/hosts.toml"
 	done
+	# DBBENCH_CLUSTER_REGISTRY=127.0.0.1:PORT (or 10.88.0.1:PORT): containerd
+	# also pulls from that plain-HTTP registry (hack/registry.sh). containerd
+	# reads certs.d at each pull, so this applies to a running cluster; a
+	# rerun without the setting removes it.
+	local reg=${DBBENCH_CLUSTER_REGISTRY:-} dir
+	case "${reg}" in
+	"" | 127.0.0.1:[0-9]* | "${CLUSTER_NODE_IP}":[0-9]*) ;;
+	*) log "DBBENCH_CLUSTER_REGISTRY must be 127.0.0.1:PORT or ${CLUSTER_NODE_IP}:PORT (plain HTTP), not ${reg}"; exit 64 ;;
+	esac
+	for dir in "${CLUSTER_CONF}/certs.d"/*:*; do
+		if [ -d "${dir}" ] && [ "${dir##*/}" != "${reg}" ]; then rm -rf "${dir}"; fi
+	done
+	if [ -n "${reg}" ]; then
+		mkdir -p "${CLUSTER_CONF}/certs.d/${reg}"
+		printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' "${reg}" "${reg}" |
+			put "${CLUSTER_CONF}/certs.d/${reg}/hosts.toml"
+	fi
 	put "${CLUSTER_CONF}/containerd.toml" <<EOF
 version = 2
 root = "${CONTAINERD_ROOT}"

@@ -36,6 +36,9 @@ type Options struct {
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	AgentImage              string
+	// DatabaseImageRegistry is where database pods pull Docker Hub images
+	// from (--database-image-registry; empty: Docker Hub itself).
+	DatabaseImageRegistry   string
 	DisableCollector        bool
 	MaxConcurrentReconciles int
 	// KubeAPIQPS and KubeAPIBurst rate-limit the manager's API client. A
@@ -90,6 +93,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Recorder:                mgr.GetEventRecorder("dbbench-manager"),
 		Clock:                   opts.Clock,
 		AgentImage:              opts.AgentImage,
+		DatabaseImageRegistry:   opts.DatabaseImageRegistry,
 		DisableCollector:        opts.DisableCollector,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
