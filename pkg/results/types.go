@@ -569,7 +569,7 @@ const ProfileToolPerf = "perf"
 // Profile is an on-CPU profile of the database server over a separate,
 // unmeasured pass of a step: folded stacks (pkg/profile) and how they were
 // taken. Its throughput is not the step's: the pass runs under the
-// profiler, and PassOpsPerSecond against the measured figure is the
+// profiler, and PassQPS against the measured figure is the
 // profiler's cost.
 type Profile struct {
 	// Tool and Event say how samples were taken: "perf", "cpu-clock"
@@ -589,9 +589,9 @@ type Profile struct {
 	// (FoldedOmitted; the full form keeps it) or when Error is set.
 	Folded        string `json:"folded,omitempty"`
 	FoldedOmitted bool   `json:"foldedOmitted,omitempty"`
-	// PassOpsPerSecond is the throughput of the profiled pass, in the
-	// unit of the step's OpsPerSecond (QPS; rows/s for scan steps).
-	PassOpsPerSecond float64 `json:"passOpsPerSecond,omitempty"`
+	// PassQPS is the profiled pass's steady QPS: against the step's
+	// measured SteadyQPS, the profiler's cost.
+	PassQPS float64 `json:"passQps,omitempty"`
 	// Error says why there is no profile (perf missing, not permitted);
 	// the measured results are unaffected.
 	Error string `json:"error,omitempty"`
