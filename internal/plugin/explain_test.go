@@ -1,0 +1,157 @@
+package plugin
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+// withProfile gives step@threads of d a profile of the given folded stacks.
+func withProfile(d *results.Document, step string, threads int, folded string, samples int64) *results.Document {
+	for i := range d.Steps {
+		s := &d.Steps[i]
+		if s.Step == step && s.Threads == threads {
+			s.Profile = &results.Profile{Tool: results.ProfileToolPerf, Event: "cpu-clock", FrequencyHz: 99, Seconds: 10,
+				Samples: samples, Folded: folded, PassQPS: s.SteadyQPS * 0.97}
+		}
+	}
+	return d
+}
+
+// The profiles of the explain tests: "after" spends a quarter of its time
+// checksumming under write.
+const (
+	foldedBefore = "main;read;parse 50\nmain;write;copy 50\n"
+	foldedAfter  = "main;read;parse 75\nmain;write;copy 75\nmain;write;crc32 50\n"
+)
+
+// explainRuns writes two runs, before and after, whose point-query at 1
+// thread has a profile on the 11.4 cell; the run "both" has profiles on
+// both cells (before's on 10.11, after's on 11.4).
+func explainRuns(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, r := range []struct {
+		run    string
+		folded string
+	}{{"before", foldedBefore}, {"after", foldedAfter}} {
+		docs := twoCells(r.run, "s", t0, 1)
+		withProfile(docs[1], "point-query", 1, r.folded, 100)
+		if r.run == "after" {
+			docs[1].Steps[1].Profile.Samples = 200
+		}
+		writeDocs(t, filepath.Join(root, r.run), docs...)
+	}
+	docs := twoCells("both", "s", t0, 1)
+	withProfile(docs[0], "point-query", 1, foldedBefore, 100)
+	withProfile(docs[1], "point-query", 1, foldedAfter, 200)
+	writeDocs(t, filepath.Join(root, "both"), docs...)
+	return root
+}
+
+func TestExplainFromDir(t *testing.T) {
+	root := explainRuns(t)
+	tests := []struct {
+		name       string
+		args       []string
+		wantOut    []string
+		wantErr    string
+		wantFirst  string
+		wantChange float64
+	}{
+		{
+			name: "two runs, the profiled cell found",
+			args: []string{"before", "after", "--step", "point-query"},
+			wantOut: []string{
+				"Where the CPU went: point-query, 1 threads, before/mariadb-11-4-base (A) -> after/mariadb-11-4-base (B), by self share",
+				"1  crc32     0.00      25.00     +25.00    0.00      25.00     +25.00",
+				"A: 100 samples; profiled pass 1197 QPS vs 1234 measured (-3 %",
+			},
+			wantFirst: "crc32", wantChange: 0.25,
+		},
+		{
+			name:      "two cells of one run, inclusive",
+			args:      []string{"both/mariadb-10-11-base", "both/mariadb-11-4-base", "--step", "point-query", "--threads", "1", "--rank", "inclusive", "-o", "json"},
+			wantFirst: "crc32", wantChange: 0.25,
+		},
+		{name: "no step", args: []string{"before", "after"}, wantErr: "--step is required"},
+		{name: "unprofiled step", args: []string{"before", "after", "--step", "update-one"},
+			wantErr: "before: no profile of step update-one (profiles come from spec.workload.profile; docs/explain.md); it has: mariadb-11-4-base point-query@1"},
+		{name: "two profiled cells", args: []string{"both", "after", "--step", "point-query"},
+			wantErr: "both: cells mariadb-10-11-base, mariadb-11-4-base have profiles of step point-query: name one as both/CELL"},
+		{name: "no such cell", args: []string{"before/nope", "after", "--step", "point-query"}, wantErr: "before/nope: run before has no cell nope"},
+		{name: "no such threads", args: []string{"before", "after", "--step", "point-query", "--threads", "8"},
+			wantErr: "before/mariadb-11-4-base step point-query: no profile at 8 threads (profiled: [1])"},
+		{name: "bad rank", args: []string{"before", "after", "--step", "point-query", "--rank", "total"}, wantErr: `--rank "total": must be self or inclusive`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := runCmd(t, noCluster{}, append([]string{"explain", "--from-dir", root}, tt.args...)...)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkContains(t, "explain", out, out, tt.wantOut)
+			if strings.Contains(strings.Join(tt.args, " "), "-o json") {
+				var res ExplainResult
+				if err := json.Unmarshal([]byte(out), &res); err != nil {
+					t.Fatalf("-o json: %v\n%s", err, out)
+				}
+				if len(res.Changes) == 0 || res.Changes[0].Function != tt.wantFirst || res.Changes[0].InclusiveDelta != tt.wantChange {
+					t.Errorf("changes = %+v, want %s first with +%v", res.Changes, tt.wantFirst, tt.wantChange)
+				}
+				if res.A.Cell != "mariadb-10-11-base" || res.B.Cell != "mariadb-11-4-base" || res.B.Samples != 200 {
+					t.Errorf("sides = %+v / %+v", res.A, res.B)
+				}
+			}
+		})
+	}
+}
+
+// --svg writes the flame graph and --html a page with the table and it.
+func TestExplainWritesSVGAndHTML(t *testing.T) {
+	root := explainRuns(t)
+	dir := t.TempDir()
+	svg, page := filepath.Join(dir, "pq.svg"), filepath.Join(dir, "pq.html")
+	_, errOut, err := runCmd(t, noCluster{}, "explain", "--from-dir", root, "before", "after", "--step", "point-query", "--svg", svg, "--html", page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContains(t, "stderr", errOut, errOut, []string{"wrote " + svg, "wrote " + page})
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// crc32 is new in B: the largest change, the strongest red.
+	checkContains(t, "the SVG", string(b), "", []string{"<svg", `crc32: B 50 samples (25.00%), A 0.00%, change +25.00 points</title><rect`, `fill="rgb(255,0,0)"`})
+	h, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContains(t, "the HTML page", string(h), "", []string{"<td>crc32</td>", "<svg", "Differential flame graph"})
+	if strings.Contains(string(h), "<?xml") {
+		t.Error("the HTML page embeds the SVG's XML declaration")
+	}
+}
+
+// A compact document that left the stacks out says where the full one is.
+func TestExplainOmittedStacks(t *testing.T) {
+	root := explainRuns(t)
+	docs := twoCells("compact", "s", t0, 1)
+	withProfile(docs[1], "point-query", 1, "", 100)
+	docs[1].Steps[1].Profile.FoldedOmitted = true
+	writeDocs(t, filepath.Join(root, "compact"), docs...)
+	_, _, err := runCmd(t, noCluster{}, "explain", "--from-dir", root, "before", "compact", "--step", "point-query")
+	if want := "the compact document left the stacks out to fit its ConfigMap; read the run's full document from the object store (--from-s3)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
