@@ -166,6 +166,57 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	return nil
 }
 
+// profileSections are compare's HTML sections of the profiles both runs
+// have: per cell name both ran and step (and thread count) both profiled,
+// explain's table and flame graph.
+func (o *CompareOptions) profileSections(ctx context.Context) ([]analysis.HTMLProfile, error) {
+	eo := &ExplainOptions{sourceOptions: o.sourceOptions}
+	a, err := eo.side(ctx, o.RunA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := eo.side(ctx, o.RunB)
+	if err != nil {
+		return nil, err
+	}
+	var out []analysis.HTMLProfile
+	for _, da := range a.docs {
+		for _, db := range b.docs {
+			if da.Cell.Name != db.Cell.Name {
+				continue
+			}
+			for _, sa := range da.Steps {
+				if sa.Profile == nil || sa.Profile.Folded == "" {
+					continue
+				}
+				i := slices.IndexFunc(db.Steps, func(sb results.StepResult) bool {
+					return sb.Step == sa.Step && sb.Threads == sa.Threads && sb.Profile != nil && sb.Profile.Folded != ""
+				})
+				if i < 0 {
+					continue
+				}
+				res, err := explainProfiles(cellDocs{run: a.run, cell: da.Cell.Name, docs: a.docs}, cellDocs{run: b.run, cell: db.Cell.Name, docs: b.docs},
+					sa.Step, sa.Threads, profile.RankSelf, defaultExplainTop)
+				if err != nil {
+					return nil, err
+				}
+				var svg bytes.Buffer
+				if err := profile.WriteDiffSVG(&svg, res.A.prof, res.B.prof, profile.SVGOptions{
+					Title: fmt.Sprintf("%s, %d threads: %s vs %s", sa.Step, sa.Threads, sideName(res.B), sideName(res.A)),
+				}); err != nil {
+					return nil, err
+				}
+				out = append(out, analysis.HTMLProfile{Table: explainTable(res), SVG: template.HTML(trimXMLDecl(svg.Bytes()))}) //nolint:gosec // pkg/profile escapes every name
+			}
+		}
+	}
+	return out, nil
+}
+
+func trimXMLDecl(svg []byte) []byte {
+	return bytes.TrimPrefix(svg, []byte(`<?xml version="1.0" standalone="no"?>`+"\n"))
+}
+
 // cellDocs is what explain knows of one side before choosing the profile.
 type cellDocs struct {
 	run, cell string // cell "" when the argument named only the run
@@ -393,7 +444,7 @@ func writeExplainHTML(path string, t analysis.Table, svg []byte) error {
 		return err
 	}
 	// The SVG is our own renderer's, with every name escaped.
-	svg = bytes.TrimPrefix(svg, []byte(`<?xml version="1.0" standalone="no"?>`+"\n"))
+	svg = trimXMLDecl(svg)
 	err = explainHTML.Execute(f, struct {
 		Table analysis.Table
 		SVG   template.HTML

@@ -155,3 +155,34 @@ func TestExplainOmittedStacks(t *testing.T) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 }
+
+// compare --html adds, for the profiles both runs have of a cell, explain's
+// table and flame graph; without profiles it adds no such section.
+func TestCompareHTMLHasProfiles(t *testing.T) {
+	root := explainRuns(t)
+	page := filepath.Join(t.TempDir(), "cmp.html")
+	if _, _, err := runCmd(t, noCluster{}, "compare", "--from-dir", root, "before", "after", "--html", page); err != nil {
+		t.Fatal(err)
+	}
+	h, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContains(t, "the compare page", string(h), "", []string{
+		"Where the CPU went (on-CPU profiles, from unmeasured passes)",
+		"Where the CPU went: point-query, 1 threads, before/mariadb-11-4-base (A) -&gt; after/mariadb-11-4-base (B), by self share",
+		"<td>crc32</td>", `crc32: B 50 samples (25.00%), A 0.00%, change +25.00 points`,
+	})
+	if strings.Contains(string(h), "<?xml") {
+		t.Error("the page embeds the SVG's XML declaration")
+	}
+	plain := filepath.Join(root, "plain")
+	writeDocs(t, filepath.Join(plain, "x"), twoCells("x", "s", t0, 1)...)
+	writeDocs(t, filepath.Join(plain, "y"), twoCells("y", "s", t0, 1)...)
+	if _, _, err := runCmd(t, noCluster{}, "compare", "--from-dir", plain, "x", "y", "--html", page); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := os.ReadFile(page); strings.Contains(string(h), "Where the CPU went") {
+		t.Error("a compare without profiles has a profiles section")
+	}
+}
