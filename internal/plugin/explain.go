@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/profile"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -450,4 +451,92 @@ func writeExplainHTML(path string, t analysis.Table, svg []byte) error {
 		SVG   template.HTML
 	}{t, template.HTML(svg)}) //nolint:gosec // see above
 	return errors.Join(err, f.Close())
+}
+
+// bisectionPointDatabase is the database name the bisection controller
+// gives point i in a round's run (controllers.pointDatabase): the round's
+// cell documents name their database by it.
+func bisectionPointDatabase(i int32) string { return fmt.Sprintf("p%d", i) }
+
+// explainFirstBad prints explain's table of the last good point (the good
+// one just before the first bad) against the first bad one, for every step
+// and thread count both profiled, from the rounds' runs on the cluster.
+// Each point's first document with profiles is used (rounds in order).
+func (o *BisectStatusOptions) explainFirstBad(ctx context.Context, b *dbbenchv1alpha1.BenchmarkBisection) error {
+	st := &b.Status
+	bad := slices.IndexFunc(st.Points, func(p dbbenchv1alpha1.BisectionPointStatus) bool { return p.Name == st.FirstBad })
+	if st.FirstBad == "" || bad < 0 {
+		fmt.Fprintln(o.Out, "Explain: no first bad point yet")
+		return nil
+	}
+	good := -1
+	for i := range st.Points[:bad] {
+		if st.Points[i].Verdict == dbbenchv1alpha1.VerdictGood {
+			good = i
+		}
+	}
+	if good < 0 {
+		fmt.Fprintln(o.Out, "Explain: no good point before the first bad one")
+		return nil
+	}
+	side := func(i int) (cellDocs, error) {
+		idx := st.Points[i].Index
+		for _, r := range st.Rounds {
+			if !slices.Contains(r.Points, idx) {
+				continue
+			}
+			run, err := o.cluster.Run(ctx, r.Run)
+			if err != nil {
+				return cellDocs{}, err
+			}
+			found, _, _, err := o.cluster.Documents(ctx, run)
+			if err != nil {
+				return cellDocs{}, err
+			}
+			for _, f := range found {
+				if f.Doc.Cell.Database != bisectionPointDatabase(idx) {
+					continue
+				}
+				if slices.ContainsFunc(f.Doc.Steps, func(s results.StepResult) bool { return s.Profile != nil }) {
+					return cellDocs{run: r.Run, cell: f.Doc.Cell.Name, docs: []*results.Document{f.Doc}}, nil
+				}
+			}
+		}
+		return cellDocs{}, nil
+	}
+	a, err := side(good)
+	if err != nil {
+		return err
+	}
+	bb, err := side(bad)
+	if err != nil {
+		return err
+	}
+	if len(a.docs) == 0 || len(bb.docs) == 0 {
+		fmt.Fprintf(o.Out, "Explain: %s and %s have no profiles to compare (spec.workload.profile)\n", st.Points[good].Name, st.FirstBad)
+		return nil
+	}
+	var tables []analysis.Table
+	for _, sa := range a.docs[0].Steps {
+		if sa.Profile == nil || sa.Profile.Folded == "" {
+			continue
+		}
+		if !slices.ContainsFunc(bb.docs[0].Steps, func(s results.StepResult) bool {
+			return s.Step == sa.Step && s.Threads == sa.Threads && s.Profile != nil && s.Profile.Folded != ""
+		}) {
+			continue
+		}
+		res, err := explainProfiles(a, bb, sa.Step, sa.Threads, profile.RankSelf, defaultExplainTop)
+		if err != nil {
+			return err
+		}
+		t := explainTable(res)
+		t.Title = fmt.Sprintf("%s (first bad) against %s (last good): %s", st.FirstBad, st.Points[good].Name, t.Title)
+		tables = append(tables, t)
+	}
+	if len(tables) == 0 {
+		fmt.Fprintf(o.Out, "Explain: %s and %s profiled no step in common\n", st.Points[good].Name, st.FirstBad)
+		return nil
+	}
+	return analysis.WriteTables(o.Out, analysis.FormatTable, tables)
 }

@@ -1,12 +1,18 @@
 package plugin
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -184,5 +190,66 @@ func TestCompareHTMLHasProfiles(t *testing.T) {
 	}
 	if h, _ := os.ReadFile(page); strings.Contains(string(h), "Where the CPU went") {
 		t.Error("a compare without profiles has a profiles section")
+	}
+}
+
+// bisect status --explain compares the last good point (t2) with the first
+// bad one (t3), from the round's cells of their point databases.
+func TestBisectStatusExplainsTheFirstBad(t *testing.T) {
+	b := &dbbenchv1alpha1.BenchmarkBisection{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "dbbench.io/v1alpha1", Kind: "BenchmarkBisection"},
+		ObjectMeta: metav1.ObjectMeta{Name: "find-it", Namespace: "bench"},
+		Status: dbbenchv1alpha1.BenchmarkBisectionStatus{
+			Conditions: []metav1.Condition{{Type: "Localized", Status: "True", Reason: "Localized", Message: "t3", LastTransitionTime: metav1.Now()}},
+			FirstBad:   "t3", RoundCount: 2,
+			Rounds: []dbbenchv1alpha1.BisectionRound{
+				{Index: 0, Run: "find-it-r0", Points: []int32{0, 4}, Finished: true},
+				{Index: 1, Run: "find-it-r1", Points: []int32{2, 3}, Finished: true},
+			},
+			Points: []dbbenchv1alpha1.BisectionPointStatus{
+				{Index: 0, Name: "t1", Verdict: "Good"}, {Index: 1, Name: "t1.5", Verdict: "Failed"},
+				{Index: 2, Name: "t2", Verdict: "Good"}, {Index: 3, Name: "t3", Verdict: "Bad"}, {Index: 4, Name: "t4", Verdict: "Bad"},
+			},
+		},
+	}
+	steps := []string{"update-index@1", "point-query@1"}
+	qps := map[string]float64{"update-index@1": 100, "point-query@1": 1000}
+	var docs []*results.Document
+	for _, p := range []struct {
+		db, folded string
+	}{{"p2", foldedBefore}, {"p3", foldedAfter}} {
+		d := doc("find-it-r1", "", p.db+"-t-base-r0", "t", t0, qps, steps...)
+		d.Cell.Database = p.db
+		docs = append(docs, withProfile(d, "update-index", 1, p.folded, map[string]int64{"p2": 100, "p3": 200}[p.db]))
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells, cms := cellCMs(t, "find-it-r1", docs)
+	clients, c := bisectCluster(t, &unstructured.Unstructured{Object: obj}, runObj("find-it-r1", "", t0, "Succeeded", cells))
+	for _, cm := range cms {
+		if _, err := c.Core.CoreV1().ConfigMaps("bench").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, err := runCmd(t, clients, "bisect", "status", "find-it", "--explain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkContains(t, "bisect status --explain", out, out, []string{
+		"t3 (first bad) against t2 (last good): Where the CPU went: update-index, 1 threads, find-it-r1/p2-t-base-r0 (A) -> find-it-r1/p3-t-base-r0 (B)",
+		"1  crc32     0.00      25.00     +25.00",
+	})
+	if strings.Contains(out, "point-query, 1 threads") {
+		t.Errorf("explained point-query, which neither point profiled:\n%s", out)
+	}
+	// Without --explain, no such table.
+	out, _, err = runCmd(t, clients, "bisect", "status", "find-it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "Where the CPU went") {
+		t.Errorf("status without --explain explains:\n%s", out)
 	}
 }
