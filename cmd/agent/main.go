@@ -188,7 +188,8 @@ func runCollector(ctx context.Context, args []string) int {
 	}
 	var prof agent.Profiler
 	if *profile {
-		prof = &agent.PerfProfiler{Perf: *perf, Targets: func(context.Context) ([]int, error) { return agent.PodProcesses("") }}
+		prof = &agent.PerfProfiler{Perf: *perf, Targets: func(context.Context) ([]int, error) { return agent.PodProcesses("") },
+			SymbolsFromTarget: true}
 	}
 	srv := &http.Server{Addr: *listen, Handler: agent.CollectorProfilerHandler(c, prof), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -50,6 +50,12 @@ type PerfProfiler struct {
 	MaxFoldedBytes int
 	// KernelSuffix marks kernel frames "_[k]" (profile.FoldOptions).
 	KernelSuffix bool
+	// SymbolsFromTarget reads the sampled processes' binaries, for their
+	// symbols, through /proc/<pid>/root of the first target (perf script
+	// --symfs): a sidecar's own filesystem does not have the server's
+	// binaries, and entering its mount namespace would need
+	// CAP_SYS_ADMIN, whereas /proc/<pid>/root needs only ptrace access.
+	SymbolsFromTarget bool
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -58,6 +64,7 @@ type PerfProfiler struct {
 	stderr  *bytes.Buffer
 	started time.Time
 	freq    int
+	symfs   string
 }
 
 func (p *PerfProfiler) perf() string {
@@ -115,6 +122,10 @@ func (p *PerfProfiler) Start(ctx context.Context, frequencyHz int) error {
 	case <-time.After(perfAttachWait):
 	}
 	p.cmd, p.done, p.dir, p.stderr, p.started, p.freq = cmd, done, dir, stderr, time.Now(), frequencyHz
+	p.symfs = ""
+	if p.SymbolsFromTarget {
+		p.symfs = filepath.Join("/proc", strconv.Itoa(pids[0]), "root")
+	}
 	return nil
 }
 
@@ -142,7 +153,11 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 	if _, err := os.Stat(data); err != nil {
 		return out, fmt.Errorf("profiler: perf record wrote no data: %s", tailLines(p.stderr.String(), 5))
 	}
-	script := exec.CommandContext(ctx, p.perf(), "script", "-i", data, "-F", "comm,pid,tid,time,event,ip,sym,dso")
+	args := []string{"script", "-i", data, "-F", "comm,pid,tid,time,event,ip,sym,dso"}
+	if p.symfs != "" {
+		args = append(args, "--symfs", p.symfs)
+	}
+	script := exec.CommandContext(ctx, p.perf(), args...)
 	var stdout, stderr bytes.Buffer
 	script.Stdout, script.Stderr = &stdout, &stderr
 	if err := script.Run(); err != nil {
