@@ -65,7 +65,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-deps
-test-deps: ## Install what the suites drive for real (Chromium, sysbench).
+test-deps: ## Install what the suites drive for real (Chromium, sysbench, perf).
 	hack/test-deps.sh
 
 .PHONY: test-unit

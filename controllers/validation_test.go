@@ -88,6 +88,9 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			set(s, "workload.stepSet", "extended")
 			set(s, "workload.fixedRate", map[string]any{"rates": []any{100}, "steps": []any{"point-query.pre", "insert"}})
 		},
+		"profile of a listed step": func(s map[string]any) {
+			set(s, "workload.profile", map[string]any{"steps": []any{"update-index"}, "threads": 1, "seconds": 20, "frequencyHz": 49})
+		},
 		"external target": func(s map[string]any) {
 			db := s["databases"].([]any)[0].(map[string]any)
 			delete(db, "versions")
@@ -365,6 +368,12 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			delete(s["workload"].(map[string]any), "steps")
 			set(s, "workload.fixedRate", map[string]any{"rates": []any{100}, "steps": []any{"point-querry"}})
 		}, "fixedRate.steps: point-querry is not one of workload.steps"},
+		{"profiled step the workload does not run", func(s map[string]any) {
+			set(s, "workload.profile", map[string]any{"steps": []any{"insert"}})
+		}, "profile.steps: every step must be one of workload.steps"},
+		{"profile frequency too high", func(s map[string]any) {
+			set(s, "workload.profile", map[string]any{"steps": []any{"point-query"}, "frequencyHz": 5000})
+		}, "spec.workload.profile.frequencyHz: Invalid value: 5000"},
 		{"unknown regression metric", func(s map[string]any) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{"Throughput", "P50Latency"})

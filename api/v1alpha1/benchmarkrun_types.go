@@ -418,6 +418,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.steps) || !('tpcc' in self.steps) || has(self.tpcc)",message="tpcc: steps lists tpcc, so workload.tpcc must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.warmupSeconds) || ((!has(self.readSeconds) || self.warmupSeconds < self.readSeconds) && (!has(self.writeSeconds) || self.warmupSeconds < self.writeSeconds))",message="warmupSeconds: must be shorter than readSeconds and writeSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.fixedRate) || !has(self.fixedRate.steps) || self.fixedRate.steps.all(s, (has(self.steps) ? s in self.steps : s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only'] && (!s.endsWith('.pre') || (has(self.stepSet) && self.stepSet == 'extended'))))",messageExpression="'fixedRate.steps: ' + self.fixedRate.steps.filter(s, !(has(self.steps) ? s in self.steps : s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only'] && (!s.endsWith('.pre') || (has(self.stepSet) && self.stepSet == 'extended'))))[0] + ' is not one of workload.steps (or of the stepSet when steps is empty)'"
+// +kubebuilder:validation:XValidation:rule="!has(self.profile) || !has(self.steps) || self.profile.steps.all(s, s in self.steps)",message="profile.steps: every step must be one of workload.steps"
 type WorkloadSpec struct {
 	// stepSet selects a predefined step list when steps is empty: standard
 	// (the 32 reported steps) or extended (the 42-step variant, which also
@@ -547,6 +548,12 @@ type WorkloadSpec struct {
 	// as the server's version has them). A default set is always read.
 	// +optional
 	Counters *CountersSpec `json:"counters,omitempty"`
+
+	// profile asks for on-CPU profiles of the database server from an
+	// unmeasured run of the chosen steps after the measured ones (needs a
+	// privileged collector sidecar; see ProfileSpec). Off by default.
+	// +optional
+	Profile *ProfileSpec `json:"profile,omitempty"`
 }
 
 // PrecisionSpec is the precision target of adaptive repeats.

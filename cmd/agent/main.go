@@ -94,6 +94,10 @@ func runCluster(ctx context.Context, args []string) int {
 	}
 	if u := os.Getenv(plan.EnvCollectorURL); u != "" {
 		a.Collector, a.CollectorScope = &agent.HTTPCollector{URL: u}, "database node (collector)"
+		if p.Workload.Profile != nil {
+			// The collector sidecar runs perf beside the server.
+			a.Profiler = &agent.HTTPProfiler{URL: u}
+		}
 	}
 	if v := os.Getenv(plan.EnvOutbox); v != "" {
 		ob, err := strconv.ParseBool(v)
@@ -132,6 +136,7 @@ func runLocal(ctx context.Context, args []string) int {
 	sysbenchBin := fs.String("sysbench", "sysbench", "sysbench binary")
 	hw := fs.Bool("hw", true, "sample /proc of this host for hardware metrics per step")
 	cgroup := fs.String("server-cgroup-cpu", "", "the server's cgroup cpu.stat / cpuacct.usage, for its own CPU per op")
+	perf := fs.String("perf", "perf", "perf binary, for the profiled pass (--profile-steps)")
 	_ = fs.Parse(args)
 	o.Custom = custom
 
@@ -155,6 +160,10 @@ func runLocal(ctx context.Context, args []string) int {
 	if *hw {
 		a.Collector, a.CollectorScope = &agent.ProcCollector{CgroupCPU: *cgroup}, "local host (client and server together)"
 	}
+	if p.Workload.Profile != nil {
+		// No Targets: the server the agent connects to, on this machine.
+		a.Profiler = &agent.PerfProfiler{Perf: *perf}
+	}
 	res := a.Run(ctx)
 	if res.Err != nil {
 		fmt.Fprintf(os.Stderr, "dbbench-agent local: %v (exit %d)\n", res.Err, res.ExitCode)
@@ -170,12 +179,19 @@ func runCollector(ctx context.Context, args []string) int {
 	podProcs := fs.Bool("pod-processes", false, "measure the server's CPU as that of every other process in the (shared) pod process namespace")
 	var volumes volumeFlags
 	fs.Var(&volumes, "volume", "name=path: report the I/O of the block device behind path apart, as volume name (repeatable)")
+	profile := fs.Bool("profile", false, "serve /profile/start and /profile/stop: sample every other process of the (shared) pod process namespace with perf")
+	perf := fs.String("perf", "perf", "perf binary, with --profile")
 	_ = fs.Parse(args)
 	c := &agent.ProcCollector{CgroupCPU: *cgroup, PodProcesses: *podProcs, Volumes: volumes}
 	if *devices != "" {
 		c.Devices = strings.Split(*devices, ",")
 	}
-	srv := &http.Server{Addr: *listen, Handler: agent.CollectorHandler(c), ReadHeaderTimeout: 10 * time.Second}
+	var prof agent.Profiler
+	if *profile {
+		prof = &agent.PerfProfiler{Perf: *perf, Targets: func(context.Context) ([]int, error) { return agent.PodProcesses("") },
+			SymbolsFromTarget: true}
+	}
+	srv := &http.Server{Addr: *listen, Handler: agent.CollectorProfilerHandler(c, prof), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -169,7 +169,10 @@ func (o *BisectOptions) Run(ctx context.Context) error {
 type BisectStatusOptions struct {
 	Name string
 	// HTML, when set, is a file the chart of the points is written to.
-	HTML    string
+	HTML string
+	// Explain adds explain's tables of the last good point against the
+	// first bad one, for the steps both profiled.
+	Explain bool
 	clients Clients
 	cluster *Cluster
 	genericiooptions.IOStreams
@@ -185,13 +188,17 @@ func NewCmdBisectStatus(streams genericiooptions.IOStreams, clients Clients) *co
 BenchmarkRun each) and one line per point in order: its verdict, its ratio
 to the good point with the 95 % interval, and the step it was judged at.
 The first bad point is marked with '<'. --html also writes a page charting
-the points' ratios in order with the first bad one marked.`,
+the points' ratios in order with the first bad one marked. --explain
+compares the on-CPU profiles of the last good point and the first bad one
+when the runs took profiles (spec.workload.profile).`,
 		Example: `  kubectl dbbench bisect status nightly-42-bisect
-  kubectl dbbench bisect status nightly-42-bisect --html bisect.html`,
+  kubectl dbbench bisect status nightly-42-bisect --html bisect.html
+  kubectl dbbench bisect status nightly-42-bisect --explain`,
 		Args: cobra.ExactArgs(1),
 		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.HTML, "html", "", "Also write an HTML page with the chart of the points to this file.")
+	cmd.Flags().BoolVar(&o.Explain, "explain", false, "Also explain the first bad point against the last good one: the functions whose share of the server's on-CPU samples changed most, for every step both profiled (spec.workload.profile; docs/explain.md).")
 	return cmd
 }
 
@@ -227,6 +234,11 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 		return fmt.Errorf("reading benchmarkbisection %s: %w", o.Name, err)
 	}
 	writeBisectionStatus(o.Out, &b)
+	if o.Explain {
+		if err := o.explainFirstBad(ctx, &b); err != nil {
+			return err
+		}
+	}
 	if o.HTML == "" {
 		return nil
 	}

@@ -174,5 +174,11 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 	if len(res.Paired) > 0 {
 		paired = res.Paired[0]
 	}
-	return o.writeHTML(o.ErrOut, r, analysis.HTMLOptions{Title: fmt.Sprintf("dbbench: %s vs %s", o.RunB, o.RunA), Paired: paired, PairedName: o.RunB})
+	opts := analysis.HTMLOptions{Title: fmt.Sprintf("dbbench: %s vs %s", o.RunB, o.RunA), Paired: paired, PairedName: o.RunB}
+	if o.HTML != "" {
+		if opts.Profiles, err = o.profileSections(ctx); err != nil {
+			return err
+		}
+	}
+	return o.writeHTML(o.ErrOut, r, opts)
 }

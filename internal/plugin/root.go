@@ -77,6 +77,7 @@ time, repeats, and change points across the runs of a suite.`,
 	cmd.AddCommand(
 		NewCmdReport(streams, clients),
 		NewCmdCompare(streams, clients),
+		NewCmdExplain(streams, clients),
 		NewCmdHistory(streams, clients),
 		NewCmdNoise(streams, clients),
 		NewCmdWatch(streams, clients),

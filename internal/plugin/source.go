@@ -213,6 +213,9 @@ type LocalRun struct {
 	// built from the documents (with the stored one's noise floor and
 	// workload digest) when there are documents.
 	Manifest *results.Manifest
+	// Docs are the cell documents read, in the run's cell order (none
+	// when only the manifest was there).
+	Docs []*results.Document
 }
 
 // LoadDir reads every *.json file of dir: cell documents (full or compact)
@@ -310,6 +313,7 @@ func assembleRun(name string, docs []*results.Document, manifest *results.Manife
 	}
 	lr.Name, lr.Data.Name = name, name
 	lr.Manifest = manifest
+	lr.Docs = docs
 	if len(docs) > 0 {
 		lr.Manifest = manifestFromDocuments(name, docs, manifest)
 	}

@@ -46,6 +46,10 @@ type Agent struct {
 	ProgressInterval time.Duration
 	// Collector measures hardware metrics per step; nil for none.
 	Collector Collector
+	// Profiler samples the server in the profiled passes
+	// (workload.profile); nil records why there is no profile. A
+	// PerfProfiler without Targets samples the local server (local mode).
+	Profiler Profiler
 	// CollectorScope describes where Collector samples.
 	CollectorScope string
 	// ClientOnDBNode is true when sysbench runs on the database's host (local
@@ -240,6 +244,8 @@ func (a *Agent) Run(ctx context.Context) Result {
 			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
 		}
 	}
+	// After every measurement, so none is skewed by the profiler.
+	a.profilePasses(ctx, steps)
 	return a.done(ctx)
 }
 

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dbbench/dbbench/pkg/results"
 )
 
 // Collector measures hardware activity between Start and Stop (methodology
@@ -261,8 +263,38 @@ func (p *ProcCollector) Stop(context.Context) (HWSample, error) {
 
 // CollectorHandler serves a Collector over HTTP for the agent on another
 // node: POST /start, POST /stop (returns the HWSample as JSON), GET /healthz.
-func CollectorHandler(c Collector) http.Handler {
+func CollectorHandler(c Collector) http.Handler { return CollectorProfilerHandler(c, nil) }
+
+// CollectorProfilerHandler is CollectorHandler that also serves a Profiler
+// (nil: none; the sidecar runs one only when the run asks for profiles):
+// POST /profile/start?frequencyHz=N, POST /profile/stop (returns the
+// results.Profile as JSON).
+func CollectorProfilerHandler(c Collector, p Profiler) http.Handler {
 	mux := http.NewServeMux()
+	if p != nil {
+		mux.HandleFunc("POST /profile/start", func(w http.ResponseWriter, r *http.Request) {
+			hz, err := strconv.Atoi(r.URL.Query().Get(profileFrequencyParam))
+			if err != nil || hz < 1 {
+				http.Error(w, fmt.Sprintf("%s: %q is not a positive integer", profileFrequencyParam, r.URL.Query().Get(profileFrequencyParam)), http.StatusBadRequest)
+				return
+			}
+			// Not the request's context: sampling outlives the request.
+			if err := p.Start(context.WithoutCancel(r.Context()), hz); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		})
+		mux.HandleFunc("POST /profile/stop", func(w http.ResponseWriter, r *http.Request) {
+			prof, err := p.Stop(r.Context())
+			if err != nil {
+				// The profile says what it can; the error is in it.
+				prof.Error = err.Error()
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(prof)
+		})
+	}
 	mux.HandleFunc("POST /start", func(w http.ResponseWriter, r *http.Request) {
 		if err := c.Start(r.Context()); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -297,6 +329,10 @@ func (h *HTTPCollector) client() *http.Client {
 }
 
 func (h *HTTPCollector) post(ctx context.Context, path string) ([]byte, error) {
+	return h.postLimit(ctx, path, 1<<20)
+}
+
+func (h *HTTPCollector) postLimit(ctx context.Context, path string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(h.URL, "/")+path, nil)
 	if err != nil {
 		return nil, err
@@ -306,7 +342,7 @@ func (h *HTTPCollector) post(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if resp.StatusCode >= 300 {
 		return nil, fmt.Errorf("collector %s: %s: %s", path, resp.Status, strings.TrimSpace(string(b)))
 	}
@@ -325,4 +361,42 @@ func (h *HTTPCollector) Stop(ctx context.Context) (HWSample, error) {
 	}
 	var s HWSample
 	return s, json.Unmarshal(b, &s)
+}
+
+// profileFrequencyParam is the query parameter of POST /profile/start.
+const profileFrequencyParam = "frequencyHz"
+
+// HTTPProfiler is the agent's client of the collector's profiler.
+type HTTPProfiler struct {
+	URL    string
+	Client *http.Client
+}
+
+func (h *HTTPProfiler) collector() *HTTPCollector {
+	c := h.Client
+	if c == nil {
+		// perf script of a long profile takes a while.
+		c = &http.Client{Timeout: 2 * time.Minute}
+	}
+	return &HTTPCollector{URL: h.URL, Client: c}
+}
+
+func (h *HTTPProfiler) Start(ctx context.Context, frequencyHz int) error {
+	_, err := h.collector().post(ctx, "/profile/start?"+profileFrequencyParam+"="+strconv.Itoa(frequencyHz))
+	return err
+}
+
+func (h *HTTPProfiler) Stop(ctx context.Context) (results.Profile, error) {
+	b, err := h.collector().postLimit(ctx, "/profile/stop", 16<<20)
+	if err != nil {
+		return results.Profile{}, err
+	}
+	var p results.Profile
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("collector /profile/stop: %w", err)
+	}
+	if p.Error != "" {
+		return p, errors.New(p.Error)
+	}
+	return p, nil
 }

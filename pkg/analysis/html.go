@@ -26,6 +26,18 @@ type HTMLOptions struct {
 	// History, when set, is drawn as one line chart per series with change
 	// points marked.
 	History *HistoryReport
+	// Profiles, when set, are drawn last: per profiled step, the table of
+	// the functions whose share changed and the differential flame graph
+	// (explain; the caller renders both).
+	Profiles []HTMLProfile
+}
+
+// HTMLProfile is one profile comparison of the HTML report.
+type HTMLProfile struct {
+	Table Table
+	// SVG is the differential flame graph, drawn by pkg/profile, which
+	// escapes every name it places.
+	SVG template.HTML
 }
 
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"}
@@ -144,6 +156,13 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 			blocks = append(blocks, chartSVG(historyChart(s)))
 		}
 		add("History and change points", append(blocks, tableBlocks(opts.History.Tables()...)...)...)
+	}
+	if len(opts.Profiles) > 0 {
+		var blocks []htmlBlock
+		for i := range opts.Profiles {
+			blocks = append(blocks, htmlBlock{Table: &opts.Profiles[i].Table}, htmlBlock{Chart: opts.Profiles[i].SVG})
+		}
+		add("Where the CPU went (on-CPU profiles, from unmeasured passes)", blocks...)
 	}
 	return reportTemplate.Execute(w, page)
 }

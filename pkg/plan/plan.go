@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -232,6 +233,52 @@ type Workload struct {
 	// besides the agent's default set (SHOW GLOBAL STATUS names; for
 	// PostgreSQL view.column, e.g. "pg_stat_database.conflicts").
 	ExtraCounters []string `json:"extraCounters,omitempty"`
+	// Profile asks for an unmeasured, profiled pass of some steps after
+	// the measured ones (nil: none; docs/explain.md).
+	Profile *Profile `json:"profile,omitempty"`
+}
+
+// Profile is the profiled pass: for each of Steps, one more run at
+// Threads (0: the step's largest thread count) of WarmupSeconds +
+// Seconds, with the database server's on-CPU time sampled at FrequencyHz
+// over the Seconds after the warm-up. Its results are a profile attached
+// to the step's measured result, never a measurement.
+type Profile struct {
+	Steps       []string `json:"steps"`
+	Threads     int      `json:"threads,omitempty"`
+	Seconds     int      `json:"seconds"`
+	FrequencyHz int      `json:"frequencyHz"`
+}
+
+// Profile limits: perf's default rate is 4000 Hz; 99 Hz (not 100, to stay
+// out of step with timers) is the usual choice for whole-server profiles.
+const (
+	DefaultProfileSeconds     = 30
+	DefaultProfileFrequencyHz = 99
+	MaxProfileFrequencyHz     = 1000
+)
+
+func (pr *Profile) validate(steps []string, add func(string, ...any)) {
+	if pr == nil {
+		return
+	}
+	if len(pr.Steps) == 0 {
+		add("workload.profile.steps: at least one step is required")
+	}
+	for i, s := range pr.Steps {
+		if !slices.Contains(steps, s) {
+			add("workload.profile.steps[%d]: %q is not one of workload.steps", i, s)
+		}
+	}
+	if pr.Threads < 0 {
+		add("workload.profile.threads: %d must not be negative", pr.Threads)
+	}
+	if pr.Seconds < 1 {
+		add("workload.profile.seconds: %d must be at least 1", pr.Seconds)
+	}
+	if pr.FrequencyHz < 1 || pr.FrequencyHz > MaxProfileFrequencyHz {
+		add("workload.profile.frequencyHz: %d must be in [1, %d]", pr.FrequencyHz, MaxProfileFrequencyHz)
+	}
 }
 
 // CounterNameRE is what an extra counter name looks like: a MySQL status
@@ -313,6 +360,7 @@ func (p *Plan) Validate() error {
 		}
 	}
 	wl.FixedRate.validate(wl.Steps, add)
+	wl.Profile.validate(wl.Steps, add)
 	for i, n := range wl.ExtraCounters {
 		if !CounterNameRE.MatchString(n) {
 			add("workload.extraCounters[%d]: %q is not a counter name (%s)", i, n, CounterNameRE)

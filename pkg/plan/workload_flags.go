@@ -50,6 +50,19 @@ func (f *WorkloadFlags) AddFlags(fs *flag.FlagSet) {
 	f.strs(fs, "fixed-rate-fractions", "after each closed-loop run, fixed-rate runs at these fractions of its TPS, e.g. 0.5,0.9", func(w *Workload) *[]string { return &w.fixedRate().FractionsOfPeak })
 	f.strs(fs, "counters", "extra engine counters to record per operation, comma-separated (SHOW GLOBAL STATUS names, or PostgreSQL view.column)", func(w *Workload) *[]string { return &w.ExtraCounters })
 	f.ints(fs, "fixed-rates", "after each closed-loop run, fixed-rate runs at these events/s, e.g. 1000,2000", func(w *Workload) *[]int { return &w.fixedRate().Rates })
+	f.strs(fs, "profile-steps", "after the measured runs, an unmeasured pass of these steps with the server's on-CPU time sampled by perf (docs/explain.md)", func(w *Workload) *[]string { return &w.profile().Steps })
+	f.positive(fs, "profile-threads", "threads of the profiled pass (default: the step's largest)", func(w *Workload) *int { return &w.profile().Threads })
+	f.positive(fs, "profile-seconds", "sampled seconds of the profiled pass, after the warm-up (default 30)", func(w *Workload) *int { return &w.profile().Seconds })
+	f.positive(fs, "profile-frequency", "samples per second per CPU of the profiled pass (default 99)", func(w *Workload) *int { return &w.profile().FrequencyHz })
+}
+
+// profile returns the profiled pass's settings, created with their
+// defaults on first use: a plan has them only when a profile knob is given.
+func (w *Workload) profile() *Profile {
+	if w.Profile == nil {
+		w.Profile = &Profile{Seconds: DefaultProfileSeconds, FrequencyHz: DefaultProfileFrequencyHz}
+	}
+	return w.Profile
 }
 
 // Parse registers the flags on a flag set of their own and parses args

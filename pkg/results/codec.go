@@ -204,6 +204,13 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(base) > opts.MaxBytes && dropProfileStacks(c) {
+		// Profiles are asked for and the biggest part; the full form
+		// keeps their stacks.
+		if base, err = Marshal(c); err != nil {
+			return nil, nil, err
+		}
+	}
 	if len(base) > opts.MaxBytes && dropCounters(c) {
 		// The engine counters of a long matrix are what overflows; the
 		// full form keeps them.
@@ -266,6 +273,18 @@ func dropCounters(d *Document) bool {
 	for i := range d.Steps {
 		if d.Steps[i].Counters != nil {
 			d.Steps[i].Counters, dropped = nil, true
+		}
+	}
+	return dropped
+}
+
+// dropProfileStacks leaves the folded stacks out of every profile and
+// marks them omitted; it reports whether there were any.
+func dropProfileStacks(d *Document) bool {
+	dropped := false
+	for i := range d.Steps {
+		if p := d.Steps[i].Profile; p != nil && p.Folded != "" {
+			p.Folded, p.FoldedOmitted, dropped = "", true, true
 		}
 	}
 	return dropped

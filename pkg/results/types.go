@@ -338,6 +338,11 @@ type StepResult struct {
 	// Counters are the engine's own counters per operation over the
 	// measured window (absent: not read, or written by an older agent).
 	Counters *Counters `json:"counters,omitempty"`
+	// Profile is the database server's on-CPU profile, taken in an
+	// unmeasured pass of this step and thread count after the measured
+	// ones (absent: not asked for, spec.workload.profile, or an older
+	// agent). Nothing else in this result comes from that pass.
+	Profile *Profile `json:"profile,omitempty"`
 
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
@@ -556,4 +561,38 @@ type Counters struct {
 	// Decreased are counters that fell over the window (reset, or not
 	// cumulative); they have no value.
 	Decreased []string `json:"decreased,omitempty"`
+}
+
+// ProfileToolPerf is Profile.Tool for Linux perf.
+const ProfileToolPerf = "perf"
+
+// Profile is an on-CPU profile of the database server over a separate,
+// unmeasured pass of a step: folded stacks (pkg/profile) and how they were
+// taken. Its throughput is not the step's: the pass runs under the
+// profiler, and PassQPS against the measured figure is the
+// profiler's cost.
+type Profile struct {
+	// Tool and Event say how samples were taken: "perf", "cpu-clock"
+	// (software clock: no hardware counters are needed).
+	Tool  string `json:"tool"`
+	Event string `json:"event"`
+	// FrequencyHz is the sampling rate per CPU; Seconds the sampled time.
+	FrequencyHz int     `json:"frequencyHz"`
+	Seconds     float64 `json:"seconds"`
+	// Samples are all samples taken; Dropped those whose stacks were left
+	// out of Folded to keep the document small (the rarest stacks). Shares
+	// are of Samples, so the stacks kept keep their true share.
+	Samples int64 `json:"samples"`
+	Dropped int64 `json:"dropped,omitempty"`
+	// Folded holds the stacks, one per line, root first: "a;b;c 12".
+	// Empty when the compact document had to leave it out to fit
+	// (FoldedOmitted; the full form keeps it) or when Error is set.
+	Folded        string `json:"folded,omitempty"`
+	FoldedOmitted bool   `json:"foldedOmitted,omitempty"`
+	// PassQPS is the profiled pass's steady QPS: against the step's
+	// measured SteadyQPS, the profiler's cost.
+	PassQPS float64 `json:"passQps,omitempty"`
+	// Error says why there is no profile (perf missing, not permitted);
+	// the measured results are unaffected.
+	Error string `json:"error,omitempty"`
 }

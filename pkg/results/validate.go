@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/dbbench/dbbench/pkg/profile"
 )
 
 // ValidationError lists every problem found, each prefixed with the JSON path
@@ -157,6 +159,9 @@ func validateStep(c *checker, path string, s *StepResult) {
 	if ct := s.Counters; ct != nil {
 		validateCounters(c, path+".counters", ct)
 	}
+	if p := s.Profile; p != nil {
+		validateProfile(c, path+".profile", p)
+	}
 	if h := s.Hardware; h != nil {
 		validateVolumes(c, path+".hardware.volumes", h.Volumes)
 	}
@@ -210,6 +215,28 @@ func withoutSamples(d *Document) *Document {
 		}
 	}
 	return &cp
+}
+
+// validateProfile checks that a profile's stacks parse and add up to its
+// samples less the dropped ones.
+func validateProfile(c *checker, path string, p *Profile) {
+	if p.Dropped > p.Samples {
+		c.add(path+".dropped", "%d is more than samples %d", p.Dropped, p.Samples)
+	}
+	if p.Folded == "" {
+		return
+	}
+	if p.FoldedOmitted {
+		c.add(path+".foldedOmitted", "is set but folded is not empty")
+	}
+	f, err := profile.ParseFoldedString(p.Folded)
+	if err != nil {
+		c.add(path+".folded", "%v", err)
+		return
+	}
+	if got := f.Total(); got != p.Samples-p.Dropped {
+		c.add(path+".folded", "holds %d samples, samples - dropped is %d", got, p.Samples-p.Dropped)
+	}
 }
 
 // validateCounters checks that a step's counters agree with their divisor:

@@ -153,6 +153,18 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 	if w.Counters != nil {
 		wl.ExtraCounters = append([]string(nil), w.Counters.Extra...)
 	}
+	if pr := w.Profile; pr != nil {
+		wl.Profile = &plan.Profile{Steps: append([]string(nil), pr.Steps...), Threads: int(pr.Threads),
+			Seconds: int(pr.Seconds), FrequencyHz: int(pr.FrequencyHz)}
+		// Defaults when the API server did not apply them (a typed client
+		// in a test, an older CRD).
+		if wl.Profile.Seconds == 0 {
+			wl.Profile.Seconds = plan.DefaultProfileSeconds
+		}
+		if wl.Profile.FrequencyHz == 0 {
+			wl.Profile.FrequencyHz = plan.DefaultProfileFrequencyHz
+		}
+	}
 	for _, cs := range w.CustomSteps {
 		d := int(cs.DurationSeconds)
 		if d == 0 {

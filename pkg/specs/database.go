@@ -103,7 +103,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 
 	containers := []corev1.Container{container}
 	if collectorImage != "" {
-		containers = append(containers, corev1.Container{
+		collector := corev1.Container{
 			Name:            CollectorContainer,
 			Image:           collectorImage,
 			ImagePullPolicy: corev1.PullIfNotPresent,
@@ -119,7 +119,12 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 			},
 			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
-		})
+		}
+		if run.Spec.Workload.Profile != nil {
+			profilingCollector(&collector)
+			volumes = append(volumes, corev1.Volume{Name: ProfileScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+		}
+		containers = append(containers, collector)
 	}
 
 	return &corev1.Pod{
@@ -148,6 +153,33 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			},
 		},
 	}
+}
+
+// ProfileScratchVolume is the collector's writable /tmp when it profiles
+// (perf record's data file; its root filesystem stays read-only).
+const ProfileScratchVolume = "profile-scratch"
+
+// ProfileCapabilities are what perf needs in the collector to sample the
+// server's processes: CAP_PERFMON opens perf events whatever the node's
+// kernel.perf_event_paranoid, CAP_SYS_PTRACE lets it open events on, and
+// read the binaries (through /proc/PID/root) of, processes of another user.
+var ProfileCapabilities = []corev1.Capability{"PERFMON", "SYS_PTRACE"}
+
+// profilingCollector turns the collector into the profiler as well
+// (workload.profile): --profile, root with ProfileCapabilities (a
+// non-root container gets no effective capabilities from the runtime),
+// and a scratch /tmp. The baseline Pod Security Standard refuses these
+// capabilities: docs/explain.md.
+func profilingCollector(c *corev1.Container) {
+	c.Args = append(c.Args, "--profile")
+	c.SecurityContext.RunAsUser = ptr.To[int64](0)
+	c.SecurityContext.RunAsNonRoot = ptr.To(false)
+	c.SecurityContext.Capabilities.Add = append([]corev1.Capability(nil), ProfileCapabilities...)
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: ProfileScratchVolume, MountPath: "/tmp"})
+	// perf script of a 30-s profile needs more than the sampler's 64Mi.
+	mem := resource.MustParse("256Mi")
+	c.Resources.Limits[corev1.ResourceMemory] = mem
+	c.Resources.Requests[corev1.ResourceMemory] = mem
 }
 
 // CollectorVolumeDir is where the collector sidecar mounts the database's

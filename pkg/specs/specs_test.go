@@ -2,6 +2,7 @@ package specs
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -289,6 +290,57 @@ func TestPlanAndRBAC(t *testing.T) {
 // WorkloadPlan carries every knob of the API's workload to the plan: a plan
 // field that it leaves zero for a fully set spec fails here (the reflection
 // check), and so does a wrong mapping (the diff).
+// Profiling makes the collector the profiler, with the privileges perf
+// needs; without it the collector keeps none.
+func TestProfilingCollector(t *testing.T) {
+	tests := []struct {
+		name        string
+		profile     *dbbenchv1alpha1.ProfileSpec
+		wantArg     bool
+		wantCaps    []corev1.Capability
+		wantRoot    bool
+		wantScratch bool
+	}{
+		{name: "off"},
+		{name: "on", profile: &dbbenchv1alpha1.ProfileSpec{Steps: []string{"point-query"}}, wantArg: true,
+			wantCaps: []corev1.Capability{"PERFMON", "SYS_PTRACE"}, wantRoot: true, wantScratch: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, cell := testRun("postgres", func(r *dbbenchv1alpha1.BenchmarkRun) {
+				r.Spec.Workload.Profile = tt.profile
+				r.Spec.Placement.QoSClass = dbbenchv1alpha1.QoSGuaranteed
+			})
+			pod := DatabasePod(run, cell, 1, false, "agent:1")
+			side := pod.Spec.Containers[1]
+			if got := slices.Contains(side.Args, "--profile"); got != tt.wantArg {
+				t.Errorf("--profile in %q: %v, want %v", side.Args, got, tt.wantArg)
+			}
+			sc := side.SecurityContext
+			if diff := cmp.Diff(tt.wantCaps, sc.Capabilities.Add); diff != "" {
+				t.Errorf("capabilities added (-want +got):\n%s", diff)
+			}
+			if got := sc.RunAsUser != nil && *sc.RunAsUser == 0; got != tt.wantRoot {
+				t.Errorf("runs as root: %v, want %v", got, tt.wantRoot)
+			}
+			if !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || *sc.AllowPrivilegeEscalation || !*sc.ReadOnlyRootFilesystem {
+				t.Errorf("security context %+v: want ALL dropped, no escalation, a read-only root", sc)
+			}
+			// The database container never gets them.
+			if db := pod.Spec.Containers[0].SecurityContext; len(db.Capabilities.Add) != 0 || db.RunAsUser != nil {
+				t.Errorf("database container security context %+v", db)
+			}
+			hasScratch := slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == ProfileScratchVolume })
+			if hasScratch != tt.wantScratch {
+				t.Errorf("scratch volume: %v, want %v", hasScratch, tt.wantScratch)
+			}
+			if diff := cmp.Diff(side.Resources.Limits, side.Resources.Requests); diff != "" {
+				t.Errorf("the sidecar would break Guaranteed QoS:\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 	w := &dbbenchv1alpha1.WorkloadSpec{
 		Tables: 2, TableSize: 1000, ReadSeconds: 30, WriteSeconds: 60, WarmupSeconds: ptr.To[int32](5),
@@ -297,6 +349,7 @@ func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 		CustomSteps: []dbbenchv1alpha1.CustomStep{{Name: "mine", DurationSeconds: 7, Args: []string{"--x=1"}}},
 		FixedRate:   &dbbenchv1alpha1.FixedRateSpec{FractionsOfPeak: []string{"0.5"}, Rates: []int32{100}, Steps: []string{"point-query"}},
 		Counters:    &dbbenchv1alpha1.CountersSpec{Extra: []string{"Innodb_pages_written"}},
+		Profile:     &dbbenchv1alpha1.ProfileSpec{Steps: []string{"point-query"}, Threads: 8, Seconds: 20, FrequencyHz: 49},
 	}
 	got := WorkloadPlan(w, []string{"point-query", "tpcc", "mine"})
 	want := plan.Workload{
@@ -306,6 +359,7 @@ func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 		Custom:        []plan.CustomStep{{Name: "mine", Script: "/etc/dbbench/plan/custom/mine.lua", DurationSeconds: 7, Args: []string{"--x=1"}}},
 		FixedRate:     &plan.FixedRate{FractionsOfPeak: []string{"0.5"}, Rates: []int{100}, Steps: []string{"point-query"}},
 		ExtraCounters: []string{"Innodb_pages_written"},
+		Profile:       &plan.Profile{Steps: []string{"point-query"}, Threads: 8, Seconds: 20, FrequencyHz: 49},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("WorkloadPlan (-want +got):\n%s", d)
