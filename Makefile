@@ -78,7 +78,7 @@ test-stress: ## The envtest suites COUNT times (default 10) beside two CPU busy 
 
 .PHONY: test-agent
 test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL servers on loopback (installs them from Debian).
-	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 20m
+	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 25m
 	DBBENCH_REAL_DB=1 $(GO) test ./test/realseries -count=1 -timeout 10m
 
 # Part of test-agent; this target runs it alone (docs/reports.md, "Verdicts on latency").
