@@ -42,6 +42,8 @@ const (
 	tailRateRuns = 2
 	// tailMagnitude is regression.minMagnitudePercent's default.
 	tailMagnitude = 0.05
+	// tailAAAlpha is the level of the A/A control (see its use).
+	tailAAAlpha = 0.01
 )
 
 // tailOrder is the sides of the server runs after the capacity run,
@@ -73,6 +75,9 @@ var tailOrder = []string{"A", "B", "B", "A", "A", "B"}
 // manifests: their throughput is the capacity, which the quota lowers by
 // 40 % by construction; what this test is about is the offered load a
 // service actually sees. It skips when /sys/fs/cgroup is not writable.
+// Not in make test-agent: beside two busy loops it passed 7 tries in 10,
+// because whether B's quota throttles at the rate depends on the machine's
+// load (docs/reports.md, "Verdicts on latency").
 func TestRealTailLatency(t *testing.T) {
 	needRealDB(t)
 	e := plan.MariaDB
@@ -188,7 +193,7 @@ func TestRealTailLatency(t *testing.T) {
 	}
 	opts := analysis.VerdictOptions{MinMagnitude: tailMagnitude,
 		Metrics: []analysis.Metric{analysis.MetricThroughput, analysis.MetricP99Latency}}
-	judge := func(label string, cur, base *results.Manifest) *analysis.Verdict {
+	judge := func(label string, cur, base *results.Manifest, opts analysis.VerdictOptions) *analysis.Verdict {
 		t.Helper()
 		v, err := analysis.JudgeRuns(cur, base, opts)
 		if err != nil {
@@ -204,8 +209,15 @@ func TestRealTailLatency(t *testing.T) {
 		}
 		return v
 	}
-	v := judge("B/A", manifest("B", cells["B"]), manifest("A", cells["A"]))
-	aa := judge("A/A", manifest("A2", halves[1]), manifest("A1", halves[0]))
+	v := judge("B/A", manifest("B", cells["B"]), manifest("A", cells["A"]), opts)
+	// The A/A control at tailAAAlpha: at the API's α it would fail one try
+	// in twenty by design, and more with 3 + 3 repeats whose p99s fall on
+	// a few of sysbench's histogram buckets (it did once in the tries of
+	// docs/reports.md, p 0.043); what it must show is that identical
+	// configurations are not called regressed.
+	aaOpts := opts
+	aaOpts.Alpha = tailAAAlpha
+	aa := judge("A/A", manifest("A2", halves[1]), manifest("A1", halves[0]), aaOpts)
 
 	// Throughput at the fixed rate: the verdict leaves it out (it is the
 	// rate given, analysis.Metric.judged), so the test compares the
@@ -232,7 +244,7 @@ func TestRealTailLatency(t *testing.T) {
 		t.Errorf("throughput at %d TPS changed %+.1f %%: want a change under the %.0f %% magnitude", rate, tpChange, 100*tailMagnitude)
 	}
 	if len(aa.Regressed) != 0 {
-		t.Errorf("A/A regressed %v: want nothing regressed between halves of the same configuration", aa.Regressed)
+		t.Errorf("A/A regressed at α %g: %v: want nothing regressed between halves of the same configuration", tailAAAlpha, aa.Regressed)
 	}
 }
 
