@@ -85,10 +85,11 @@ test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL s
 	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -skip RealTailLatency -count=1 -timeout 20m
 	DBBENCH_REAL_DB=1 $(GO) test ./test/realseries -count=1 -timeout 10m
 
-# Not in test-agent: on a loaded shared machine the p99 of identical runs
-# varies too much for 3 + 3 runs to judge (docs/reports.md, "Verdicts on latency").
+# Not in test-agent: beside two busy loops it passed 7 tries in 10; whether
+# B's smaller quota throttles at the fixed rate depends on the machine's
+# load (docs/reports.md, "Verdicts on latency").
 .PHONY: test-agent-tail-latency
-test-agent-tail-latency: ## A p99-latency regression verdict on real MariaDB: a CPU quota 30 % lower at a fixed rate (needs root for cgroups and a quiet machine).
+test-agent-tail-latency: ## A p99-latency regression verdict on real MariaDB: a CPU quota 40 % lower at a fixed rate (cgroups need root, else it skips; not robust on a loaded machine).
 	DBBENCH_REAL_DB=1 DBBENCH_REAL_DB_ENGINES=mariadb $(GO) test ./pkg/agent -run RealTailLatency -count=1 -v -timeout 10m
 
 .PHONY: test-s3
