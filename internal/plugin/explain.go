@@ -85,7 +85,7 @@ func (o *ExplainOptions) Validate() error {
 		return errors.New("--step is required")
 	}
 	if o.A == o.B {
-		return fmt.Errorf("A and B are both %q: explain two different cells", o.A)
+		return fmt.Errorf("the two runs or cells are both %q: explain two different cells", o.A)
 	}
 	if o.Threads < 0 {
 		return fmt.Errorf("--threads %d: must not be negative", o.Threads)

@@ -142,11 +142,15 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 	defer os.RemoveAll(dir)
 	out.Seconds = time.Since(p.started).Seconds()
 	_ = cmd.Process.Signal(syscall.SIGINT)
+	// perf record exits non-zero when interrupted; what it wrote decides.
 	select {
-	case <-done:
+	case waitErr := <-done:
+		_ = waitErr
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
-		<-done
+		if waitErr := <-done; waitErr != nil {
+			p.stderr.WriteString("\n" + waitErr.Error())
+		}
 		return out, fmt.Errorf("profiler: perf record did not stop within 30 s: %s", tailLines(p.stderr.String(), 5))
 	}
 	data := filepath.Join(dir, "perf.data")
@@ -167,11 +171,11 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 	if err != nil {
 		return out, fmt.Errorf("profiler: %w", err)
 	}
-	max := p.MaxFoldedBytes
-	if max <= 0 {
-		max = DefaultMaxFoldedBytes
+	limit := p.MaxFoldedBytes
+	if limit <= 0 {
+		limit = DefaultMaxFoldedBytes
 	}
-	prof.Trim(max)
+	prof.Trim(limit)
 	out.Samples, out.Dropped, out.Folded = prof.Total(), prof.Dropped, prof.Folded()
 	if out.Samples == 0 {
 		return out, errors.New("profiler: perf took no samples (is the server busy? is perf allowed to sample it?)")
