@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestValidateFixedRate(t *testing.T) {
 	for _, tc := range []struct {
@@ -20,24 +17,9 @@ func TestValidateFixedRate(t *testing.T) {
 		{"unknown step", &FixedRate{Rates: []int{5}, Steps: []string{"update-index"}}, []string{`workload.fixedRate.steps[0]: "update-index" is not one of workload.steps`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Plan{APIVersion: APIVersion, Server: Server{Engine: MariaDB, Port: 3306, Database: "sbtest"},
-				Workload: Workload{Steps: []string{"point-query"}, Tables: 1, TableSize: 10, ReadSeconds: 1, WriteSeconds: 1, Threads: []int{1}, FixedRate: tc.fr},
-				Results:  Results{Dir: "/tmp"}}
-			err := p.Validate()
-			if len(tc.want) == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("valid; want %q", tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
+			w := onePointQueryWorkload()
+			w.FixedRate = tc.fr
+			checkValidate(t, w, tc.want)
 		})
 	}
 }

@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestValidateProfile(t *testing.T) {
 	for _, tc := range []struct {
@@ -19,24 +16,9 @@ func TestValidateProfile(t *testing.T) {
 			"workload.profile.threads: -1 must not be negative", "workload.profile.seconds: 0 must be at least 1", "workload.profile.frequencyHz: 5000 must be in [1, 1000]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Plan{APIVersion: APIVersion, Server: Server{Engine: MariaDB, Port: 3306, Database: "sbtest"},
-				Workload: Workload{Steps: []string{"point-query"}, Tables: 1, TableSize: 10, ReadSeconds: 1, WriteSeconds: 1, Threads: []int{1}, Profile: tc.pr},
-				Results:  Results{Dir: "/tmp"}}
-			err := p.Validate()
-			if len(tc.want) == 0 {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("valid; want %q", tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
+			w := onePointQueryWorkload()
+			w.Profile = tc.pr
+			checkValidate(t, w, tc.want)
 		})
 	}
 }
