@@ -71,10 +71,7 @@ func (p *runPass) startTarget(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 		p.failCell(ctx, c, cs, fail(dbbenchv1alpha1.ReasonTemplateRejected, "%v", err))
 		return nil
 	}
-	if f, err := p.createTarget(ctx, c, obj); f != nil || err != nil {
-		if f != nil {
-			p.failCell(ctx, c, cs, f)
-		}
+	if created, err := p.createTarget(ctx, c, cs, obj); !created {
 		return err
 	}
 	cs.Target = &dbbenchv1alpha1.CellTarget{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName()}
@@ -84,15 +81,16 @@ func (p *runPass) startTarget(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 	return nil
 }
 
-// createTarget creates the object (an existing one counts as created). A
-// refusal that no retry would change is the cell's failure
-// (templateCreateFailure); anything else is the pass's error.
-func (p *runPass) createTarget(ctx context.Context, c matrix.Cell, obj *unstructured.Unstructured) (*failure, error) {
+// createTarget creates the object (an existing one counts as created) and
+// reports whether it did. A refusal that no retry would change fails the
+// cell (templateCreateFailure); anything else is the pass's error.
+func (p *runPass) createTarget(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, obj *unstructured.Unstructured) (bool, error) {
 	err := p.create(ctx, obj)
 	if f := templateCreateFailure(c.Database.Name, err); f != nil {
-		return f, nil
+		p.failCell(ctx, c, cs, f)
+		return false, nil
 	}
-	return nil, err
+	return err == nil, err
 }
 
 // progressTarget follows a templated cell whose object is not ready yet:
@@ -120,10 +118,7 @@ func (p *runPass) progressTarget(ctx context.Context, c matrix.Cell, cs *dbbench
 	case apierrors.IsNotFound(err):
 		// Not created (a lost pass) or deleted by someone: create it; the
 		// ready timeout keeps counting from the cell's start.
-		if f, err := p.createTarget(ctx, c, want); f != nil || err != nil {
-			if f != nil {
-				p.failCell(ctx, c, cs, f)
-			}
+		if created, err := p.createTarget(ctx, c, cs, want); !created {
 			return err
 		}
 		obj = nil

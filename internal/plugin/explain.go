@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -296,11 +296,7 @@ func (cd cellDocs) pick(step string) (string, map[int]*results.StepResult, error
 		}
 	}
 	byCell := cd.profiled(step)
-	cells := make([]string, 0, len(byCell))
-	for c := range byCell {
-		cells = append(cells, c)
-	}
-	sort.Strings(cells)
+	cells := slices.Sorted(maps.Keys(byCell))
 	switch len(cells) {
 	case 0:
 		return "", nil, fmt.Errorf("%s: no profile of step %s (profiles come from spec.workload.profile; docs/explain.md)%s", where, step, cd.listProfiles())
@@ -344,7 +340,7 @@ func explainProfiles(a, b cellDocs, step string, threads int, by profile.RankBy,
 			}
 		}
 		if threads == 0 {
-			return nil, fmt.Errorf("step %s: %s/%s profiled %v threads, %s/%s %v: no thread count in common", step, a.run, cellA, keys(pa), b.run, cellB, keys(pb))
+			return nil, fmt.Errorf("step %s: %s/%s profiled %v threads, %s/%s %v: no thread count in common", step, a.run, cellA, slices.Sorted(maps.Keys(pa)), b.run, cellB, slices.Sorted(maps.Keys(pb)))
 		}
 	}
 	res := &ExplainResult{Rank: by}
@@ -356,7 +352,7 @@ func explainProfiles(a, b cellDocs, step string, threads int, by profile.RankBy,
 		st := s.byThreads[threads]
 		where := fmt.Sprintf("%s/%s step %s", s.run, s.cell, step)
 		if st == nil {
-			return nil, fmt.Errorf("%s: no profile at %d threads (profiled: %v)", where, threads, keys(s.byThreads))
+			return nil, fmt.Errorf("%s: no profile at %d threads (profiled: %v)", where, threads, slices.Sorted(maps.Keys(s.byThreads)))
 		}
 		pr := st.Profile
 		switch {
@@ -379,15 +375,6 @@ func explainProfiles(a, b cellDocs, step string, threads int, by profile.RankBy,
 	changes := profile.Diff(res.A.prof, res.B.prof, by)
 	res.Changes = changes[:min(top, len(changes))]
 	return res, nil
-}
-
-func keys(m map[int]*results.StepResult) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func sideName(s ExplainSide) string { return s.Run + "/" + s.Cell }
