@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/dbbench/dbbench/pkg/results"
 )
 
 // TestRoundOrderReversesEveryOtherRound: A, the slowed cells, A2, then the
@@ -67,5 +69,51 @@ func TestReadLogRebuildsTheRuns(t *testing.T) {
 	}
 	if _, err := readLog(path+".missing", config{}); err == nil {
 		t.Error("a missing log was accepted")
+	}
+}
+
+// TestRepeatVerdictsCountBlocksAndSubsamples: a 30 % slowdown with 1 %
+// noise regresses in every block and subsample, an identical cell in none;
+// blocks are disjoint (20 rounds: 6 blocks of 3, 4 of 5).
+func TestRepeatVerdictsCountBlocksAndSubsamples(t *testing.T) {
+	c := config{rounds: 20, threads: 8, steps: []string{"read-only-count"}}
+	var runs []runResult
+	for r := 0; r < c.rounds; r++ {
+		noise := 1 + 0.01*float64(r%5-2)
+		for cell, qps := range map[string]float64{"A": 1000 * noise, "A2": 1000 / noise, "S70": 700 * noise} {
+			doc := &results.Document{Cell: results.Cell{Name: "synthetic", Engine: "mariadb"},
+				Provenance: results.Provenance{ServerVersion: "synthetic", ServerSettingsSHA256: "synthetic"},
+				Steps:      []results.StepResult{{Step: "read-only-count", Threads: c.threads, SteadyQPS: qps}}}
+			runs = append(runs, runResult{cell: cell, round: r, doc: doc})
+		}
+	}
+	cells := byCell(runs)
+	tests := []struct {
+		cell      string
+		n         int
+		regressed int
+		total     int
+		rate      float64
+	}{
+		{"S70", 3, 6, 6, 1},
+		{"S70", 5, 4, 4, 1},
+		{"A2", 3, 0, 6, 0},
+		{"A2", 5, 0, 4, 0},
+	}
+	for _, tt := range tests {
+		vc, err := repeatVerdicts(c, cells, tt.cell, tt.n, defaultMagnitude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vc.regressed != tt.regressed || vc.total != tt.total {
+			t.Errorf("%s %d+%d: %d / %d regressed, want %d / %d", tt.cell, tt.n, tt.n, vc.regressed, vc.total, tt.regressed, tt.total)
+		}
+		rate, err := subsampleRate(c, cells, tt.cell, tt.n, defaultMagnitude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rate != tt.rate {
+			t.Errorf("%s %d+%d: subsample rate %v, want %v", tt.cell, tt.n, tt.n, rate, tt.rate)
+		}
 	}
 }
