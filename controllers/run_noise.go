@@ -135,6 +135,10 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 	for _, mc := range v.Methods() {
 		st.Methods = append(st.Methods, dbbenchv1alpha1.RegressionMethodCount{Method: apiMethod(mc.Method), Pairs: int32(mc.Points), Detail: mc.Detail})
 	}
+	if p, ok := v.LeastSensitive(); ok {
+		st.DetectableChangePercent = fmt.Sprintf("%.1f", 100*p.Detectable)
+		st.DetectableAt = fmt.Sprintf("%s %s@%d %s (CV %.1f %%)", p.Cell, p.Step, p.Threads, p.Metric.Label(), 100*p.CV)
+	}
 	for i, pair := range v.RegressedPairs() {
 		if i == maxRegressedSteps {
 			break
@@ -176,8 +180,8 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 	worse := worseWording(v.Metrics)
 	if len(v.Regressed) == 0 {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoRegression,
-			fmt.Sprintf("No step significantly %s by more than %d%% than %s (%d step × thread pairs: %s)%s",
-				worse, spec.MinMagnitudePercent, against, v.Pairs(), how, storeNote))
+			fmt.Sprintf("No step significantly %s by more than %d%% than %s (%d step × thread pairs: %s)%s%s",
+				worse, spec.MinMagnitudePercent, against, v.Pairs(), how, sensitivityNote(p.run.Status.Regression), storeNote))
 		return
 	}
 	pairs := v.RegressedPairs()
@@ -193,6 +197,16 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		len(pairs), worse, spec.MinMagnitudePercent, against, strings.Join(names, ", "), v.Pairs(), how, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
 	p.event(true, ReasonRegressed, "Judge", msg)
+}
+
+// sensitivityNote says what a Regressed=False verdict could have missed:
+// the change its least sensitive pair finds with analysis.DetectablePower.
+func sensitivityNote(st *dbbenchv1alpha1.RegressionStatus) string {
+	if st.DetectableChangePercent == "" {
+		return ""
+	}
+	return fmt.Sprintf("; a change of %s%% or more would have been found with %.0f%% power at the least sensitive pair, %s",
+		st.DetectableChangePercent, 100*analysis.DetectablePower, st.DetectableAt)
 }
 
 // worseWording says what a regression is for the judged metrics:

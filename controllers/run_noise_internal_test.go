@@ -35,10 +35,14 @@ func TestRegressionStatusOf(t *testing.T) {
 	v := &analysis.Verdict{
 		Metrics: []analysis.Metric{tp, p99},
 		Points: []analysis.PointVerdict{
-			{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Method: analysis.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df"},
-			{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Method: analysis.MethodBetweenRuns, Detail: "between runs (3+3 repeats)"},
-			{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only"},
-			{Cell: "m", Step: "scan", Threads: 4, Metric: p99, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only"},
+			{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Method: analysis.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df",
+				Detectable: 0.12, CV: 0.041},
+			{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Method: analysis.MethodBetweenRuns, Detail: "between runs (3+3 repeats)",
+				Detectable: 0.354, CV: 0.2},
+			{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only",
+				Detectable: math.NaN(), CV: math.NaN()},
+			{Cell: "m", Step: "scan", Threads: 4, Metric: p99, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only",
+				Detectable: math.NaN(), CV: math.NaN()},
 		},
 	}
 	// Worst first, as JudgeRuns sorts them: the p99 rise of insert, then
@@ -54,6 +58,7 @@ func TestRegressionStatusOf(t *testing.T) {
 	got := regressionStatusOf(v, "night-1", "")
 	want := &dbbenchv1alpha1.RegressionStatus{
 		ComparedTo: []string{"night-1"}, ComparedPairs: 2, Correction: dbbenchv1alpha1.CorrectionHolm,
+		DetectableChangePercent: "35.4", DetectableAt: "m insert@4 p99 latency (CV 20.0 %)",
 		Methods: []dbbenchv1alpha1.RegressionMethodCount{
 			{Method: dbbenchv1alpha1.MethodBetweenRuns, Pairs: 1, Detail: "between runs (3+3 repeats)"},
 			{Method: dbbenchv1alpha1.MethodNoiseFloor, Pairs: 1, Detail: "noise floor CV 4.1 % over 12 df"},
@@ -73,6 +78,12 @@ func TestRegressionStatusOf(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if note, want := sensitivityNote(got), "; a change of 35.4% or more would have been found with 80% power at the least sensitive pair, m insert@4 p99 latency (CV 20.0 %)"; note != want {
+		t.Errorf("sensitivity note %q, want %q", note, want)
+	}
+	if note := sensitivityNote(&dbbenchv1alpha1.RegressionStatus{}); note != "" {
+		t.Errorf("a verdict with nothing tested has a sensitivity note %q", note)
 	}
 	if fallbackNote(v) == "" {
 		t.Errorf("a magnitude-only point gave no fallback note")

@@ -1351,6 +1351,19 @@ type RegressionStatus struct {
 	// run).
 	// +optional
 	Correction RegressionCorrection `json:"correction,omitempty"`
+	// detectableChangePercent is the verdict's sensitivity (against a
+	// run): the smallest change, in percent (a slowdown, or a rise of a
+	// latency), that its least sensitive tested pair (detectableAt) calls
+	// regressed four times in five, at the run-to-run noise that pair
+	// measured (its repeats' CV, or the noise floor's), its repeats and the
+	// level of the correction's first step. A Regressed=False verdict says
+	// no more than that: smaller changes may have gone unseen. Empty when
+	// no pair was tested between runs or against a noise floor.
+	// +optional
+	DetectableChangePercent string `json:"detectableChangePercent,omitempty"`
+	// detectableAt names that pair: "cell step@threads metric (CV c %)".
+	// +optional
+	DetectableAt string `json:"detectableAt,omitempty"`
 	// bisection names the BenchmarkBisection spec.regression.bisect
 	// created for this verdict.
 	// +optional

@@ -88,7 +88,24 @@ type PointVerdict struct {
 	P         float64 `json:"p"`
 	AdjustedP float64 `json:"adjustedP"`
 	Regressed bool    `json:"regressed"`
+	// Detectable is the sensitivity of the point's test: the smallest
+	// change of the metric (0.12 = 12 % slower, or a 12 % higher latency)
+	// that it calls regressed with DetectablePower, at the noise the
+	// point measured (the CV of its repeats, or the noise floor's) and its
+	// repeats, at the level of the correction's first step (α / tests),
+	// under inference.Design's model. NaN where nothing was tested (the
+	// per-second and magnitude-only methods), or no noise was measured.
+	Detectable float64 `json:"detectable"`
+	// CV is the run-to-run noise Detectable rests on (NaN without it).
+	CV float64 `json:"cv"`
+
+	// floorDF is the noise floor's df for MethodNoiseFloor.
+	floorDF int
 }
+
+// DetectablePower is the power of PointVerdict.Detectable: a change of
+// that size is called regressed four times in five.
+const DetectablePower = 0.8
 
 func (p PointVerdict) String() string {
 	return fmt.Sprintf("%s %s@%d %s %+.1f%% (%s)", p.Cell, p.Step, p.Threads, p.Metric.Label(), p.ChangePercent, p.Detail)
@@ -342,6 +359,7 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 	for i := range v.Points {
 		p := &v.Points[i]
 		p.AdjustedP = adj[i]
+		p.Detectable = detectable(*p, opts.Alpha/float64(max(v.Tests, 1)), opts.MinMagnitude)
 		if p.Method == MethodMagnitudeOnly {
 			p.Regressed = p.Metric.Worse(p.ChangePercent, opts.MinMagnitude)
 		} else {
@@ -367,7 +385,7 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 // latency applies unchanged.
 func judgePoint(label string, m Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
 	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: mean(xa), After: mean(xb),
-		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN()}
+		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN(), Detectable: math.NaN(), CV: math.NaN()}
 	pv.ChangePercent = 100 * (pv.After/pv.Before - 1)
 	ta, tb, mag := xa, xb, opts.MinMagnitude
 	if m.LowerIsBetter() {
@@ -378,7 +396,7 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 		if err != nil {
 			return pv, err
 		}
-		pv.Method, pv.P = MethodBetweenRuns, t.P
+		pv.Method, pv.P, pv.CV = MethodBetweenRuns, t.P, pooledLogCV(xa, xb)
 		pv.Detail = fmt.Sprintf("between runs (%d+%d repeats)", len(xa), len(xb))
 		return pv, nil
 	}
@@ -387,7 +405,7 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 		if err != nil {
 			return pv, err
 		}
-		pv.Method, pv.P = MethodNoiseFloor, t.P
+		pv.Method, pv.P, pv.CV, pv.floorDF = MethodNoiseFloor, t.P, fp.CV, fp.DF
 		pv.Detail = fmt.Sprintf("noise floor CV %.1f %% over %d df", 100*fp.CV, fp.DF)
 		return pv, nil
 	}
@@ -413,6 +431,62 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 	}
 	pv.Method, pv.Detail = MethodMagnitudeOnly, magnitudeOnlyDetail
 	return pv, nil
+}
+
+// detectable is p's Detectable at the given level: inference.Design's
+// minimum detectable effect beyond the test's null boundary (1 − magnitude
+// for throughput, its reciprocal's for a latency), turned into the true
+// change it takes.
+func detectable(p PointVerdict, level, magnitude float64) float64 {
+	if (p.Method != MethodBetweenRuns && p.Method != MethodNoiseFloor) || !(p.CV > 0) {
+		return math.NaN()
+	}
+	d := inference.Design{CV: p.CV, Alpha: level, FloorDF: p.floorDF}
+	e, err := d.MDE(min(p.NBefore, p.NAfter), DetectablePower)
+	if err != nil {
+		return math.NaN()
+	}
+	// A fall of the (reciprocal) rate beyond the boundary: the rate at
+	// (1 − m')(1 − e) of the baseline, m' the rate's magnitude.
+	if p.Metric.LowerIsBetter() {
+		fall := 1 - (1-magnitude/(1+magnitude))*(1-e)
+		return 1/(1-fall) - 1
+	}
+	return 1 - (1-magnitude)*(1-e)
+}
+
+// pooledLogCV is the CV of the pooled variance of ln x over both sides
+// (each side about its own mean), under log-normality; NaN with fewer
+// than three values in all.
+func pooledLogCV(a, b []float64) float64 {
+	var ss float64
+	n := 0
+	for _, xs := range [][]float64{a, b} {
+		var m float64
+		for _, x := range xs {
+			m += math.Log(x) / float64(len(xs))
+		}
+		for _, x := range xs {
+			ss += (math.Log(x) - m) * (math.Log(x) - m)
+		}
+		n += len(xs) - 1
+	}
+	if n < 1 {
+		return math.NaN()
+	}
+	return math.Sqrt(math.Expm1(ss / float64(n)))
+}
+
+// LeastSensitive is the tested point whose Detectable is the largest: the
+// change a run could carry at one of its points without being called
+// regressed (with DetectablePower). ok is false when no point has one.
+func (v *Verdict) LeastSensitive() (p PointVerdict, ok bool) {
+	for _, q := range v.Points {
+		if !math.IsNaN(q.Detectable) && (!ok || q.Detectable > p.Detectable) {
+			p, ok = q, true
+		}
+	}
+	return p, ok
 }
 
 // floorMetric is the NoisePoint.Metric of m's floor.

@@ -281,3 +281,112 @@ func TestJudgeRunsAAFalsePositiveRate(t *testing.T) {
 		}
 	}
 }
+
+// TestDetectableIsFoundWithItsPower: a true change of the size
+// PointVerdict.Detectable reports (for the noise and repeats of the test)
+// is called regressed about DetectablePower of the time, for throughput
+// and latency, between runs and against a floor: the conversion from the
+// design's effect beyond the null's boundary to a true change is right.
+// One step, so the level is α itself.
+func TestDetectableIsFoundWithItsPower(t *testing.T) {
+	const trials, alpha, magnitude = 600, 0.05, 0.05
+	tests := []struct {
+		name   string
+		metric Metric
+		cv     float64
+		n      int
+		floor  int // floor df; 0: between runs
+	}{
+		{"between runs 3+3, CV 5 %", MetricThroughput, 0.05, 3, 0},
+		{"between runs 5+5, CV 2 %", MetricThroughput, 0.02, 5, 0},
+		{"noise floor 1+1, CV 3 %, 30 df", MetricThroughput, 0.03, 1, 30},
+		{"p99 between runs 6+6, CV 20 %", MetricP99Latency, 0.20, 6, 0},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			method := MethodBetweenRuns
+			if tt.floor > 0 {
+				method = MethodNoiseFloor
+			}
+			change := detectable(PointVerdict{Method: method, Metric: tt.metric, CV: tt.cv, NBefore: tt.n, NAfter: tt.n, floorDF: tt.floor}, alpha, magnitude)
+			if !(change > magnitude && change < 1) {
+				t.Fatalf("detectable %v: want beyond the magnitude", change)
+			}
+			var fl *results.NoiseFloors
+			if tt.floor > 0 {
+				s := math.Sqrt(math.Log1p(tt.cv * tt.cv))
+				fl = &results.NoiseFloors{Points: []results.NoisePoint{{Step: "s", Threads: 4, SigmaLog: s, CV: tt.cv, DF: tt.floor, Runs: tt.floor + 2, Sets: 2}}}
+			}
+			rng := rand.New(rand.NewPCG(uint64(i), 23))
+			sigma := math.Sqrt(math.Log1p(tt.cv * tt.cv))
+			draw := func(name string, factor float64) *results.Manifest {
+				var cells []results.ManifestCell
+				for r := range tt.n {
+					rep := r + 1
+					if tt.n == 1 {
+						rep = 0
+					}
+					x := 1000 * factor * math.Exp(sigma*rng.NormFloat64())
+					c := vcell(rep, "sha256:i", map[string]float64{"s": x}, 0)
+					if tt.metric == MetricP99Latency {
+						c.LatencyP99Ms = map[string]map[int]float64{"s": {4: x / 100}}
+					}
+					cells = append(cells, c)
+				}
+				return vmanifest(name, cells...)
+			}
+			worse := 1 - change // throughput falls by change
+			if tt.metric.LowerIsBetter() {
+				worse = 1 + change // latency rises by change
+			}
+			found := 0
+			for range trials {
+				v, err := JudgeRuns(draw("b", worse), draw("a", 1), VerdictOptions{Alpha: alpha, MinMagnitude: magnitude, Floor: fl, Metrics: []Metric{tt.metric}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(v.Points) != 1 || v.Points[0].Method != method || !(v.Points[0].Detectable > 0) {
+					t.Fatalf("points %+v: want one %s point with a detectable change", v.Points, method)
+				}
+				if len(v.Regressed) > 0 {
+					found++
+				}
+			}
+			rate := float64(found) / trials
+			t.Logf("detectable %.1f %%: found in %d / %d (%.3f; power %.2f by design)", 100*change, found, trials, rate, DetectablePower)
+			// Welch's test has fewer df than the design's pooled test
+			// (3+3 at CV 5 %: 0.73 over 1,500 trials), and a floor known
+			// exactly more: a few points either way, beyond 4 binomial
+			// standard errors.
+			if tol := 0.04 + 4*math.Sqrt(DetectablePower*(1-DetectablePower)/trials); math.Abs(rate-DetectablePower) > tol {
+				t.Errorf("found in %.3f of trials, want %.2f ± %.3f", rate, DetectablePower, tol)
+			}
+		})
+	}
+}
+
+// TestLeastSensitiveSkipsUntestedPoints: the verdict's least sensitive
+// point is the largest Detectable among tested points; a magnitude-only
+// point has none.
+func TestLeastSensitiveSkipsUntestedPoints(t *testing.T) {
+	v := &Verdict{Points: []PointVerdict{
+		{Step: "a", Detectable: 0.12},
+		{Step: "b", Detectable: math.NaN()},
+		{Step: "c", Detectable: 0.31},
+		{Step: "d", Detectable: 0.2},
+	}}
+	if p, ok := v.LeastSensitive(); !ok || p.Step != "c" {
+		t.Errorf("least sensitive %+v, %v: want c", p, ok)
+	}
+	if _, ok := (&Verdict{Points: []PointVerdict{{Step: "b", Detectable: math.NaN()}}}).LeastSensitive(); ok {
+		t.Error("a verdict with no tested point has a least sensitive point")
+	}
+	mo, err := JudgeRuns(vmanifest("b", vcell(0, "sha256:i", map[string]float64{"s": 900}, 0)),
+		vmanifest("a", vcell(0, "sha256:i", map[string]float64{"s": 1000}, 0)), VerdictOptions{MinMagnitude: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mo.Points) != 1 || mo.Points[0].Method != MethodMagnitudeOnly || !math.IsNaN(mo.Points[0].Detectable) {
+		t.Errorf("magnitude-only points %+v: want a NaN detectable", mo.Points)
+	}
+}

@@ -109,6 +109,13 @@ func TestRegressionVerdictsOnRealRuns(t *testing.T) {
 	if st := second.Status.Regression; st == nil || st.ComparedPairs != 1 {
 		t.Fatalf("unchanged spec compared %+v, want 1 pair (1 step × 1 thread count)", st)
 	}
+	// Regressed=False says what it could have missed: the change its one
+	// pair finds with 80 % power at the CV of the repeats.
+	if st := second.Status.Regression; st.DetectableChangePercent == "" || !strings.Contains(verdict(second).Message, "would have been found with 80% power") {
+		t.Errorf("A/A verdict without its sensitivity: detectableChangePercent %q, detectableAt %q", st.DetectableChangePercent, st.DetectableAt)
+	} else {
+		t.Logf("A/A verdict's sensitivity: %s%% at %s", st.DetectableChangePercent, st.DetectableAt)
+	}
 
 	third := nightly("night-3", ptr.To[int32](slowdownPercent))
 	ratios("night-2", "night-3")
