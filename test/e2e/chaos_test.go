@@ -25,6 +25,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -44,25 +45,27 @@ const (
 	chaosSummaryPrefix = "CHAOS SUMMARY:"
 )
 
-// Moments a kill is aimed at, after the manager became the leader.
+// Moments a kill is aimed at, once a manager pod leads.
 type killMoment int
 
 const (
-	// killAtStart: at once, while the new leader resyncs every run from
-	// its cache and adopts the children it finds.
-	killAtStart killMoment = iota
 	// killAfterDelay: after a uniformly random delay of up to
-	// chaosMaxDelay, anywhere in the runs' lives.
-	killAfterDelay
-	// killOnTransition: as soon as a cell of a run changes phase, which is
-	// when the manager creates the next attempt's children, writes status,
-	// and (a cell that succeeded) uploads the cell's objects to S3.
+	// chaosMaxDelay, anywhere in the runs' lives (a delay near 0 kills the
+	// new leader while it resyncs every run and adopts their children).
+	killAfterDelay killMoment = iota
+	// killOnTransition: as soon as a cell changes phase or attempt, which
+	// is when the manager has just created a cell's children and written
+	// the status, and goes on with the next cell.
 	killOnTransition
+	// killOnResult: as soon as an agent's result document is in its cell's
+	// ConfigMap while the cell is not Succeeded yet: the pass that reads
+	// it uploads the cell's objects to S3 and then writes the status.
+	killOnResult
 	killMoments
 )
 
 func (m killMoment) String() string {
-	return [...]string{"at-start", "after-delay", "on-transition"}[m]
+	return [...]string{"after-delay", "on-transition", "on-result"}[m]
 }
 
 const (
@@ -109,9 +112,9 @@ func chaosSettingsFromEnv(t *testing.T) chaosSettings {
 
 // TestManagerChaos kills the manager (its pod deleted with grace period 0,
 // so it gets no chance to finish anything) at seeded random moments while
-// several runs with output.s3 are in progress: at once after it leads, after
-// a random delay, or as a cell changes phase (children being created,
-// status written, results uploaded). When the runs that were started run
+// several runs with output.s3 are in progress: after a random delay, as a
+// cell changes phase (children just created, status just written), or as an
+// agent's result appears (the manager uploading it to S3). When the runs that were started run
 // out before the kills do, another wave of runs is started. Then: every run
 // ends Succeeded; every cell has exactly one result ConfigMap and exactly
 // one result document in the bucket, where the run's manifest says; and
@@ -165,6 +168,7 @@ func TestManagerChaos(t *testing.T) {
 	}
 	startWave()
 
+	moments := map[killMoment]int{}
 	for kill := 1; kill <= cfg.kills; kill++ {
 		if allRunsFinished(t, ns, names) {
 			startWave()
@@ -172,12 +176,21 @@ func TestManagerChaos(t *testing.T) {
 		leader := waitForLeader(t)
 		moment := killMoment(rng.IntN(int(killMoments)))
 		delay := time.Duration(rng.Int64N(int64(chaosMaxDelay)))
+		what := moment.String()
 		switch moment {
 		case killAfterDelay:
 			time.Sleep(delay)
+			what += " " + delay.Round(100*time.Millisecond).String()
 		case killOnTransition:
-			waitForCellTransition(t, ns, names, chaosTransitionWait)
+			if !waitForCellTransition(t, ns, names, chaosTransitionWait) {
+				what += " (none within " + chaosTransitionWait.String() + ")"
+			}
+		case killOnResult:
+			if !waitForUnrecordedResult(t, ns, names, chaosTransitionWait) {
+				what += " (none within " + chaosTransitionWait.String() + ")"
+			}
 		}
+		moments[moment]++
 		var pod corev1.Pod
 		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: systemNamespace, Name: leader}, &pod); err != nil {
 			t.Fatalf("kill %d: getting the leader pod %s: %v", kill, leader, err)
@@ -185,12 +198,10 @@ func TestManagerChaos(t *testing.T) {
 		if err := k8sClient.Delete(ctx, &pod, client.GracePeriodSeconds(0)); err != nil {
 			t.Fatalf("kill %d: deleting the leader pod %s: %v", kill, leader, err)
 		}
-		what := moment.String()
-		if moment == killAfterDelay {
-			what += " " + delay.Round(100*time.Millisecond).String()
-		}
 		t.Logf("[%s] kill %d/%d: manager pod %s (%s) while %s", time.Since(start).Round(time.Second), kill, cfg.kills, leader, what, runsSummary(t, ns, names))
 	}
+	t.Logf("kills by moment: %s=%d %s=%d %s=%d", killAfterDelay, moments[killAfterDelay],
+		killOnTransition, moments[killOnTransition], killOnResult, moments[killOnResult])
 	// The runs finish under a manager that stays up.
 	waitForLeader(t)
 
@@ -291,9 +302,9 @@ func waitForLeader(t *testing.T) string {
 	return leader
 }
 
-// waitForCellTransition returns as soon as any cell of the runs changes
-// phase or attempt, or after timeout.
-func waitForCellTransition(t *testing.T, ns string, names []string, timeout time.Duration) {
+// waitForCellTransition returns true as soon as any cell of the runs
+// changes phase or attempt, false after timeout.
+func waitForCellTransition(t *testing.T, ns string, names []string, timeout time.Duration) bool {
 	t.Helper()
 	fingerprint := func() string {
 		var b strings.Builder
@@ -306,12 +317,40 @@ func waitForCellTransition(t *testing.T, ns string, names []string, timeout time
 		return b.String()
 	}
 	before := fingerprint()
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
-		if fingerprint() != before {
-			return
+	return pollFor(timeout, func() bool { return fingerprint() != before })
+}
+
+// waitForUnrecordedResult returns true as soon as a cell that is not
+// Succeeded has its agent's result document in its ConfigMap, false after
+// timeout.
+func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout time.Duration) bool {
+	t.Helper()
+	return pollFor(timeout, func() bool {
+		for _, name := range names {
+			run := kubetest.GetRun(t, k8sClient, ns, name)
+			for _, c := range run.Status.Cells {
+				if c.Phase == dbbenchv1alpha1.CellSucceeded || c.ResultConfigMap == "" {
+					continue
+				}
+				var cm corev1.ConfigMap
+				err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: c.ResultConfigMap}, &cm)
+				if err == nil && cm.Data[plan.ResultKeyDocument] != "" {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}
+
+// pollFor polls cond every 100 ms until it holds (true) or timeout (false).
+func pollFor(timeout time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if cond() {
+			return true
 		}
 	}
+	return false
 }
 
 // countResults counts the run's cells and, of those, the ones without a
