@@ -170,25 +170,29 @@ func TestManagerChaos(t *testing.T) {
 
 	moments := map[killMoment]int{}
 	for kill := 1; kill <= cfg.kills; kill++ {
+		leader := waitForLeader(t)
 		if allRunsFinished(t, ns, names) {
 			startWave()
 		}
-		leader := waitForLeader(t)
+		wave := names[len(names)-cfg.runs:]
 		moment := killMoment(rng.IntN(int(killMoments)))
 		delay := time.Duration(rng.Int64N(int64(chaosMaxDelay)))
 		what := moment.String()
+		var seen bool
 		switch moment {
 		case killAfterDelay:
 			time.Sleep(delay)
 			what += " " + delay.Round(100*time.Millisecond).String()
+			seen = true
 		case killOnTransition:
-			if !waitForCellTransition(t, ns, names, chaosTransitionWait) {
-				what += " (none within " + chaosTransitionWait.String() + ")"
-			}
+			seen = waitForCellTransition(t, ns, wave, chaosTransitionWait)
 		case killOnResult:
-			if !waitForUnrecordedResult(t, ns, names, chaosTransitionWait) {
-				what += " (none within " + chaosTransitionWait.String() + ")"
-			}
+			seen = waitForUnrecordedResult(t, ns, wave, chaosTransitionWait)
+		}
+		if !seen {
+			// The wave finished (the manager may still be uploading its
+			// manifests and reports) or the wait timed out.
+			what += " (not seen: " + runsState(t, ns, wave) + ")"
 		}
 		moments[moment]++
 		var pod corev1.Pod
@@ -198,7 +202,7 @@ func TestManagerChaos(t *testing.T) {
 		if err := k8sClient.Delete(ctx, &pod, client.GracePeriodSeconds(0)); err != nil {
 			t.Fatalf("kill %d: deleting the leader pod %s: %v", kill, leader, err)
 		}
-		t.Logf("[%s] kill %d/%d: manager pod %s (%s) while %s", time.Since(start).Round(time.Second), kill, cfg.kills, leader, what, runsSummary(t, ns, names))
+		t.Logf("[%s] kill %d/%d: manager pod %s (%s) while %s", time.Since(start).Round(time.Second), kill, cfg.kills, leader, what, runsSummary(t, ns, wave))
 	}
 	t.Logf("kills by moment: %s=%d %s=%d %s=%d", killAfterDelay, moments[killAfterDelay],
 		killOnTransition, moments[killOnTransition], killOnResult, moments[killOnResult])
@@ -307,7 +311,8 @@ func waitForLeader(t *testing.T) string {
 }
 
 // waitForCellTransition returns true as soon as any cell of the runs
-// changes phase or attempt, false after timeout.
+// changes phase or attempt, false once the runs have all finished or after
+// timeout.
 func waitForCellTransition(t *testing.T, ns string, names []string, timeout time.Duration) bool {
 	t.Helper()
 	fingerprint := func() string {
@@ -321,15 +326,24 @@ func waitForCellTransition(t *testing.T, ns string, names []string, timeout time
 		return b.String()
 	}
 	before := fingerprint()
-	return pollFor(timeout, func() bool { return fingerprint() != before })
+	changed := false
+	pollFor(timeout, func() bool {
+		changed = fingerprint() != before
+		return changed || allRunsFinished(t, ns, names)
+	})
+	return changed
 }
 
 // waitForUnrecordedResult returns true as soon as a cell that is not
-// Succeeded has its agent's result document in its ConfigMap, false after
-// timeout.
+// Succeeded has its agent's result document in its ConfigMap, false once
+// the runs have all finished or after timeout.
 func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout time.Duration) bool {
 	t.Helper()
-	return pollFor(timeout, func() bool {
+	found := false
+	pollFor(timeout, func() bool {
+		if allRunsFinished(t, ns, names) {
+			return true
+		}
 		for _, name := range names {
 			run := kubetest.GetRun(t, k8sClient, ns, name)
 			for _, c := range run.Status.Cells {
@@ -339,22 +353,32 @@ func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout ti
 				var cm corev1.ConfigMap
 				err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: c.ResultConfigMap}, &cm)
 				if err == nil && cm.Data[plan.ResultKeyDocument] != "" {
+					found = true
 					return true
 				}
 			}
 		}
 		return false
 	})
+	return found
 }
 
-// pollFor polls cond every 100 ms until it holds (true) or timeout (false).
-func pollFor(timeout time.Duration, cond func() bool) bool {
+// pollFor polls cond every 100 ms until it holds or timeout passes.
+func pollFor(timeout time.Duration, cond func() bool) {
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if cond() {
-			return true
+			return
 		}
 	}
-	return false
+}
+
+// runsState is "finished" when every run has, else "timed out".
+func runsState(t *testing.T, ns string, names []string) string {
+	t.Helper()
+	if allRunsFinished(t, ns, names) {
+		return "the runs had finished"
+	}
+	return "timed out"
 }
 
 // countResults counts the run's cells and, of those, the ones without a
