@@ -113,14 +113,16 @@ func chaosSettingsFromEnv(t *testing.T) chaosSettings {
 // TestManagerChaos kills the manager (its pod deleted with grace period 0,
 // so it gets no chance to finish anything) at seeded random moments while
 // several runs with output.s3 are in progress: after a random delay, as a
-// cell changes phase (children just created, status just written), or as an
-// agent's result appears (the manager uploading it to S3). When the runs that were started run
-// out before the kills do, another wave of runs is started. Then: every run
-// ends Succeeded; every cell has exactly one result ConfigMap and exactly
-// one result document in the bucket, where the run's manifest says; and
-// once the runs are deleted, none of their pods, Jobs, ConfigMaps, Secrets,
-// Services, claims or agent RBAC objects remain. It prints one summary line (kills, runs,
-// cells, lost, duplicated, orphans) and fails unless the last three are 0.
+// cell changes phase (children just created, status just written), or as
+// an agent's result appears (the manager uploading it to S3). When the runs
+// started run out before the kills do, another wave of runs is started.
+// Then: every run ends Succeeded; every cell has exactly one result
+// ConfigMap, exactly one result document in the bucket, where the run's
+// manifest says, and one client Job per attempt; and once the runs are
+// deleted, none of their pods, Jobs, ConfigMaps, Secrets, Services, claims
+// or agent RBAC objects remain. It prints one summary line (kills, runs,
+// cells, failed runs, lost, duplicated, orphans) and fails unless the
+// counts of failures are 0.
 //
 // CHAOS_SEED replays a schedule (the seed is logged), CHAOS_KILLS and
 // CHAOS_RUNS (runs per wave) size it; make bench-chaos runs the long
@@ -209,10 +211,18 @@ func TestManagerChaos(t *testing.T) {
 	// The runs finish under a manager that stays up.
 	waitForLeader(t)
 
+	// A run that did not succeed is reported and counted, not fatal, so
+	// that the summary line still comes out.
 	var runs []*dbbenchv1alpha1.BenchmarkRun
+	var failed int
 	for _, name := range names {
 		run := waitForRunFinished(t, ns, name, runTimeout)
-		requireSucceeded(t, run)
+		runs = append(runs, run)
+		if run.Status.Phase != dbbenchv1alpha1.RunSucceeded {
+			failed++
+			t.Errorf("run %s ended %s, want Succeeded: %s; cell messages: %s", name, run.Status.Phase, runSummary(run), cellMessages(run))
+			continue
+		}
 		eventually(t, 2*time.Minute, "ResultsUploaded=True of "+name, func() string {
 			run = kubetest.GetRun(t, k8sClient, ns, name)
 			c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded)
@@ -221,7 +231,7 @@ func TestManagerChaos(t *testing.T) {
 			}
 			return ""
 		})
-		runs = append(runs, run)
+		runs[len(runs)-1] = run
 	}
 
 	var cells, lost, duplicated, retries int
@@ -241,14 +251,14 @@ func TestManagerChaos(t *testing.T) {
 	// retries (cell attempts beyond the first) are reported, not failed:
 	// a kill must not cause one, but the database pods share two busy
 	// cores with everything else and may be slow to become ready.
-	summary := fmt.Sprintf("%s seed=%d kills=%d runs=%d cells=%d lost=%d duplicated=%d orphans=%d retries=%d elapsed=%s",
-		chaosSummaryPrefix, cfg.seed, cfg.kills, len(runs), cells, lost, duplicated, len(orphans), retries, time.Since(start).Round(time.Second))
+	summary := fmt.Sprintf("%s seed=%d kills=%d runs=%d cells=%d failed=%d lost=%d duplicated=%d orphans=%d retries=%d elapsed=%s",
+		chaosSummaryPrefix, cfg.seed, cfg.kills, len(runs), cells, failed, lost, duplicated, len(orphans), retries, time.Since(start).Round(time.Second))
 	t.Log(summary)
 	// On stdout as well, alone on its line, for hack/bench-chaos.sh.
 	fmt.Println(summary)
-	if lost != 0 || duplicated != 0 || len(orphans) != 0 {
-		t.Errorf("lost %d, duplicated %d, orphans %d (%s), want 0 each; replay with %s=%d",
-			lost, duplicated, len(orphans), strings.Join(orphans, ", "), envChaosSeed, cfg.seed)
+	if failed != 0 || lost != 0 || duplicated != 0 || len(orphans) != 0 {
+		t.Errorf("failed runs %d, lost %d, duplicated %d, orphans %d (%s), want 0 each; replay with %s=%d",
+			failed, lost, duplicated, len(orphans), strings.Join(orphans, ", "), envChaosSeed, cfg.seed)
 	}
 }
 
@@ -401,13 +411,13 @@ func countResults(t *testing.T, st *store.Store, run *dbbenchv1alpha1.BenchmarkR
 			objects[k]++
 		}
 	}
-	m, err := st.GetManifest(ctx, suite, run.Name)
-	if err != nil {
-		t.Fatalf("reading run %s's manifest: %v", run.Name, err)
-	}
 	inManifest := map[string]string{}
-	for _, mc := range m.Cells {
-		inManifest[mc.Name] = mc.ObjectKey
+	if m, err := st.GetManifest(ctx, suite, run.Name); err != nil {
+		t.Errorf("reading run %s's manifest: %v", run.Name, err)
+	} else {
+		for _, mc := range m.Cells {
+			inManifest[mc.Name] = mc.ObjectKey
+		}
 	}
 	for _, cs := range run.Status.Cells {
 		cells++
