@@ -61,11 +61,15 @@ const (
 	// ConfigMap while the cell is not Succeeded yet: the pass that reads
 	// it uploads the cell's objects to S3 and then writes the status.
 	killOnResult
+	// killOnChild: as soon as a new pod or Job of the runs appears: the
+	// pass that created it writes the run's status only at its end, so
+	// the kill tends to fall between the two.
+	killOnChild
 	killMoments
 )
 
 func (m killMoment) String() string {
-	return [...]string{"after-delay", "on-transition", "on-result"}[m]
+	return [...]string{"after-delay", "on-transition", "on-result", "on-child"}[m]
 }
 
 const (
@@ -113,8 +117,9 @@ func chaosSettingsFromEnv(t *testing.T) chaosSettings {
 // TestManagerChaos kills the manager (its pod deleted with grace period 0,
 // so it gets no chance to finish anything) at seeded random moments while
 // several runs with output.s3 are in progress: after a random delay, as a
-// cell changes phase (children just created, status just written), or as
-// an agent's result appears (the manager uploading it to S3). When the runs
+// cell changes phase (status just written), as a new pod or Job appears
+// (created, status not yet written), or as an agent's result appears (the
+// manager uploading it to S3). When the runs
 // started run out before the kills do, another wave of runs is started.
 // Then: every run ends Succeeded; every cell has exactly one result
 // ConfigMap, exactly one result document in the bucket, where the run's
@@ -190,6 +195,8 @@ func TestManagerChaos(t *testing.T) {
 			seen = waitForCellTransition(t, ns, wave, chaosTransitionWait)
 		case killOnResult:
 			seen = waitForUnrecordedResult(t, ns, wave, chaosTransitionWait)
+		case killOnChild:
+			seen = waitForNewChild(t, ns, wave, chaosTransitionWait)
 		}
 		if !seen {
 			// The wave finished (the manager may still be uploading its
@@ -206,8 +213,11 @@ func TestManagerChaos(t *testing.T) {
 		}
 		t.Logf("[%s] kill %d/%d: manager pod %s (%s) while %s", time.Since(start).Round(time.Second), kill, cfg.kills, leader, what, runsSummary(t, ns, wave))
 	}
-	t.Logf("kills by moment: %s=%d %s=%d %s=%d", killAfterDelay, moments[killAfterDelay],
-		killOnTransition, moments[killOnTransition], killOnResult, moments[killOnResult])
+	var byMoment []string
+	for m := range killMoments {
+		byMoment = append(byMoment, fmt.Sprintf("%s=%d", m, moments[m]))
+	}
+	t.Logf("kills by moment: %s", strings.Join(byMoment, " "))
 	// The runs finish under a manager that stays up.
 	waitForLeader(t)
 
@@ -369,6 +379,36 @@ func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout ti
 			}
 		}
 		return false
+	})
+	return found
+}
+
+// waitForNewChild returns true as soon as a pod or Job that dbbench manages
+// appears in the namespace, false once the runs have all finished or after
+// timeout.
+func waitForNewChild(t *testing.T, ns string, names []string, timeout time.Duration) bool {
+	t.Helper()
+	managed := map[string]string{specs.LabelManagedBy: specs.ManagedByValue}
+	children := func() map[string]bool {
+		out := map[string]bool{}
+		for _, p := range kubetest.ListPods(t, k8sClient, ns, managed) {
+			out["Pod/"+p.Name] = true
+		}
+		for _, j := range kubetest.ListJobs(t, k8sClient, ns, managed) {
+			out["Job/"+j.Name] = true
+		}
+		return out
+	}
+	before := children()
+	found := false
+	pollFor(timeout, func() bool {
+		for k := range children() {
+			if !before[k] {
+				found = true
+				return true
+			}
+		}
+		return allRunsFinished(t, ns, names)
 	})
 	return found
 }
