@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -57,9 +58,9 @@ const (
 	// is when the manager has just created a cell's children and written
 	// the status, and goes on with the next cell.
 	killOnTransition
-	// killOnResult: as soon as an agent's result document is in its cell's
-	// ConfigMap while the cell is not Succeeded yet: the pass that reads
-	// it uploads the cell's objects to S3 and then writes the status.
+	// killOnResult: as soon as an agent's final result document is in its
+	// cell's ConfigMap while the cell is not Succeeded yet: the pass that
+	// reads it uploads the cell's objects to S3 and then writes the status.
 	killOnResult
 	// killOnChild: as soon as a new pod or Job of the runs appears: the
 	// pass that created it writes the run's status only at its end, so
@@ -355,7 +356,8 @@ func waitForCellTransition(t *testing.T, ns string, names []string, timeout time
 }
 
 // waitForUnrecordedResult returns true as soon as a cell that is not
-// Succeeded has its agent's result document in its ConfigMap, false once
+// Succeeded has its agent's final result document in its ConfigMap (the
+// progress record says Done), false once
 // the runs have all finished or after timeout.
 func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout time.Duration) bool {
 	t.Helper()
@@ -372,7 +374,13 @@ func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout ti
 				}
 				var cm corev1.ConfigMap
 				err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: c.ResultConfigMap}, &cm)
-				if err == nil && cm.Data[plan.ResultKeyDocument] != "" {
+				if err != nil || cm.Data[plan.ResultKeyDocument] == "" {
+					continue
+				}
+				// The agent also sends partial documents between steps;
+				// only the final one ends the cell.
+				var p plan.Progress
+				if json.Unmarshal([]byte(cm.Data[plan.ResultKeyProgress]), &p) == nil && p.Phase == plan.PhaseDone {
 					found = true
 					return true
 				}
