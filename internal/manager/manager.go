@@ -64,6 +64,11 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
+// LeaderElectionID names the Lease the replicas elect their leader with (in
+// the leader election namespace); its holder identity starts with the
+// leader's hostname, its pod's name.
+const LeaderElectionID = "dbbench-manager.dbbench.io"
+
 // New builds a manager with the dbbench controllers registered. Pods, Jobs
 // and ConfigMaps are cached only when dbbench manages them: a benchmark
 // operator must not hold every pod of a large cluster in memory.
@@ -74,7 +79,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		LeaderElection:          opts.LeaderElection,
-		LeaderElectionID:        "dbbench-manager.dbbench.io",
+		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		Controller:              config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
