@@ -513,6 +513,61 @@ func repeatVerdict(cells map[string][]runResult, cell string, rounds []int, magn
 	return len(v.Regressed) > 0, nil
 }
 
+// designPower is the power the design row sizes its repeats for: the
+// issue's detection goal.
+const designPower = 0.9
+
+// designRepeats is the smallest n per side whose power against the
+// slowest calibrated cell beyond the magnitude reaches designPower at the
+// noisiest step's CV of A (inference.Design, α / steps for Holm's first
+// step), at most limit; 0 when no cell is slower than the magnitude.
+func designRepeats(c config, cells map[string][]runResult, limit int) int {
+	worst := 0.0
+	for _, step := range c.steps {
+		var xs []float64
+		for _, r := range cells[baseCell] {
+			xs = append(xs, qpsOf(r, step))
+		}
+		worst = math.Max(worst, cv(xs))
+	}
+	effect := 1 - (float64(slices.Min(c.scales))/100)/(1-defaultMagnitude)
+	if effect <= 0 || !(worst > 0) {
+		return 0
+	}
+	d := inference.Design{CV: worst, Alpha: defaultAlpha / float64(len(c.steps))}
+	for n := 2; n <= limit; n++ {
+		if p, err := d.Power(n, effect); err == nil && p >= designPower {
+			return n
+		}
+	}
+	return limit
+}
+
+// bootstrapRate is the rate of regressed n+n verdicts over subsampleN
+// draws of n rounds with replacement for each side, independently: the
+// detection the runs' own noise gives at more repeats than the rounds
+// hold disjointly. Seeded.
+func bootstrapRate(c config, cells map[string][]runResult, cell string, n int, magnitude float64) (float64, error) {
+	rng := rand.New(rand.NewPCG(uint64(n), 13))
+	regressed := 0
+	for range subsampleN {
+		var cur, base []*results.Document
+		for range n {
+			cur = append(cur, cells[cell][rng.IntN(c.rounds)].doc)
+			base = append(base, cells[baseCell][rng.IntN(c.rounds)].doc)
+		}
+		v, err := analysis.JudgeRuns(manifestOf("cur", cur...), manifestOf("base", base...),
+			analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha})
+		if err != nil {
+			return 0, err
+		}
+		if len(v.Regressed) > 0 {
+			regressed++
+		}
+	}
+	return float64(regressed) / subsampleN, nil
+}
+
 // subsampleN is the number of subsamples of subsampleRate.
 const subsampleN = 400
 
@@ -688,8 +743,20 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 			fmt.Fprintln(tw)
 		}
 	}
+	if n := designRepeats(c, cells, 5*c.rounds); n > 0 {
+		fmt.Fprintf(tw, "%d+%d repeats (the design's n for %.0f %% power), bootstrap of the rounds, magnitude %.0f %%", n, n, 100*designPower, 100*defaultMagnitude)
+		for _, cell := range all {
+			rate, err := bootstrapRate(c, cells, cell, n, defaultMagnitude)
+			if err != nil {
+				fmt.Fprintf(tw, "\terror: %v", err)
+				continue
+			}
+			fmt.Fprintf(tw, "\t%.2f", rate)
+		}
+		fmt.Fprintln(tw)
+	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "(regressed verdicts / verdicts = rate [Clopper–Pearson 95 %%] over disjoint blocks of rounds; subsamples: the rate over %d draws of n distinct rounds, which overlap (no interval); at magnitude 5 %% a true 5 %% slowdown sits on the null's boundary)\n", subsampleN)
+	fmt.Fprintf(w, "(regressed verdicts / verdicts = rate [Clopper–Pearson 95 %%] over disjoint blocks of rounds; subsamples: the rate over %d draws of n distinct rounds, which overlap (no interval); bootstrap: the same with n rounds per side drawn with replacement, the runs' own noise at more repeats than the bench ran; at magnitude 5 %% a true 5 %% slowdown sits on the null's boundary)\n", subsampleN)
 	slices.Sort(methods)
 	fmt.Fprintf(w, "methods used: %s\n", strings.Join(slices.Compact(methods), " | "))
 	modelPower(w, c, cells)

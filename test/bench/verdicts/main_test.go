@@ -115,5 +115,24 @@ func TestRepeatVerdictsCountBlocksAndSubsamples(t *testing.T) {
 		if rate != tt.rate {
 			t.Errorf("%s %d+%d: subsample rate %v, want %v", tt.cell, tt.n, tt.n, rate, tt.rate)
 		}
+		if rate, err = bootstrapRate(c, cells, tt.cell, tt.n, defaultMagnitude); err != nil || rate != tt.rate {
+			t.Errorf("%s %d+%d: bootstrap rate %v (%v), want %v", tt.cell, tt.n, tt.n, rate, err, tt.rate)
+		}
+	}
+	// A 30 % slowdown at a 1.4 % CV needs the fewest repeats the
+	// between-run test takes; a 10 % one at that CV more, and a slowdown
+	// inside the magnitude none.
+	for _, tt := range []struct {
+		scale int
+		want  func(int) bool
+	}{
+		{70, func(n int) bool { return n == 2 }},
+		{90, func(n int) bool { return n > 2 && n < 10 }},
+		{96, func(n int) bool { return n == 0 }},
+	} {
+		c.scales = []int{tt.scale}
+		if n := designRepeats(c, cells, 100); !tt.want(n) {
+			t.Errorf("design repeats for S%d: %d", tt.scale, n)
+		}
 	}
 }
