@@ -134,7 +134,10 @@ for w in "${workers[@]}"; do
 	if ip link show "${v}" >/dev/null 2>&1; then ip link delete "${v}" 2>/dev/null || true; fi
 	ip route del "$(worker_pod_cidr "${w}")" 2>/dev/null || true
 done
-if [ -f "${CLUSTER_RUN}/created-run-netns" ]; then
+# `ip netns add` made /run/netns a bind mount of itself; if up.sh created it
+# and no other namespace is left there, remove both.
+if [ -f "${CLUSTER_RUN}/created-run-netns" ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+	if mountpoint -q /run/netns; then umount /run/netns 2>/dev/null || log "could not unmount /run/netns"; fi
 	rmdir /run/netns 2>/dev/null || true
 	rm -f "${CLUSTER_RUN}/created-run-netns"
 fi
