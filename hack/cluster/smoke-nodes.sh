@@ -29,7 +29,8 @@ fi
 # client crosses from one worker namespace into another.
 SERVER_NODE="${SERVER_NODE:-$(worker_name 2)}"
 
-cleanup() { kubectl delete namespace "${NS}" --wait=false >/dev/null 2>&1 || true; }
+# Waits, so that a down.sh right after finds no pod still terminating.
+cleanup() { kubectl delete namespace "${NS}" --timeout=90s >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 kubectl delete namespace "${NS}" --ignore-not-found --wait=true >/dev/null
 kubectl create namespace "${NS}" >/dev/null

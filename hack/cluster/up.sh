@@ -643,6 +643,22 @@ EOF
 	kube_proxy_yaml "${w}" "$(worker_node_ip "${w}")" | put "${d}/conf/kube-proxy.yaml"
 }
 
+# forget_stale_workers deletes the Node objects of workers that an earlier
+# up.sh with a larger NODES registered (etcd keeps them across down.sh), so
+# that the cluster has exactly NODES nodes.
+forget_stale_workers() {
+	local n w keep
+	for n in $(kubectl get nodes -o 'jsonpath={.items[*].metadata.name}'); do
+		[[ "${n}" =~ ^${CLUSTER_NODE_NAME}-[0-9]+$ ]] || continue
+		keep=""
+		for w in "${WORKERS[@]}"; do [ "${w}" != "${n}" ] || keep=1; done
+		if [ -z "${keep}" ]; then
+			step "deleting node ${n}: not one of NODES=${NODES}"
+			kubectl delete node "${n}" --wait=false >/dev/null
+		fi
+	done
+}
+
 worker_containerd_up() { containerd_up_at "$(worker_sock "$1")"; }
 
 start_worker_containerds() {
@@ -697,6 +713,7 @@ setup_network
 start_etcd
 start_apiserver
 start_controllers
+forget_stale_workers
 start_containerd
 start_worker_containerds
 load_images
