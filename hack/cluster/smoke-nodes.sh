@@ -42,6 +42,8 @@ kind: Pod
 metadata: {name: server, labels: {app: smoke-server}}
 spec:
   nodeName: ${SERVER_NODE}
+  # perl as PID 1 ignores SIGTERM; do not wait 30 s for it at cleanup.
+  terminationGracePeriodSeconds: 1
   containers:
   - name: server
     image: ${IMAGE}
@@ -78,6 +80,7 @@ metadata: {name: client-${i}}
 spec:
   nodeName: ${nodes[${i}]}
   restartPolicy: Never
+  terminationGracePeriodSeconds: 1
   containers:
   - name: client
     image: ${IMAGE}
