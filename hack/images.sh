@@ -254,14 +254,29 @@ load() {
 		hash=${hash%.tar}
 	fi
 	archive=$(archive_of "${name}" "${hash}")
-	if [ "$(cat "${LOADED_DIR}/${name}" 2>/dev/null)" = "${hash}" ] &&
-		ctr_k8s images ls -q "name==${E_TAG}" | grep -q .; then
+	load_into "${CONTAINERD_SOCK}" "${LOADED_DIR}" "" "${name}" "${hash}" "${archive}"
+	# Worker nodes (NODES>1 hack/cluster/up.sh) each have their own containerd.
+	local w sock
+	for w in $(cluster_workers); do
+		sock=$(worker_sock "${w}")
+		containerd_up_at "${sock}" || continue
+		load_into "${sock}" "$(worker_dir "${w}")/images-loaded" " of ${w}" "${name}" "${hash}" "${archive}"
+	done
+}
+
+# load_into SOCKET LOADED_DIR WHERE NAME HASH ARCHIVE imports ARCHIVE into the
+# containerd at SOCKET unless LOADED_DIR records HASH for NAME and the image
+# is there.
+load_into() {
+	local sock=$1 dir=$2 where=$3 name=$4 hash=$5 archive=$6
+	if [ "$(cat "${dir}/${name}" 2>/dev/null)" = "${hash}" ] &&
+		ctr --address "${sock}" --namespace k8s.io images ls -q "name==${E_TAG}" | grep -q .; then
 		return 0
 	fi
-	log "loading ${E_TAG} into containerd"
-	ctr_k8s images import "${archive}" >/dev/null
-	mkdir -p "${LOADED_DIR}"
-	echo "${hash}" >"${LOADED_DIR}/${name}"
+	log "loading ${E_TAG} into containerd${where}"
+	ctr --address "${sock}" --namespace k8s.io images import "${archive}" >/dev/null
+	mkdir -p "${dir}"
+	echo "${hash}" >"${dir}/${name}"
 }
 
 # pushed_ref TAG REGISTRY: where --push puts an image tagged TAG.

@@ -10,7 +10,9 @@
 # (killed through containerd, whose shims then exit), containerd itself;
 # then mounts under the state directory, the bridge and leftover veths,
 # kube-proxy's and our iptables chains, the sysctls up.sh changed, and the
-# kubelet's cgroups.
+# kubelet's cgroups. Worker nodes (NODES>1) are found by their state
+# directories and stopped the same way, and their network namespaces,
+# veths, routes and cgroup roots removed.
 source "$(dirname "$0")/../lib.sh"
 source "${DBBENCH_ROOT}/hack/cluster/env.sh"
 
@@ -42,39 +44,61 @@ stop() {
 	rm -f "${file}"
 }
 
+mapfile -t workers < <(cluster_workers)
+
 # Node agents first, so nothing restarts containers while they are removed.
+for w in "${workers[@]}"; do
+	stop "${w}/kube-proxy"
+	stop "${w}/kubelet"
+done
 for c in coredns kube-proxy kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do
 	stop "${c}"
 done
 
-# Containers: kill every task and remove every container in containerd's
-# k8s.io namespace (the CRI plugin keeps sandboxes there), so the shims exit.
-if containerd_up; then
-	tasks=$(ctr_k8s tasks ls -q 2>/dev/null || true)
+# drain SOCKET WHERE: kill every task and remove every container in the k8s.io
+# namespace of the containerd at SOCKET (the CRI plugin keeps sandboxes
+# there), so the shims exit.
+drain() {
+	local sock=$1 where=$2 tasks t c
+	containerd_up_at "${sock}" || return 0
+	ctr_at() { ctr --address "${sock}" --namespace k8s.io "$@"; }
+	tasks=$(ctr_at tasks ls -q 2>/dev/null || true)
 	if [ -n "${tasks}" ]; then
-		log "killing $(wc -w <<<"${tasks}") containers"
-		for t in ${tasks}; do ctr_k8s tasks kill -a -s SIGKILL "${t}" >/dev/null 2>&1 & done
+		log "killing $(wc -w <<<"${tasks}") containers${where}"
+		for t in ${tasks}; do ctr_at tasks kill -a -s SIGKILL "${t}" >/dev/null 2>&1 & done
 		wait
 		# containerd's CRI plugin reaps and deletes the exited tasks itself;
 		# delete whatever it has not after a few seconds.
 		for _ in $(seq 1 20); do
-			[ -z "$(ctr_k8s tasks ls -q 2>/dev/null)" ] && break
+			[ -z "$(ctr_at tasks ls -q 2>/dev/null)" ] && break
 			sleep 0.5
 		done
-		for t in $(ctr_k8s tasks ls -q 2>/dev/null || true); do
-			ctr_k8s tasks delete -f "${t}" >/dev/null 2>&1 || true
+		for t in $(ctr_at tasks ls -q 2>/dev/null || true); do
+			ctr_at tasks delete -f "${t}" >/dev/null 2>&1 || true
 		done
 	fi
-	for c in $(ctr_k8s containers ls -q 2>/dev/null || true); do
-		ctr_k8s containers delete "${c}" >/dev/null 2>&1 || true
+	for c in $(ctr_at containers ls -q 2>/dev/null || true); do
+		ctr_at containers delete "${c}" >/dev/null 2>&1 || true
 	done
-fi
-stop containerd
+}
 
-# Shims of our containerd that outlived it (they carry its socket path).
-for pid in $(pgrep -f -- "containerd-shim-runc-v2 .*-address ${CONTAINERD_SOCK}" || true); do
-	log "killing leftover shim ${pid}"
-	kill -KILL "${pid}" 2>/dev/null || true
+# kill_shims SOCKET: shims of that containerd that outlived it (they carry
+# its socket path).
+kill_shims() {
+	local pid
+	for pid in $(pgrep -f -- "containerd-shim-runc-v2 .*-address $1" || true); do
+		log "killing leftover shim ${pid}"
+		kill -KILL "${pid}" 2>/dev/null || true
+	done
+}
+
+drain "${CONTAINERD_SOCK}" ""
+stop containerd
+kill_shims "${CONTAINERD_SOCK}"
+for w in "${workers[@]}"; do
+	drain "$(worker_sock "${w}")" " on ${w}"
+	stop "${w}/containerd"
+	kill_shims "$(worker_sock "${w}")"
 done
 
 # Mounts under the state directory (rootfs overlays, netns, projected
@@ -96,6 +120,26 @@ if ip link show "${CLUSTER_BRIDGE}" >/dev/null 2>&1; then
 	done
 	log "deleting bridge ${CLUSTER_BRIDGE}"
 	ip link delete "${CLUSTER_BRIDGE}"
+fi
+# Workers: deleting a namespace whose processes are gone deletes its bridge,
+# its iptables rules and its end of the veth pair, and with it the host end
+# and the host's route to its pods; delete those too in case something still
+# holds the namespace.
+for w in "${workers[@]}"; do
+	if [ -e "/run/netns/${w}" ]; then
+		log "deleting network namespace ${w}"
+		ip netns delete "${w}" 2>/dev/null || log "could not delete network namespace ${w}"
+	fi
+	v=$(worker_veth "${w}")
+	if ip link show "${v}" >/dev/null 2>&1; then ip link delete "${v}" 2>/dev/null || true; fi
+	ip route del "$(worker_pod_cidr "${w}")" 2>/dev/null || true
+done
+# `ip netns add` made /run/netns a bind mount of itself; if up.sh created it
+# and no other namespace is left there, remove both.
+if [ -f "${CLUSTER_RUN}/created-run-netns" ] && [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+	if mountpoint -q /run/netns; then umount /run/netns 2>/dev/null || log "could not unmount /run/netns"; fi
+	rmdir /run/netns 2>/dev/null || true
+	rm -f "${CLUSTER_RUN}/created-run-netns"
 fi
 
 # iptables: kube-proxy's own cleanup, then any KUBE-* / DBBENCH-* chain left
@@ -129,14 +173,19 @@ for f in "${CLUSTER_RUN}"/sysctl.*; do
 	rm -f "${f}"
 done
 
-# The kubelet's cgroups (cgroupfs driver): kubepods/ in every hierarchy.
+# The kubelet's cgroups (cgroupfs driver): kubepods/ in every hierarchy, and
+# each worker's cgroup root.
 for hier in /sys/fs/cgroup/*/; do
-	[ -d "${hier}kubepods" ] || continue
-	find "${hier}kubepods" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+	for cg in kubepods "${workers[@]}"; do
+		[ -d "${hier}${cg}" ] || continue
+		find "${hier}${cg}" -depth -type d -exec rmdir {} \; 2>/dev/null || true
+	done
 done
 
 # Directories outside the state directory that the runtime creates.
 rm -rf "${CLUSTER_DIR}/cni-ipam"
+for w in "${workers[@]}"; do rm -rf "$(worker_dir "${w}")/cni-ipam"; done
+rm -f "${CLUSTER_NODES_FILE}"
 if [ -f "${CLUSTER_RUN}/created-run-containerd" ]; then
 	find /run/containerd -depth -type d -empty -delete 2>/dev/null || true
 	rm -f "${CLUSTER_RUN}/created-run-containerd"

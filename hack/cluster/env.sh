@@ -32,6 +32,39 @@ CLUSTER_ETCD_CLIENT_PORT=23790
 CLUSTER_ETCD_PEER_PORT=23800
 CLUSTER_NODE_NAME="${DBBENCH_NODE_NAME:-dbbench-node}"
 
+# Worker nodes (NODES=N>1 hack/cluster/up.sh). Node 1 is the node above, on
+# the host's network. Node k (2..N) is ${CLUSTER_NODE_NAME}-k: its own
+# containerd, kubelet and kube-proxy inside network namespace
+# ${CLUSTER_NODE_NAME}-k, joined to the host by a veth pair
+# (dbbnode<k> 10.87.k.1 on the host, eth0 10.87.k.2 = node IP in the
+# namespace), with pods on its own bridge in 10.89.k.0/24. The host routes
+# between the nodes; 10.88.0.0/15 covers every pod of every node.
+CLUSTER_NODES_DIR="${CLUSTER_DIR}/nodes"
+CLUSTER_NODES_FILE="${CLUSTER_RUN}/nodes"
+CLUSTER_NODES_MAX=16
+CLUSTER_WORKER_POD_RANGE=10.89.0.0/16
+CLUSTER_WORKER_LINK_RANGE=10.87.0.0/16
+CLUSTER_ALL_PODS_CIDR=10.88.0.0/15
+
+worker_name() { echo "${CLUSTER_NODE_NAME}-$1"; }
+worker_index() { echo "${1##*-}"; }
+worker_dir() { echo "${CLUSTER_NODES_DIR}/$1"; }
+worker_sock() { echo "${CLUSTER_NODES_DIR}/$1/run/containerd/containerd.sock"; }
+worker_veth() { echo "dbbnode$(worker_index "$1")"; }
+worker_host_ip() { echo "10.87.$(worker_index "$1").1"; }
+worker_node_ip() { echo "10.87.$(worker_index "$1").2"; }
+worker_pod_cidr() { echo "10.89.$(worker_index "$1").0/24"; }
+worker_pod_gw() { echo "10.89.$(worker_index "$1").1"; }
+# cluster_workers prints the name of every worker that has a state directory
+# (started now or by an earlier up.sh with a larger NODES).
+cluster_workers() {
+	local d
+	for d in "${CLUSTER_NODES_DIR}"/*/; do
+		[ -d "${d}" ] && basename "${d}"
+	done
+	return 0
+}
+
 COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
 COREDNS_BIN="${TOOLS_BIN}/coredns-${COREDNS_VERSION}/coredns"
 KUBECTL="${K8S_BIN}/kubectl"
@@ -40,4 +73,5 @@ KUBECTL="${K8S_BIN}/kubectl"
 PAUSE_IMAGE=docker.io/dbbench/pause:dev
 
 ctr_k8s() { ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io "$@"; }
-containerd_up() { [ -S "${CONTAINERD_SOCK}" ] && ctr --address "${CONTAINERD_SOCK}" version >/dev/null 2>&1; }
+containerd_up() { containerd_up_at "${CONTAINERD_SOCK}"; }
+containerd_up_at() { [ -S "$1" ] && ctr --address "$1" version >/dev/null 2>&1; }

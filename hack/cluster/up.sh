@@ -20,6 +20,11 @@
 # Network: components listen on loopback or on the bridge address 10.88.0.1;
 # pods get a route to the pod and Service ranges only, and a FORWARD guard
 # drops anything between the bridge and other networks.
+#
+# NODES=N (default 1, or the count of the cluster already running) adds N-1
+# worker nodes, each a containerd + kubelet + kube-proxy in its own network
+# namespace with its own pod range (env.sh, "Worker nodes";
+# docs/local-cluster.md, "Worker nodes"). Changing N needs down.sh first.
 source "$(dirname "$0")/../lib.sh"
 source "${DBBENCH_ROOT}/hack/cluster/env.sh"
 
@@ -83,6 +88,38 @@ wait_for() {
 }
 
 kubectl() { "${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" "$@"; }
+
+# ---------------------------------------------------------------- NODES
+
+# NODES: 1 unless the running cluster recorded another count (so callers that
+# do not set it, like hack/test-e2e.sh, only check a running cluster's health).
+running_nodes=""
+if running kube-apiserver; then running_nodes=$(cat "${CLUSTER_NODES_FILE}" 2>/dev/null || echo 1); fi
+NODES="${NODES:-${running_nodes:-1}}"
+if ! [[ "${NODES}" =~ ^[0-9]+$ ]] || [ "${NODES}" -lt 1 ] || [ "${NODES}" -gt "${CLUSTER_NODES_MAX}" ]; then
+	log "NODES must be a number from 1 to ${CLUSTER_NODES_MAX}, not '${NODES}'"
+	exit 64
+fi
+if [ -n "${running_nodes}" ] && [ "${running_nodes}" != "${NODES}" ]; then
+	log "the cluster is running with NODES=${running_nodes}; run hack/cluster/down.sh before NODES=${NODES}"
+	exit 64
+fi
+WORKERS=()
+for ((k = 2; k <= NODES; k++)); do WORKERS+=("$(worker_name "${k}")"); done
+
+# With workers, node 1's pods get a route to the workers' pods (through the
+# host), kube-proxy counts every node's pods as cluster traffic, and the
+# FORWARD guard lets traffic between all ranges inside the cluster's
+# namespaces through. With one node all three stay as they were.
+if [ "${NODES}" -gt 1 ]; then
+	PROXY_CLUSTER_CIDR="${CLUSTER_ALL_PODS_CIDR}"
+	NODE1_EXTRA_ROUTES=", {\"dst\": \"${CLUSTER_WORKER_POD_RANGE}\", \"gw\": \"${CLUSTER_NODE_IP}\"}"
+	INSIDE_RANGES=("${CLUSTER_POD_CIDR}" "${CLUSTER_WORKER_POD_RANGE}" "${CLUSTER_WORKER_LINK_RANGE}")
+else
+	PROXY_CLUSTER_CIDR="${CLUSTER_POD_CIDR}"
+	NODE1_EXTRA_ROUTES=""
+	INSIDE_RANGES=("${CLUSTER_POD_CIDR}")
+fi
 
 # ---------------------------------------------------------------- install
 
@@ -175,6 +212,12 @@ make_pki() {
 	kubeconfig scheduler scheduler
 	kubeconfig kube-proxy kube-proxy
 	kubeconfig kubelet kubelet-client
+	local w
+	for w in "${WORKERS[@]}"; do
+		cert "kubelet-client-${w}" "system:node:${w}" system:nodes
+		cert "kubelet-serving-${w}" "system:node:${w}" system:nodes "IP:$(worker_node_ip "${w}"),DNS:${w}"
+		kubeconfig "kubelet-${w}" "kubelet-client-${w}"
+	done
 }
 
 # ---------------------------------------------------------------- configs
@@ -185,6 +228,96 @@ put() {
 	local tmp="$1.tmp"
 	cat >"${tmp}"
 	if cmp -s "${tmp}" "$1"; then rm -f "${tmp}"; else mv "${tmp}" "$1"; fi
+}
+
+# containerd_toml ROOT STATE SOCKET CNI_CONF_DIR: a node's containerd config;
+# the nodes' configs differ only in these paths.
+containerd_toml() {
+	local root=$1 state=$2 sock=$3 cni=$4
+	cat <<EOF
+version = 2
+root = "${root}"
+state = "${state}"
+
+[grpc]
+  address = "${sock}"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "${root}/opt"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "${PAUSE_IMAGE}"
+  # This machine does not allow lowering oom_score_adj (see local-cluster.md).
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  stream_server_address = "127.0.0.1"
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "${state}/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "${cni}"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "${CLUSTER_CONF}/certs.d"
+EOF
+}
+
+# kubelet_yaml NODE_IP SERVING_CERT SOCKET POD_LOGS_DIR: a node's kubelet
+# config (SERVING_CERT: the path of its .crt and .key without the suffix).
+kubelet_yaml() {
+	local ip=$1 serving=$2 sock=$3 logs=$4
+	cat <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: ${ip}
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+tlsCertFile: ${serving}.crt
+tlsPrivateKeyFile: ${serving}.key
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: ${CLUSTER_PKI}/ca.crt}
+authorization: {mode: Webhook}
+containerRuntimeEndpoint: unix://${sock}
+cgroupDriver: cgroupfs
+failCgroupV1: false
+failSwapOn: false
+clusterDNS: [${CLUSTER_DNS_IP}]
+clusterDomain: ${CLUSTER_DOMAIN}
+resolvConf: ${CLUSTER_CONF}/resolv.conf
+podLogsDir: ${logs}
+serializeImagePulls: false
+evictionHard: {memory.available: 200Mi, nodefs.available: 2%, imagefs.available: 2%}
+imageGCHighThresholdPercent: 95
+imageGCLowThresholdPercent: 90
+EOF
+}
+
+# kube_proxy_yaml NODE_NAME NODE_IP: a node's kube-proxy config. Its healthz
+# and metrics ports are on the loopback of the node's network namespace.
+kube_proxy_yaml() {
+	local name=$1 ip=$2
+	cat <<EOF
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: iptables
+clusterCIDR: ${PROXY_CLUSTER_CIDR}
+hostnameOverride: ${name}
+clientConnection: {kubeconfig: ${CLUSTER_DIR}/kube-proxy.kubeconfig}
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+nodePortAddresses: ["${ip}/32"]
+# Leave the host's conntrack sysctls alone.
+conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+EOF
 }
 
 write_configs() {
@@ -206,7 +339,7 @@ write_configs() {
         "type": "host-local",
         "dataDir": "${CLUSTER_DIR}/cni-ipam",
         "ranges": [[{"subnet": "${CLUSTER_POD_CIDR}", "rangeStart": "10.88.0.2", "gateway": "${CLUSTER_NODE_IP}"}]],
-        "routes": [{"dst": "${CLUSTER_SERVICE_CIDR}", "gw": "${CLUSTER_NODE_IP}"}]
+        "routes": [{"dst": "${CLUSTER_SERVICE_CIDR}", "gw": "${CLUSTER_NODE_IP}"}${NODE1_EXTRA_ROUTES}]
       }
     },
     {"type": "loopback"}
@@ -238,80 +371,13 @@ EOF
 		printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' "${reg}" "${reg}" |
 			put "${CLUSTER_CONF}/certs.d/${reg}/hosts.toml"
 	fi
-	put "${CLUSTER_CONF}/containerd.toml" <<EOF
-version = 2
-root = "${CONTAINERD_ROOT}"
-state = "${CONTAINERD_STATE}"
-
-[grpc]
-  address = "${CONTAINERD_SOCK}"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "${CONTAINERD_ROOT}/opt"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "${PAUSE_IMAGE}"
-  # This machine does not allow lowering oom_score_adj (see local-cluster.md).
-  restrict_oom_score_adj = true
-  netns_mounts_under_state_dir = true
-  stream_server_address = "127.0.0.1"
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-        SystemdCgroup = false
-        Root = "${CONTAINERD_STATE}/runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
-    conf_dir = "${CLUSTER_CONF}/cni"
-  [plugins."io.containerd.grpc.v1.cri".registry]
-    config_path = "${CLUSTER_CONF}/certs.d"
-EOF
+	containerd_toml "${CONTAINERD_ROOT}" "${CONTAINERD_STATE}" "${CONTAINERD_SOCK}" "${CLUSTER_CONF}/cni" |
+		put "${CLUSTER_CONF}/containerd.toml"
 	# Pods with dnsPolicy Default get this, never the host's resolvers.
 	printf 'nameserver %s\n' "${CLUSTER_DNS_IP}" | put "${CLUSTER_CONF}/resolv.conf"
-	put "${CLUSTER_CONF}/kubelet.yaml" <<EOF
-apiVersion: kubelet.config.k8s.io/v1beta1
-kind: KubeletConfiguration
-address: ${CLUSTER_NODE_IP}
-port: 10250
-readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
-healthzPort: 10248
-tlsCertFile: ${CLUSTER_PKI}/kubelet-serving.crt
-tlsPrivateKeyFile: ${CLUSTER_PKI}/kubelet-serving.key
-authentication:
-  anonymous: {enabled: false}
-  webhook: {enabled: true}
-  x509: {clientCAFile: ${CLUSTER_PKI}/ca.crt}
-authorization: {mode: Webhook}
-containerRuntimeEndpoint: unix://${CONTAINERD_SOCK}
-cgroupDriver: cgroupfs
-failCgroupV1: false
-failSwapOn: false
-clusterDNS: [${CLUSTER_DNS_IP}]
-clusterDomain: ${CLUSTER_DOMAIN}
-resolvConf: ${CLUSTER_CONF}/resolv.conf
-podLogsDir: ${CLUSTER_DIR}/pod-logs
-serializeImagePulls: false
-evictionHard: {memory.available: 200Mi, nodefs.available: 2%, imagefs.available: 2%}
-imageGCHighThresholdPercent: 95
-imageGCLowThresholdPercent: 90
-EOF
-	put "${CLUSTER_CONF}/kube-proxy.yaml" <<EOF
-apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-mode: iptables
-clusterCIDR: ${CLUSTER_POD_CIDR}
-hostnameOverride: ${CLUSTER_NODE_NAME}
-clientConnection: {kubeconfig: ${CLUSTER_DIR}/kube-proxy.kubeconfig}
-healthzBindAddress: 127.0.0.1:10256
-metricsBindAddress: 127.0.0.1:10249
-nodePortAddresses: ["${CLUSTER_NODE_IP}/32"]
-# Leave the host's conntrack sysctls alone.
-conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
-EOF
+	kubelet_yaml "${CLUSTER_NODE_IP}" "${CLUSTER_PKI}/kubelet-serving" "${CONTAINERD_SOCK}" "${CLUSTER_DIR}/pod-logs" |
+		put "${CLUSTER_CONF}/kubelet.yaml"
+	kube_proxy_yaml "${CLUSTER_NODE_NAME}" "${CLUSTER_NODE_IP}" | put "${CLUSTER_CONF}/kube-proxy.yaml"
 	put "${CLUSTER_CONF}/Corefile" <<EOF
 # Cluster names only: nothing is forwarded to outside resolvers.
 ${CLUSTER_DOMAIN}:53 in-addr.arpa:53 ip6.arpa:53 {
@@ -345,6 +411,14 @@ setup_network() {
 		log "interface(s) ${other}hold addresses in ${CLUSTER_POD_CIDR}, the cluster's pod network; remove them (podman's default network: \`ip link delete cni-podman0\`) and rerun"
 		exit 1
 	fi
+	if [ "${NODES}" -gt 1 ]; then
+		# The workers' ranges must be ours alone too (our host veths are dbbnode<k>).
+		other=$(ip -o -4 addr show | awk '$2 !~ /^dbbnode[0-9]+$/ && $4 ~ /^10\.(87|89)\./ { print $2 }' | sort -u | tr '\n' ' ')
+		if [ -n "${other}" ]; then
+			log "interface(s) ${other}hold addresses in ${CLUSTER_WORKER_LINK_RANGE} or ${CLUSTER_WORKER_POD_RANGE}, the worker nodes' networks; remove them and rerun"
+			exit 1
+		fi
+	fi
 	modprobe br_netfilter 2>/dev/null || true
 	if ! ip link show "${CLUSTER_BRIDGE}" >/dev/null 2>&1; then
 		step "creating bridge ${CLUSTER_BRIDGE} ${CLUSTER_NODE_IP}/16"
@@ -356,10 +430,20 @@ setup_network() {
 	sysctl_set net.bridge.bridge-nf-call-iptables 1
 	# The guard: traffic may be forwarded between pods (Service DNAT) and
 	# nowhere else. Inserted first in FORWARD, before kube-proxy's chains.
+	# With worker nodes, "between pods" means between any two of the ranges
+	# inside the cluster's namespaces (every node's pods, the workers' node
+	# IPs), whichever node they are on.
 	iptables -w -N DBBENCH-FORWARD 2>/dev/null || iptables -w -F DBBENCH-FORWARD
-	iptables -w -A DBBENCH-FORWARD -s "${CLUSTER_POD_CIDR}" -d "${CLUSTER_POD_CIDR}" -j ACCEPT
-	iptables -w -A DBBENCH-FORWARD -s "${CLUSTER_POD_CIDR}" -j DROP
-	iptables -w -A DBBENCH-FORWARD -d "${CLUSTER_POD_CIDR}" -j DROP
+	local src dst
+	for src in "${INSIDE_RANGES[@]}"; do
+		for dst in "${INSIDE_RANGES[@]}"; do
+			iptables -w -A DBBENCH-FORWARD -s "${src}" -d "${dst}" -j ACCEPT
+		done
+	done
+	for src in "${INSIDE_RANGES[@]}"; do
+		iptables -w -A DBBENCH-FORWARD -s "${src}" -j DROP
+		iptables -w -A DBBENCH-FORWARD -d "${src}" -j DROP
+	done
 	iptables -w -C FORWARD -j DBBENCH-FORWARD 2>/dev/null || iptables -w -I FORWARD 1 -j DBBENCH-FORWARD
 }
 
@@ -456,9 +540,172 @@ start_coredns() {
 	wait_for 60 "CoreDNS answering kubernetes.default" coredns dns_answers
 }
 
+# ---------------------------------------------------------------- worker nodes
+#
+# Worker k runs containerd, the kubelet and kube-proxy in network namespace
+# ${CLUSTER_NODE_NAME}-k, entered with nsenter --net only: `ip netns exec`
+# would also give each a mount namespace with a fresh /sys (no cgroup
+# mounts for the kubelet) and the kubelet's volume mounts would be invisible
+# to containerd. They share the host's mounts, each under its own directory
+# (env.sh: worker_dir), and its own cgroup root /NAME so that no two kubelets
+# manage the same kubepods cgroup.
+
+in_netns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/${ns}" -- "$@"
+}
+
+# ns_sysctl NS KEY VALUE: net.* sysctls are per namespace (a new one starts
+# from the kernel's defaults, not the host's values).
+ns_sysctl() {
+	local f="/proc/sys/${2//.//}"
+	in_netns "$1" sh -c "[ ! -w '${f}' ] || echo '$3' >'${f}'"
+}
+
+setup_worker_network() {
+	local w=$1 veth host_ip node_ip r
+	veth=$(worker_veth "${w}")
+	host_ip=$(worker_host_ip "${w}")
+	node_ip=$(worker_node_ip "${w}")
+	if [ ! -e "/run/netns/${w}" ]; then
+		[ -d /run/netns ] || touch "${CLUSTER_RUN}/created-run-netns"
+		step "creating network namespace ${w} (node IP ${node_ip}, pods $(worker_pod_cidr "${w}"))"
+		ip netns add "${w}"
+	fi
+	ip link show "${veth}" >/dev/null 2>&1 || ip link add "${veth}" type veth peer name eth0 netns "${w}"
+	ip addr replace "${host_ip}/24" dev "${veth}"
+	ip link set "${veth}" up
+	in_netns "${w}" ip link set lo up
+	in_netns "${w}" ip addr replace "${node_ip}/24" dev eth0
+	in_netns "${w}" ip link set eth0 up
+	# Routes to the cluster's ranges only, through the host (where the
+	# FORWARD guard applies): the namespace has no default route.
+	for r in "${CLUSTER_POD_CIDR}" "${CLUSTER_WORKER_POD_RANGE}" "${CLUSTER_WORKER_LINK_RANGE}" "${CLUSTER_SERVICE_CIDR}"; do
+		in_netns "${w}" ip route replace "${r}" via "${host_ip}" dev eth0
+	done
+	ip route replace "$(worker_pod_cidr "${w}")" via "${node_ip}" dev "${veth}"
+	ns_sysctl "${w}" net.ipv4.ip_forward 1
+	ns_sysctl "${w}" net.bridge.bridge-nf-call-iptables 1
+}
+
+# setup_worker_cgroups NAME: the kubelet requires its cgroupRoot to exist in
+# every v1 hierarchy; cpuset children start with no CPUs or memory nodes.
+setup_worker_cgroups() {
+	local w=$1 hier f
+	for hier in /sys/fs/cgroup/*/; do
+		[ "$(stat -f -c %T "${hier}")" = cgroupfs ] || continue
+		mkdir -p "${hier}${w}"
+	done
+	for f in cpuset.cpus cpuset.mems; do
+		if [ -f "/sys/fs/cgroup/cpuset/${w}/${f}" ] && [ -z "$(cat "/sys/fs/cgroup/cpuset/${w}/${f}")" ]; then
+			cat "/sys/fs/cgroup/cpuset/${f}" >"/sys/fs/cgroup/cpuset/${w}/${f}"
+		fi
+	done
+}
+
+write_worker_configs() {
+	local w=$1 d gw
+	d=$(worker_dir "${w}")
+	gw=$(worker_pod_gw "${w}")
+	mkdir -p "${d}/conf/cni" "${d}/containerd" "${d}/run/containerd" "${d}/kubelet" "${d}/pod-logs" \
+		"${CLUSTER_RUN}/${w}" "${CLUSTER_LOGS}/${w}"
+	# The bridge lives in the worker's namespace; pods reach the other
+	# nodes' pods, the host (API server, DNS) and Services through it.
+	put "${d}/conf/cni/10-dbbench.conflist" <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "dbbench",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "${CLUSTER_BRIDGE}",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "${d}/cni-ipam",
+        "ranges": [[{"subnet": "$(worker_pod_cidr "${w}")", "gateway": "${gw}"}]],
+        "routes": [{"dst": "${CLUSTER_SERVICE_CIDR}", "gw": "${gw}"}, {"dst": "${CLUSTER_POD_CIDR}", "gw": "${gw}"}, {"dst": "${CLUSTER_WORKER_POD_RANGE}", "gw": "${gw}"}]
+      }
+    },
+    {"type": "loopback"}
+  ]
+}
+EOF
+	containerd_toml "${d}/containerd" "${d}/run/containerd" "$(worker_sock "${w}")" "${d}/conf/cni" |
+		put "${d}/conf/containerd.toml"
+	{
+		kubelet_yaml "$(worker_node_ip "${w}")" "${CLUSTER_PKI}/kubelet-serving-${w}" "$(worker_sock "${w}")" "${d}/pod-logs"
+		echo "cgroupRoot: /${w}"
+	} | put "${d}/conf/kubelet.yaml"
+	kube_proxy_yaml "${w}" "$(worker_node_ip "${w}")" | put "${d}/conf/kube-proxy.yaml"
+}
+
+# forget_stale_workers deletes the Node objects of workers that an earlier
+# up.sh with a larger NODES registered (etcd keeps them across down.sh), so
+# that the cluster has exactly NODES nodes.
+forget_stale_workers() {
+	local n w keep
+	for n in $(kubectl get nodes -o 'jsonpath={.items[*].metadata.name}'); do
+		[[ "${n}" =~ ^${CLUSTER_NODE_NAME}-[0-9]+$ ]] || continue
+		keep=""
+		for w in "${WORKERS[@]}"; do [ "${w}" != "${n}" ] || keep=1; done
+		if [ -z "${keep}" ]; then
+			step "deleting node ${n}: not one of NODES=${NODES}"
+			kubectl delete node "${n}" --wait=false >/dev/null
+		fi
+	done
+}
+
+worker_containerd_up() { containerd_up_at "$(worker_sock "$1")"; }
+
+start_worker_containerds() {
+	local w
+	for w in "${WORKERS[@]}"; do
+		write_worker_configs "${w}"
+		setup_worker_network "${w}"
+		setup_worker_cgroups "${w}"
+		daemon "${w}/containerd" nsenter --net="/run/netns/${w}" -- containerd --config "$(worker_dir "${w}")/conf/containerd.toml"
+	done
+	for w in "${WORKERS[@]}"; do
+		wait_for 60 "containerd of ${w}" "${w}/containerd" worker_containerd_up "${w}"
+	done
+}
+
+node_ready_named() {
+	[ "$(kubectl get node "$1" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
+}
+
+start_worker_kubelets() {
+	local w d
+	for w in "${WORKERS[@]}"; do
+		d=$(worker_dir "${w}")
+		daemon "${w}/kubelet" nsenter --net="/run/netns/${w}" -- "${K8S_BIN}/kubelet" --config="${d}/conf/kubelet.yaml" \
+			--kubeconfig="${CLUSTER_DIR}/kubelet-${w}.kubeconfig" --root-dir="${d}/kubelet" \
+			--node-ip="$(worker_node_ip "${w}")" --hostname-override="${w}" --v=1
+	done
+	for w in "${WORKERS[@]}"; do
+		wait_for 120 "node ${w} Ready" "${w}/kubelet" node_ready_named "${w}"
+	done
+}
+
+start_worker_proxies() {
+	local w
+	for w in "${WORKERS[@]}"; do
+		daemon "${w}/kube-proxy" nsenter --net="/run/netns/${w}" -- "${K8S_BIN}/kube-proxy" \
+			--config="$(worker_dir "${w}")/conf/kube-proxy.yaml" --v=1
+	done
+	for w in "${WORKERS[@]}"; do
+		wait_for 60 "kube-proxy of ${w}" "${w}/kube-proxy" in_netns "${w}" curl -fsS http://127.0.0.1:10256/healthz
+	done
+}
+
 # ---------------------------------------------------------------- main
 
 mkdir -p "${CLUSTER_DIR}" "${CLUSTER_LOGS}" "${CLUSTER_RUN}" "${CLUSTER_CONF}"
+echo "${NODES}" >"${CLUSTER_NODES_FILE}"
 install_deps
 make_pki
 write_configs
@@ -466,12 +713,20 @@ setup_network
 start_etcd
 start_apiserver
 start_controllers
+forget_stale_workers
 start_containerd
+start_worker_containerds
 load_images
 start_kubelet
+start_worker_kubelets
 start_kube_proxy
+start_worker_proxies
 start_coredns
 wait_for 60 "default service account" kube-controller-manager kubectl -n default get serviceaccount default
-step "cluster ready: node ${CLUSTER_NODE_NAME} (${CLUSTER_NODE_IP}), logs in ${CLUSTER_LOGS}"
+if [ "${NODES}" -gt 1 ]; then
+	step "cluster ready: nodes ${CLUSTER_NODE_NAME} (${CLUSTER_NODE_IP}) $(for w in "${WORKERS[@]}"; do printf '%s (%s) ' "${w}" "$(worker_node_ip "${w}")"; done)logs in ${CLUSTER_LOGS}"
+else
+	step "cluster ready: node ${CLUSTER_NODE_NAME} (${CLUSTER_NODE_IP}), logs in ${CLUSTER_LOGS}"
+fi
 log "admin kubeconfig: ${CLUSTER_KUBECONFIG} (kubectl: ${KUBECTL})"
 echo "export KUBECONFIG=${CLUSTER_KUBECONFIG}"
