@@ -230,6 +230,36 @@ put() {
 	if cmp -s "${tmp}" "$1"; then rm -f "${tmp}"; else mv "${tmp}" "$1"; fi
 }
 
+# cni_conflist IPAM_DIR RANGE ROUTES: a node's CNI config, a bridge on
+# CLUSTER_BRIDGE with host-local addresses from RANGE (one JSON range) and
+# ROUTES (JSON routes, comma-separated); the nodes' configs differ only in
+# these.
+cni_conflist() {
+	local ipam=$1 range=$2 routes=$3
+	cat <<EOF
+{
+  "cniVersion": "1.0.0",
+  "name": "dbbench",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "${CLUSTER_BRIDGE}",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "${ipam}",
+        "ranges": [[${range}]],
+        "routes": [${routes}]
+      }
+    },
+    {"type": "loopback"}
+  ]
+}
+EOF
+}
+
 # containerd_toml ROOT STATE SOCKET CNI_CONF_DIR: a node's containerd config;
 # the nodes' configs differ only in these paths.
 containerd_toml() {
@@ -324,28 +354,10 @@ write_configs() {
 	mkdir -p "${CLUSTER_CONF}/cni" "${CLUSTER_CONF}/certs.d"
 	# Pods get routes to the pod and Service ranges only (no default route),
 	# and no masquerading: they cannot address anything off this machine.
-	put "${CLUSTER_CONF}/cni/10-dbbench.conflist" <<EOF
-{
-  "cniVersion": "1.0.0",
-  "name": "dbbench",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "${CLUSTER_BRIDGE}",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {
-        "type": "host-local",
-        "dataDir": "${CLUSTER_DIR}/cni-ipam",
-        "ranges": [[{"subnet": "${CLUSTER_POD_CIDR}", "rangeStart": "10.88.0.2", "gateway": "${CLUSTER_NODE_IP}"}]],
-        "routes": [{"dst": "${CLUSTER_SERVICE_CIDR}", "gw": "${CLUSTER_NODE_IP}"}${NODE1_EXTRA_ROUTES}]
-      }
-    },
-    {"type": "loopback"}
-  ]
-}
-EOF
+	cni_conflist "${CLUSTER_DIR}/cni-ipam" \
+		"{\"subnet\": \"${CLUSTER_POD_CIDR}\", \"rangeStart\": \"10.88.0.2\", \"gateway\": \"${CLUSTER_NODE_IP}\"}" \
+		"{\"dst\": \"${CLUSTER_SERVICE_CIDR}\", \"gw\": \"${CLUSTER_NODE_IP}\"}${NODE1_EXTRA_ROUTES}" |
+		put "${CLUSTER_CONF}/cni/10-dbbench.conflist"
 	# Image pulls never leave the machine: every registry resolves to a closed
 	# loopback port, so a missing image fails fast with ErrImagePull.
 	local host
@@ -612,28 +624,10 @@ write_worker_configs() {
 		"${CLUSTER_RUN}/${w}" "${CLUSTER_LOGS}/${w}"
 	# The bridge lives in the worker's namespace; pods reach the other
 	# nodes' pods, the host (API server, DNS) and Services through it.
-	put "${d}/conf/cni/10-dbbench.conflist" <<EOF
-{
-  "cniVersion": "1.0.0",
-  "name": "dbbench",
-  "plugins": [
-    {
-      "type": "bridge",
-      "bridge": "${CLUSTER_BRIDGE}",
-      "isGateway": true,
-      "ipMasq": false,
-      "hairpinMode": true,
-      "ipam": {
-        "type": "host-local",
-        "dataDir": "${d}/cni-ipam",
-        "ranges": [[{"subnet": "$(worker_pod_cidr "${w}")", "gateway": "${gw}"}]],
-        "routes": [{"dst": "${CLUSTER_SERVICE_CIDR}", "gw": "${gw}"}, {"dst": "${CLUSTER_POD_CIDR}", "gw": "${gw}"}, {"dst": "${CLUSTER_WORKER_POD_RANGE}", "gw": "${gw}"}]
-      }
-    },
-    {"type": "loopback"}
-  ]
-}
-EOF
+	cni_conflist "${d}/cni-ipam" \
+		"{\"subnet\": \"$(worker_pod_cidr "${w}")\", \"gateway\": \"${gw}\"}" \
+		"{\"dst\": \"${CLUSTER_SERVICE_CIDR}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_POD_CIDR}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_WORKER_POD_RANGE}\", \"gw\": \"${gw}\"}" |
+		put "${d}/conf/cni/10-dbbench.conflist"
 	containerd_toml "${d}/containerd" "${d}/run/containerd" "$(worker_sock "${w}")" "${d}/conf/cni" |
 		put "${d}/conf/containerd.toml"
 	{

@@ -134,7 +134,7 @@ func TestRealTailLatency(t *testing.T) {
 		res, compact, _ := runReal(t, p, realPassword)
 		stalled := ""
 		if stalls != nil {
-			n, d := stalls.stop(t)
+			n, d := stalls.stop()
 			stalled = fmt.Sprintf(", stalled %d times, %.1f %% of the time", n, 100*d)
 		}
 		if res.ExitCode != plan.ExitOK {
@@ -328,8 +328,7 @@ func stallEvery(t *testing.T, pid int, stall, period time.Duration) *staller {
 // stop ends the stalls and returns how many there were and the share of
 // the time the process was stopped (the realised duty, against the
 // nominal stall / period).
-func (s *staller) stop(t *testing.T) (int, float64) {
-	t.Helper()
+func (s *staller) stop() (int, float64) {
 	close(s.done)
 	s.wg.Wait()
 	return s.count, s.stopped.Seconds() / time.Since(s.began).Seconds()

@@ -134,36 +134,16 @@ func chaosSettingsFromEnv(t *testing.T) chaosSettings {
 // CHAOS_RUNS (runs per wave) size it; make bench-chaos runs the long
 // version. Not parallel: other tests' runs would see the kills too.
 func TestManagerChaos(t *testing.T) {
-	endpoint := os.Getenv("DBBENCH_E2E_S3_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("DBBENCH_E2E_S3_ENDPOINT is not set (hack/test-e2e.sh sets it for the local cluster)")
-	}
+	endpoint := s3Endpoint(t)
 	cfg := chaosSettingsFromEnv(t)
 	t.Logf("chaos: seed %d (%s=%d replays this schedule), %d kills, %d runs per wave", cfg.seed, envChaosSeed, cfg.seed, cfg.kills, cfg.runs)
 	rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
 	start := time.Now()
 
-	ak, sk := os.Getenv("DBBENCH_E2E_S3_ACCESS_KEY"), os.Getenv("DBBENCH_E2E_S3_SECRET_KEY")
 	ns := newNamespace(t, "chaos")
 	// A prefix of the namespace's own: the bucket outlives the test.
 	bucket, prefix := "e2e-chaos", ns
-	st, err := store.New(store.Config{Endpoint: endpoint, Bucket: bucket, Prefix: prefix, AccessKeyID: ak, SecretAccessKey: sk,
-		Backoff: store.Backoff{Initial: 100 * time.Millisecond, MaxAttempts: 3}, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateBucket(ctx); err != nil {
-		t.Fatalf("creating the bucket: %v", err)
-	}
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s3-credentials"},
-		Data:       map[string][]byte{"accessKeyID": []byte(ak), "secretAccessKey": []byte(sk)},
-	}
-	if err := k8sClient.Create(ctx, sec); err != nil {
-		t.Fatalf("creating the credentials Secret: %v", err)
-	}
-	s3 := &dbbenchv1alpha1.S3Output{Endpoint: endpoint, Bucket: bucket, Prefix: prefix,
-		CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name}}
+	st, s3 := objectStore(t, endpoint, ns, bucket, prefix)
 
 	var names []string
 	startWave := func() {

@@ -3,12 +3,10 @@
 package e2e
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,36 +23,15 @@ import (
 // its per-second series, the agent's and the database server's logs, the
 // manifest and the HTML report.
 func TestResultsReachTheObjectStore(t *testing.T) {
-	endpoint := os.Getenv("DBBENCH_E2E_S3_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("DBBENCH_E2E_S3_ENDPOINT is not set (hack/test-e2e.sh sets it for the local cluster)")
-	}
+	endpoint := s3Endpoint(t)
 	t.Parallel()
-	ak, sk := os.Getenv("DBBENCH_E2E_S3_ACCESS_KEY"), os.Getenv("DBBENCH_E2E_S3_SECRET_KEY")
 	ns := newNamespace(t, "store")
 	const bucket, prefix = "e2e-results", "e2e"
-	st, err := store.New(store.Config{Endpoint: endpoint, Bucket: bucket, Prefix: prefix, AccessKeyID: ak, SecretAccessKey: sk,
-		Backoff: store.Backoff{Initial: 100 * time.Millisecond, MaxAttempts: 3}, RequestTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateBucket(ctx); err != nil {
-		t.Fatalf("creating the bucket: %v", err)
-	}
-	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "s3-credentials"},
-		Data:       map[string][]byte{"accessKeyID": []byte(ak), "secretAccessKey": []byte(sk)},
-	}
-	if err := k8sClient.Create(ctx, sec); err != nil {
-		t.Fatalf("creating the credentials Secret: %v", err)
-	}
+	st, s3 := objectStore(t, endpoint, ns, bucket, prefix)
 
 	run := smallRun(ns, "to-s3", "10.11")
 	run.Spec.Workload.Steps = []string{"point-query", "update-index"}
-	run.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{
-		Endpoint: endpoint, Bucket: bucket, Prefix: prefix,
-		CredentialsSecret: corev1.LocalObjectReference{Name: sec.Name},
-	}
+	run.Spec.Output.S3 = s3
 	createRun(t, run)
 	run = waitForRunFinished(t, ns, run.Name, runTimeout)
 	requireSucceeded(t, run)

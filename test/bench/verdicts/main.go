@@ -485,7 +485,7 @@ func repeatVerdicts(c config, cells map[string][]runResult, cell string, n int, 
 		for j := range rounds {
 			rounds[j] = b + j
 		}
-		regressed, err := repeatVerdict(cells, cell, rounds, magnitude)
+		regressed, err := repeatVerdict(cells, cell, rounds, rounds, magnitude)
 		if err != nil {
 			return vc, err
 		}
@@ -497,20 +497,41 @@ func repeatVerdicts(c config, cells map[string][]runResult, cell string, n int, 
 	return vc, nil
 }
 
-// repeatVerdict judges cell's runs of the given rounds against A's runs of
-// the same rounds, at the API's α and Holm.
-func repeatVerdict(cells map[string][]runResult, cell string, rounds []int, magnitude float64) (bool, error) {
-	var cur, base []*results.Document
-	for _, j := range rounds {
-		cur = append(cur, cells[cell][j].doc)
-		base = append(base, cells[baseCell][j].doc)
+// repeatVerdict judges cell's runs of the rounds cur against A's runs of
+// the rounds base, at the API's α and Holm.
+func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, magnitude float64) (bool, error) {
+	var after, before []*results.Document
+	for _, j := range cur {
+		after = append(after, cells[cell][j].doc)
 	}
-	v, err := analysis.JudgeRuns(manifestOf("cur", cur...), manifestOf("base", base...),
+	for _, j := range base {
+		before = append(before, cells[baseCell][j].doc)
+	}
+	v, err := analysis.JudgeRuns(manifestOf("cur", after...), manifestOf("base", before...),
 		analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha})
 	if err != nil {
 		return false, err
 	}
 	return len(v.Regressed) > 0, nil
+}
+
+// drawnRate is the rate of regressed verdicts over subsampleN draws of
+// the rounds each side's runs come from (draw), from a generator seeded
+// with seed: the figures are reproducible from the measured rounds.
+func drawnRate(cells map[string][]runResult, cell string, magnitude float64, seed [2]uint64, draw func(*rand.Rand) (cur, base []int)) (float64, error) {
+	rng := rand.New(rand.NewPCG(seed[0], seed[1]))
+	regressed := 0
+	for range subsampleN {
+		cur, base := draw(rng)
+		r, err := repeatVerdict(cells, cell, cur, base, magnitude)
+		if err != nil {
+			return 0, err
+		}
+		if r {
+			regressed++
+		}
+	}
+	return float64(regressed) / subsampleN, nil
 }
 
 // designPower is the power the design row sizes its repeats for: the
@@ -546,26 +567,15 @@ func designRepeats(c config, cells map[string][]runResult, limit int) int {
 // bootstrapRate is the rate of regressed n+n verdicts over subsampleN
 // draws of n rounds with replacement for each side, independently: the
 // detection the runs' own noise gives at more repeats than the rounds
-// hold disjointly. Seeded.
+// hold disjointly (drawnRate).
 func bootstrapRate(c config, cells map[string][]runResult, cell string, n int, magnitude float64) (float64, error) {
-	rng := rand.New(rand.NewPCG(uint64(n), 13))
-	regressed := 0
-	for range subsampleN {
-		var cur, base []*results.Document
+	return drawnRate(cells, cell, magnitude, [2]uint64{uint64(n), 13}, func(rng *rand.Rand) (cur, base []int) {
 		for range n {
-			cur = append(cur, cells[cell][rng.IntN(c.rounds)].doc)
-			base = append(base, cells[baseCell][rng.IntN(c.rounds)].doc)
+			cur = append(cur, rng.IntN(c.rounds))
+			base = append(base, rng.IntN(c.rounds))
 		}
-		v, err := analysis.JudgeRuns(manifestOf("cur", cur...), manifestOf("base", base...),
-			analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha})
-		if err != nil {
-			return 0, err
-		}
-		if len(v.Regressed) > 0 {
-			regressed++
-		}
-	}
-	return float64(regressed) / subsampleN, nil
+		return cur, base
+	})
 }
 
 // subsampleN is the number of subsamples of subsampleRate.
@@ -573,24 +583,15 @@ const subsampleN = 400
 
 // subsampleRate estimates the rate of regressed n+n verdicts from more
 // verdicts than disjoint blocks give: subsampleN draws of n distinct rounds
-// (seeded), each judged like a block. The draws share rounds, so the rate
+// (drawnRate), each judged like a block. The draws share rounds, so the rate
 // has no binomial interval; it is the block count's estimate with less
 // sampling noise, and the disjoint blocks are printed beside it.
 func subsampleRate(c config, cells map[string][]runResult, cell string, n int, magnitude float64) (float64, error) {
-	rng := rand.New(rand.NewPCG(uint64(n), 7))
-	regressed := 0
-	for range subsampleN {
+	return drawnRate(cells, cell, magnitude, [2]uint64{uint64(n), 7}, func(rng *rand.Rand) (cur, base []int) {
 		rounds := rng.Perm(c.rounds)[:n]
 		slices.Sort(rounds)
-		r, err := repeatVerdict(cells, cell, rounds, magnitude)
-		if err != nil {
-			return 0, err
-		}
-		if r {
-			regressed++
-		}
-	}
-	return float64(regressed) / subsampleN, nil
+		return rounds, rounds
+	})
 }
 
 func sortedKeys(m map[string]bool) []string {
