@@ -115,20 +115,26 @@ func TestRateRecordQueue(t *testing.T) {
 		queue             []sysbench.QueueSample
 		wantMax, wantEnd  int64
 		wantQueue, wantCc []float64
+		wantSamples       int
 	}{
 		{"backlog after the warm-up", []sysbench.QueueSample{q(1, 50, 4), q(2, 3, 4), q(3, 7, 4), q(4, 2, 3)}, 7, 2,
-			[]float64{50, 3, 7, 2}, []float64{4, 4, 4, 3}},
-		{"a missing report leaves the columns out", []sysbench.QueueSample{q(1, 0, 1), q(2, 1, 1), q(4, 0, 1)}, 1, 0, nil, nil},
+			[]float64{50, 3, 7, 2}, []float64{4, 4, 4, 3}, 4},
+		{"a missing report leaves the columns out", []sysbench.QueueSample{q(1, 0, 1), q(2, 1, 1), q(4, 0, 1)}, 1, 0, nil, nil, 4},
+		{"the last report cut off drops the last second", []sysbench.QueueSample{q(1, 0, 1), q(2, 1, 1), q(3, 5, 2)}, 5, 5,
+			[]float64{0, 1, 5}, []float64{1, 1, 2}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := &sysbench.Output{Intervals: []sysbench.Interval{iv(1), iv(2), iv(3), iv(4)}, Queue: tc.queue}
-			res := &results.StepResult{Series: &results.Series{QPS: []float64{10, 10, 10, 10}}}
+			res := &results.StepResult{Series: &results.Series{QPS: []float64{10, 10, 10, 10}, TPS: []float64{10, 10, 10, 10}}}
 			(&rateRun{target: 100}).record(res, "point-query", out, 8, 1)
 			if res.Rate.MaxQueueLength != tc.wantMax || res.Rate.EndQueueLength != tc.wantEnd || res.Rate.PollIntervalMs != 40 {
 				t.Errorf("rate %+v: want max %d (warm-up second left out), end %d, poll 40 ms", res.Rate, tc.wantMax, tc.wantEnd)
 			}
 			if !slices.Equal(res.Series.QueueLength, tc.wantQueue) || !slices.Equal(res.Series.Concurrency, tc.wantCc) {
 				t.Errorf("queue %v, concurrency %v; want %v, %v", res.Series.QueueLength, res.Series.Concurrency, tc.wantQueue, tc.wantCc)
+			}
+			if len(res.Series.QPS) != tc.wantSamples || len(res.Series.TPS) != tc.wantSamples {
+				t.Errorf("series of %d/%d samples, want %d", len(res.Series.QPS), len(res.Series.TPS), tc.wantSamples)
 			}
 		})
 	}

@@ -368,6 +368,15 @@ type Series struct {
 	Concurrency []float64 `json:"concurrency,omitempty"`
 }
 
+// Truncate keeps the first n samples of every column.
+func (s *Series) Truncate(n int) {
+	for _, col := range []*[]float64{&s.QPS, &s.TPS, &s.LatencyMs, &s.ErrorsPerSecond, &s.ReconnectsPerSecond, &s.QueueLength, &s.Concurrency} {
+		if len(*col) > n {
+			*col = (*col)[:n]
+		}
+	}
+}
+
 // SeriesSummary describes the steady part of a QPS series: enough for box
 // plots and for flagging stalls without the series.
 type SeriesSummary struct {
