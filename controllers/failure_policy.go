@@ -31,6 +31,7 @@ import (
 var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	dbbenchv1alpha1.ReasonDatabasePodDeleted: plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonDatabaseEvicted:    plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonNodeLost:           plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonDatabasePodFailed:  plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonDatabaseNotReady:   plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonCellTimeout:        plan.FailureInfrastructure,
@@ -118,6 +119,9 @@ func clientOutcome(prog *plan.Progress, hasDocument bool, job *batchv1.Job, clie
 	if job == nil {
 		return false, nil
 	}
+	if f := clientNodeLost(clientPods); f != nil && !agentDone {
+		return false, f
+	}
 	switch {
 	case jobCondition(job, batchv1.JobComplete):
 		if !agentDone {
@@ -141,6 +145,9 @@ func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.P
 			return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "step %s: %s", prog.Step, prog.Error)
 		}
 		return fail(dbbenchv1alpha1.ReasonAgentFailed, "%s", prog.Error)
+	}
+	if f := clientNodeLost(clientPods); f != nil {
+		return f
 	}
 	for _, pod := range clientPods {
 		if disrupted(pod) {
@@ -205,6 +212,9 @@ func databaseFailure(name string, pod *corev1.Pod, running, answered bool) *fail
 			return fail(dbbenchv1alpha1.ReasonDatabasePodDeleted, "database pod %s disappeared during the benchmark", name)
 		}
 		return nil
+	}
+	if lost, why := nodeLost(pod); lost {
+		return fail(dbbenchv1alpha1.ReasonNodeLost, "database pod %s: node %s lost: %s", pod.Name, pod.Spec.NodeName, why)
 	}
 	if !pod.DeletionTimestamp.IsZero() {
 		return fail(dbbenchv1alpha1.ReasonDatabasePodDeleted, "database pod %s is being deleted", pod.Name)
@@ -276,6 +286,39 @@ func cellTimeoutFailure(attempt int32, elapsed, limit time.Duration) *failure {
 		return nil
 	}
 	return fail(dbbenchv1alpha1.ReasonCellTimeout, "attempt %d exceeded the cell timeout of %s", attempt, limit)
+}
+
+// taintEvictionReason is the reason of the DisruptionTarget condition that
+// Kubernetes' taint eviction controller sets on a pod it deletes because
+// the pod no longer tolerates a NoExecute taint of its node
+// (node.kubernetes.io/unreachable or not-ready once a node stops
+// answering). It is not among k8s.io/api's constants.
+const taintEvictionReason = "DeletionByTaintManager"
+
+// nodeLost reports a pod deleted because its node was lost, and the
+// condition's message.
+func nodeLost(pod *corev1.Pod) (bool, string) {
+	if pod.Status.Reason == "NodeLost" {
+		return true, pod.Status.Message
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue && c.Reason == taintEvictionReason {
+			return true, c.Message
+		}
+	}
+	return false, ""
+}
+
+// clientNodeLost is the failure of an attempt whose client pod's node was
+// lost. It is checked before the Job says anything: the Job controller
+// counts the pod as failed only once its deletion is under way.
+func clientNodeLost(clientPods []*corev1.Pod) *failure {
+	for _, pod := range clientPods {
+		if lost, why := nodeLost(pod); lost {
+			return fail(dbbenchv1alpha1.ReasonNodeLost, "client pod %s: node %s lost: %s", pod.Name, pod.Spec.NodeName, why)
+		}
+	}
+	return nil
 }
 
 func disrupted(pod *corev1.Pod) bool {

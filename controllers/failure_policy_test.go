@@ -65,6 +65,16 @@ func withCondition(t corev1.PodConditionType, s corev1.ConditionStatus, msg stri
 	}
 }
 
+// taintEvicted is a pod that Kubernetes' taint eviction deleted: its node
+// stopped answering and the pod's toleration of that ran out.
+func taintEvicted(p *corev1.Pod) {
+	p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue,
+		Reason: taintEvictionReason, Message: "Taint manager: deleting due to NoExecute taint"})
+}
+
+func onNode(name string) func(*corev1.Pod) { return func(p *corev1.Pod) { p.Spec.NodeName = name } }
+
 func restarted(n int32, exit int32, reason string) corev1.ContainerStatus {
 	return restartedSaying(n, exit, reason, "2026-11-24  3:04:05 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'innodb_foo=1'\n2026-11-24  3:04:05 0 [ERROR] Aborting\n")
 }
@@ -106,7 +116,9 @@ var databaseCases = []databaseCase{
 	{name: "evicted", pod: pod("db-a1", corev1.PodFailed, withReason("Evicted", "The node was low on resource: memory.")), running: true,
 		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "low on resource"},
 	{name: "node lost", pod: pod("db-a1", corev1.PodRunning, withReason("NodeLost", "node-3 is unreachable")),
-		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "node-3"},
+		want: failed(dbbenchv1alpha1.ReasonNodeLost, true), msgHas: "node-3"},
+	{name: "deleted by taint eviction once the node stopped answering", pod: pod("db-a1", corev1.PodRunning, taintEvicted, onNode("dbbench-node-2")), running: true,
+		want: failed(dbbenchv1alpha1.ReasonNodeLost, true), msgHas: "node dbbench-node-2 lost: Taint manager: deleting due to NoExecute taint"},
 	{name: "preempted", pod: pod("db-a1", corev1.PodFailed, withReason("Preempted", "")),
 		want: failed(dbbenchv1alpha1.ReasonDatabaseEvicted, true), msgHas: "Preempted"},
 	{name: "disruption target", pod: pod("db-a1", corev1.PodRunning, withCondition(corev1.DisruptionTarget, corev1.ConditionTrue, "")), running: true,
@@ -194,6 +206,12 @@ var clientCases = []clientCase{
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(3, "Error", "")))},
 		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), msgHas: "syntax error"},
 	{name: "a failed agent record before the Job ends decides nothing yet", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "syntax error"), job: job()},
+	{name: "client's node lost, before the Job counts the pod as failed", prog: progress(plan.PhaseRunning, "", ""), job: job(),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodRunning, taintEvicted, onNode("dbbench-node-3"))},
+		want: failed(dbbenchv1alpha1.ReasonNodeLost, true), msgHas: "client pod client-a1-x: node dbbench-node-3 lost"},
+	{name: "client's node lost, the Job failed", job: job(batchv1.JobFailed),
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodRunning, taintEvicted, onNode("dbbench-node-3"))},
+		want: failed(dbbenchv1alpha1.ReasonNodeLost, true), msgHas: "dbbench-node-3"},
 	{name: "client evicted", job: job(batchv1.JobFailed),
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withReason("Evicted", "ephemeral storage"))},
 		want: failed(dbbenchv1alpha1.ReasonClientEvicted, true), msgHas: "ephemeral storage"},

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bisect-images.sh builds the images the bisection end-to-end test searches
-# (test/e2e/bisect_test.go) and loads them into the local cluster's
-# containerd: docker.io/dbbench/mariadb-bisect:t1 … t8, the project's
+# (test/e2e/bisect_test.go) and loads them into the containerd of every
+# node of the local cluster: docker.io/dbbench/mariadb-bisect:t1 … t8, the project's
 # MariaDB 10.11 image with one my.cnf drop-in baked in. Tags before
 # t${BISECT_FIRST_DURABLE} flush the redo log once a second and do not sync a
 # binary log; from it on every commit is durable (redo log flush and binary
@@ -19,6 +19,18 @@ FAST_CNF='[mysqld]\ninnodb_flush_log_at_trx_commit=2\nsync_binlog=0\n'
 DURABLE_CNF='[mysqld]\ninnodb_flush_log_at_trx_commit=1\nlog_bin=binlog\nsync_binlog=1\n'
 MARKER="${CLUSTER_DIR}/images-loaded/mariadb-bisect"
 
+# nodes prints "SOCKET MARKER" for node 1 and every running worker node
+# (NODES>1 hack/cluster/up.sh): each has its own containerd.
+nodes() {
+	echo "${CONTAINERD_SOCK} ${MARKER}"
+	local w sock
+	for w in $(cluster_workers); do
+		sock=$(worker_sock "${w}")
+		containerd_up_at "${sock}" && echo "${sock} $(worker_dir "${w}")/images-loaded/mariadb-bisect"
+	done
+	return 0
+}
+
 podman() { command podman --runtime runc --cgroup-manager cgroupfs --events-backend file "$@"; }
 
 if ! podman image exists "${BASE}"; then
@@ -27,9 +39,13 @@ if ! podman image exists "${BASE}"; then
 	podman load -q -i "${archive}" >/dev/null
 fi
 hash=$( (podman image inspect --format '{{.Id}}' "${BASE}"; echo "${FIRST_DURABLE} ${TAGS}"; cat "$0") | sha256sum | cut -c1-16)
-if [ "$(cat "${MARKER}" 2>/dev/null)" = "${hash}" ] && ctr_k8s images ls -q "name==${REPO}:t${TAGS}" | grep -q .; then
-	exit 0
-fi
+# loaded SOCKET MARKER: this build's tags are in that containerd.
+loaded() { [ "$(cat "$2" 2>/dev/null)" = "${hash}" ] && ctr --address "$1" --namespace k8s.io images ls -q "name==${REPO}:t${TAGS}" | grep -q .; }
+missing=()
+while read -r sock marker; do
+	loaded "${sock}" "${marker}" || missing+=("${sock} ${marker}")
+done < <(nodes)
+[ "${#missing[@]}" -gt 0 ] || exit 0
 
 ctx=$(mktemp -d)
 trap 'rm -rf "${ctx}"' EXIT
@@ -43,7 +59,10 @@ for i in $(seq 1 "${TAGS}"); do
 	refs+=("${REPO}:t${i}")
 done
 podman save -q --multi-image-archive --format docker-archive -o "${ctx}/bisect.tar" "${refs[@]}" >/dev/null
-log "loading ${REPO}:t1..t${TAGS} into containerd (durable commits from t${FIRST_DURABLE})"
-ctr_k8s images import "${ctx}/bisect.tar" >/dev/null
-mkdir -p "$(dirname "${MARKER}")"
-echo "${hash}" >"${MARKER}"
+for m in "${missing[@]}"; do
+	read -r sock marker <<<"${m}"
+	log "loading ${REPO}:t1..t${TAGS} into containerd at ${sock} (durable commits from t${FIRST_DURABLE})"
+	ctr --address "${sock}" --namespace k8s.io images import "${ctx}/bisect.tar" >/dev/null
+	mkdir -p "$(dirname "${marker}")"
+	echo "${hash}" >"${marker}"
+done

@@ -2,8 +2,9 @@
 # test-e2e.sh runs the end-to-end suite (test/e2e, build tag e2e) against the
 # operator installed with its Helm chart on a real cluster:
 #
-#   CLUSTER=local     (default) the single-node cluster of hack/cluster (started
-#                     if it is not running, left running at the end)
+#   CLUSTER=local     (default) the cluster of hack/cluster with NODES=3 (node 1
+#                     and two worker nodes; started if it is not running, left
+#                     running at the end)
 #   CLUSTER=existing  whatever KUBECONFIG points at; the images must already be
 #                     available to it
 #
@@ -37,7 +38,12 @@ KWOK="$("${DBBENCH_ROOT}/hack/tools.sh" kwok)"
 images=(mariadb-10.11 mariadb-11.8 postgres-17 agent manager)
 case "${CLUSTER}" in
 local)
-	eval "$(hack/cluster/up.sh)"
+	# Three nodes: the multi-node tests (test/e2e/nodes_test.go) need two
+	# workers besides node 1, and lose one of them.
+	eval "$(NODES="${NODES:-3}" hack/cluster/up.sh)"
+	source hack/cluster/env.sh
+	DBBENCH_E2E_WORKERS="$(for ((k = 2; k <= $(cat "${CLUSTER_NODES_FILE}"); k++)); do printf '%s ' "$(worker_name "${k}")"; done)"
+	export DBBENCH_E2E_WORKERS DBBENCH_E2E_NODE_SCRIPT="${DBBENCH_ROOT}/hack/cluster/node.sh"
 	hack/images.sh "${images[@]}" >&2
 	# The tags the bisection test searches (test/e2e/bisect_test.go).
 	hack/bisect-images.sh >&2
@@ -70,9 +76,14 @@ kill_kwok() {
 }
 
 # cleanup removes the suite's namespaces and simulated nodes. Namespaces go
-# first and are waited for, so no pod is left on a node that disappears.
+# first and are waited for, so no pod is left on a node that disappears. A
+# worker node that a test lost and could not bring back (the test binary
+# killed by -timeout) comes back first: its pods cannot go without it.
 cleanup() {
 	local keep="${DBBENCH_E2E_KEEP:-}" nss
+	if [ "${CLUSTER}" = local ]; then
+		hack/cluster/up.sh >/dev/null 2>&1 || log "hack/cluster/up.sh could not bring every node back"
+	fi
 	nss="$("${KUBECTL}" get ns -l "${E2E_LABEL}" -o name 2>/dev/null || true)"
 	if [ -n "${nss}" ] && [ -z "${keep}" ]; then
 		log "deleting test namespaces: $(echo ${nss})"

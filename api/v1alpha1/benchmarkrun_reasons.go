@@ -13,9 +13,14 @@ const (
 	// ReasonDatabasePodDeleted: the database pod was deleted, or disappeared
 	// during the benchmark.
 	ReasonDatabasePodDeleted FailureReason = "DatabasePodDeleted"
-	// ReasonDatabaseEvicted: the database pod was evicted, preempted or lost
-	// with its node.
+	// ReasonDatabaseEvicted: the database pod was evicted or preempted.
 	ReasonDatabaseEvicted FailureReason = "DatabaseEvicted"
+	// ReasonNodeLost: the node of the attempt's database or client pod
+	// stopped answering (not ready or unreachable) and Kubernetes evicted
+	// the pod once its toleration of that ran out (30 s, see
+	// docs/design.md, "Node loss"). The retry lands on another node, since
+	// the lost one is tainted.
+	ReasonNodeLost FailureReason = "NodeLost"
 	// ReasonDatabasePodFailed: the database pod failed as a whole.
 	ReasonDatabasePodFailed FailureReason = "DatabasePodFailed"
 	// ReasonDatabaseNotReady: the database pod did not run within

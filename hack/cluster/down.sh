@@ -82,16 +82,6 @@ drain() {
 	done
 }
 
-# kill_shims SOCKET: shims of that containerd that outlived it (they carry
-# its socket path).
-kill_shims() {
-	local pid
-	for pid in $(pgrep -f -- "containerd-shim-runc-v2 .*-address $1" || true); do
-		log "killing leftover shim ${pid}"
-		kill -KILL "${pid}" 2>/dev/null || true
-	done
-}
-
 drain "${CONTAINERD_SOCK}" ""
 stop containerd
 kill_shims "${CONTAINERD_SOCK}"

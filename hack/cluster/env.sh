@@ -75,3 +75,13 @@ PAUSE_IMAGE=docker.io/dbbench/pause:dev
 ctr_k8s() { ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io "$@"; }
 containerd_up() { containerd_up_at "${CONTAINERD_SOCK}"; }
 containerd_up_at() { [ -S "$1" ] && ctr --address "$1" version >/dev/null 2>&1; }
+
+# kill_shims SOCKET: shims of that containerd that outlived it (they carry
+# its socket path).
+kill_shims() {
+	local pid
+	for pid in $(pgrep -f -- "containerd-shim-runc-v2 .*-address $1" || true); do
+		log "killing leftover shim ${pid}"
+		kill -KILL "${pid}" 2>/dev/null || true
+	done
+}

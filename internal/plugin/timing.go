@@ -8,6 +8,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/results"
 )
 
 // TimingOptions are the options of `timing`.
@@ -24,11 +25,12 @@ func NewCmdTiming(streams genericiooptions.IOStreams, clients Clients) *cobra.Co
 	o := &TimingOptions{IOStreams: streams, clients: clients}
 	cmd := &cobra.Command{
 		Use:   "timing RUN",
-		Short: "Print each cell's orchestration overhead",
+		Short: "Print each cell's orchestration overhead and where it ran",
 		Long: `Print each finished cell's wall time, data-load time, configured step time
 and the rest — the orchestration overhead (pod scheduling and start, server
 initialisation, the SQL-level wait, result writes, the controller's reaction)
-— and the idle gaps between consecutive steps inside the agent.`,
+— the idle gaps between consecutive steps inside the agent, when the cell ran
+and the nodes of its database server and its client.`,
 		Example: `  kubectl dbbench timing demo`,
 		Args:    cobra.ExactArgs(1),
 		RunE:    runE(o),
@@ -69,7 +71,8 @@ func (o *TimingOptions) Run(ctx context.Context) error {
 		if f.Cell.StartTime == nil || f.Cell.CompletionTime == nil {
 			continue // not finished
 		}
-		ct := analysis.CellTiming{Cell: f.Cell.Name, Start: f.Cell.StartTime.Time, End: f.Cell.CompletionTime.Time}
+		ct := analysis.CellTiming{Cell: f.Cell.Name, Start: f.Cell.StartTime.Time, End: f.Cell.CompletionTime.Time,
+			DatabaseNode: f.Cell.Node, ClientNode: clientNode(f.Doc)}
 		if f.Doc.Load != nil {
 			ct.LoadSeconds = f.Doc.Load.Seconds
 		}
@@ -93,4 +96,12 @@ func (o *TimingOptions) Run(ctx context.Context) error {
 		return err
 	}
 	return o.write(o.Out, []analysis.Table{analysis.OverheadTable(over)}, over)
+}
+
+// clientNode is where the document's client ran, "" when it does not say.
+func clientNode(d *results.Document) string {
+	if d.Provenance.ClientNode == nil {
+		return ""
+	}
+	return d.Provenance.ClientNode.NodeName
 }

@@ -12,6 +12,9 @@ import (
 type CellTiming struct {
 	Cell       string
 	Start, End time.Time
+	// DatabaseNode and ClientNode are where the cell's server and client
+	// ran ("" when unknown).
+	DatabaseNode, ClientNode string
 	// LoadSeconds is the load phase (prepare, index, warm-up step, flush).
 	LoadSeconds float64
 	Steps       []StepTiming
@@ -31,6 +34,10 @@ type StepTiming struct {
 // CellOverhead is the orchestration overhead of one cell.
 type CellOverhead struct {
 	Cell string
+	// Start and End bound the cell; DatabaseNode and ClientNode say where
+	// it ran: side by side, they show which cells ran at once and where.
+	Start, End               time.Time
+	DatabaseNode, ClientNode string
 	// WallSeconds is End − Start; OverheadSeconds is wall time minus the
 	// load and the configured step time: pod scheduling and start-up, the
 	// server's initialisation, the SQL-level wait, result writes and the
@@ -49,7 +56,8 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 		if c.End.Before(c.Start) || c.Start.IsZero() {
 			return nil, fmt.Errorf("cell %s: no complete start and end times", c.Cell)
 		}
-		o := CellOverhead{Cell: c.Cell, WallSeconds: c.End.Sub(c.Start).Seconds(), LoadSeconds: c.LoadSeconds, Steps: len(c.Steps)}
+		o := CellOverhead{Cell: c.Cell, Start: c.Start, End: c.End, DatabaseNode: c.DatabaseNode, ClientNode: c.ClientNode,
+			WallSeconds: c.End.Sub(c.Start).Seconds(), LoadSeconds: c.LoadSeconds, Steps: len(c.Steps)}
 		steps := append([]StepTiming(nil), c.Steps...)
 		sort.SliceStable(steps, func(i, j int) bool { return steps[i].Start.Before(steps[j].Start) })
 		var gaps []float64
@@ -86,17 +94,26 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 // OverheadTable renders the overheads for people.
 func OverheadTable(o []CellOverhead) Table {
 	t := Table{
-		ID:      "timing",
-		Title:   "Orchestration overhead per cell (wall − load − configured step time)",
-		Columns: []string{"cell", "wall s", "load s", "steps s", "overhead s", "max gap s", "mean gap s", "steps"},
+		ID:    "timing",
+		Title: "Orchestration overhead per cell (wall − load − configured step time)",
+		Columns: []string{"cell", "wall s", "load s", "steps s", "overhead s", "max gap s", "mean gap s", "steps",
+			"start", "end", "database node", "client node"},
 		Notes: []string{
 			"overhead: pod scheduling and start, server initialisation, SQL-level wait, result writes, controller reaction",
 			"gap: idle time between one step's end and the next step's start inside the agent",
+			"start, end: UTC; database node, client node: where the cell's server and its client (sysbench) ran, ? when unknown",
 		},
+	}
+	node := func(n string) string {
+		if n == "" {
+			return "?"
+		}
+		return n
 	}
 	for _, c := range o {
 		t.Rows = append(t.Rows, []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds),
-			fmt.Sprintf("%.2f", c.MaxGapSeconds), fmt.Sprintf("%.2f", c.MeanGapSeconds), fmt.Sprint(c.Steps)})
+			fmt.Sprintf("%.2f", c.MaxGapSeconds), fmt.Sprintf("%.2f", c.MeanGapSeconds), fmt.Sprint(c.Steps),
+			c.Start.UTC().Format(time.TimeOnly), c.End.UTC().Format(time.TimeOnly), node(c.DatabaseNode), node(c.ClientNode)})
 	}
 	return t
 }

@@ -10,7 +10,7 @@ func TestOverheads(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	cells := []CellTiming{{
-		Cell: "maria-11.8-default", Start: at(0), End: at(100), LoadSeconds: 20,
+		Cell: "maria-11.8-default", Start: at(0), End: at(100), LoadSeconds: 20, DatabaseNode: "node-2",
 		Steps: []StepTiming{
 			// Out of order on purpose: the report sorts by start.
 			{Step: "point-query", Threads: 2, Start: at(51.5), ConfiguredSeconds: 20, ElapsedSeconds: 20},
@@ -34,8 +34,13 @@ func TestOverheads(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, pair[0], pair[1])
 		}
 	}
-	if tab := OverheadTable(got); len(tab.Rows) != 1 || tab.Rows[0][4] != "20.0" {
-		t.Errorf("table %+v", tab)
+	tab := OverheadTable(got)
+	if len(tab.Rows) != 1 || tab.Rows[0][4] != "20.0" {
+		t.Fatalf("table %+v", tab)
+	}
+	// Where and when: the client's node unknown.
+	if r := tab.Rows[0][8:]; r[0] != "00:00:00" || r[1] != "00:01:40" || r[2] != "node-2" || r[3] != "?" {
+		t.Errorf("start, end, database node, client node = %v, want 00:00:00 00:01:40 node-2 ?", r)
 	}
 	if _, err := Overheads([]CellTiming{{Cell: "x", Start: at(10), End: at(5)}}); err == nil {
 		t.Error("a cell that ended before it started was accepted")

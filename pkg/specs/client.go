@@ -55,7 +55,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 					ServiceAccountName: AgentServiceAccountName(run),
 					EnableServiceLinks: ptr.To(false),
 					NodeSelector:       p.Client.NodeSelector,
-					Tolerations:        p.Client.Tolerations,
+					Tolerations:        withNodeLossTolerations(p.Client.Tolerations),
 					Affinity:           withCellTerms(p.Client.Affinity, run, c, true),
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),

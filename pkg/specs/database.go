@@ -142,7 +142,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			EnableServiceLinks:            ptr.To(false),
 			TerminationGracePeriodSeconds: ptr.To[int64](30),
 			NodeSelector:                  p.Database.NodeSelector,
-			Tolerations:                   p.Database.Tolerations,
+			Tolerations:                   withNodeLossTolerations(p.Database.Tolerations),
 			Affinity:                      withCellTerms(p.Database.Affinity, run, c, false),
 			SecurityContext: &corev1.PodSecurityContext{
 				RunAsNonRoot:   ptr.To(true),

@@ -1,8 +1,11 @@
 package specs
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
@@ -67,4 +70,31 @@ func ensureAnti(p *corev1.PodAntiAffinity) *corev1.PodAntiAffinity {
 		return &corev1.PodAntiAffinity{}
 	}
 	return p
+}
+
+// NodeLossTolerationSeconds is how long a benchmark pod stays bound to a
+// node that stopped answering before Kubernetes evicts it. The default
+// (300 s, added by the DefaultTolerationSeconds admission plugin) suits a
+// service waiting out a short partition; a benchmark cell on a lost node
+// measures nothing, and the sooner its pods go, the sooner the controller
+// retries the cell on another node (reason NodeLost).
+const NodeLossTolerationSeconds int64 = 30
+
+// withNodeLossTolerations returns the user's tolerations plus a
+// NodeLossTolerationSeconds toleration of the unreachable and not-ready
+// taints, for each of the two the user does not already tolerate with a
+// NoExecute (or any) effect.
+func withNodeLossTolerations(user []corev1.Toleration) []corev1.Toleration {
+	out := append([]corev1.Toleration(nil), user...)
+	for _, key := range []string{corev1.TaintNodeUnreachable, corev1.TaintNodeNotReady} {
+		if slices.ContainsFunc(user, func(t corev1.Toleration) bool {
+			return (t.Key == key || t.Key == "" && t.Operator == corev1.TolerationOpExists) &&
+				(t.Effect == corev1.TaintEffectNoExecute || t.Effect == "")
+		}) {
+			continue
+		}
+		out = append(out, corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists,
+			Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(NodeLossTolerationSeconds)})
+	}
+	return out
 }

@@ -231,6 +231,43 @@ func TestClientPlacement(t *testing.T) {
 	}
 }
 
+func TestNodeLossTolerations(t *testing.T) {
+	short := func(key string) corev1.Toleration {
+		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(NodeLossTolerationSeconds)}
+	}
+	gpu := corev1.Toleration{Key: "gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}
+	ownUnreachable := corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](600)}
+	everything := corev1.Toleration{Operator: corev1.TolerationOpExists}
+	tests := []struct {
+		name string
+		user []corev1.Toleration
+		want []corev1.Toleration
+	}{
+		{"none of the user's", nil, []corev1.Toleration{short(corev1.TaintNodeUnreachable), short(corev1.TaintNodeNotReady)}},
+		{"the user's other tolerations are kept", []corev1.Toleration{gpu}, []corev1.Toleration{gpu, short(corev1.TaintNodeUnreachable), short(corev1.TaintNodeNotReady)}},
+		{"the user's own unreachable toleration wins", []corev1.Toleration{ownUnreachable}, []corev1.Toleration{ownUnreachable, short(corev1.TaintNodeNotReady)}},
+		{"a toleration of every taint covers both", []corev1.Toleration{everything}, []corev1.Toleration{everything}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) {
+				r.Spec.Placement.Database.Tolerations = tt.user
+				r.Spec.Placement.Client.Tolerations = tt.user
+			})
+			db := DatabasePod(run, cell, 1, false, "")
+			client := ClientJob(run, cell, 1, "agent", "10.0.0.1", false).Spec.Template.Spec
+			for who, got := range map[string][]corev1.Toleration{"database": db.Spec.Tolerations, "client": client.Tolerations} {
+				if d := cmp.Diff(tt.want, got); d != "" {
+					t.Errorf("%s pod tolerations (-want +got):\n%s", who, d)
+				}
+			}
+			if len(run.Spec.Placement.Database.Tolerations) != len(tt.user) {
+				t.Error("the builder modified the spec")
+			}
+		})
+	}
+}
+
 func TestPlanAndRBAC(t *testing.T) {
 	run, cell := testRun("postgres", func(r *dbbenchv1alpha1.BenchmarkRun) {
 		r.Spec.Workload.TPCC = &dbbenchv1alpha1.TPCCSpec{Warehouses: 2, Tables: 1, DurationSeconds: 10, Isolation: "RC"}

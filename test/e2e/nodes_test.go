@@ -1,0 +1,317 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/specs"
+)
+
+// The tests here need real worker nodes: the local cluster started with
+// NODES ≥ 3 (hack/test-e2e.sh does), whose workers hack/test-e2e.sh names in
+// DBBENCH_E2E_WORKERS, and hack/cluster/node.sh to lose one and bring it back
+// (DBBENCH_E2E_NODE_SCRIPT). Elsewhere they are skipped.
+
+// realWorkers returns the worker nodes of the local cluster, or skips.
+func realWorkers(t *testing.T, want int) []string {
+	t.Helper()
+	workers := strings.Fields(os.Getenv("DBBENCH_E2E_WORKERS"))
+	if len(workers) < want {
+		t.Skipf("needs %d worker nodes of the local cluster (NODES=%d hack/test-e2e.sh); DBBENCH_E2E_WORKERS=%q", want, want+1, os.Getenv("DBBENCH_E2E_WORKERS"))
+	}
+	return workers
+}
+
+// TestCellsOnRealNodes: two cells at once (maxParallelCells 2), each with its
+// client on another node than its database (clientNode OtherNode), on real
+// nodes: every byte of the benchmark crosses the pod network between two
+// nodes, and every step's results prove the client reached its server.
+func TestCellsOnRealNodes(t *testing.T) {
+	t.Parallel()
+	realWorkers(t, 2)
+	ns := newNamespace(t, "realnodes")
+	run := smallRun(ns, "othernode", "10.11", "11.8")
+	run.Spec.Placement.ClientNode = dbbenchv1alpha1.ClientOtherNode
+	run.Spec.Placement.MaxParallelCells = 2
+	createRun(t, run)
+	run = waitForRunFinished(t, ns, run.Name, runTimeout)
+	requireSucceeded(t, run)
+
+	for _, cs := range run.Status.Cells {
+		doc := resultDocument(t, ns, cs)
+		requireAllSteps(t, run, cs, doc, 1)
+		client := ""
+		if doc.Provenance.ClientNode != nil {
+			client = doc.Provenance.ClientNode.NodeName
+		}
+		t.Logf("cell %s: database on %s, client on %s, %s → %s", cs.Name, cs.Node, client,
+			cs.StartTime.Format(time.TimeOnly), cs.CompletionTime.Format(time.TimeOnly))
+		if cs.Node == "" || client == "" || cs.Node == client {
+			t.Errorf("cell %s: database on %q, client on %q: want two different nodes", cs.Name, cs.Node, client)
+		}
+	}
+	a, b := run.Status.Cells[0], run.Status.Cells[1]
+	if !a.StartTime.Before(b.CompletionTime) || !b.StartTime.Before(a.CompletionTime) {
+		t.Errorf("cells %s (%s–%s) and %s (%s–%s) did not overlap: maxParallelCells 2 ran them one after the other",
+			a.Name, a.StartTime, a.CompletionTime, b.Name, b.StartTime, b.CompletionTime)
+	}
+}
+
+// TestExclusiveNodesOnRealNodes: two runs with exclusiveNodes, started
+// together, each with its client beside its database: they run at the same
+// time on different nodes, and no node ever holds pods of both. The pods are
+// sampled every second while the runs go.
+func TestExclusiveNodesOnRealNodes(t *testing.T) {
+	t.Parallel()
+	realWorkers(t, 2)
+	ns := newNamespace(t, "exclusive")
+	runs := []*dbbenchv1alpha1.BenchmarkRun{smallRun(ns, "excl-a", "10.11"), smallRun(ns, "excl-b", "11.8")}
+	for _, r := range runs {
+		r.Spec.Placement.ExclusiveNodes = ptr.To(true)
+		r.Spec.Placement.ClientNode = dbbenchv1alpha1.ClientSameNode
+		createRun(t, r)
+	}
+
+	var mu sync.Mutex
+	shared := map[string]string{} // node -> what was seen there
+	together := 0                 // samples with both runs' pods running
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Second):
+			}
+			nodes := [2]map[string]bool{{}, {}}
+			var pods corev1.PodList
+			if err := k8sClient.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+				continue
+			}
+			for _, p := range pods.Items {
+				if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+					continue
+				}
+				for i, r := range runs {
+					if p.Labels[specs.LabelRun] == r.Name {
+						nodes[i][p.Spec.NodeName] = true
+					}
+				}
+			}
+			mu.Lock()
+			if len(nodes[0]) > 0 && len(nodes[1]) > 0 {
+				together++
+			}
+			for n := range nodes[0] {
+				if nodes[1][n] {
+					shared[n] = fmt.Sprintf("pods of both runs at %s", time.Now().Format(time.TimeOnly))
+				}
+			}
+			mu.Unlock()
+		}
+	}()
+
+	for i, r := range runs {
+		runs[i] = waitForRunFinished(t, ns, r.Name, runTimeout)
+		requireSucceeded(t, runs[i])
+	}
+	close(done)
+	<-sampled
+	mu.Lock()
+	defer mu.Unlock()
+	for n, what := range shared {
+		t.Errorf("node %s: %s", n, what)
+	}
+	a, b := runs[0].Status.Cells[0], runs[1].Status.Cells[0]
+	t.Logf("run %s on %s, run %s on %s; %d one-second samples with both running", runs[0].Name, a.Node, runs[1].Name, b.Node, together)
+	if together == 0 {
+		t.Errorf("the two runs never ran at the same time: exclusivity was not put to the test")
+	}
+	if a.Node == b.Node && a.StartTime.Before(b.CompletionTime) && b.StartTime.Before(a.CompletionTime) {
+		t.Errorf("both runs' databases on %s at overlapping times", a.Node)
+	}
+}
+
+// TestNodeLoss: the worker node of a running cell is lost (link down, node
+// agents, runtime and containers killed: hack/cluster/node.sh lose). The
+// cell is retried on another node with reason NodeLost in its status and an
+// event, the run succeeds with one result for the cell, and when the node
+// comes back nothing of the lost attempt returns: its pods go, and the run's
+// status and results are what they were.
+//
+// Not parallel: every pod on the lost node would be retried, other tests'
+// cells included.
+func TestNodeLoss(t *testing.T) {
+	workers := realWorkers(t, 2)
+	script := os.Getenv("DBBENCH_E2E_NODE_SCRIPT")
+	if script == "" {
+		t.Skip("DBBENCH_E2E_NODE_SCRIPT (hack/cluster/node.sh) is not set")
+	}
+	// The victim must not hold the manager: losing the manager with the
+	// node is the chaos test's subject, not this one's.
+	mgrNodes := map[string]bool{}
+	for _, p := range managerPods(t) {
+		mgrNodes[p.Spec.NodeName] = true
+	}
+	victim := ""
+	for _, w := range workers {
+		if !mgrNodes[w] {
+			victim = w
+			break
+		}
+	}
+	if victim == "" {
+		t.Fatalf("every worker (%v) holds a manager pod", workers)
+	}
+
+	ns := newNamespace(t, "nodeloss")
+	run := smallRun(ns, "nodeloss", "11.8")
+	run.Spec.Workload.ReadSeconds, run.Spec.Workload.WriteSeconds = 5, 5
+	// The first attempt prefers the victim; the retry cannot go there (the
+	// lost node is tainted).
+	run.Spec.Placement.Database.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 100, Preference: corev1.NodeSelectorTerm{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: specs.HostnameTopologyKey, Operator: corev1.NodeSelectorOpIn, Values: []string{victim}}},
+		}}},
+	}}
+	createRun(t, run)
+
+	eventually(t, cellRunningTimeout, "the cell to run a step", func() string {
+		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
+		if len(run.Status.Cells) > 0 {
+			cs := run.Status.Cells[0]
+			if cs.Phase == dbbenchv1alpha1.CellRunning && cs.CurrentStep != "" && cs.StepsDone < cs.StepsTotal {
+				return ""
+			}
+			if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
+				t.Fatalf("cell finished before the test could lose its node: %s", runSummary(run))
+			}
+		}
+		return runSummary(run)
+	})
+	cs := run.Status.Cells[0]
+	first := kubetest.ListPods(t, k8sClient, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
+	if len(first) != 1 || first[0].Spec.NodeName != victim {
+		t.Fatalf("attempt 1's database pods %v: want one on %s (preferred)", podNodes(first), victim)
+	}
+
+	// Whatever happens next, later tests need the node.
+	returned := false
+	t.Cleanup(func() {
+		if !returned {
+			nodeScript(t, script, "return", victim)
+		}
+	})
+	nodeScript(t, script, "lose", victim)
+	lostAt := time.Now()
+	t.Logf("lost node %s during step %s (%d/%d done)", victim, cs.CurrentStep, cs.StepsDone, cs.StepsTotal)
+
+	run = waitForRunFinished(t, ns, run.Name, runTimeout+3*time.Minute)
+	t.Logf("run finished %s after the loss: %s", time.Since(lostAt).Round(time.Second), runSummary(run))
+	requireSucceeded(t, run)
+	cs = run.Status.Cells[0]
+	if cs.Attempts != 2 || run.Status.RetriesUsed != 1 {
+		t.Errorf("cell %s: %d attempts, retriesUsed %d; want 2 and 1", cs.Name, cs.Attempts, run.Status.RetriesUsed)
+	}
+	if cs.Reason != dbbenchv1alpha1.ReasonNodeLost || !strings.Contains(cs.Message, victim) {
+		t.Errorf("cell %s: reason %q, message %q; want NodeLost naming %s", cs.Name, cs.Reason, cs.Message, victim)
+	}
+	if cs.Node == victim || cs.Node == "" {
+		t.Errorf("cell %s: the retry's database ran on %q, want another node than %s", cs.Name, cs.Node, victim)
+	}
+	doc := resultDocument(t, ns, cs)
+	requireAllSteps(t, run, cs, doc, 2)
+	requireEvent(t, ns, run.Name, string(dbbenchv1alpha1.ReasonNodeLost))
+
+	// The node comes back: the lost attempt's pods go for good, and the run
+	// is what it was.
+	nodeScript(t, script, "return", victim)
+	returned = true
+	eventually(t, 3*time.Minute, "node "+victim+" Ready and attempt 1's pods gone", func() string {
+		var node corev1.Node
+		if err := k8sClient.Get(ctx, client.ObjectKey{Name: victim}, &node); err != nil {
+			return err.Error()
+		}
+		if !nodeReady(node) {
+			return "node not Ready"
+		}
+		if left := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name, specs.LabelAttempt: "1"}); len(left) > 0 {
+			return fmt.Sprintf("attempt 1's pods still there: %v", podNodes(left))
+		}
+		return ""
+	})
+	t.Logf("node %s back and attempt 1's pods gone %s after the loss", victim, time.Since(lostAt).Round(time.Second))
+	time.Sleep(10 * time.Second) // let a resurrection, if any, show
+	after := kubetest.GetRun(t, k8sClient, ns, run.Name)
+	ac := after.Status.Cells[0]
+	if after.Status.Phase != run.Status.Phase || ac.Attempts != cs.Attempts || ac.ResultConfigMap != cs.ResultConfigMap || after.Status.RetriesUsed != run.Status.RetriesUsed {
+		t.Errorf("after the node came back: %s, result %s; before: %s, result %s", runSummary(after), ac.ResultConfigMap, runSummary(run), cs.ResultConfigMap)
+	}
+	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleDatabase}); len(pods) > 0 {
+		t.Errorf("database pods after the run ended: %v", podNodes(pods))
+	}
+	if got := resultDocument(t, ns, ac); got.Cell.Attempt != 2 {
+		t.Errorf("the cell's result is attempt %d's, want attempt 2's", got.Cell.Attempt)
+	}
+}
+
+// nodeScript runs hack/cluster/node.sh ACTION NODE.
+func nodeScript(t *testing.T, script, action, node string) {
+	t.Helper()
+	out, err := exec.CommandContext(ctx, script, action, node).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s %s: %v\n%s", script, action, node, err, out)
+	}
+}
+
+func nodeReady(n corev1.Node) bool {
+	return slices.ContainsFunc(n.Status.Conditions, func(c corev1.NodeCondition) bool {
+		return c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue
+	})
+}
+
+// podNodes lists pods as name@node.
+func podNodes(pods []corev1.Pod) []string {
+	out := make([]string, 0, len(pods))
+	for _, p := range pods {
+		out = append(out, p.Name+"@"+p.Spec.NodeName)
+	}
+	return out
+}
+
+// requireEvent fails unless an event about the run carries reason in its
+// reason or message.
+func requireEvent(t *testing.T, ns, runName, reason string) {
+	t.Helper()
+	var events corev1.EventList
+	if err := k8sClient.List(ctx, &events, client.InNamespace(ns)); err != nil {
+		t.Fatalf("listing events: %v", err)
+	}
+	var seen []string
+	for _, e := range events.Items {
+		if e.InvolvedObject.Name != runName {
+			continue
+		}
+		if e.Reason == reason || strings.Contains(e.Message, reason) {
+			return
+		}
+		seen = append(seen, e.Reason+": "+e.Message)
+	}
+	t.Errorf("no event of run %s names %s; its events: %v", runName, reason, seen)
+}
