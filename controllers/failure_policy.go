@@ -119,6 +119,9 @@ func clientOutcome(prog *plan.Progress, hasDocument bool, job *batchv1.Job, clie
 	if job == nil {
 		return false, nil
 	}
+	// A lost client node ends the attempt at once, unless the agent
+	// finished: its document may already be written, and a later pass
+	// reads it (or clientFailure names the lost node once the Job fails).
 	if f := clientNodeLost(clientPods); f != nil && !agentDone {
 		return false, f
 	}

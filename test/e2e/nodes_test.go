@@ -192,19 +192,7 @@ func TestNodeLoss(t *testing.T) {
 	}}
 	createRun(t, run)
 
-	eventually(t, cellRunningTimeout, "the cell to run a step", func() string {
-		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
-		if len(run.Status.Cells) > 0 {
-			cs := run.Status.Cells[0]
-			if cs.Phase == dbbenchv1alpha1.CellRunning && cs.CurrentStep != "" && cs.StepsDone < cs.StepsTotal {
-				return ""
-			}
-			if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
-				t.Fatalf("cell finished before the test could lose its node: %s", runSummary(run))
-			}
-		}
-		return runSummary(run)
-	})
+	run = waitForStepInProgress(t, ns, run.Name, "lose its node")
 	cs := run.Status.Cells[0]
 	first := kubetest.ListPods(t, k8sClient, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
 	if len(first) != 1 || first[0].Spec.NodeName != victim {

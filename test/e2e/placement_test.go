@@ -465,13 +465,7 @@ func waitForNodesReady(t *testing.T, names []string) {
 				notReady = append(notReady, n+": "+err.Error())
 				continue
 			}
-			ready := false
-			for _, c := range node.Status.Conditions {
-				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-					ready = true
-				}
-			}
-			if !ready {
+			if !nodeReady(*node) {
 				notReady = append(notReady, n)
 			}
 		}

@@ -99,19 +99,7 @@ func TestDatabasePodDeleted(t *testing.T) {
 	createRun(t, run)
 
 	// Wait until a step runs, so the deletion hits a benchmark in progress.
-	eventually(t, cellRunningTimeout, "the first cell to run a step", func() string {
-		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
-		if len(run.Status.Cells) > 0 {
-			cs := run.Status.Cells[0]
-			if cs.Phase == dbbenchv1alpha1.CellRunning && cs.CurrentStep != "" && cs.StepsDone < cs.StepsTotal {
-				return ""
-			}
-			if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
-				t.Fatalf("cell finished before the test could delete its database: %s", runSummary(run))
-			}
-		}
-		return runSummary(run)
-	})
+	run = waitForStepInProgress(t, ns, run.Name, "delete its database")
 	cs := run.Status.Cells[0]
 	dbs := kubetest.ListPods(t, k8sClient, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
 	if len(dbs) != 1 {
@@ -286,6 +274,28 @@ func cellNames(run *dbbenchv1alpha1.BenchmarkRun) []string {
 		n = append(n, c.Name)
 	}
 	return n
+}
+
+// waitForStepInProgress waits until the run's first cell runs a step with
+// more to come, and returns the run as it was then; a cell that ends first
+// fails the test, which could not do (what) in time.
+func waitForStepInProgress(t *testing.T, ns, name, what string) *dbbenchv1alpha1.BenchmarkRun {
+	t.Helper()
+	var run *dbbenchv1alpha1.BenchmarkRun
+	eventually(t, cellRunningTimeout, "the first cell to run a step", func() string {
+		run = kubetest.GetRun(t, k8sClient, ns, name)
+		if len(run.Status.Cells) > 0 {
+			cs := run.Status.Cells[0]
+			if cs.Phase == dbbenchv1alpha1.CellRunning && cs.CurrentStep != "" && cs.StepsDone < cs.StepsTotal {
+				return ""
+			}
+			if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
+				t.Fatalf("cell finished before the test could %s: %s", what, runSummary(run))
+			}
+		}
+		return runSummary(run)
+	})
+	return run
 }
 
 func withAttempt(l map[string]string, attempt int) map[string]string {
