@@ -112,6 +112,23 @@ func correctionOf(c dbbenchv1alpha1.RegressionCorrection) inference.Correction {
 	return inference.CorrectionHolm
 }
 
+// magnitudeRuleOf maps the API's rule to pkg/analysis's; "" (a run
+// stored before the field) is Tested, the default.
+func magnitudeRuleOf(r dbbenchv1alpha1.RegressionMagnitudeRule) analysis.MagnitudeRule {
+	if r == dbbenchv1alpha1.MagnitudeEstimated {
+		return analysis.MagnitudeEstimated
+	}
+	return analysis.MagnitudeTested
+}
+
+// apiMagnitudeRule maps pkg/analysis's rule back for the status.
+func apiMagnitudeRule(r analysis.MagnitudeRule) dbbenchv1alpha1.RegressionMagnitudeRule {
+	if r == analysis.MagnitudeEstimated {
+		return dbbenchv1alpha1.MagnitudeEstimated
+	}
+	return dbbenchv1alpha1.MagnitudeTested
+}
+
 // apiMethod maps pkg/analysis's verdict methods to the API's; the names
 // are the same, the mapping keeps the API independent of the package.
 func apiMethod(m analysis.VerdictMethod) dbbenchv1alpha1.RegressionMethod {
@@ -131,7 +148,8 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 	if correction == "" {
 		correction = dbbenchv1alpha1.CorrectionHolm
 	}
-	st := &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{base}, ComparedPairs: int32(v.Pairs()), Correction: correction}
+	st := &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{base}, ComparedPairs: int32(v.Pairs()), Correction: correction,
+		MagnitudeRule: apiMagnitudeRule(v.MagnitudeRule)}
 	for _, mc := range v.Methods() {
 		st.Methods = append(st.Methods, dbbenchv1alpha1.RegressionMethodCount{Method: apiMethod(mc.Method), Pairs: int32(mc.Points), Detail: mc.Detail})
 	}
@@ -162,11 +180,12 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against, storeNote string) {
 	spec := p.run.Spec.Regression
 	v, err := analysis.JudgeRuns(cur, base.manifest, analysis.VerdictOptions{
-		MinMagnitude: float64(spec.MinMagnitudePercent) / 100,
-		Alpha:        spec.SignificanceLevel(),
-		Correction:   correctionOf(spec.Correction),
-		Floor:        cur.NoiseFloor,
-		Metrics:      metricsOf(spec),
+		MinMagnitude:  float64(spec.MinMagnitudePercent) / 100,
+		MagnitudeRule: magnitudeRuleOf(spec.MagnitudeRule),
+		Alpha:         spec.SignificanceLevel(),
+		Correction:    correctionOf(spec.Correction),
+		Floor:         cur.NoiseFloor,
+		Metrics:       metricsOf(spec),
 	})
 	if err != nil {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
@@ -177,11 +196,11 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 	if fallback := fallbackNote(v); fallback != "" {
 		how += "; " + fallback
 	}
-	worse := worseWording(v.Metrics)
+	claim := verdictClaim(worseWording(v.Metrics), spec.MinMagnitudePercent, against, v.MagnitudeRule)
 	if len(v.Regressed) == 0 {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoRegression,
-			fmt.Sprintf("No step significantly %s by more than %d%% than %s (%d step × thread pairs: %s)%s%s",
-				worse, spec.MinMagnitudePercent, against, v.Pairs(), how, sensitivityNote(p.run.Status.Regression), storeNote))
+			fmt.Sprintf("No step significantly %s (%d step × thread pairs: %s)%s%s",
+				claim, v.Pairs(), how, sensitivityNote(p.run.Status.Regression), storeNote))
 		return
 	}
 	pairs := v.RegressedPairs()
@@ -193,10 +212,20 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		}
 		names = append(names, f.String())
 	}
-	msg := fmt.Sprintf("%d step × thread pairs %s by more than %d%% than %s: %s (%d pairs: %s)%s",
-		len(pairs), worse, spec.MinMagnitudePercent, against, strings.Join(names, ", "), v.Pairs(), how, storeNote)
+	msg := fmt.Sprintf("%d step × thread pairs %s: %s (%d pairs: %s)%s",
+		len(pairs), claim, strings.Join(names, ", "), v.Pairs(), how, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
 	p.event(true, ReasonRegressed, "Judge", msg)
+}
+
+// verdictClaim is what a regressed pair is under the rule: "slower by
+// more than 5% than run-a" (Tested) or "slower than run-a, by a measured
+// 5% or more" (Estimated).
+func verdictClaim(worse string, magnitudePercent int32, against string, rule analysis.MagnitudeRule) string {
+	if rule == analysis.MagnitudeEstimated {
+		return fmt.Sprintf("%s than %s, by a measured %d%% or more", worse, against, magnitudePercent)
+	}
+	return fmt.Sprintf("%s by more than %d%% than %s", worse, magnitudePercent, against)
 }
 
 // sensitivityNote says what a Regressed=False verdict could have missed:

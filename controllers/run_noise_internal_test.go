@@ -28,6 +28,18 @@ func TestAPIMethodCoversEveryVerdictMethod(t *testing.T) {
 		correctionOf(dbbenchv1alpha1.CorrectionBenjaminiHochberg) != inference.CorrectionBH {
 		t.Errorf("corrections map wrongly")
 	}
+	for _, tc := range []struct {
+		api  dbbenchv1alpha1.RegressionMagnitudeRule
+		want analysis.MagnitudeRule
+	}{{"", analysis.MagnitudeTested}, {dbbenchv1alpha1.MagnitudeTested, analysis.MagnitudeTested}, {dbbenchv1alpha1.MagnitudeEstimated, analysis.MagnitudeEstimated}} {
+		got := magnitudeRuleOf(tc.api)
+		if got != tc.want {
+			t.Errorf("magnitude rule %q maps to %q, want %q", tc.api, got, tc.want)
+		}
+		if back := apiMagnitudeRule(got); string(back) != string(got) {
+			t.Errorf("magnitude rule %q maps back to %q", got, back)
+		}
+	}
 }
 
 func TestRegressionStatusOf(t *testing.T) {
@@ -57,7 +69,7 @@ func TestRegressionStatusOf(t *testing.T) {
 	}
 	got := regressionStatusOf(v, "night-1", "")
 	want := &dbbenchv1alpha1.RegressionStatus{
-		ComparedTo: []string{"night-1"}, ComparedPairs: 2, Correction: dbbenchv1alpha1.CorrectionHolm,
+		ComparedTo: []string{"night-1"}, ComparedPairs: 2, Correction: dbbenchv1alpha1.CorrectionHolm, MagnitudeRule: dbbenchv1alpha1.MagnitudeTested,
 		DetectableChangePercent: "35.4", DetectableAt: "m insert@4 p99 latency (CV 20.0 %)",
 		Methods: []dbbenchv1alpha1.RegressionMethodCount{
 			{Method: dbbenchv1alpha1.MethodBetweenRuns, Pairs: 1, Detail: "between runs (3+3 repeats)"},
@@ -114,6 +126,17 @@ func TestMetricsAndWording(t *testing.T) {
 	} {
 		if got := worseWording(tc.metrics); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.metrics, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		rule analysis.MagnitudeRule
+		want string
+	}{
+		{analysis.MagnitudeTested, "slower by more than 5% than run night-1"},
+		{analysis.MagnitudeEstimated, "slower than run night-1, by a measured 5% or more"},
+	} {
+		if got := verdictClaim("slower", 5, "run night-1", tc.rule); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.rule, got, tc.want)
 		}
 	}
 }

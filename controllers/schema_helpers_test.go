@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -72,9 +73,26 @@ func envtestKubectl(t *testing.T) func(args ...string) string {
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	run := func(args ...string) ([]byte, error) {
+		return exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+	}
+	// The API server publishes a new CRD's discovery and OpenAPI a moment
+	// after the CRD is established; until then explain says "couldn't find
+	// resource". Wait for it once, so that a test run alone is not a race.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := run("explain", "benchmarkrun")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl explain benchmarkrun did not answer within a minute: %v\n%s", err, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	return func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig}, args...)...).CombinedOutput()
+		out, err := run(args...)
 		if err != nil {
 			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
 		}

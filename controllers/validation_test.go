@@ -102,6 +102,10 @@ func TestValidSpecAndSamplesAreAccepted(t *testing.T) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{"Throughput", "P99Latency"})
 		},
+		"estimated magnitude": func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.magnitudeRule", "Estimated")
+		},
 		"regression bisect": func(s map[string]any) {
 			s["suite"] = "nightly"
 			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}, map[string]any{"image": "reg.example/mariadb@sha256:0123"}},
@@ -378,6 +382,10 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{"Throughput", "P50Latency"})
 		}, `spec.regression.metrics[1]: Unsupported value: "P50Latency"`},
+		{"unknown magnitude rule", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.magnitudeRule", "Otava")
+		}, `spec.regression.magnitudeRule: Unsupported value: "Otava"`},
 		{"no regression metric", func(s map[string]any) {
 			s["suite"] = "nightly"
 			set(s, "regression.metrics", []any{})
@@ -564,6 +572,9 @@ func TestKubectlExplainReadsWell(t *testing.T) {
 		"benchmarkrun.spec.databases.storage.log": {
 			"log puts the redo log", "innodb_log_group_home_dir", "initdb --waldir", "log: {} is an emptyDir",
 			"emptyDir\t<Object>", "volumeClaim\t<Object>",
+		},
+		"benchmarkrun.spec.regression.magnitudeRule": {
+			"FIELD: magnitudeRule <string>", "ENUM:", "Tested", "Estimated", "Otava",
 		},
 		"benchmarkrun.spec.preflight": {
 			"preflight checks, before the first cell, that every (database", "enabled\t<boolean>",

@@ -38,12 +38,44 @@ const (
 // VerdictMethods are the methods from the best to the last resort.
 var VerdictMethods = []VerdictMethod{MethodBetweenRuns, MethodNoiseFloor, MethodPerSecond, MethodMagnitudeOnly}
 
+// MagnitudeRule is how VerdictOptions.MinMagnitude enters the between-run
+// tests (the fallbacks always ask it of the point estimate).
+type MagnitudeRule string
+
+const (
+	// MagnitudeTested tests "worse by more than the magnitude": the
+	// magnitude is the null hypothesis's boundary, so a regressed point is
+	// significantly beyond it. A true change of twice the magnitude is
+	// only one magnitude away from the null, which takes many repeats to
+	// find at a few per cent of run-to-run noise.
+	MagnitudeTested MagnitudeRule = "Tested"
+	// MagnitudeEstimated tests "worse at all" and asks the point estimate
+	// (ChangePercent) to be at least the magnitude worse, as Apache Otava
+	// filters its change points: about a third of the repeats for the same
+	// power against twice the magnitude, and still α for an A/A pair, but
+	// a true change just under the magnitude is called regressed up to
+	// half the time.
+	MagnitudeEstimated MagnitudeRule = "Estimated"
+)
+
+// Validate accepts the rules and "" (MagnitudeTested).
+func (r MagnitudeRule) Validate() error {
+	switch r {
+	case "", MagnitudeTested, MagnitudeEstimated:
+		return nil
+	}
+	return fmt.Errorf("verdict: magnitude rule %q: want %s or %s: %w", string(r), MagnitudeTested, MagnitudeEstimated, inference.ErrInvalid)
+}
+
 // VerdictOptions tune JudgeRuns.
 type VerdictOptions struct {
 	// MinMagnitude is the slowdown (0.05 = 5 %) below which a change is
-	// not a regression: the between-run tests test "slower by more than
-	// MinMagnitude", the fallbacks require it of the point estimate.
+	// not a regression, as MagnitudeRule says for the between-run tests;
+	// the fallbacks require it of the point estimate.
 	MinMagnitude float64
+	// MagnitudeRule is how MinMagnitude enters the between-run tests; ""
+	// is MagnitudeTested.
+	MagnitudeRule MagnitudeRule
 	// Alpha is the level of the run's family of tests after Correction; 0
 	// means 0.05.
 	Alpha float64
@@ -160,6 +192,8 @@ type Verdict struct {
 	Regressed  []PointVerdict       `json:"regressed"`
 	Correction inference.Correction `json:"correction"`
 	Alpha      float64              `json:"alpha"`
+	// MagnitudeRule is the rule the between-run tests used.
+	MagnitudeRule MagnitudeRule `json:"magnitudeRule"`
 	// Tests is the size of the corrected family (points with a p-value).
 	Tests int `json:"tests"`
 }
@@ -301,8 +335,14 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 	if err := opts.Correction.Validate(); err != nil {
 		return nil, err
 	}
+	if err := opts.MagnitudeRule.Validate(); err != nil {
+		return nil, err
+	}
 	if opts.Correction == "" {
 		opts.Correction = inference.DefaultCorrection
+	}
+	if opts.MagnitudeRule == "" {
+		opts.MagnitudeRule = MagnitudeTested
 	}
 	if opts.Alpha == 0 {
 		opts.Alpha = 0.05
@@ -316,7 +356,7 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 			return nil, fmt.Errorf("verdict: %w: %w", err, inference.ErrInvalid)
 		}
 	}
-	v := &Verdict{Metrics: opts.Metrics, Correction: opts.Correction, Alpha: opts.Alpha}
+	v := &Verdict{Metrics: opts.Metrics, Correction: opts.Correction, Alpha: opts.Alpha, MagnitudeRule: opts.MagnitudeRule}
 	order, curCells := manifestCombinations(cur)
 	_, baseCells := manifestCombinations(base)
 	for _, comb := range order {
@@ -359,10 +399,13 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 	for i := range v.Points {
 		p := &v.Points[i]
 		p.AdjustedP = adj[i]
-		p.Detectable = detectable(*p, opts.Alpha/float64(max(v.Tests, 1)), opts.MinMagnitude)
-		if p.Method == MethodMagnitudeOnly {
+		p.Detectable = detectable(*p, opts.Alpha/float64(max(v.Tests, 1)), opts.MinMagnitude, opts.MagnitudeRule)
+		switch {
+		case p.Method == MethodMagnitudeOnly:
 			p.Regressed = p.Metric.Worse(p.ChangePercent, opts.MinMagnitude)
-		} else {
+		case opts.MagnitudeRule == MagnitudeEstimated:
+			p.Regressed = p.AdjustedP < opts.Alpha && p.Metric.Worse(p.ChangePercent, opts.MinMagnitude)
+		default:
 			p.Regressed = p.AdjustedP < opts.Alpha
 		}
 		if p.Regressed {
@@ -390,6 +433,10 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 	ta, tb, mag := xa, xb, opts.MinMagnitude
 	if m.LowerIsBetter() {
 		ta, tb, mag = reciprocals(xa), reciprocals(xb), opts.MinMagnitude/(1+opts.MinMagnitude)
+	}
+	if opts.MagnitudeRule == MagnitudeEstimated {
+		// "Worse at all"; JudgeRuns asks the estimate for the magnitude.
+		mag = 0
 	}
 	if len(xa) >= 2 && len(xb) >= 2 {
 		t, err := inference.Slowdown(ta, tb, mag)
@@ -436,12 +483,21 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 // detectable is p's Detectable at the given level: inference.Design's
 // minimum detectable effect beyond the test's null boundary (1 − magnitude
 // for throughput, its reciprocal's for a latency), turned into the true
-// change it takes.
-func detectable(p PointVerdict, level, magnitude float64) float64 {
+// change it takes. Under MagnitudeEstimated the boundary is 1 and the
+// magnitude is the design's MinEstimate.
+func detectable(p PointVerdict, level, magnitude float64, rule MagnitudeRule) float64 {
 	if (p.Method != MethodBetweenRuns && p.Method != MethodNoiseFloor) || !(p.CV > 0) {
 		return math.NaN()
 	}
 	d := inference.Design{CV: p.CV, Alpha: level, FloorDF: p.floorDF}
+	if rule == MagnitudeEstimated {
+		// The rate's magnitude; the change is beyond 1, as magnitude 0.
+		d.MinEstimate = magnitude
+		if p.Metric.LowerIsBetter() {
+			d.MinEstimate = magnitude / (1 + magnitude)
+		}
+		magnitude = 0
+	}
 	e, err := d.MDE(min(p.NBefore, p.NAfter), DetectablePower)
 	if err != nil {
 		return math.NaN()

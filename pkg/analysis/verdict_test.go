@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -251,7 +252,16 @@ func TestJudgeRunsAAFalsePositiveRate(t *testing.T) {
 		name   string
 		n      int
 		floors bool
-	}{{"3 repeats per side", 3, false}, {"1 run per side, floor of 15 df", 1, true}} {
+		rule   MagnitudeRule // with a 5 % magnitude; "": magnitude 0
+	}{
+		{"3 repeats per side", 3, false, ""},
+		{"1 run per side, floor of 15 df", 1, true, ""},
+		{"3 repeats per side, estimated magnitude 5 %", 3, false, MagnitudeEstimated},
+	} {
+		opts := VerdictOptions{Alpha: alpha, MagnitudeRule: tc.rule}
+		if tc.rule != "" {
+			opts.MinMagnitude = 0.05
+		}
 		bad := 0
 		for range trials {
 			var fl *results.NoiseFloors
@@ -263,7 +273,8 @@ func TestJudgeRunsAAFalsePositiveRate(t *testing.T) {
 				}
 				fl = SuiteNoise(hist, nil, alpha)
 			}
-			v, err := JudgeRuns(draw("b", tc.n), draw("a", tc.n), VerdictOptions{Alpha: alpha, Floor: fl})
+			opts.Floor = fl
+			v, err := JudgeRuns(draw("b", tc.n), draw("a", tc.n), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -296,11 +307,15 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 		cv     float64
 		n      int
 		floor  int // floor df; 0: between runs
+		rule   MagnitudeRule
 	}{
-		{"between runs 3+3, CV 5 %", MetricThroughput, 0.05, 3, 0},
-		{"between runs 5+5, CV 2 %", MetricThroughput, 0.02, 5, 0},
-		{"noise floor 1+1, CV 3 %, 30 df", MetricThroughput, 0.03, 1, 30},
-		{"p99 between runs 6+6, CV 20 %", MetricP99Latency, 0.20, 6, 0},
+		{"between runs 3+3, CV 5 %", MetricThroughput, 0.05, 3, 0, ""},
+		{"between runs 5+5, CV 2 %", MetricThroughput, 0.02, 5, 0, ""},
+		{"noise floor 1+1, CV 3 %, 30 df", MetricThroughput, 0.03, 1, 30, ""},
+		{"p99 between runs 6+6, CV 20 %", MetricP99Latency, 0.20, 6, 0, ""},
+		{"estimated: between runs 10+10, CV 5 %", MetricThroughput, 0.05, 10, 0, MagnitudeEstimated},
+		{"estimated: noise floor 1+1, CV 3 %, 30 df", MetricThroughput, 0.03, 1, 30, MagnitudeEstimated},
+		{"estimated: p99 between runs 6+6, CV 10 %", MetricP99Latency, 0.10, 6, 0, MagnitudeEstimated},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,7 +323,7 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 			if tt.floor > 0 {
 				method = MethodNoiseFloor
 			}
-			change := detectable(PointVerdict{Method: method, Metric: tt.metric, CV: tt.cv, NBefore: tt.n, NAfter: tt.n, floorDF: tt.floor}, alpha, magnitude)
+			change := detectable(PointVerdict{Method: method, Metric: tt.metric, CV: tt.cv, NBefore: tt.n, NAfter: tt.n, floorDF: tt.floor}, alpha, magnitude, tt.rule)
 			if !(change > magnitude && change < 1) {
 				t.Fatalf("detectable %v: want beyond the magnitude", change)
 			}
@@ -341,7 +356,7 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 			}
 			found := 0
 			for range trials {
-				v, err := JudgeRuns(draw("b", worse), draw("a", 1), VerdictOptions{Alpha: alpha, MinMagnitude: magnitude, Floor: fl, Metrics: []Metric{tt.metric}})
+				v, err := JudgeRuns(draw("b", worse), draw("a", 1), VerdictOptions{Alpha: alpha, MinMagnitude: magnitude, MagnitudeRule: tt.rule, Floor: fl, Metrics: []Metric{tt.metric}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -363,6 +378,67 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMagnitudeRules: where the two rules part. Tested asks the slowdown to
+// be significantly beyond the magnitude, Estimated asks it to be
+// significantly beyond 0 and measured at the magnitude or more.
+func TestMagnitudeRules(t *testing.T) {
+	steps := map[string]float64{"s": 1000}
+	// Five repeats with a CV of about 3 %, and ten with about 1 %.
+	noisy := []float64{1.03, 0.97, 1.0, 1.04, 0.96}
+	tight := []float64{1.01, 0.99, 1.0, 1.005, 0.995, 1.01, 0.99, 1.0, 1.005, 0.995}
+	scaled := func(fs []float64, by float64) []float64 {
+		out := make([]float64, len(fs))
+		for i, f := range fs {
+			out[i] = f * by
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		base, cur []float64
+		magnitude float64
+		rule      MagnitudeRule
+		want      bool
+	}{
+		{"7 % slower, CV 3 %, 5+5: not significantly beyond 5 %", noisy, scaled(noisy, 0.93), 0.05, MagnitudeTested, false},
+		{"the same, estimated: significant and 7 % >= 5 %", noisy, scaled(noisy, 0.93), 0.05, MagnitudeEstimated, true},
+		{"the default rule is Tested", noisy, scaled(noisy, 0.93), 0.05, "", false},
+		{"4 % slower, CV 1 %, 10+10, estimated: under the magnitude", tight, scaled(tight, 0.96), 0.05, MagnitudeEstimated, false},
+		{"the same at magnitude 0: regressed under either rule", tight, scaled(tight, 0.96), 0, MagnitudeTested, true},
+		{"the same at magnitude 0, estimated", tight, scaled(tight, 0.96), 0, MagnitudeEstimated, true},
+		{"an A/A pair, estimated", noisy, scaled(noisy, 1), 0.05, MagnitudeEstimated, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := JudgeRuns(vmanifest("b", repeats("sha256:i", steps, tt.cur, 0)...), vmanifest("a", repeats("sha256:i", steps, tt.base, 0)...),
+				VerdictOptions{MinMagnitude: tt.magnitude, MagnitudeRule: tt.rule})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(v.Points) != 1 || v.Points[0].Method != MethodBetweenRuns {
+				t.Fatalf("points %+v: want one between-run point", v.Points)
+			}
+			if got := len(v.Regressed) > 0; got != tt.want {
+				t.Errorf("regressed %v, want %v (%s, p %.4g)", got, tt.want, v.Points[0], v.Points[0].AdjustedP)
+			}
+			if want := cmpOr(tt.rule, MagnitudeTested); v.MagnitudeRule != want {
+				t.Errorf("verdict's rule %q, want %q", v.MagnitudeRule, want)
+			}
+		})
+	}
+	if _, err := JudgeRuns(vmanifest("b"), vmanifest("a"), VerdictOptions{MagnitudeRule: "Loose"}); !errors.Is(err, inference.ErrInvalid) {
+		t.Errorf("an unknown rule: %v, want ErrInvalid", err)
+	}
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
 
 // TestLeastSensitiveSkipsUntestedPoints: the verdict's least sensitive

@@ -328,7 +328,32 @@ func TestPowerAndMDE(t *testing.T) {
 	if m2, _ := two.MDE(n, 0.8); m2 <= mEst {
 		t.Errorf("two-sided MDE %v not above one-sided %v", m2, mEst)
 	}
-	for _, bad := range []Design{{CV: 0}, {CV: 0.1, Alpha: 1}, {CV: 0.1, FloorDF: -1}} {
+	// The estimate rule: found when the log slowdown is beyond both the
+	// test's critical difference and ln(1/(1 − m)). A magnitude below the
+	// critical difference changes nothing; one above it costs power.
+	for _, tc := range []struct {
+		name string
+		m    float64
+	}{{"magnitude under the critical difference", 0.01}, {"magnitude above it", 0.05}} {
+		e := Design{CV: 0.05, FloorDF: 10_000_000, MinEstimate: tc.m}
+		p, err := e.Power(n, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bar := math.Max(-math.Log1p(-tc.m), z(0.95)*se)
+		if want := normalCDF((-math.Log(0.9) - bar) / se); !near(p, want, 1e-5) {
+			t.Errorf("estimate rule, %s: power %v, want %v", tc.name, p, want)
+		}
+		mde, err := e.MDE(n, 0.8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := -math.Expm1(-(bar + z(0.8)*se)); !near(mde, want, 1e-5) {
+			t.Errorf("estimate rule, %s: MDE %v, want %v", tc.name, mde, want)
+		}
+	}
+	for _, bad := range []Design{{CV: 0}, {CV: 0.1, Alpha: 1}, {CV: 0.1, FloorDF: -1}, {CV: 0.1, MinEstimate: 1},
+		{CV: 0.1, MinEstimate: -0.1}, {CV: 0.1, MinEstimate: 0.05, TwoSided: true}} {
 		if _, err := bad.MDE(3, 0.8); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%+v: %v", bad, err)
 		}

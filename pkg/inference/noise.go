@@ -204,6 +204,13 @@ func (m *NoiseModel) Keys() []Key {
 // power is exact under this model (noncentral t, by numerical
 // integration); Welch's test (Slowdown) has slightly fewer df and so
 // slightly less power at the same n.
+//
+// With MinEstimate > 0 the design is the estimate rule's: a slowdown is
+// found when the test rejects "not slower" and the estimated slowdown is
+// at least MinEstimate. The estimate (the mean log difference) and the
+// variance estimate are independent under the model, so the power is
+// still exact: E over the variance estimate of P(estimate beyond the
+// larger of MinEstimate and the test's critical difference).
 type Design struct {
 	// CV is the run-to-run coefficient of variation (0.07 = 7 %).
 	CV float64
@@ -215,6 +222,9 @@ type Design struct {
 	// FloorDF are the df of a noise floor the test takes its variance
 	// from; 0 means the variance comes from the runs compared.
 	FloorDF int
+	// MinEstimate is the estimate rule's magnitude (0.05 = the estimated
+	// slowdown must be at least 5 %); 0 is the test alone. One-sided only.
+	MinEstimate float64
 }
 
 func (d Design) alpha() float64 {
@@ -232,6 +242,10 @@ func (d Design) validate(n int) error {
 		return fmt.Errorf("design: alpha %v must be in (0, 1): %w", d.Alpha, ErrInvalid)
 	case d.FloorDF < 0:
 		return fmt.Errorf("design: floor df %d must be >= 0: %w", d.FloorDF, ErrInvalid)
+	case !(d.MinEstimate >= 0 && d.MinEstimate < 1):
+		return fmt.Errorf("design: min estimate %v must be in [0, 1): %w", d.MinEstimate, ErrInvalid)
+	case d.MinEstimate > 0 && d.TwoSided:
+		return fmt.Errorf("design: the estimate rule (min estimate %v) is one-sided: %w", d.MinEstimate, ErrInvalid)
 	case n < 1 || (d.FloorDF == 0 && n < 2):
 		return fmt.Errorf("design: %d runs per side: need 2 (1 with a noise floor): %w", n, ErrTooFew)
 	}
@@ -271,7 +285,16 @@ func (d Design) critical(n int) float64 {
 // power for a log-scale shift delta >= 0, given the critical value c.
 func (d Design) power(n int, c, delta float64) float64 {
 	nu := d.df(n)
-	lambda := delta / (d.sigma() * math.Sqrt(2/float64(n)))
+	se := d.sigma() * math.Sqrt(2/float64(n))
+	lambda := delta / se
+	if d.MinEstimate > 0 {
+		// Found when the log slowdown D ~ N(delta, se²) is at least both
+		// ln(1/(1 − MinEstimate)) and c·ŝe, ŝe = se·W/√nu with W ~ χ_nu.
+		floor := -math.Log1p(-d.MinEstimate) / se
+		return 1 - chiMixture(nu, func(r float64) float64 {
+			return normalCDF(math.Max(floor, c*r) - lambda)
+		})
+	}
 	if !d.TwoSided {
 		return 1 - noncentralTCDF(c, nu, lambda)
 	}
@@ -315,8 +338,14 @@ func (d Design) MDE(n int, power float64) (float64, error) {
 // noncentrality lambda: E over W ~ χ_nu of Φ(x·W/√nu − lambda), integrated
 // with Simpson's rule over W where the chi density is not negligible.
 func noncentralTCDF(x, nu, lambda float64) float64 {
+	return chiMixture(nu, func(r float64) float64 { return normalCDF(x*r - lambda) })
+}
+
+// chiMixture is E g(W/√nu) for W ~ χ_nu (the ratio of an estimated
+// standard deviation with nu df to the true one), g a probability.
+func chiMixture(nu float64, g func(r float64) float64) float64 {
 	if math.IsInf(nu, 1) {
-		return normalCDF(x - lambda)
+		return g(1)
 	}
 	// The χ_nu density is w^(nu−1) e^(−w²/2) / (2^(nu/2−1) Γ(nu/2)); it
 	// peaks at √(nu−1) with a spread below 1, so ±12 around its mode holds
@@ -331,10 +360,10 @@ func noncentralTCDF(x, nu, lambda float64) float64 {
 				return 0
 			}
 			// nu = 1: the density is finite at 0.
-			return math.Exp(logNorm) * normalCDF(-lambda)
+			return math.Exp(logNorm) * g(0)
 		}
 		ld := logNorm + (nu-1)*math.Log(w) - w*w/2
-		return math.Exp(ld) * normalCDF(x*w/math.Sqrt(nu)-lambda)
+		return math.Exp(ld) * g(w/math.Sqrt(nu))
 	}
 	const steps = 2000 // even
 	h := (hi - lo) / steps

@@ -296,14 +296,20 @@ func TestSimMDE(t *testing.T) {
 		cv        float64
 		n         int
 		floorSets int // > 0: the test takes its variance from a floor of floorSets × 4 runs
+		estimate  float64
 	}{
-		{"cv 7 %, 3 repeats", 0.07, 3, 0},
-		{"cv 3 %, 5 repeats", 0.03, 5, 0},
-		{"cv 12 %, 2 repeats", 0.12, 2, 0},
-		{"cv 10 %, 1 repeat, floor df 12", 0.10, 1, 4},
+		{"cv 7 %, 3 repeats", 0.07, 3, 0, 0},
+		{"cv 3 %, 5 repeats", 0.03, 5, 0, 0},
+		{"cv 12 %, 2 repeats", 0.12, 2, 0, 0},
+		{"cv 10 %, 1 repeat, floor df 12", 0.10, 1, 4, 0},
+		// The estimate rule where the magnitude binds (cv 5 %, 10 runs)
+		// and where the test does (cv 7 %, 3 runs).
+		{"estimate rule 5 %, cv 5 %, 10 repeats", 0.05, 10, 0, 0.05},
+		{"estimate rule 5 %, cv 7 %, 3 repeats", 0.07, 3, 0, 0.05},
+		{"estimate rule 5 %, cv 6 %, 1 repeat, floor df 12", 0.06, 1, 4, 0.05},
 	}
 	for ti, tc := range tests {
-		d := Design{CV: tc.cv, FloorDF: 3 * tc.floorSets}
+		d := Design{CV: tc.cv, FloorDF: 3 * tc.floorSets, MinEstimate: tc.estimate}
 		mde, err := d.MDE(tc.n, 0.8)
 		if err != nil {
 			t.Fatal(err)
@@ -323,7 +329,10 @@ func TestSimMDE(t *testing.T) {
 			} else {
 				p = pooledSlowdownP(a, b)
 			}
-			if p < 0.05 {
+			// The verdict's estimate: the ratio of the sides' means.
+			ma, _ := meanVar(a)
+			mb, _ := meanVar(b)
+			if p < 0.05 && mb/ma <= 1-tc.estimate {
 				found++
 			}
 		}
