@@ -48,7 +48,8 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 	st := kubetest.GetRun(t, k8sClient, ns, "night-2").Status.Regression
 	if st == nil || len(st.Regressed) != 1 || st.Regressed[0].Step != "point-query" || st.Regressed[0].Threads != 4 ||
 		st.Regressed[0].ChangePercent != "-10.0" || st.Regressed[0].Metric != dbbenchv1alpha1.MetricThroughput ||
-		len(st.Regressed[0].Metrics) != 1 || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" {
+		len(st.Regressed[0].Metrics) != 1 || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" ||
+		st.MagnitudeRule != dbbenchv1alpha1.MagnitudeTested {
 		t.Fatalf("regression status %+v", st)
 	}
 
@@ -62,7 +63,8 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 // A run judged on throughput and p99 latency whose point-query@4 is 2 %
 // slower (under the 5 % magnitude) with a 22 % higher p99 (the helper's
 // documents move p99 as scale^-10) regressed on p99 latency alone, and the
-// condition and status say so.
+// condition and status say so. The suite uses magnitudeRule Estimated: the
+// 2 % drop is measured under the magnitude, the p99 rise beyond it.
 func TestRegressedOnP99Latency(t *testing.T) {
 	ns := newNamespace(t)
 	startManager(t, nil)
@@ -71,7 +73,7 @@ func TestRegressedOnP99Latency(t *testing.T) {
 		r.Spec.Suite = "nightly-latency"
 		r.Spec.Workload.Steps = []string{"point-query"}
 		r.Spec.Workload.Threads = []int32{1, 4}
-		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{MinMagnitudePercent: 5,
+		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{MinMagnitudePercent: 5, MagnitudeRule: dbbenchv1alpha1.MagnitudeEstimated,
 			Metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput, dbbenchv1alpha1.MetricP99Latency}}
 		if err := k8sClient.Create(ctx, r); err != nil {
 			t.Fatalf("creating %s: %v", name, err)
@@ -82,12 +84,12 @@ func TestRegressedOnP99Latency(t *testing.T) {
 	newRun("lat-1", 1.0)
 	r := newRun("lat-2", 0.98)
 	c := meta.FindStatusCondition(r.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
-	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "slower or with higher p99 latency") ||
+	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "slower or with higher p99 latency than run lat-1, by a measured 5% or more") ||
 		!strings.Contains(c.Message, "point-query@4 p99 latency +22.4%") || strings.Contains(c.Message, "throughput -2.0%") {
 		t.Fatalf("condition %+v", c)
 	}
 	st := r.Status.Regression
-	if st == nil || len(st.Regressed) != 1 {
+	if st == nil || len(st.Regressed) != 1 || st.MagnitudeRule != dbbenchv1alpha1.MagnitudeEstimated {
 		t.Fatalf("regression status %+v", st)
 	}
 	got := st.Regressed[0]

@@ -22,10 +22,13 @@
 //     against round i's A, with the suite's noise floor from
 //     analysis.SuiteNoise over the other rounds' A and A2 runs (the judged
 //     round never joins its own floor), Holm over the steps, α 0.05,
-//     magnitude 5 % (the API's defaults) and, for the detection rate of
-//     "any slowdown", magnitude 0;
-//   - repeats (3+3 and 5+5 per side): disjoint blocks of rounds, the
-//     between-run test, and the same over overlapping subsamples of rounds.
+//     magnitude 5 % by both rules (regression.magnitudeRule: Tested, the
+//     API's default, and Estimated) and, for the detection rate of "any
+//     slowdown", magnitude 0;
+//   - repeats (3+3, 5+5 and 10+10 per side): disjoint blocks of rounds, the
+//     between-run test, and the same over overlapping subsamples of rounds;
+//   - per rule, the n per side inference.Design gives 90 % power against
+//     the slowest cell, over bootstrap draws of the rounds.
 //
 // Precision: after each round, the Fieller 95 % interval of every compared
 // ratio S/A per step over the rounds so far (inference.RatioOfMeans); the
@@ -74,10 +77,50 @@ const (
 	aaCell         = "A2"
 )
 
-// repeatSizes are the n of the n+n repeat verdicts: 3, the e2e test's, and
-// 5, what 90 % power for a 10 % slowdown beyond the 5 % magnitude needs at
-// a 2 % run-to-run CV (inference.Design).
-var repeatSizes = []int{3, 5}
+// repeatSizes are the n of the n+n repeat verdicts: 3, the e2e test's; 5,
+// what 90 % power for a 10 % slowdown beyond the 5 % magnitude needs at a
+// 2 % run-to-run CV (inference.Design); 10, what the Estimated rule needs
+// for it at a 5 % CV.
+var repeatSizes = []int{3, 5, 10}
+
+// rule is a verdict's magnitude and how it enters the test
+// (regression.minMagnitudePercent and magnitudeRule).
+type rule struct {
+	magnitude float64
+	how       analysis.MagnitudeRule
+}
+
+func (r rule) String() string {
+	if r.magnitude == 0 {
+		return "magnitude 0 %"
+	}
+	return fmt.Sprintf("magnitude %.0f %% %s", 100*r.magnitude, r.how)
+}
+
+func (r rule) options() analysis.VerdictOptions {
+	return analysis.VerdictOptions{MinMagnitude: r.magnitude, MagnitudeRule: r.how, Alpha: defaultAlpha}
+}
+
+// rules are the verdict rows: the API's default (5 %, Tested), the
+// Estimated rule at 5 %, and "slower at all" (where the rules agree).
+var rules = []rule{
+	{defaultMagnitude, analysis.MagnitudeTested},
+	{defaultMagnitude, analysis.MagnitudeEstimated},
+	{0, analysis.MagnitudeTested},
+}
+
+// design is the rule's inference.Design at the CV and level, and the
+// effect whose power it gives for a cell at scale (0.9: 10 % slower):
+// beyond the magnitude for Tested, beyond 1 with the magnitude as the
+// estimate's minimum for Estimated.
+func (r rule) design(cv, alpha float64, floorDF int, scale float64) (inference.Design, float64) {
+	d := inference.Design{CV: cv, Alpha: alpha, FloorDF: floorDF}
+	if r.how == analysis.MagnitudeEstimated {
+		d.MinEstimate = r.magnitude
+		return d, 1 - scale
+	}
+	return d, 1 - scale/(1-r.magnitude)
+}
 
 type config struct {
 	rounds    int
@@ -447,8 +490,8 @@ func (v verdictCount) String() string {
 
 // floorVerdicts judges, for every round, cell's run against the round's A
 // with one run per side and the noise floor of the other rounds' A and A2
-// runs, at the given magnitude.
-func floorVerdicts(c config, cells map[string][]runResult, cell string, magnitude float64) (verdictCount, []string, error) {
+// runs, by the rule.
+func floorVerdicts(c config, cells map[string][]runResult, cell string, r rule) (verdictCount, []string, error) {
 	var vc verdictCount
 	methods := map[string]bool{}
 	for i := 0; i < c.rounds; i++ {
@@ -463,7 +506,9 @@ func floorVerdicts(c config, cells map[string][]runResult, cell string, magnitud
 		cur := manifestOf(fmt.Sprintf("r%d-%s", i, cell), cells[cell][i].doc)
 		base := manifestOf(fmt.Sprintf("r%d-A", i), cells[baseCell][i].doc)
 		floor := analysis.SuiteNoise(history, cur, defaultAlpha)
-		v, err := analysis.JudgeRuns(cur, base, analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha, Floor: floor})
+		opts := r.options()
+		opts.Floor = floor
+		v, err := analysis.JudgeRuns(cur, base, opts)
 		if err != nil {
 			return vc, nil, err
 		}
@@ -478,14 +523,14 @@ func floorVerdicts(c config, cells map[string][]runResult, cell string, magnitud
 
 // repeatVerdicts judges disjoint blocks of n rounds: cell's n runs against
 // A's n, the between-run test (n+n repeats).
-func repeatVerdicts(c config, cells map[string][]runResult, cell string, n int, magnitude float64) (verdictCount, error) {
+func repeatVerdicts(c config, cells map[string][]runResult, cell string, n int, r rule) (verdictCount, error) {
 	var vc verdictCount
 	for b := 0; b+n <= c.rounds; b += n {
 		rounds := make([]int, n)
 		for j := range rounds {
 			rounds[j] = b + j
 		}
-		regressed, err := repeatVerdict(cells, cell, rounds, rounds, magnitude)
+		regressed, err := repeatVerdict(cells, cell, rounds, rounds, r)
 		if err != nil {
 			return vc, err
 		}
@@ -498,8 +543,8 @@ func repeatVerdicts(c config, cells map[string][]runResult, cell string, n int, 
 }
 
 // repeatVerdict judges cell's runs of the rounds cur against A's runs of
-// the rounds base, at the API's α and Holm.
-func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, magnitude float64) (bool, error) {
+// the rounds base, at the API's α and Holm, by the rule.
+func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, r rule) (bool, error) {
 	var after, before []*results.Document
 	for _, j := range cur {
 		after = append(after, cells[cell][j].doc)
@@ -507,8 +552,7 @@ func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, m
 	for _, j := range base {
 		before = append(before, cells[baseCell][j].doc)
 	}
-	v, err := analysis.JudgeRuns(manifestOf("cur", after...), manifestOf("base", before...),
-		analysis.VerdictOptions{MinMagnitude: magnitude, Alpha: defaultAlpha})
+	v, err := analysis.JudgeRuns(manifestOf("cur", after...), manifestOf("base", before...), r.options())
 	if err != nil {
 		return false, err
 	}
@@ -518,16 +562,16 @@ func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, m
 // drawnRate is the rate of regressed verdicts over subsampleN draws of
 // the rounds each side's runs come from (draw), from a generator seeded
 // with seed: the figures are reproducible from the measured rounds.
-func drawnRate(cells map[string][]runResult, cell string, magnitude float64, seed [2]uint64, draw func(*rand.Rand) (cur, base []int)) (float64, error) {
+func drawnRate(cells map[string][]runResult, cell string, r rule, seed [2]uint64, draw func(*rand.Rand) (cur, base []int)) (float64, error) {
 	rng := rand.New(rand.NewPCG(seed[0], seed[1]))
 	regressed := 0
 	for range subsampleN {
 		cur, base := draw(rng)
-		r, err := repeatVerdict(cells, cell, cur, base, magnitude)
+		found, err := repeatVerdict(cells, cell, cur, base, r)
 		if err != nil {
 			return 0, err
 		}
-		if r {
+		if found {
 			regressed++
 		}
 	}
@@ -539,10 +583,10 @@ func drawnRate(cells map[string][]runResult, cell string, magnitude float64, see
 const designPower = 0.9
 
 // designRepeats is the smallest n per side whose power against the
-// slowest calibrated cell beyond the magnitude reaches designPower at the
+// slowest calibrated cell by the rule reaches designPower at the
 // noisiest step's CV of A (inference.Design, α / steps for Holm's first
 // step), at most limit; 0 when no cell is slower than the magnitude.
-func designRepeats(c config, cells map[string][]runResult, limit int) int {
+func designRepeats(c config, cells map[string][]runResult, r rule, limit int) int {
 	worst := 0.0
 	for _, step := range c.steps {
 		var xs []float64
@@ -551,11 +595,11 @@ func designRepeats(c config, cells map[string][]runResult, limit int) int {
 		}
 		worst = math.Max(worst, cv(xs))
 	}
-	effect := 1 - (float64(slices.Min(c.scales))/100)/(1-defaultMagnitude)
-	if effect <= 0 || !(worst > 0) {
+	scale := float64(slices.Min(c.scales)) / 100
+	d, effect := r.design(worst, defaultAlpha/float64(len(c.steps)), 0, scale)
+	if effect <= 0 || scale > 1-r.magnitude || !(worst > 0) {
 		return 0
 	}
-	d := inference.Design{CV: worst, Alpha: defaultAlpha / float64(len(c.steps))}
 	for n := 2; n <= limit; n++ {
 		if p, err := d.Power(n, effect); err == nil && p >= designPower {
 			return n
@@ -568,8 +612,8 @@ func designRepeats(c config, cells map[string][]runResult, limit int) int {
 // draws of n rounds with replacement for each side, independently: the
 // detection the runs' own noise gives at more repeats than the rounds
 // hold disjointly (drawnRate).
-func bootstrapRate(c config, cells map[string][]runResult, cell string, n int, magnitude float64) (float64, error) {
-	return drawnRate(cells, cell, magnitude, [2]uint64{uint64(n), 13}, func(rng *rand.Rand) (cur, base []int) {
+func bootstrapRate(c config, cells map[string][]runResult, cell string, n int, r rule) (float64, error) {
+	return drawnRate(cells, cell, r, [2]uint64{uint64(n), 13}, func(rng *rand.Rand) (cur, base []int) {
 		for range n {
 			cur = append(cur, rng.IntN(c.rounds))
 			base = append(base, rng.IntN(c.rounds))
@@ -586,8 +630,8 @@ const subsampleN = 400
 // (drawnRate), each judged like a block. The draws share rounds, so the rate
 // has no binomial interval; it is the block count's estimate with less
 // sampling noise, and the disjoint blocks are printed beside it.
-func subsampleRate(c config, cells map[string][]runResult, cell string, n int, magnitude float64) (float64, error) {
-	return drawnRate(cells, cell, magnitude, [2]uint64{uint64(n), 7}, func(rng *rand.Rand) (cur, base []int) {
+func subsampleRate(c config, cells map[string][]runResult, cell string, n int, r rule) (float64, error) {
+	return drawnRate(cells, cell, r, [2]uint64{uint64(n), 7}, func(rng *rand.Rand) (cur, base []int) {
 		rounds := rng.Perm(c.rounds)[:n]
 		slices.Sort(rounds)
 		return rounds, rounds
@@ -711,10 +755,10 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	}
 	fmt.Fprintln(tw)
 	var methods []string
-	for _, mag := range []float64{defaultMagnitude, 0} {
-		fmt.Fprintf(tw, "1 run/side, noise floor, magnitude %.0f %%", 100*mag)
+	for _, r := range rules {
+		fmt.Fprintf(tw, "1 run/side, noise floor, %s", r)
 		for _, cell := range all {
-			vc, ms, err := floorVerdicts(c, cells, cell, mag)
+			vc, ms, err := floorVerdicts(c, cells, cell, r)
 			if err != nil {
 				fmt.Fprintf(tw, "\terror: %v", err)
 				continue
@@ -727,14 +771,14 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 			if n > c.rounds {
 				continue
 			}
-			fmt.Fprintf(tw, "%d+%d repeats, between runs, magnitude %.0f %%", n, n, 100*mag)
+			fmt.Fprintf(tw, "%d+%d repeats, between runs, %s", n, n, r)
 			for _, cell := range all {
-				vc, err := repeatVerdicts(c, cells, cell, n, mag)
+				vc, err := repeatVerdicts(c, cells, cell, n, r)
 				if err != nil {
 					fmt.Fprintf(tw, "\terror: %v", err)
 					continue
 				}
-				rate, err := subsampleRate(c, cells, cell, n, mag)
+				rate, err := subsampleRate(c, cells, cell, n, r)
 				if err != nil {
 					fmt.Fprintf(tw, "\terror: %v", err)
 					continue
@@ -744,10 +788,14 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 			fmt.Fprintln(tw)
 		}
 	}
-	if n := designRepeats(c, cells, 5*c.rounds); n > 0 {
-		fmt.Fprintf(tw, "%d+%d repeats (the design's n for %.0f %% power), bootstrap of the rounds, magnitude %.0f %%", n, n, 100*designPower, 100*defaultMagnitude)
+	for _, r := range rules[:2] {
+		n := designRepeats(c, cells, r, 5*c.rounds)
+		if n == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%d+%d repeats (the design's n for %.0f %% power), bootstrap of the rounds, %s", n, n, 100*designPower, r)
 		for _, cell := range all {
-			rate, err := bootstrapRate(c, cells, cell, n, defaultMagnitude)
+			rate, err := bootstrapRate(c, cells, cell, n, r)
 			if err != nil {
 				fmt.Fprintf(tw, "\terror: %v", err)
 				continue
@@ -828,24 +876,25 @@ func modelPower(w *os.File, c config, cells map[string][]runResult) {
 			xs = append(xs, qpsOf(r, step))
 		}
 		var parts []string
-		for _, mag := range []float64{defaultMagnitude, 0} {
+		for _, r := range rules {
 			for _, s := range c.scales {
-				// "slower by more than mag" is a shift beyond the boundary.
-				effect := 1 - (float64(s)/100)/(1-mag)
-				if effect <= 0 {
-					parts = append(parts, fmt.Sprintf("S%d@%.0f%% -", s, 100*mag))
+				scale := float64(s) / 100
+				floor, effect := r.design(cv(xs), defaultAlpha/k, 2*c.rounds-3, scale)
+				if effect <= 0 || scale > 1-r.magnitude {
+					parts = append(parts, fmt.Sprintf("S%d %s -", s, r))
 					continue
 				}
-				floor := inference.Design{CV: cv(xs), Alpha: defaultAlpha / k, FloorDF: 2*c.rounds - 3}
+				between, _ := r.design(cv(xs), defaultAlpha/k, 0, scale)
 				p1, err1 := floor.Power(1, effect)
-				p3, err3 := inference.Design{CV: cv(xs), Alpha: defaultAlpha / k}.Power(3, effect)
-				if err1 != nil || err3 != nil {
+				p3, err3 := between.Power(3, effect)
+				p10, err10 := between.Power(10, effect)
+				if err1 != nil || err3 != nil || err10 != nil {
 					continue
 				}
-				parts = append(parts, fmt.Sprintf("S%d@%.0f%% %.2f/%.2f", s, 100*mag, p1, p3))
+				parts = append(parts, fmt.Sprintf("S%d %s %.2f/%.2f/%.2f", s, r, p1, p3, p10))
 			}
 		}
-		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3): %s\n", step, 100*cv(xs), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3 / 10+10): %s\n", step, 100*cv(xs), strings.Join(parts, ", "))
 	}
 }
 
