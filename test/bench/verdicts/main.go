@@ -41,6 +41,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -809,6 +810,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	slices.Sort(methods)
 	fmt.Fprintf(w, "methods used: %s\n", strings.Join(slices.Compact(methods), " | "))
 	modelPower(w, c, cells)
+	goals(w, c, cells)
 	fmt.Fprintln(w)
 
 	// Precision round by round.
@@ -861,6 +863,44 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	fmt.Fprintf(w, "over %d bootstrap resamples of the rounds: adaptive stops after %.1f rounds on average (90th percentile %d), %.3f cell-hours; "+
 		"a fixed plan needs %d rounds to reach the target in %.0f %% of resamples, %.3f cell-hours; adaptive/fixed = %.2f\n",
 		bootstrapN, adaptive.mean, adaptive.p90, adaptive.mean*perRound/3600, fixed, 100*fixedAssurance, float64(fixed)*perRound/3600, adaptive.mean/float64(fixed))
+}
+
+// goalRepeats is the n+n of the goal summary's detection rates: about
+// what the Estimated rule needs for 90 % power against a 10 % slowdown at
+// a 5–7 % run-to-run CV (docs/noise.md, "Two rules for the magnitude").
+const goalRepeats = 10
+
+// goals prints the figures issue 11's goals name, side by side: the A/A
+// false positives of one run per side at the API's defaults (goal:
+// consistent with α) and the detection of each slowed cell by both rules
+// at goalRepeats+goalRepeats (goal for the 10 % slowdown: 90 %).
+func goals(w *os.File, c config, cells map[string][]runResult) {
+	aa, _, err := floorVerdicts(c, cells, aaCell, rules[0])
+	if err != nil {
+		fmt.Fprintf(w, "goals: %v\n", err)
+		return
+	}
+	lo, _, _ := inference.ClopperPearson(aa.regressed, aa.total, 0.95)
+	consistent := "yes"
+	if lo > defaultAlpha {
+		consistent = "no"
+	}
+	fmt.Fprintf(w, "goal, A/A false positives (1 run/side, %s, α %.2f): %s; consistent with α: %s\n", rules[0], defaultAlpha, aa, consistent)
+	n := min(goalRepeats, c.rounds)
+	for _, s := range c.scales {
+		cell := slowCell(s)
+		var parts []string
+		for _, r := range rules[:2] {
+			vc, err1 := repeatVerdicts(c, cells, cell, n, r)
+			rate, err2 := subsampleRate(c, cells, cell, n, r)
+			if err1 != nil || err2 != nil {
+				parts = append(parts, fmt.Sprintf("%s: error %v", r, errors.Join(err1, err2)))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s %d / %d blocks, subsamples %.2f", r, vc.regressed, vc.total, rate))
+		}
+		fmt.Fprintf(w, "goal, detection of %s (nominal −%d %%) at %d+%d repeats: %s\n", cell, 100-s, n, n, strings.Join(parts, "; "))
+	}
 }
 
 // modelPower prints, per step, the power the model (inference.Design:
