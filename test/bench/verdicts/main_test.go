@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dbbench/dbbench/pkg/results"
@@ -151,6 +152,38 @@ func TestRepeatVerdictsCountBlocksAndSubsamples(t *testing.T) {
 		c.scales = []int{tt.scale}
 		if n := designRepeats(c, cells, tt.r, 100); !tt.want(n) {
 			t.Errorf("design repeats for S%d, %s: %d", tt.scale, tt.r, n)
+		}
+	}
+}
+
+// TestGoalsFromARealLog: the goal summary of a committed real-server log
+// (docs/benchmarks.md, third run) reports the A/A count at the defaults
+// and, at 10+10 repeats, the 10 % slowdown found by the Estimated rule in
+// both blocks and not by Tested.
+func TestGoalsFromARealLog(t *testing.T) {
+	c := config{rounds: 20, threads: 8, steps: []string{"read-only-count", "read-only-sum"}, scales: []int{90, 95}, quota: 0.4}
+	runs, err := readLog(filepath.Join("testdata", "run-2026-11-24-maxweight.log"), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "goals.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goals(out, c, byCell(runs))
+	_ = out.Close()
+	text, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"goal, A/A false positives (1 run/side, magnitude 5 % Tested, α 0.05): 1 / 20 = 0.05 [0.00, 0.25]; consistent with α: yes",
+		"goal, detection of S90 (nominal −10 %) at 10+10 repeats: magnitude 5 % Tested 0 / 2 blocks",
+		"magnitude 5 % Estimated 2 / 2 blocks, subsamples 1.00",
+		"goal, detection of S95 (nominal −5 %) at 10+10 repeats:",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("goals lack %q:\n%s", want, text)
 		}
 	}
 }
