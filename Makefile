@@ -70,7 +70,7 @@ test-deps: ## Install what the suites drive for real (Chromium, sysbench, perf).
 
 .PHONY: test-unit
 test-unit: ## Unit tests: pure packages, the plugin and the agent (no servers; the HTML report renders in headless Chromium).
-	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/... ./test/argocd/...
+	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/... ./test/argocd/... ./test/bench/...
 
 .PHONY: test-envtest
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.
