@@ -354,7 +354,9 @@ main() {
 	mkdir -p "${IMAGES_CACHE}"
 
 	if [ -z "${load_only}" ]; then
-		apt_install podman debootstrap gcc libc6-dev
+		# runc: podman runs with --runtime runc (above); Debian's podman pulls
+		# in crun only.
+		apt_install podman runc debootstrap gcc libc6-dev
 		for n in "${names[@]}"; do build "${n}"; done
 	fi
 	if [ -n "${push_to}" ]; then
