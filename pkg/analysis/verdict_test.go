@@ -423,7 +423,11 @@ func TestMagnitudeRules(t *testing.T) {
 			if got := len(v.Regressed) > 0; got != tt.want {
 				t.Errorf("regressed %v, want %v (%s, p %.4g)", got, tt.want, v.Points[0], v.Points[0].AdjustedP)
 			}
-			if want := cmpOr(tt.rule, MagnitudeTested); v.MagnitudeRule != want {
+			want := tt.rule
+			if want == "" {
+				want = MagnitudeTested
+			}
+			if v.MagnitudeRule != want {
 				t.Errorf("verdict's rule %q, want %q", v.MagnitudeRule, want)
 			}
 		})
@@ -431,14 +435,6 @@ func TestMagnitudeRules(t *testing.T) {
 	if _, err := JudgeRuns(vmanifest("b"), vmanifest("a"), VerdictOptions{MagnitudeRule: "Loose"}); !errors.Is(err, inference.ErrInvalid) {
 		t.Errorf("an unknown rule: %v, want ErrInvalid", err)
 	}
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // TestLeastSensitiveSkipsUntestedPoints: the verdict's least sensitive
