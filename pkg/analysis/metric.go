@@ -74,16 +74,17 @@ func (m Metric) values(c *results.ManifestCell) map[string]map[int]float64 {
 	return c.QPS
 }
 
-// value is the metric of (step, threads) in c.
-func (m Metric) value(c *results.ManifestCell, step string, threads int) (float64, bool) {
+// Value is the metric of (step, threads) in c: its steady-state QPS, or
+// its latency percentile in milliseconds.
+func (m Metric) Value(c *results.ManifestCell, step string, threads int) (float64, bool) {
 	v, ok := m.values(c)[step][threads]
 	return v, ok
 }
 
-// judged reports whether the metric is judged on step: a fixed-rate
+// Judged reports whether the metric is judged on step: a fixed-rate
 // variant's throughput is the rate it was given, not a measurement, so
 // only its latency is judged.
-func (m Metric) judged(step string) bool {
+func (m Metric) Judged(step string) bool {
 	return m.LowerIsBetter() || !IsFixedRateStep(step)
 }
 

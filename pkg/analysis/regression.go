@@ -133,7 +133,7 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 	for i := range last.Cells {
 		c := &last.Cells[i]
 		for step, byThreads := range metric.values(c) {
-			if !metric.judged(step) {
+			if !metric.Judged(step) {
 				continue
 			}
 			for threads := range byThreads {
@@ -167,7 +167,7 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 		var values []float64
 		for _, m := range runs {
 			if c, ok := m.Cell(k.cell); ok {
-				if v, ok := metric.value(c, k.step, k.threads); ok && !math.IsNaN(v) {
+				if v, ok := metric.Value(c, k.step, k.threads); ok && !math.IsNaN(v) {
 					values = append(values, v)
 				}
 			}

@@ -68,7 +68,7 @@ func pointsOf(cells []*results.ManifestCell) []inference.Key {
 func metricValues(cells []*results.ManifestCell, m Metric, k inference.Key) []float64 {
 	var xs []float64
 	for _, c := range cells {
-		if v, ok := m.value(c, k.Step, k.Threads); ok && v > 0 {
+		if v, ok := m.Value(c, k.Step, k.Threads); ok && v > 0 {
 			xs = append(xs, v)
 		}
 	}
@@ -197,7 +197,7 @@ func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric
 			var xs []float64
 			var runs []string
 			for _, mb := range ms {
-				if v, ok := metric.value(mb.cell, k.Step, k.Threads); ok && v > 0 {
+				if v, ok := metric.Value(mb.cell, k.Step, k.Threads); ok && v > 0 {
 					xs = append(xs, v)
 					runs = append(runs, mb.run)
 				}

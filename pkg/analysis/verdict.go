@@ -67,6 +67,33 @@ func (r MagnitudeRule) Validate() error {
 	return fmt.Errorf("verdict: magnitude rule %q: want %s or %s: %w", string(r), MagnitudeTested, MagnitudeEstimated, inference.ErrInvalid)
 }
 
+// TestMagnitude is the magnitude the between-run test of metric m asks
+// for under the rule: for a throughput the slowdown itself, for a latency
+// the fall of its reciprocal that a rise of magnitude is (m/(1+m)), and 0
+// under MagnitudeEstimated, which tests "worse at all" and asks the point
+// estimate for the magnitude instead (Regressed).
+func (r MagnitudeRule) TestMagnitude(m Metric, magnitude float64) float64 {
+	if r == MagnitudeEstimated {
+		return 0
+	}
+	if m.LowerIsBetter() {
+		return magnitude / (1 + magnitude)
+	}
+	return magnitude
+}
+
+// Regressed is the rule's decision for a tested point: its p-value after
+// the correction is below alpha and, under MagnitudeEstimated, its
+// measured change (changePercent, 100 × (after/before − 1)) is at least
+// the magnitude in the bad direction. Every verdict that calls a build
+// worse — a run's, a bisection's — decides with it.
+func (r MagnitudeRule) Regressed(m Metric, adjustedP, alpha, changePercent, magnitude float64) bool {
+	if !(adjustedP < alpha) {
+		return false
+	}
+	return r != MagnitudeEstimated || m.Worse(changePercent, magnitude)
+}
+
 // VerdictOptions tune JudgeRuns.
 type VerdictOptions struct {
 	// MinMagnitude is the slowdown (0.05 = 5 %) below which a change is
@@ -370,7 +397,7 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 		}
 		for _, k := range pointsOf(after) {
 			for _, m := range opts.Metrics {
-				if !m.judged(k.Step) {
+				if !m.Judged(k.Step) {
 					continue
 				}
 				xa, xb := metricValues(before, m, k), metricValues(after, m, k)
@@ -400,13 +427,10 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 		p := &v.Points[i]
 		p.AdjustedP = adj[i]
 		p.Detectable = detectable(*p, opts.Alpha/float64(max(v.Tests, 1)), opts.MinMagnitude, opts.MagnitudeRule)
-		switch {
-		case p.Method == MethodMagnitudeOnly:
+		if p.Method == MethodMagnitudeOnly {
 			p.Regressed = p.Metric.Worse(p.ChangePercent, opts.MinMagnitude)
-		case opts.MagnitudeRule == MagnitudeEstimated:
-			p.Regressed = p.AdjustedP < opts.Alpha && p.Metric.Worse(p.ChangePercent, opts.MinMagnitude)
-		default:
-			p.Regressed = p.AdjustedP < opts.Alpha
+		} else {
+			p.Regressed = opts.MagnitudeRule.Regressed(p.Metric, p.AdjustedP, opts.Alpha, p.ChangePercent, opts.MinMagnitude)
 		}
 		if p.Regressed {
 			v.Regressed = append(v.Regressed, *p)
@@ -430,13 +454,9 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: mean(xa), After: mean(xb),
 		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN(), Detectable: math.NaN(), CV: math.NaN()}
 	pv.ChangePercent = 100 * (pv.After/pv.Before - 1)
-	ta, tb, mag := xa, xb, opts.MinMagnitude
+	ta, tb, mag := xa, xb, opts.MagnitudeRule.TestMagnitude(m, opts.MinMagnitude)
 	if m.LowerIsBetter() {
-		ta, tb, mag = reciprocals(xa), reciprocals(xb), opts.MinMagnitude/(1+opts.MinMagnitude)
-	}
-	if opts.MagnitudeRule == MagnitudeEstimated {
-		// "Worse at all"; JudgeRuns asks the estimate for the magnitude.
-		mag = 0
+		ta, tb = reciprocals(xa), reciprocals(xb)
 	}
 	if len(xa) >= 2 && len(xb) >= 2 {
 		t, err := inference.Slowdown(ta, tb, mag)

@@ -23,9 +23,6 @@ type Options struct {
 	MaxMeasurements int
 }
 
-// DefaultMaxMeasurements is Options.MaxMeasurements when not set.
-const DefaultMaxMeasurements = 3
-
 // Change is an interval that holds a change from good to bad: LastGood is
 // good, FirstBad is bad, and no point between them is known good or bad.
 type Change struct {

@@ -2,7 +2,6 @@ package bisect
 
 import (
 	"math"
-	"math/rand"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -204,62 +203,5 @@ func TestNextRejects(t *testing.T) {
 				t.Fatal("want an error")
 			}
 		})
-	}
-}
-
-// TestSearchOnNoisyMeasurements drives Judge and Next together over a
-// synthetic benchmark: log-normal run-to-run noise (CV 5 %) around 1000 QPS,
-// 40 % slower from the culprit on, 3 runs per point, as a round of cells
-// would give. Every seed must find the culprit.
-func TestSearchOnNoisyMeasurements(t *testing.T) {
-	key := Key{Step: "update-index", Threads: 1}
-	keys := []Key{key}
-	rule := Rule{Magnitude: 0.1, MaxPValue: 0.05}
-	const n, culprit, repeats = 10, 7, 3
-	for seed := int64(1); seed <= 20; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		measure := func(i int) Samples {
-			level := 1000.0
-			if i >= culprit {
-				level = 600
-			}
-			s := Samples{}
-			for r := 0; r < repeats; r++ {
-				s[key] = append(s[key], level*math.Exp(rng.NormFloat64()*0.05))
-			}
-			return s
-		}
-		samples := make([]Samples, n+2)
-		for i := range samples {
-			samples[i] = Samples{}
-		}
-		samples[0].Add(measure(0))
-		samples[n+1].Add(measure(n + 1))
-		ep := CheckEndpoints(samples[0], samples[n+1], keys, rule)
-		if ep.Check != Reproduced {
-			t.Fatalf("seed %d: endpoints %s", seed, ep.Check)
-		}
-		points := make([]Point, n+2)
-		points[0], points[n+1] = Point{Verdict: Good, Measured: 1}, Point{Verdict: Bad, Measured: 1}
-		for round := 0; ; round++ {
-			plan, err := Next(points, Options{Parallelism: 2})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if plan.Done() {
-				if want := []Change{{LastGood: culprit - 1, FirstBad: culprit}}; !cmp.Equal(want, plan.Changes) {
-					t.Fatalf("seed %d: changes %+v, want %+v (points %+v)", seed, plan.Changes, want, points)
-				}
-				break
-			}
-			if round > 20 {
-				t.Fatalf("seed %d: no end", seed)
-			}
-			for _, p := range plan.Probes {
-				samples[p].Add(measure(p))
-				points[p].Measured++
-				points[p].Verdict = Judge(samples[0], samples[n+1], samples[p], ep.Regressed, rule).Verdict
-			}
-		}
 	}
 }

@@ -30,6 +30,11 @@ const (
 	// from a known noise floor (the suite's run-to-run CV and its degrees
 	// of freedom), for runs with one repeat per side.
 	MethodNoiseFloor Method = "noise-floor"
+	// MethodBlocked is the t-test of a contrast between two builds in an
+	// additive model of log throughput with a level per build and a shift
+	// per block of runs measured together (a bisection's rounds): the
+	// variance is pooled over every build and block.
+	MethodBlocked Method = "blocked"
 )
 
 // DefaultLevel is the confidence level of the intervals reports print.

@@ -133,3 +133,22 @@ func SlowdownKnownNoise(a, b []float64, magnitude float64, floor NoiseFloor) (Te
 	return Test{Ratio: math.Exp(d), Magnitude: magnitude, T: t, DF: df, P: p, Method: MethodNoiseFloor,
 		NA: len(la), NB: len(lb)}, nil
 }
+
+// SlowdownOfEstimate is Slowdown for an estimate that was not computed
+// from two plain samples: d is the estimated mean ln B − mean ln A (a
+// contrast of a blocked or otherwise fitted model), se its standard error
+// and df the degrees of freedom of that error. The statistic is
+// (d − ln(1 − magnitude)) / se against Student's t with df, one-sided as
+// Slowdown's. The model behind d and se is the caller's; the test is valid
+// when d is normal with that standard error, estimated independently of d
+// with df degrees of freedom.
+func SlowdownOfEstimate(d, se, df, magnitude float64) (Test, error) {
+	if err := checkMagnitude(magnitude); err != nil {
+		return Test{}, err
+	}
+	if math.IsNaN(d) || math.IsInf(d, 0) || !(se >= 0) || math.IsInf(se, 0) || !(df > 0) {
+		return Test{}, fmt.Errorf("estimate %v, standard error %v, df %v: need a finite estimate, se >= 0 and df > 0: %w", d, se, df, ErrInvalid)
+	}
+	t, p := oneSided(d, se, df, magnitude)
+	return Test{Ratio: math.Exp(d), Magnitude: magnitude, T: t, DF: df, P: p, Method: MethodBlocked}, nil
+}
