@@ -259,6 +259,9 @@ func TestBisectionLocalizesTheFirstBadCandidate(t *testing.T) {
 			if bis.Status.Phase != dbbenchv1alpha1.BisectionLocalized || bis.Status.CompletionTime == nil {
 				t.Fatalf("phase %s completion %v", bis.Status.Phase, bis.Status.CompletionTime)
 			}
+			if conf, err := strconv.ParseFloat(bis.Status.Confidence, 64); err != nil || conf < 0.9 || bis.Status.Rule == nil || bis.Status.Rule.Confidence != "0.9" {
+				t.Fatalf("confidence %q, rule %+v: want at least the rule's 0.9", bis.Status.Confidence, bis.Status.Rule)
+			}
 			if ep := bis.Status.Endpoints; ep == nil || !ep.Reproduced || ep.Key != "point-query@4" || ep.Ratio != "0.5" {
 				t.Fatalf("endpoints %+v, want reproduced at point-query@4 with a ratio of 0.5", ep)
 			}
@@ -276,8 +279,13 @@ func TestBisectionLocalizesTheFirstBadCandidate(t *testing.T) {
 				if run.Spec.Suite != "" || run.Spec.Regression != nil {
 					t.Fatalf("round run %s joins a suite or judges itself: %+v", run.Name, run.Spec)
 				}
-				if i > 0 && len(r.Points) > int(tc.parallelism) {
-					t.Fatalf("round %d measures %v, more than parallelism %d", i, r.Points, tc.parallelism)
+				// Candidates are measured beside the ends of their
+				// interval, in the same run.
+				switch {
+				case i == 0 && (r.Kind != dbbenchv1alpha1.RoundEndpoints || len(r.Points) != 2):
+					t.Fatalf("round 0 %+v: want the endpoints", r)
+				case i > 0 && r.Kind == dbbenchv1alpha1.RoundSearch && (len(r.References) != 2 || len(r.Points)-len(r.References) > int(tc.parallelism)):
+					t.Fatalf("round %d measures %v beside references %v: want 2 references and at most parallelism %d candidates", i, r.Points, r.References, tc.parallelism)
 				}
 				cells += r.Cells
 			}

@@ -12,7 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
+	"github.com/dbbench/dbbench/pkg/inference"
 )
 
 // regressedRun is a finished run of two databases whose verdict named
@@ -37,10 +39,13 @@ func regressedRun() *dbbenchv1alpha1.BenchmarkRun {
 	}
 }
 
-func bisectionPassFor(t *testing.T, spec dbbenchv1alpha1.BenchmarkBisectionSpec) *bisectionPass {
+func bisectionPassFor(t *testing.T, spec dbbenchv1alpha1.BenchmarkBisectionSpec, runs ...*dbbenchv1alpha1.BenchmarkRun) *bisectionPass {
 	t.Helper()
 	scheme := runtimeScheme(t)
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(regressedRun()).Build()
+	if len(runs) == 0 {
+		runs = append(runs, regressedRun())
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(runs[0]).Build()
 	bis := &dbbenchv1alpha1.BenchmarkBisection{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "find", UID: "u1"}, Spec: spec}
 	return &bisectionPass{r: &BenchmarkBisectionReconciler{Client: c, Scheme: scheme}, bis: bis, log: logr.Discard()}
 }
@@ -76,7 +81,8 @@ func TestBisectionSetupFromARun(t *testing.T) {
 		if s.base.Suite != "" || s.base.Regression != nil || s.base.Baseline != nil || s.base.Workload.Repeats != 3 || !s.base.Output.ConfigMap.IsEnabled() {
 			t.Fatalf("base spec keeps the run's suite, verdict, baseline or repeats: %+v", s.base)
 		}
-		if diff := cmp.Diff(bisect.Rule{Magnitude: 0.2, MaxPValue: 0.01}, s.rule); diff != "" {
+		want := bisect.Rule{Magnitude: 0.2, MaxPValue: 0.01, MagnitudeRule: analysis.MagnitudeTested, Correction: inference.CorrectionHolm, Confidence: 0.9}
+		if diff := cmp.Diff(want, s.rule); diff != "" {
 			t.Fatalf("rule (-want +got):\n%s", diff)
 		}
 		for k, want := range map[bisect.Key]bool{{Step: "update-index", Threads: 4}: true, {Step: "update-index", Threads: 1}: false, {Step: "point-query", Threads: 4}: false} {
@@ -84,19 +90,21 @@ func TestBisectionSetupFromARun(t *testing.T) {
 				t.Errorf("judge(%v) = %v, want %v", k, !want, want)
 			}
 		}
-		run, err := p.buildRound(s, 2, []int{1, 2})
+		run, err := p.buildRound(s, 2, bisect.Round{Kind: bisect.RoundSearch, Points: []int{0, 1, 2, 3}, Refs: []int{0, 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Name != "find-r2" || run.Labels[dbbenchv1alpha1.LabelBisectionRound] != "2" || run.Annotations[annotationBisectionPoints] != "1,2" {
+		if run.Name != "find-r2" || run.Labels[dbbenchv1alpha1.LabelBisectionRound] != "2" || run.Annotations[annotationBisectionPoints] != "0,1,2,3" ||
+			run.Annotations[annotationBisectionReferences] != "0,3" || run.Annotations[annotationBisectionRoundKind] != "Search" {
 			t.Fatalf("round run %s %v %v", run.Name, run.Labels, run.Annotations)
 		}
 		got := [][3]string{}
 		for _, db := range run.Spec.Databases {
 			got = append(got, [3]string{db.Name, db.Versions[0], db.Image})
 		}
-		want := [][3]string{{"p1", "11.4.2", "reg.example/mariadb:{version}"}, {"p2", "image", "reg.example/mariadb@sha256:33"}}
-		if diff := cmp.Diff(want, got); diff != "" {
+		wantDBs := [][3]string{{"p0", "11.4.1", "reg.example/mariadb:{version}"}, {"p1", "11.4.2", "reg.example/mariadb:{version}"},
+			{"p2", "image", "reg.example/mariadb@sha256:33"}, {"p3", "11.4.4", "reg.example/mariadb:{version}"}}
+		if diff := cmp.Diff(wantDBs, got); diff != "" {
 			t.Fatalf("round databases (-want +got):\n%s", diff)
 		}
 		if ref := metav1.GetControllerOf(run); ref == nil || ref.Kind != "BenchmarkBisection" || ref.Name != "find" {
@@ -116,8 +124,70 @@ func TestBisectionSetupFromARun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.rule != (bisect.Rule{Magnitude: 0.1, MaxPValue: 0.05}) || !s.judge(bisect.Key{Step: "point-query", Threads: 64}) || s.judge(bisect.Key{Step: "update-index", Threads: 4}) {
+		if s.rule.Magnitude != 0.1 || s.rule.MaxPValue != 0.05 || !s.judge(bisect.Key{Step: "point-query", Threads: 64}) || s.judge(bisect.Key{Step: "update-index", Threads: 4}) {
 			t.Fatalf("rule %+v, judge not from the spec", s.rule)
+		}
+	})
+	t.Run("the verdict's definition of worse: rule, correction, metrics", func(t *testing.T) {
+		for _, tc := range []struct {
+			name    string
+			reg     dbbenchv1alpha1.RegressionSpec
+			spec    func(*dbbenchv1alpha1.BenchmarkBisectionSpec)
+			want    dbbenchv1alpha1.BisectionRule
+			judged  []bisect.Key
+			ignored []bisect.Key
+		}{
+			{"the run's verdict", dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstPreviousRun, MinMagnitudePercent: 10,
+				MagnitudeRule: dbbenchv1alpha1.MagnitudeEstimated, Correction: dbbenchv1alpha1.CorrectionBenjaminiHochberg, MaxPValue: "0.02",
+				Metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput, dbbenchv1alpha1.MetricP99Latency}}, nil,
+				dbbenchv1alpha1.BisectionRule{MinMagnitudePercent: 10, MagnitudeRule: dbbenchv1alpha1.MagnitudeEstimated, MaxPValue: "0.02",
+					Correction: dbbenchv1alpha1.CorrectionBenjaminiHochberg, Metrics: []dbbenchv1alpha1.RegressionMetric{"Throughput", "P99Latency"}, Confidence: "0.9"},
+				// The regressed pair on the metric it regressed on.
+				[]bisect.Key{{Step: "update-index", Threads: 4, Metric: analysis.MetricP99Latency}},
+				[]bisect.Key{{Step: "update-index", Threads: 4}}},
+			{"a change-point verdict keeps its rule but not its scan's level", dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstChangePoints, MinMagnitudePercent: 5},
+				func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) { s.Confidence = "0.95" },
+				dbbenchv1alpha1.BisectionRule{MinMagnitudePercent: 5, MagnitudeRule: dbbenchv1alpha1.MagnitudeTested, MaxPValue: "0.05",
+					Correction: dbbenchv1alpha1.CorrectionHolm, Metrics: []dbbenchv1alpha1.RegressionMetric{"Throughput"}, Confidence: "0.95"},
+				[]bisect.Key{{Step: "update-index", Threads: 4, Metric: analysis.MetricP99Latency}}, nil},
+			{"the spec wins", dbbenchv1alpha1.RegressionSpec{MinMagnitudePercent: 10, MagnitudeRule: dbbenchv1alpha1.MagnitudeEstimated},
+				func(s *dbbenchv1alpha1.BenchmarkBisectionSpec) {
+					s.MagnitudeRule, s.Correction = dbbenchv1alpha1.MagnitudeTested, dbbenchv1alpha1.CorrectionBenjaminiHochberg
+					s.Metrics = []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricP95Latency}
+					s.Judge = dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}}
+				},
+				dbbenchv1alpha1.BisectionRule{MinMagnitudePercent: 10, MagnitudeRule: dbbenchv1alpha1.MagnitudeTested, MaxPValue: "0.05",
+					Correction: dbbenchv1alpha1.CorrectionBenjaminiHochberg, Metrics: []dbbenchv1alpha1.RegressionMetric{"P95Latency"}, Confidence: "0.9"},
+				[]bisect.Key{{Step: "update-index", Threads: 1, Metric: analysis.MetricP95Latency}},
+				[]bisect.Key{{Step: "update-index", Threads: 1}, {Step: "update-index", Threads: 1, Metric: analysis.MetricP99Latency}}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				run := regressedRun()
+				run.Spec.Regression = &tc.reg
+				run.Status.Regression.Regressed[0].Metrics = []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricP99Latency}
+				spec := base()
+				if tc.spec != nil {
+					tc.spec(&spec)
+				}
+				p := bisectionPassFor(t, spec, run)
+				s, err := p.setup(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tc.want, s.apiRule); diff != "" {
+					t.Fatalf("rule (-want +got):\n%s", diff)
+				}
+				for _, k := range tc.judged {
+					if !s.judge(k) {
+						t.Errorf("%s not judged", k)
+					}
+				}
+				for _, k := range tc.ignored {
+					if s.judge(k) {
+						t.Errorf("%s judged", k)
+					}
+				}
+			})
 		}
 	})
 	for _, tc := range []struct {

@@ -11,22 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
-
-// roundResult is what one finished round measured of one point.
-type roundResult struct {
-	samples bisect.Samples
-	// runs counts the point's cells that succeeded with results.
-	runs int
-	// failed is set when none of the point's cells succeeded; reason and
-	// message are the last failed cell's.
-	failed  bool
-	reason  dbbenchv1alpha1.FailureReason
-	message string
-}
 
 // runFinished reports whether a round's run reached a terminal condition.
 func runFinished(run *dbbenchv1alpha1.BenchmarkRun) bool {
@@ -44,79 +33,102 @@ func runFailedWhole(run *dbbenchv1alpha1.BenchmarkRun) (string, bool) {
 	return c.Message, true
 }
 
-// readRound reads a finished round's results per point: the run-level
-// manifest's per-cell QPS, or a cell's own document when the manifest was
-// slimmed down. Cell phases come from the run's status.
-func (p *bisectionPass) readRound(ctx context.Context, rd round) (map[int]*roundResult, error) {
-	run := rd.run
-	out := map[int]*roundResult{}
-	for _, i := range rd.points {
-		out[i] = &roundResult{samples: bisect.Samples{}}
+// readRound turns a round's run into the search's round: its kind,
+// points and references, and once the run finished, every succeeded
+// cell's figures (the run-level manifest's, or a cell's own document when
+// the manifest was slimmed down) and the points none of whose cells
+// succeeded, with the last failed cell's reason.
+func (p *bisectionPass) readRound(ctx context.Context, s *bisectionSetup, rd round) (bisect.Round, error) {
+	r := bisect.Round{Kind: rd.kind, Points: rd.points, Refs: rd.refs, Cells: len(rd.points) * s.limits.Repeats}
+	if !runFinished(rd.run) {
+		return r, nil
 	}
-	pointOf := func(database string) (*roundResult, bool) {
+	r.Finished = true
+	if msg, whole := runFailedWhole(rd.run); whole {
+		r.FailedWhole = msg
+		return r, nil
+	}
+	run := rd.run
+	inRound := map[int]bool{}
+	for _, i := range rd.points {
+		inRound[i] = true
+	}
+	pointOf := func(database string) (int, bool) {
 		var i int
-		if _, err := fmt.Sscanf(database, "p%d", &i); err != nil || pointDatabase(i) != database {
-			return nil, false
+		if _, err := fmt.Sscanf(database, "p%d", &i); err != nil || pointDatabase(i) != database || !inRound[i] {
+			return 0, false
 		}
-		r, ok := out[i]
-		return r, ok
+		return i, true
 	}
 	var manifest *results.Manifest
 	if run.Status.Results != nil && run.Status.Results.ConfigMap != "" {
 		data, err := p.configMapKey(ctx, run.Status.Results.ConfigMap, plan.RunResultKeyManifest)
 		if err != nil {
-			return nil, err
+			return r, err
 		}
 		if data != "" {
 			if manifest, err = results.UnmarshalManifest([]byte(data)); err != nil {
-				return nil, fmt.Errorf("run %s: reading its manifest: %w", run.Name, err)
+				return r, fmt.Errorf("run %s: reading its manifest: %w", run.Name, err)
 			}
 		}
 	}
+	succeeded := map[int]bool{}
+	last := map[int]bisect.Failure{}
 	for _, cs := range run.Status.Cells {
-		r, ok := pointOf(cs.Database)
+		i, ok := pointOf(cs.Database)
 		if !ok {
 			continue
 		}
 		if cs.Phase != dbbenchv1alpha1.CellSucceeded {
 			if cs.Phase == dbbenchv1alpha1.CellFailed {
-				r.reason, r.message = cs.Reason, cs.Message
+				last[i] = bisect.Failure{Reason: string(cs.Reason), Message: cs.Message}
 			}
 			continue
 		}
-		qps, err := p.cellQPS(ctx, manifest, cs)
+		values, err := p.cellValues(ctx, s, manifest, cs)
 		if err != nil {
-			return nil, fmt.Errorf("run %s: %w", run.Name, err)
+			return r, fmt.Errorf("run %s: %w", run.Name, err)
 		}
-		if len(qps) == 0 {
+		if len(values) == 0 {
 			continue
 		}
-		r.runs++
-		for k, v := range qps {
-			r.samples[k] = append(r.samples[k], v)
-		}
+		succeeded[i] = true
+		r.Observations = append(r.Observations, bisect.Observation{Point: i, Values: values})
 	}
-	for _, r := range out {
-		if r.runs == 0 {
-			r.failed = true
-			if r.reason == "" {
-				r.reason = dbbenchv1alpha1.ReasonNoResults
-				r.message = "no cell of the point succeeded with results"
-			}
+	for _, i := range rd.points {
+		if succeeded[i] {
+			continue
 		}
+		f, ok := last[i]
+		if !ok {
+			f = bisect.Failure{Reason: string(dbbenchv1alpha1.ReasonNoResults), Message: "no cell of the point succeeded with results"}
+		}
+		if r.Failures == nil {
+			r.Failures = map[int]bisect.Failure{}
+		}
+		r.Failures[i] = f
 	}
-	return out, nil
+	return r, nil
 }
 
-// cellQPS is a succeeded cell's steady-state QPS per step and thread count.
-func (p *bisectionPass) cellQPS(ctx context.Context, m *results.Manifest, cs dbbenchv1alpha1.CellStatus) (map[bisect.Key]float64, error) {
+// cellValues are a succeeded cell's judged figures per step, thread count
+// and metric: the run manifest's cell (steady QPS, latency percentiles),
+// else the cell's own results document.
+func (p *bisectionPass) cellValues(ctx context.Context, s *bisectionSetup, m *results.Manifest, cs dbbenchv1alpha1.CellStatus) (map[bisect.Key]float64, error) {
 	out := map[bisect.Key]float64{}
+	add := func(k bisect.Key, v float64) {
+		if v > 0 && s.judge(k) {
+			out[k] = v
+		}
+	}
 	if m != nil {
 		if mc, ok := m.Cell(cs.Name); ok && len(mc.QPS) > 0 {
 			for step, byThreads := range mc.QPS {
-				for th, v := range byThreads {
-					if v > 0 {
-						out[bisect.Key{Step: step, Threads: th}] = v
+				for th := range byThreads {
+					for _, metric := range analysis.Metrics {
+						if v, ok := metric.Value(mc, step, th); ok {
+							add(bisect.Key{Step: step, Threads: th, Metric: metric}, v)
+						}
 					}
 				}
 			}
@@ -134,9 +146,12 @@ func (p *bisectionPass) cellQPS(ctx context.Context, m *results.Manifest, cs dbb
 	if err != nil {
 		return nil, fmt.Errorf("cell %s: reading its results document: %w", cs.Name, err)
 	}
-	for _, s := range doc.Steps {
-		if s.SteadyQPS > 0 {
-			out[bisect.Key{Step: s.Step, Threads: s.Threads}] = s.SteadyQPS
+	mc := results.NewManifestCell(doc, string(cs.Phase), "", "")
+	for _, st := range doc.Steps {
+		for _, metric := range analysis.Metrics {
+			if v, ok := metric.Value(&mc, st.Step, st.Threads); ok {
+				add(bisect.Key{Step: st.Step, Threads: st.Threads, Metric: metric}, v)
+			}
 		}
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,12 +17,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
 )
 
-// annotationBisectionPoints records on a round's run the indexes of the
-// points it measures, so the search can be recomputed from the runs alone.
-const annotationBisectionPoints = "dbbench.io/bisection-points"
+// Annotations a bisection records on a round's run, so that the search
+// can be recomputed from the runs alone: the indexes of the points it
+// measures, those of them that are references, and the round's kind.
+const (
+	annotationBisectionPoints     = "dbbench.io/bisection-points"
+	annotationBisectionReferences = "dbbench.io/bisection-references"
+	annotationBisectionRoundKind  = "dbbench.io/bisection-round-kind"
+)
 
 // bisectionSetup is what every round is built from.
 type bisectionSetup struct {
@@ -31,6 +38,9 @@ type bisectionSetup struct {
 	// points are good, the candidates and bad, in order.
 	points []dbbenchv1alpha1.BisectionPoint
 	rule   bisect.Rule
+	// apiRule is rule as the status records it.
+	apiRule dbbenchv1alpha1.BisectionRule
+	limits  bisect.Limits
 	// judge says whether a key is judged.
 	judge func(bisect.Key) bool
 }
@@ -121,28 +131,11 @@ func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 		seen[pointName(pt)] = i
 	}
 
-	s.rule = bisect.Rule{Magnitude: 0.05, MaxPValue: 0.05}
-	if regression != nil {
-		s.rule.Magnitude = float64(regression.MinMagnitudePercent) / 100
-		if regression.MaxPValue != "" {
-			if v, err := strconv.ParseFloat(regression.MaxPValue, 64); err == nil {
-				s.rule.MaxPValue = v
-			}
-		}
-	}
-	if spec.MinMagnitudePercent != nil {
-		s.rule.Magnitude = float64(*spec.MinMagnitudePercent) / 100
-	}
-	if spec.MaxPValue != "" {
-		v, err := strconv.ParseFloat(spec.MaxPValue, 64)
-		if err != nil {
-			return nil, fmt.Errorf("maxPValue: %w", err)
-		}
-		s.rule.MaxPValue = v
-	}
+	s.rule, s.apiRule = bisectionRule(spec, regression)
 	if err := s.rule.Validate(); err != nil {
 		return nil, fmt.Errorf("minMagnitudePercent/maxPValue: %w", err)
 	}
+	s.limits = bisect.Limits{Parallelism: int(max(spec.Parallelism, 1)), Repeats: int(max(spec.Repeats, 1)), MaxCells: int(spec.MaxCells)}
 
 	steps := map[string]bool{}
 	for _, st := range spec.Judge.Steps {
@@ -152,19 +145,85 @@ func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 	for _, th := range spec.Judge.Threads {
 		threads[int(th)] = true
 	}
+	metrics := s.apiRule.Metrics
 	pairs := map[bisect.Key]bool{}
 	if len(steps) == 0 && len(threads) == 0 {
+		// The verdict's regressed step@threads, each on the metrics it
+		// regressed on.
 		for _, r := range regressed {
-			pairs[bisect.Key{Step: r.Step, Threads: int(r.Threads)}] = true
+			ms := r.Metrics
+			if len(ms) == 0 {
+				ms = []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput}
+			}
+			for _, m := range ms {
+				pairs[bisect.Key{Step: r.Step, Threads: int(r.Threads), Metric: analysis.Metric(m)}] = true
+			}
 		}
 	}
 	s.judge = func(k bisect.Key) bool {
+		k.Metric = k.MetricOrDefault()
 		if len(pairs) > 0 {
 			return pairs[k]
 		}
-		return (len(steps) == 0 || steps[k.Step]) && (len(threads) == 0 || threads[k.Threads])
+		return (len(steps) == 0 || steps[k.Step]) && (len(threads) == 0 || threads[k.Threads]) &&
+			slices.Contains(metrics, apiMetric(k.MetricOrDefault())) && k.MetricOrDefault().Judged(k.Step)
 	}
 	return s, nil
+}
+
+// bisectionRule resolves the decision rule: each field from the
+// bisection's spec, else the referenced run's spec.regression (so that a
+// bisection judges "worse" as the verdict that started it did), else the
+// defaults. maxPValue is the run's only when that run judged against a
+// run: a change-point verdict's level (0.001) is that of a scan over many
+// runs, not of a comparison of two builds.
+func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1alpha1.RegressionSpec) (bisect.Rule, dbbenchv1alpha1.BisectionRule) {
+	out := dbbenchv1alpha1.BisectionRule{
+		MinMagnitudePercent: dbbenchv1alpha1.DefaultBisectionMinMagPct,
+		MagnitudeRule:       dbbenchv1alpha1.MagnitudeTested,
+		Correction:          dbbenchv1alpha1.CorrectionHolm,
+		Metrics:             []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput},
+	}
+	maxP := dbbenchv1alpha1.DefaultBisectionMaxPValue
+	if reg != nil {
+		out.MinMagnitudePercent = reg.MinMagnitudePercent
+		if reg.MagnitudeRule != "" {
+			out.MagnitudeRule = reg.MagnitudeRule
+		}
+		if reg.Correction != "" {
+			out.Correction = reg.Correction
+		}
+		if len(reg.Metrics) > 0 {
+			out.Metrics = reg.Metrics
+		}
+		if reg.Against != dbbenchv1alpha1.RegressAgainstChangePoints {
+			maxP = reg.SignificanceLevel()
+		}
+	}
+	if spec.MinMagnitudePercent != nil {
+		out.MinMagnitudePercent = *spec.MinMagnitudePercent
+	}
+	if spec.MagnitudeRule != "" {
+		out.MagnitudeRule = spec.MagnitudeRule
+	}
+	if spec.Correction != "" {
+		out.Correction = spec.Correction
+	}
+	if len(spec.Metrics) > 0 {
+		out.Metrics = spec.Metrics
+	}
+	if spec.MaxPValue != "" {
+		maxP = spec.SignificanceLevel()
+	}
+	out.MaxPValue = strconv.FormatFloat(maxP, 'g', -1, 64)
+	out.Confidence = strconv.FormatFloat(spec.ConfidenceLevel(), 'g', -1, 64)
+	return bisect.Rule{
+		Magnitude:     float64(out.MinMagnitudePercent) / 100,
+		MagnitudeRule: analysis.MagnitudeRule(out.MagnitudeRule),
+		MaxPValue:     maxP,
+		Correction:    correctionOf(out.Correction),
+		Confidence:    spec.ConfidenceLevel(),
+	}, out
 }
 
 // pointField names point i in spec terms.
@@ -182,7 +241,9 @@ func pointField(i, n int) string {
 type round struct {
 	index  int
 	run    *dbbenchv1alpha1.BenchmarkRun
+	kind   bisect.RoundKind
 	points []int
+	refs   []int
 }
 
 // listRounds reads the bisection's runs in round order.
@@ -204,7 +265,23 @@ func (p *bisectionPass) listRounds(ctx context.Context) ([]round, error) {
 			p.log.Info("Ignored a run with unreadable points", "run", klog.KObj(run), "error", err)
 			continue
 		}
-		out = append(out, round{index: idx, run: run, points: pts})
+		var refs []int
+		if a := run.Annotations[annotationBisectionReferences]; a != "" {
+			if refs, err = parsePoints(a); err != nil {
+				p.log.Info("Ignored a run with unreadable references", "run", klog.KObj(run), "error", err)
+				continue
+			}
+		}
+		kind := bisect.RoundKind(run.Annotations[annotationBisectionRoundKind])
+		if kind == "" {
+			// Rounds made before round kinds: the endpoint round
+			// measured exactly good and bad.
+			kind = bisect.RoundSearch
+			if idx == 0 {
+				kind = bisect.RoundEndpoints
+			}
+		}
+		out = append(out, round{index: idx, run: run, kind: kind, points: pts, refs: refs})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].index < out[j].index })
 	return out, nil
@@ -223,6 +300,9 @@ func parsePoints(s string) ([]int, error) {
 }
 
 func formatPoints(pts []int) string {
+	if len(pts) == 0 {
+		return ""
+	}
 	s := make([]string, len(pts))
 	for i, v := range pts {
 		s[i] = strconv.Itoa(v)
@@ -241,8 +321,8 @@ func pointDatabase(i int) string { return fmt.Sprintf("p%d", i) }
 // cells' names.
 const imageVersionLabel = "image"
 
-// buildRound is the run measuring points as round index.
-func (p *bisectionPass) buildRound(s *bisectionSetup, index int, points []int) (*dbbenchv1alpha1.BenchmarkRun, error) {
+// buildRound is the run of round index.
+func (p *bisectionPass) buildRound(s *bisectionSetup, index int, r bisect.Round) (*dbbenchv1alpha1.BenchmarkRun, error) {
 	run := &dbbenchv1alpha1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: p.bis.Namespace,
@@ -251,13 +331,19 @@ func (p *bisectionPass) buildRound(s *bisectionSetup, index int, points []int) (
 				dbbenchv1alpha1.LabelBisection:      p.bis.Name,
 				dbbenchv1alpha1.LabelBisectionRound: strconv.Itoa(index),
 			},
-			Annotations: map[string]string{annotationBisectionPoints: formatPoints(points)},
+			Annotations: map[string]string{
+				annotationBisectionPoints:    formatPoints(r.Points),
+				annotationBisectionRoundKind: string(r.Kind),
+			},
 		},
 		Spec: *s.base.DeepCopy(),
 	}
+	if len(r.Refs) > 0 {
+		run.Annotations[annotationBisectionReferences] = formatPoints(r.Refs)
+	}
 	tpl := s.base.Databases[0]
 	run.Spec.Databases = nil
-	for _, i := range points {
+	for _, i := range r.Points {
 		db := *tpl.DeepCopy()
 		db.Name = pointDatabase(i)
 		pt := s.points[i]
@@ -282,8 +368,9 @@ func (p *bisectionPass) buildRound(s *bisectionSetup, index int, points []int) (
 
 // createRound creates the run of a round; AlreadyExists is success (an
 // earlier pass whose status write was lost created it).
-func (p *bisectionPass) createRound(ctx context.Context, s *bisectionSetup, index int, points []int) (*dbbenchv1alpha1.BenchmarkRun, error) {
-	run, err := p.buildRound(s, index, points)
+func (p *bisectionPass) createRound(ctx context.Context, s *bisectionSetup, index int, r bisect.Round) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	points := r.Points
+	run, err := p.buildRound(s, index, r)
 	if err != nil {
 		return nil, err
 	}

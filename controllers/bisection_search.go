@@ -14,16 +14,24 @@ import (
 	"github.com/dbbench/dbbench/pkg/bisect"
 )
 
-// searchState is the search recomputed from the finished rounds.
-type searchState struct {
-	samples []bisect.Samples
-	runs    []int
-	// measured counts the finished rounds that measured a point, started
-	// those finished or running.
-	measured, started []int
-	failed            []*roundResult
+// bisectionReasons are the Localized condition's reasons of the search's
+// outcomes; a search that judged nothing is an invalid spec.
+var bisectionReasons = map[bisect.Outcome]string{
+	bisect.OutcomeLocalized:              dbbenchv1alpha1.BisectionReasonLocalized,
+	bisect.OutcomeEndpointsNotReproduced: dbbenchv1alpha1.BisectionReasonEndpointsNotReproduced,
+	bisect.OutcomeEndpointFailed:         dbbenchv1alpha1.BisectionReasonEndpointFailed,
+	bisect.OutcomeNarrowed:               dbbenchv1alpha1.BisectionReasonNarrowed,
+	bisect.OutcomeBudgetExhausted:        dbbenchv1alpha1.BisectionReasonBudgetExhausted,
+	bisect.OutcomeAmbiguous:              dbbenchv1alpha1.BisectionReasonAmbiguous,
+	bisect.OutcomeEnvironmentUnstable:    dbbenchv1alpha1.BisectionReasonEnvironmentUnstable,
+	bisect.OutcomeNothingJudged:          dbbenchv1alpha1.BisectionReasonInvalidSpec,
+	bisect.OutcomeRoundFailed:            dbbenchv1alpha1.BisectionReasonRoundFailed,
 }
 
+// reconcile is one pass of the search: read the rounds, recompute the
+// state (bisect.Assess), decide (bisect.Decide), carry the decision out.
+// Everything the search knows is recomputed from the rounds' runs, so a
+// lost status write loses nothing.
 func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	st := &p.bis.Status
 	if bisectionFinished(p.bis) {
@@ -40,258 +48,248 @@ func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonInvalidSpec, err.Error())
 		return ctrl.Result{}, nil
 	}
-	n := len(s.points)
+	st.Rule = &s.apiRule
 	rounds, err := p.listRounds(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-
-	state := searchState{samples: make([]bisect.Samples, n), runs: make([]int, n), measured: make([]int, n), started: make([]int, n), failed: make([]*roundResult, n)}
-	for i := range state.samples {
-		state.samples[i] = bisect.Samples{}
-	}
-	st.Rounds, st.CellsUsed = nil, 0
-	running := false
-	for _, rd := range rounds {
-		cells := int32(len(rd.points)) * max(p.bis.Spec.Repeats, 1)
-		rs := dbbenchv1alpha1.BisectionRound{Index: int32(rd.index), Run: rd.run.Name, Cells: cells}
-		for _, i := range rd.points {
-			rs.Points = append(rs.Points, int32(i))
-		}
-		st.CellsUsed += cells
-		for _, i := range rd.points {
-			if i >= 0 && i < n {
-				state.started[i]++
-			}
-		}
-		if !runFinished(rd.run) {
-			running = true
-			st.Rounds = append(st.Rounds, rs)
-			continue
-		}
-		if msg, whole := runFailedWhole(rd.run); whole {
-			st.Rounds = append(st.Rounds, rs)
-			p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonRoundFailed, fmt.Sprintf("Round %d (run %s) failed as a whole: %s", rd.index, rd.run.Name, msg))
-			return ctrl.Result{}, nil
-		}
-		res, err := p.readRound(ctx, rd)
-		if err != nil {
+	in := make([]bisect.Round, len(rounds))
+	for i, rd := range rounds {
+		if in[i], err = p.readRound(ctx, s, rd); err != nil {
 			return ctrl.Result{}, err
 		}
-		rs.Finished = true
-		st.Rounds = append(st.Rounds, rs)
-		for i, r := range res {
-			if i < 0 || i >= n {
-				continue
-			}
-			state.measured[i]++
-			state.runs[i] += r.runs
-			state.samples[i].Add(r.samples)
-			if r.failed {
-				state.failed[i] = r
-			}
-		}
 	}
-	st.RoundCount = int32(len(rounds))
-	p.recordPoints(s, state, nil, nil)
-	searching := func() {
-		p.setLocalized(metav1.ConditionUnknown, dbbenchv1alpha1.BisectionReasonSearching,
-			fmt.Sprintf("Round %d of %d cells is running; %d cells so far", len(rounds)-1, st.Rounds[len(st.Rounds)-1].Cells, st.CellsUsed))
+	state := bisect.Assess(in, len(s.points), s.rule, s.judge)
+	p.recordState(s, rounds, in, state)
+	d := bisect.Decide(state, s.limits)
+	switch d.Action {
+	case bisect.Wait:
+		p.searching(state)
+	case bisect.Measure:
+		p.announce(s, rounds, state)
+		return ctrl.Result{}, p.startRound(ctx, s, len(rounds), d.Round)
+	case bisect.Stop:
+		p.announce(s, rounds, state)
+		p.stop(s, state, d)
 	}
-	next := len(rounds)
-	if next == 0 {
-		return ctrl.Result{}, p.startRound(ctx, s, 0, []int{0, n - 1})
-	}
-	if state.measured[0] == 0 {
-		searching()
-		return ctrl.Result{}, nil
-	}
-
-	// The endpoints first: a bisection of a regression that is not there
-	// would name a culprit by noise.
-	for _, i := range []int{0, n - 1} {
-		if f := state.failed[i]; f != nil {
-			p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonEndpointFailed,
-				fmt.Sprintf("%s %s did not run (%s): %s", pointField(i, n), pointName(s.points[i]), f.reason, f.message))
-			return ctrl.Result{}, nil
-		}
-	}
-	var keys []bisect.Key
-	for _, k := range state.samples[0].Keys() {
-		if s.judge(k) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonInvalidSpec,
-			fmt.Sprintf("judge: no measured step@threads is judged (measured: %s)", keyList(state.samples[0].Keys())))
-		return ctrl.Result{}, nil
-	}
-	ep := bisect.CheckEndpoints(state.samples[0], state.samples[n-1], keys, s.rule)
-	st.Endpoints = &dbbenchv1alpha1.BisectionEndpoints{
-		Reproduced: ep.Check == bisect.Reproduced, Key: ep.Worst.Key.String(), Ratio: fmtRatio(ep.Worst.Ratio), Regressed: keyStrings(ep.Regressed),
-	}
-	ratioMsg := fmt.Sprintf("bad/good = %s at %s (minMagnitudePercent %g, maxPValue %g, %d and %d runs)",
-		st.Endpoints.Ratio, st.Endpoints.Key, s.rule.Magnitude*100, s.rule.MaxPValue, state.runs[0], state.runs[n-1])
-	if running && ep.Check != bisect.Reproduced {
-		// A re-measure of the endpoints is running.
-		searching()
-		return ctrl.Result{}, nil
-	}
-	switch ep.Check {
-	case bisect.NotReproduced:
-		p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonEndpointsNotReproduced, "The bad point is not slower than the good one: "+ratioMsg)
-		return ctrl.Result{}, nil
-	case bisect.Unsure:
-		if state.measured[0] >= bisect.DefaultMaxMeasurements || !p.fits(2) {
-			p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonEndpointsNotReproduced, "The bad point is not significantly slower than the good one: "+ratioMsg)
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, p.startRound(ctx, s, next, []int{0, n - 1})
-	}
-	if last := rounds[len(rounds)-1]; !running && len(last.points) > 0 && last.points[0] == 0 {
-		// The round that just finished measured the endpoints.
-		p.event(false, EventEndpointsChecked, "Bisect", "Reproduced the regression: "+ratioMsg)
-	}
-
-	points := make([]bisect.Point, n)
-	judgements := make([]*bisect.Judgement, n)
-	for i := range points {
-		points[i].Measured = state.measured[i]
-		switch {
-		case i == 0:
-			points[i].Verdict = bisect.Good
-		case i == n-1:
-			points[i].Verdict = bisect.Bad
-		case state.failed[i] != nil:
-			points[i].Verdict = bisect.Failed
-		case state.measured[i] > 0:
-			j := bisect.Judge(state.samples[0], state.samples[n-1], state.samples[i], ep.Regressed, s.rule)
-			judgements[i] = &j
-			points[i].Verdict = j.Verdict
-		}
-	}
-	endJ := bisect.Judge(state.samples[0], state.samples[n-1], state.samples[n-1], ep.Regressed, s.rule)
-	judgements[n-1] = &endJ
-	verdicts := make([]bisect.Verdict, n)
-	for i := range points {
-		verdicts[i] = points[i].Verdict
-	}
-	p.recordPoints(s, state, verdicts, judgements)
-	if running {
-		if plan, err := bisect.Next(points, bisect.Options{Parallelism: 1}); err == nil {
-			p.recordChanges(s, plan.Changes)
-		}
-		searching()
-		return ctrl.Result{}, nil
-	}
-
-	k := int(p.bis.Spec.Parallelism)
-	if free := int(p.bis.Spec.MaxCells-st.CellsUsed) / int(max(p.bis.Spec.Repeats, 1)); free < k {
-		k = free
-	}
-	plan, err := bisect.Next(points, bisect.Options{Parallelism: max(k, 1)})
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("planning round %d: %w", next, err)
-	}
-	p.recordChanges(s, plan.Changes)
-	if !plan.Done() {
-		if k < 1 {
-			p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonBudgetExhausted,
-				fmt.Sprintf("maxCells %d would be exceeded by round %d; the change is between %s", p.bis.Spec.MaxCells, next, changeText(st.Changes[0])))
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, p.startRound(ctx, s, next, plan.Probes)
-	}
-	first := plan.Changes[0]
-	more := ""
-	if len(plan.Changes) > 1 {
-		var others []string
-		for _, c := range st.Changes[1:] {
-			others = append(others, changeText(c))
-		}
-		more = fmt.Sprintf("; the results are not monotonic, further changes between %s", strings.Join(others, "; "))
-	}
-	if !first.Localized() {
-		p.end(metav1.ConditionFalse, dbbenchv1alpha1.BisectionReasonNarrowed,
-			fmt.Sprintf("The change is between %s: the points between could not be judged%s", changeText(st.Changes[0]), more))
-		return ctrl.Result{}, nil
-	}
-	st.FirstBad = pointName(s.points[first.FirstBad])
-	fb := st.Points[first.FirstBad]
-	p.end(metav1.ConditionTrue, dbbenchv1alpha1.BisectionReasonLocalized,
-		fmt.Sprintf("%s is the first bad point (after %s): ratio to good %s at %s%s",
-			st.FirstBad, pointName(s.points[first.LastGood]), fb.Ratio, fb.Key, more))
 	return ctrl.Result{}, nil
 }
 
-// fits reports whether a round of npoints fits the remaining budget.
-func (p *bisectionPass) fits(npoints int) bool {
-	return p.bis.Status.CellsUsed+int32(npoints)*max(p.bis.Spec.Repeats, 1) <= p.bis.Spec.MaxCells
+// searching says which round is running.
+func (p *bisectionPass) searching(state bisect.State) {
+	st := &p.bis.Status
+	last := st.Rounds[len(st.Rounds)-1]
+	p.setLocalized(metav1.ConditionUnknown, dbbenchv1alpha1.BisectionReasonSearching,
+		fmt.Sprintf("Round %d (%s) of %d cells is running; %d cells so far", last.Index, strings.ToLower(string(last.Kind)), last.Cells, state.CellsUsed))
+}
+
+// announce emits the events of what the last finished round showed: the
+// endpoints reproduced, the environment changed.
+func (p *bisectionPass) announce(s *bisectionSetup, rounds []round, state bisect.State) {
+	if len(rounds) == 0 {
+		return
+	}
+	last := len(rounds) - 1
+	if rounds[last].kind == bisect.RoundEndpoints && state.Endpoints.Check == bisect.Reproduced {
+		p.event(false, EventEndpointsChecked, "Bisect", "Reproduced the regression: "+endpointText(s, state))
+	}
+	for _, sh := range state.Shifts {
+		if sh.Round == last {
+			p.event(!sh.Held, EventEnvironmentChanged, "Bisect", shiftText(sh))
+		}
+	}
+}
+
+// stop ends the search with the outcome's reason and message.
+func (p *bisectionPass) stop(s *bisectionSetup, state bisect.State, d bisect.Decision) {
+	st := &p.bis.Status
+	msg := outcomeMessage(s, state, d, p.bis.Spec.MaxCells)
+	if d.Outcome != bisect.OutcomeLocalized {
+		p.end(metav1.ConditionFalse, bisectionReasons[d.Outcome], msg)
+		return
+	}
+	st.FirstBad = pointName(s.points[d.Change.FirstBad])
+	st.Confidence = fmtProbability(state.Points[d.Change.FirstBad].Probability)
+	p.end(metav1.ConditionTrue, dbbenchv1alpha1.BisectionReasonLocalized, msg)
+}
+
+// outcomeMessage is the Localized condition's message for a search that
+// ended: what was found, with the figures behind it.
+func outcomeMessage(s *bisectionSetup, state bisect.State, d bisect.Decision, maxCells int32) string {
+	name := func(i int) string { return pointName(s.points[i]) }
+	more := ""
+	if len(state.Changes) > 1 {
+		var others []string
+		for _, c := range state.Changes[1:] {
+			others = append(others, changeText(changeStatus(s, c)))
+		}
+		more = fmt.Sprintf("; the results are not monotonic, further changes between %s", strings.Join(others, "; "))
+	}
+	var between string
+	if d.Change != nil {
+		between = changeText(changeStatus(s, *d.Change))
+	}
+	switch d.Outcome {
+	case bisect.OutcomeLocalized:
+		fb := state.Points[d.Change.FirstBad]
+		ratio := ""
+		if fb.Judgement != nil {
+			ratio = fmt.Sprintf(": ratio to good %s at %s", fmtRatio(fb.Judgement.Ratio), fb.Judgement.Key)
+		}
+		return fmt.Sprintf("%s is the first bad point (after %s) with probability %s%s%s",
+			name(d.Change.FirstBad), name(d.Change.LastGood), fmtProbability(fb.Probability), ratio, more)
+	case bisect.OutcomeEndpointsNotReproduced:
+		return "The bad point is not worse than the good one by the rule: " + endpointText(s, state)
+	case bisect.OutcomeEndpointFailed:
+		e := state.EndpointFailed
+		f := state.Points[e].Failure
+		why := "no cell succeeded"
+		if f != nil {
+			why = fmt.Sprintf("%s: %s", f.Reason, f.Message)
+		}
+		return fmt.Sprintf("%s %s did not run (%s)", pointField(e, len(s.points)), name(e), why)
+	case bisect.OutcomeNarrowed:
+		return fmt.Sprintf("The change is between %s: the points between could not be judged%s", between, more)
+	case bisect.OutcomeBudgetExhausted:
+		return fmt.Sprintf("maxCells %d would be exceeded by the next round; the change is between %s", maxCells, between)
+	case bisect.OutcomeAmbiguous:
+		var parts []string
+		for _, i := range d.Likely {
+			parts = append(parts, fmt.Sprintf("%s (%s)", name(i), fmtProbability(state.Points[i].Probability)))
+		}
+		return fmt.Sprintf("Ambiguous between %s: no build reached probability %g within the budget (the change is between %s)",
+			strings.Join(parts, " and "), state.Target, between)
+	case bisect.OutcomeEnvironmentUnstable:
+		return fmt.Sprintf("The regression changed its size between rounds %d times (status.environment): the environment is too unstable to bisect in", state.Epochs-1)
+	case bisect.OutcomeNothingJudged:
+		return "judge: no judged step@threads was measured on both endpoints"
+	case bisect.OutcomeRoundFailed:
+		return fmt.Sprintf("Round %d failed as a whole: %s", state.FailedWhole, state.FailedWholeMessage)
+	}
+	return string(d.Outcome)
+}
+
+// endpointText gives the endpoint figures and the rule.
+func endpointText(s *bisectionSetup, state bisect.State) string {
+	w := state.Endpoints.Worst
+	runs := func(i int) int { return state.Points[i].Runs }
+	return fmt.Sprintf("bad/good = %s at %s (minMagnitudePercent %g, magnitudeRule %s, maxPValue %g, %d and %d runs)",
+		fmtRatio(w.Ratio), w.Key, s.rule.Magnitude*100, s.apiRule.MagnitudeRule, s.rule.MaxPValue, runs(0), runs(len(s.points)-1))
+}
+
+// shiftText describes an environment change.
+func shiftText(sh bisect.Shift) string {
+	if sh.Held {
+		return fmt.Sprintf("Round %d measured every build %+.0f%% at %s: the environment changed; the comparisons are within rounds and the regression held its size", sh.Round, sh.Percent, sh.Key)
+	}
+	return fmt.Sprintf("Round %d: the regression changed its size (bad/good %s before, %s in the round, at %s): the environment changed; the rounds before are set aside and the endpoints measured again",
+		sh.Round, fmtRatio(sh.RatioBefore), fmtRatio(sh.RatioIn), sh.Key)
 }
 
 // startRound creates round index and records it as running.
-func (p *bisectionPass) startRound(ctx context.Context, s *bisectionSetup, index int, points []int) error {
-	run, err := p.createRound(ctx, s, index, points)
+func (p *bisectionPass) startRound(ctx context.Context, s *bisectionSetup, index int, r bisect.Round) error {
+	run, err := p.createRound(ctx, s, index, r)
 	if err != nil {
 		return err
 	}
 	st := &p.bis.Status
-	rs := dbbenchv1alpha1.BisectionRound{Index: int32(index), Run: run.Name, Cells: int32(len(points)) * max(p.bis.Spec.Repeats, 1)}
-	for _, i := range points {
-		rs.Points = append(rs.Points, int32(i))
-	}
+	rs := roundStatus(index, run.Name, r)
 	st.Rounds = append(st.Rounds, rs)
 	st.RoundCount = int32(len(st.Rounds))
 	st.CellsUsed += rs.Cells
-	for _, i := range points {
+	for _, i := range r.Points {
 		st.Points[i].Measured++
 	}
 	p.setLocalized(metav1.ConditionUnknown, dbbenchv1alpha1.BisectionReasonSearching,
-		fmt.Sprintf("Round %d of %d cells is running; %d cells so far", index, rs.Cells, st.CellsUsed))
+		fmt.Sprintf("Round %d (%s) of %d cells is running; %d cells so far", index, strings.ToLower(string(r.Kind)), rs.Cells, st.CellsUsed))
 	return nil
 }
 
-// recordPoints writes the points' status from the state and, when known,
-// their verdicts and judgements.
-func (p *bisectionPass) recordPoints(s *bisectionSetup, state searchState, verdicts []bisect.Verdict, js []*bisect.Judgement) {
-	n := len(s.points)
-	out := make([]dbbenchv1alpha1.BisectionPointStatus, n)
-	for i, pt := range s.points {
-		ps := dbbenchv1alpha1.BisectionPointStatus{
-			Index: int32(i), Name: pointName(pt), Verdict: dbbenchv1alpha1.VerdictUntested,
-			Runs: int32(state.runs[i]), Measured: int32(state.started[i]),
-		}
-		if f := state.failed[i]; f != nil {
-			ps.Verdict, ps.Reason, ps.Message = dbbenchv1alpha1.VerdictFailed, f.reason, f.message
-		}
-		if verdicts != nil && verdicts[i] != bisect.Untested {
-			ps.Verdict = dbbenchv1alpha1.BisectionVerdict(verdicts[i])
-		}
-		if js != nil && js[i] != nil {
-			ps.Key, ps.Ratio = js[i].Key.String(), fmtRatio(js[i].Ratio)
-			if !math.IsNaN(js[i].Low) {
-				ps.RatioLow, ps.RatioHigh = fmtRatio(js[i].Low), fmtRatio(js[i].High)
-			}
-		}
-		if i == 0 && state.runs[0] > 0 {
-			ps.Ratio = "1"
-		}
-		out[i] = ps
+func roundStatus(index int, run string, r bisect.Round) dbbenchv1alpha1.BisectionRound {
+	rs := dbbenchv1alpha1.BisectionRound{Index: int32(index), Run: run, Kind: dbbenchv1alpha1.BisectionRoundKind(r.Kind), Cells: int32(r.Cells), Finished: r.Finished}
+	for _, i := range r.Points {
+		rs.Points = append(rs.Points, int32(i))
 	}
-	p.bis.Status.Points = out
+	for _, i := range r.Refs {
+		rs.References = append(rs.References, int32(i))
+	}
+	return rs
 }
 
-func (p *bisectionPass) recordChanges(s *bisectionSetup, changes []bisect.Change) {
+// recordState writes the search state into the status: the rounds, the
+// points with their verdicts, figures and probabilities, the endpoints,
+// the changes, the environment and the confidence.
+func (p *bisectionPass) recordState(s *bisectionSetup, rounds []round, in []bisect.Round, state bisect.State) {
 	st := &p.bis.Status
-	st.Changes = nil
-	for _, c := range changes {
-		bc := dbbenchv1alpha1.BisectionChange{LastGood: pointName(s.points[c.LastGood]), FirstBad: pointName(s.points[c.FirstBad])}
-		for _, i := range c.Between {
-			bc.Between = append(bc.Between, pointName(s.points[i]))
-		}
-		st.Changes = append(st.Changes, bc)
+	st.Rounds = nil
+	for i, rd := range rounds {
+		st.Rounds = append(st.Rounds, roundStatus(rd.index, rd.run.Name, in[i]))
 	}
+	st.RoundCount, st.CellsUsed, st.Epoch = int32(len(rounds)), int32(state.CellsUsed), int32(state.Epoch)
+	st.Points = make([]dbbenchv1alpha1.BisectionPointStatus, len(s.points))
+	for i, pt := range s.points {
+		ps := state.Points[i]
+		out := dbbenchv1alpha1.BisectionPointStatus{
+			Index: int32(i), Name: pointName(pt), Verdict: dbbenchv1alpha1.VerdictUntested, Runs: int32(ps.Runs),
+			Probability: fmtProbability(ps.Probability),
+		}
+		for _, rd := range rounds {
+			for _, q := range rd.points {
+				if q == i {
+					out.Measured++
+				}
+			}
+		}
+		if ps.Verdict != bisect.Untested {
+			out.Verdict = dbbenchv1alpha1.BisectionVerdict(ps.Verdict)
+		}
+		if f := ps.Failure; f != nil {
+			out.Reason, out.Message = dbbenchv1alpha1.FailureReason(f.Reason), f.Message
+		}
+		if j := ps.Judgement; j != nil {
+			out.Key, out.Ratio = j.Key.String(), fmtRatio(j.Ratio)
+			if !math.IsNaN(j.Low) {
+				out.RatioLow, out.RatioHigh = fmtRatio(j.Low), fmtRatio(j.High)
+			}
+		}
+		st.Points[i] = out
+	}
+	st.Endpoints = nil
+	if len(state.Keys) > 0 {
+		w := state.Endpoints.Worst
+		st.Endpoints = &dbbenchv1alpha1.BisectionEndpoints{
+			Reproduced: state.Endpoints.Check == bisect.Reproduced, Key: w.Key.String(), Ratio: fmtRatio(w.Ratio),
+			Regressed: keyStrings(state.Endpoints.Regressed),
+		}
+	}
+	st.Changes = nil
+	for _, c := range state.Changes {
+		st.Changes = append(st.Changes, changeStatus(s, c))
+	}
+	st.Environment = nil
+	for _, sh := range state.Shifts {
+		ec := dbbenchv1alpha1.BisectionEnvironmentChange{Round: int32(sh.Round), Key: sh.Key.String(), Held: sh.Held,
+			RatioBefore: fmtRatio(sh.RatioBefore), RatioIn: fmtRatio(sh.RatioIn)}
+		if !math.IsNaN(sh.Percent) {
+			ec.ShiftPercent = strconv.FormatFloat(sh.Percent, 'f', 0, 64)
+		}
+		st.Environment = append(st.Environment, ec)
+	}
+	st.Confidence, st.Likely = "", nil
+	if state.Named > 0 {
+		st.Confidence = fmtProbability(state.Confidence)
+	}
+	for _, i := range bisect.LikelyPoints(state) {
+		st.Likely = append(st.Likely, pointName(s.points[i]))
+	}
+}
+
+func changeStatus(s *bisectionSetup, c bisect.Change) dbbenchv1alpha1.BisectionChange {
+	bc := dbbenchv1alpha1.BisectionChange{LastGood: pointName(s.points[c.LastGood]), FirstBad: pointName(s.points[c.FirstBad])}
+	for _, i := range c.Between {
+		bc.Between = append(bc.Between, pointName(s.points[i]))
+	}
+	return bc
 }
 
 func changeText(c dbbenchv1alpha1.BisectionChange) string {
@@ -310,17 +308,19 @@ func fmtRatio(r float64) string {
 	return strconv.FormatFloat(r, 'g', 4, 64)
 }
 
+// fmtProbability prints a probability with 3 decimals ("" when unknown
+// or below 0.001).
+func fmtProbability(p float64) string {
+	if math.IsNaN(p) || p < 0.0005 {
+		return ""
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
+}
+
 func keyStrings(keys []bisect.Key) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
 		out[i] = k.String()
 	}
 	return out
-}
-
-func keyList(keys []bisect.Key) string {
-	if len(keys) == 0 {
-		return "none"
-	}
-	return strings.Join(keyStrings(keys), ", ")
 }

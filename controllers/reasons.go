@@ -70,6 +70,7 @@ const (
 const (
 	EventRoundCreated          = "RoundCreated"
 	EventEndpointsChecked      = "EndpointsChecked"
+	EventEnvironmentChanged    = "EnvironmentChanged"
 	EventBisectionLocalized    = "Localized"
 	EventBisectionNotLocalized = "NotLocalized"
 )

@@ -35,6 +35,14 @@ const (
 	// BisectionReasonRoundFailed: a round's run failed as a whole (not
 	// cell by cell), so its points could not be judged.
 	BisectionReasonRoundFailed = "RoundFailed"
+	// BisectionReasonAmbiguous: the search narrowed the change down but
+	// no build reached spec.confidence within the budget and the confirm
+	// rounds; status.likely names the builds that share the probability.
+	BisectionReasonAmbiguous = "Ambiguous"
+	// BisectionReasonEnvironmentUnstable: the regression changed its size
+	// between rounds (status.environment) more often than the search
+	// restarts for.
+	BisectionReasonEnvironmentUnstable = "EnvironmentUnstable"
 )
 
 // Labels the bisection puts on the runs it creates.
@@ -102,6 +110,42 @@ type BenchmarkBisectionSpec struct {
 	// +kubebuilder:validation:MaxLength=12
 	// +optional
 	MaxPValue string `json:"maxPValue,omitempty"`
+
+	// magnitudeRule is how minMagnitudePercent enters the tests, as in a
+	// run's spec.regression.magnitudeRule: Tested ("worse by more than
+	// the magnitude") or Estimated ("worse", with the measured change at
+	// least the magnitude). Defaults to the referenced run's, else Tested:
+	// a bisection started by a verdict judges "worse" as that verdict did.
+	// +optional
+	MagnitudeRule RegressionMagnitudeRule `json:"magnitudeRule,omitempty"`
+
+	// correction is the multiple-comparison procedure over a point's
+	// judged step@threads and metrics (Holm or BenjaminiHochberg).
+	// Defaults to the referenced run's, else Holm.
+	// +optional
+	Correction RegressionCorrection `json:"correction,omitempty"`
+
+	// metrics are judged at every judged step@threads: Throughput,
+	// P95Latency, P99Latency. Defaults to the referenced run's
+	// spec.regression.metrics, else Throughput; with runRef and no judge,
+	// each regressed step@threads is judged on the metrics it regressed
+	// on, so a suite that regressed on p99 latency is bisected on it.
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	// +optional
+	Metrics []RegressionMetric `json:"metrics,omitempty"`
+
+	// confidence is how sure the search must be before it names a build:
+	// the posterior probability, under the noise model of docs/bisect.md,
+	// that the named build is the first bad one (a decimal string in
+	// (0, 1)). Below it the builds around the change are measured again
+	// (within maxCells), and a search that ends short of it is
+	// Localized=False, reason Ambiguous, naming the builds that share the
+	// probability. Default 0.9.
+	// +kubebuilder:validation:Pattern=`^0?\.[0-9]*[1-9][0-9]*$`
+	// +kubebuilder:validation:MaxLength=12
+	// +optional
+	Confidence string `json:"confidence,omitempty"`
 
 	// parallelism is how many candidates a round measures: each interval
 	// that still holds the change is split into parallelism+1 parts.
@@ -204,15 +248,39 @@ const (
 	BisectionNotLocalized BisectionPhase = "NotLocalized"
 )
 
+// BisectionRoundKind is why a round was started.
+// +kubebuilder:validation:Enum=Endpoints;Search;Confirm
+type BisectionRoundKind string
+
+const (
+	// RoundEndpoints measures good and bad (round 0; again while their
+	// difference is unsure, and after the regression changed size).
+	RoundEndpoints BisectionRoundKind = "Endpoints"
+	// RoundSearch measures candidates beside the ends of their interval.
+	RoundSearch BisectionRoundKind = "Search"
+	// RoundConfirm measures the builds around a change again, until one
+	// reaches spec.confidence.
+	RoundConfirm BisectionRoundKind = "Confirm"
+)
+
 // BisectionRound is one round: one BenchmarkRun measuring some points.
 type BisectionRound struct {
 	// index counts rounds from 0 (the endpoint round).
 	Index int32 `json:"index"`
 	// run is the round's BenchmarkRun.
 	Run string `json:"run"`
+	// kind is Endpoints, Search or Confirm.
+	// +optional
+	Kind BisectionRoundKind `json:"kind,omitempty"`
 	// points are the indexes (into status.points) the round measures.
 	// +listType=atomic
 	Points []int32 `json:"points"`
+	// references are the points of a search round measured as the
+	// references its candidates are compared with, in the same slot (the
+	// ends of their interval).
+	// +listType=atomic
+	// +optional
+	References []int32 `json:"references,omitempty"`
 	// cells is the number of cells of the round.
 	Cells int32 `json:"cells"`
 	// finished is set once the round's results were read.
@@ -248,6 +316,10 @@ type BisectionPointStatus struct {
 	RatioLow string `json:"ratioLow,omitempty"`
 	// +optional
 	RatioHigh string `json:"ratioHigh,omitempty"`
+	// probability is the posterior probability that this point is the
+	// first bad build, 3 decimals; empty when below 0.001 or not known.
+	// +optional
+	Probability string `json:"probability,omitempty"`
 	// reason is the cell failure reason of a Failed point.
 	// +optional
 	Reason FailureReason `json:"reason,omitempty"`
@@ -287,6 +359,42 @@ type BisectionEndpoints struct {
 	Regressed []string `json:"regressed,omitempty"`
 }
 
+// BisectionRule is the decision rule a search used, resolved from its
+// spec and the referenced run's spec.regression.
+type BisectionRule struct {
+	MinMagnitudePercent int32                   `json:"minMagnitudePercent"`
+	MagnitudeRule       RegressionMagnitudeRule `json:"magnitudeRule"`
+	MaxPValue           string                  `json:"maxPValue"`
+	Correction          RegressionCorrection    `json:"correction"`
+	// +listType=atomic
+	Metrics    []RegressionMetric `json:"metrics"`
+	Confidence string             `json:"confidence"`
+}
+
+// BisectionEnvironmentChange is a round in which every build measured
+// differently from the rounds before: the machine's load, the node or the
+// time of day changed.
+type BisectionEnvironmentChange struct {
+	// round is the round's index.
+	Round int32 `json:"round"`
+	// shiftPercent is how much every build's figure moved in the round,
+	// 100 × (ratio − 1), on the key the check used.
+	// +optional
+	ShiftPercent string `json:"shiftPercent,omitempty"`
+	// key is the step@threads (and metric) the check used.
+	Key string `json:"key"`
+	// held says the regression kept its size in the round, so the
+	// comparisons within rounds stand. False: it did not (ratioBefore,
+	// ratioIn), the rounds before were set aside and the endpoints
+	// measured again.
+	Held bool `json:"held"`
+	// ratioBefore and ratioIn are bad over good before and in the round.
+	// +optional
+	RatioBefore string `json:"ratioBefore,omitempty"`
+	// +optional
+	RatioIn string `json:"ratioIn,omitempty"`
+}
+
 // BenchmarkBisectionStatus is the observed state of a bisection.
 type BenchmarkBisectionStatus struct {
 	// observedGeneration is the generation the status describes.
@@ -309,9 +417,37 @@ type BenchmarkBisectionStatus struct {
 	// +optional
 	FirstBad string `json:"firstBad,omitempty"`
 
+	// confidence is the posterior probability that firstBad is the first
+	// bad build (while searching: that the most likely build is), 3
+	// decimals.
+	// +optional
+	Confidence string `json:"confidence,omitempty"`
+
+	// likely are the builds most likely to be the first bad one, most
+	// likely first, until they hold spec.confidence: one when localized,
+	// several when Ambiguous.
+	// +listType=atomic
+	// +optional
+	Likely []string `json:"likely,omitempty"`
+
+	// rule is the decision rule the search judges with.
+	// +optional
+	Rule *BisectionRule `json:"rule,omitempty"`
+
 	// endpoints are the figures of the endpoint check.
 	// +optional
 	Endpoints *BisectionEndpoints `json:"endpoints,omitempty"`
+
+	// environment are the rounds in which every build measured
+	// differently from the rounds before.
+	// +listType=atomic
+	// +optional
+	Environment []BisectionEnvironmentChange `json:"environment,omitempty"`
+
+	// epoch is the first round the search judges: 0, or the round in
+	// which the regression last changed its size.
+	// +optional
+	Epoch int32 `json:"epoch,omitempty"`
 
 	// rounds are the runs measured, in order.
 	// +listType=atomic
@@ -377,6 +513,7 @@ type BisectionUploadStatus struct {
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 50",message="metadata.name: must be at most 50 characters (rounds are named <bisection>-r<N>)"
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="First Bad",type=string,JSONPath=`.status.firstBad`
+// +kubebuilder:printcolumn:name="Confidence",type=string,JSONPath=`.status.confidence`
 // +kubebuilder:printcolumn:name="Rounds",type=integer,JSONPath=`.status.roundCount`
 // +kubebuilder:printcolumn:name="Cells",type=integer,JSONPath=`.status.cellsUsed`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Localized")].reason`,priority=1

@@ -60,11 +60,7 @@ func (r *RegressionSpec) SignificanceLevel() float64 {
 	if r.Against == RegressAgainstChangePoints {
 		def = DefaultChangePointsMaxPValue
 	}
-	p, err := strconv.ParseFloat(r.MaxPValue, 64)
-	if r.MaxPValue == "" || err != nil || !(p > 0 && p < 1) {
-		return def
-	}
-	return p
+	return decimalOr(r.MaxPValue, def)
 }
 
 // Target returns targetPercent as a number; an unreadable string (which
@@ -94,3 +90,6 @@ func (p *PrecisionSpec) Max() int32 { return max(p.MaxRepeats, 2) }
 
 // IsEnabled reports whether the run makes a pre-flight (the default).
 func (p *PreflightSpec) IsEnabled() bool { return p.Enabled == nil || *p.Enabled }
+
+// MinMagnitude is minMagnitudePercent as a fraction (5 → 0.05).
+func (r *RegressionSpec) MinMagnitude() float64 { return float64(r.MinMagnitudePercent) / 100 }

@@ -159,7 +159,7 @@ func Decide(s State, l Limits) Decision {
 		// points left undecided cannot change it much.
 		d := stop(OutcomeLocalized)
 		d.Change = &Change{LastGood: s.Named - 1, FirstBad: s.Named}
-		d.Likely = likelyPoints(s)
+		d.Likely = LikelyPoints(s)
 		return d
 	}
 	points := make([]Point, n)
@@ -192,7 +192,7 @@ func Decide(s State, l Limits) Decision {
 			return stop(OutcomeNarrowed)
 		}
 	}
-	likely := likelyPoints(s)
+	likely := LikelyPoints(s)
 	// Short of the confidence: measure the builds around the change and
 	// every likely first bad one again, in one slot.
 	if s.ConfirmRounds < l.maxMeasurements() {
@@ -253,10 +253,10 @@ func measurable(s State, pts []int) []int {
 	return out
 }
 
-// likelyPoints are the builds with the largest posterior probability of
+// LikelyPoints are the builds with the largest posterior probability of
 // being the first bad one, most likely first, until they hold the
 // target; nil without a posterior.
-func likelyPoints(s State) []int {
+func LikelyPoints(s State) []int {
 	var idx []int
 	for i, p := range s.Points {
 		if i > 0 && !math.IsNaN(p.Probability) {
