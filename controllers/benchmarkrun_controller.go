@@ -65,7 +65,7 @@ type BenchmarkRunReconciler struct {
 // dbbench.io/retry-upload annotation after the attempt it asked for.
 // +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkruns/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkbisections,verbs=get;create
+// +kubebuilder:rbac:groups=dbbench.io,resources=benchmarkbisections,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // The manager patches a cell's results ConfigMap only to drain its outbox

@@ -2,6 +2,8 @@ package controllers_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -138,7 +140,7 @@ func markPodReady(t *testing.T, pod *corev1.Pod, node, ip string) {
 	fresh.Status.PodIPs = []corev1.PodIP{{IP: ip}}
 	fresh.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
 	fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
-		Name: specs.DatabaseContainer, Ready: true, Image: fresh.Spec.Containers[0].Image, ImageID: "sha256:0",
+		Name: specs.DatabaseContainer, Ready: true, Image: fresh.Spec.Containers[0].Image, ImageID: imageIDOf(fresh.Spec.Containers[0].Image),
 		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
 	}}
 	if err := k8sClient.Status().Update(ctx, fresh); err != nil {
@@ -290,4 +292,15 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
+}
+
+// imageIDOf is the imageID a runtime reports for an image: its own digest
+// when the reference has one, else a digest made from the reference (one
+// per tag, as a registry would resolve it).
+func imageIDOf(image string) string {
+	if i := strings.Index(image, "@sha256:"); i >= 0 {
+		return image
+	}
+	sum := sha256.Sum256([]byte(image))
+	return image + "@sha256:" + hex.EncodeToString(sum[:8])
 }

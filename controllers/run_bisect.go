@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
@@ -42,9 +44,13 @@ func regressionBisectionName(run string) string {
 
 // regressionBisectionSpec derives the bisection of a Regressed=True
 // verdict from spec.regression.bisect: the regressed database (that of the
-// largest regression), good the compared run's build of it, bad this
-// run's, judged on the step@threads that regressed there. It returns a
-// message instead when no search can be made.
+// largest regression), judged on the step@threads and metrics that
+// regressed there, between the build before the change and the first
+// build after it — against a run, the compared run's build and this
+// run's; against ChangePoints, the builds of the runs around the change
+// point. The candidates are regression.bisect's, or the builds strictly
+// between good and bad in regression.bisect.builds. It returns a message
+// instead when no search can be made.
 func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Manifest, history []suiteRun) (*dbbenchv1alpha1.BenchmarkBisectionSpec, string) {
 	rb := run.Spec.Regression.Bisect
 	st := run.Status.Regression
@@ -59,9 +65,10 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		}
 		return nil
 	}
-	first := cellOf(st.Regressed[0].Cell)
+	top := st.Regressed[0]
+	first := cellOf(top.Cell)
 	if first == nil {
-		return nil, fmt.Sprintf("regressed cell %s is not in status.cells", st.Regressed[0].Cell)
+		return nil, fmt.Sprintf("regressed cell %s is not in status.cells", top.Cell)
 	}
 	var db *dbbenchv1alpha1.DatabaseSpec
 	for i := range run.Spec.Databases {
@@ -72,65 +79,137 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 	if db == nil {
 		return nil, fmt.Sprintf("regressed database %s is not in spec.databases", first.Database)
 	}
-	// The judged step@threads are those that regressed on this database
-	// and config variant, in the verdict's order.
+	// The judged step@threads and metrics are those that regressed on
+	// this database and config variant, in the verdict's order.
 	judge := dbbenchv1alpha1.BisectionJudge{}
-	seenStep, seenThreads := map[string]bool{}, map[int32]bool{}
+	var metrics []dbbenchv1alpha1.RegressionMetric
 	for _, r := range st.Regressed {
 		c := cellOf(r.Cell)
 		if c == nil || c.Database != first.Database || c.Config != first.Config {
 			continue
 		}
-		if !seenStep[r.Step] {
-			seenStep[r.Step] = true
+		if !slices.Contains(judge.Steps, r.Step) {
 			judge.Steps = append(judge.Steps, r.Step)
 		}
-		if !seenThreads[r.Threads] {
-			seenThreads[r.Threads] = true
+		if !slices.Contains(judge.Threads, r.Threads) {
 			judge.Threads = append(judge.Threads, r.Threads)
+		}
+		ms := r.Metrics
+		if len(ms) == 0 {
+			ms = []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput}
+		}
+		for _, m := range ms {
+			if !slices.Contains(metrics, m) {
+				metrics = append(metrics, m)
+			}
 		}
 	}
 
-	bad := pointOfCell(db, first.Version, manifestDigest(cur, first))
-	if rb.Bad != nil {
-		bad = *rb.Bad
-	}
-	var good dbbenchv1alpha1.BisectionPoint
-	if rb.Good != nil {
-		good = *rb.Good
-	} else {
-		if len(st.ComparedTo) == 0 {
-			return nil, "the verdict names no compared run; give regression.bisect.good"
+	// The runs whose builds bound the change.
+	manifestOf := func(name string) *results.Manifest {
+		if name == run.Name {
+			return cur
 		}
-		base := st.ComparedTo[len(st.ComparedTo)-1]
-		var baseManifest *results.Manifest
 		for i := range history {
-			if history[i].name == base {
-				baseManifest = history[i].manifest
+			if history[i].name == name {
+				return history[i].manifest
 			}
 		}
-		if baseManifest == nil {
-			return nil, fmt.Sprintf("the compared run %s has no readable results; give regression.bisect.good", base)
+		return nil
+	}
+	goodRun, badRun := "", run.Name
+	switch {
+	case top.Since != "":
+		goodRun, badRun = top.LastBefore, top.Since
+	case len(st.ComparedTo) > 0:
+		goodRun = st.ComparedTo[len(st.ComparedTo)-1]
+	}
+	buildOf := func(name, side string, given *dbbenchv1alpha1.BisectionPoint) (dbbenchv1alpha1.BisectionPoint, string, string) {
+		if given != nil {
+			return *given, "", ""
 		}
-		mc := matchingCell(baseManifest, first)
+		m := manifestOf(name)
+		switch {
+		case side == "good" && name == "":
+			return dbbenchv1alpha1.BisectionPoint{}, "", "the verdict names no compared run; give regression.bisect.good"
+		case m == nil:
+			return dbbenchv1alpha1.BisectionPoint{}, "", fmt.Sprintf("the %s run %s has no readable results; give regression.bisect.%s", runRole[side], name, side)
+		}
+		mc := matchingCell(m, first)
 		if mc == nil {
-			return nil, fmt.Sprintf("the compared run %s has no cell of database %s, config %s; give regression.bisect.good", base, first.Database, first.Config)
+			return dbbenchv1alpha1.BisectionPoint{}, "", fmt.Sprintf("run %s has no cell of database %s, config %s; give regression.bisect.%s", name, first.Database, first.Config, side)
 		}
-		good = pointOfCell(db, mc.Version, mc.ImageDigest)
+		return pointOfCell(db, mc.Version, mc.ImageDigest), mc.ImageDigest, ""
+	}
+	good, goodDigest, why := buildOf(goodRun, "good", rb.Good)
+	if why != "" {
+		return nil, why
+	}
+	bad, badDigest, why := buildOf(badRun, "bad", rb.Bad)
+	if why != "" {
+		return nil, why
 	}
 	if pointName(good) == pointName(bad) {
 		return nil, fmt.Sprintf("good and bad are both %s (no image digest was recorded to tell the builds apart); give regression.bisect.good and bad", pointName(good))
+	}
+	candidates := append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Candidates...)
+	if len(rb.Builds) > 0 {
+		gi := buildIndex(rb.Builds, good, goodDigest)
+		bi := buildIndex(rb.Builds, bad, badDigest)
+		switch {
+		case gi < 0:
+			return nil, fmt.Sprintf("good build %s (run %s) is not in regression.bisect.builds", pointName(good), goodRun)
+		case bi < 0:
+			return nil, fmt.Sprintf("bad build %s (run %s) is not in regression.bisect.builds", pointName(bad), badRun)
+		case bi <= gi:
+			return nil, fmt.Sprintf("bad build %s is not after good build %s in regression.bisect.builds", pointName(bad), pointName(good))
+		case bi == gi+1:
+			return nil, fmt.Sprintf("%s is the build after %s in regression.bisect.builds: the suite's own runs localized the change, nothing to bisect", pointName(rb.Builds[bi]), pointName(rb.Builds[gi]))
+		}
+		// The list's own entries: the rounds measure exactly the builds
+		// the user named.
+		good, bad = rb.Builds[gi], rb.Builds[bi]
+		candidates = append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Builds[gi+1:bi]...)
+		if len(candidates) > maxBisectionCandidates {
+			return nil, fmt.Sprintf("%d builds between %s and %s in regression.bisect.builds: a bisection takes at most %d", len(candidates), pointName(good), pointName(bad), maxBisectionCandidates)
+		}
 	}
 	return &dbbenchv1alpha1.BenchmarkBisectionSpec{
 		RunRef:      &dbbenchv1alpha1.BisectionRunRef{Name: run.Name, Database: first.Database, Config: first.Config},
 		Good:        good,
 		Bad:         bad,
-		Candidates:  append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Candidates...),
+		Candidates:  candidates,
 		Judge:       judge,
+		Metrics:     metrics,
 		Parallelism: max(rb.Parallelism, 1),
 		Repeats:     max(rb.Repeats, 1),
 		MaxCells:    max(rb.MaxCells, 2),
+		Confidence:  rb.Confidence,
 	}, ""
+}
+
+// runRole names the run whose build is a bisection's good or bad point.
+var runRole = map[string]string{"good": "compared", "bad": "regressed"}
+
+// maxBisectionCandidates is spec.candidates' MaxItems.
+const maxBisectionCandidates = 62
+
+// buildIndex is the index in builds of a run's build: the entry whose
+// version is the point's, or whose image is the point's, or — for an
+// entry given by digest (repo@sha256:…) — whose digest the run recorded;
+// -1 when none is.
+func buildIndex(builds []dbbenchv1alpha1.BisectionPoint, p dbbenchv1alpha1.BisectionPoint, digest string) int {
+	for i, b := range builds {
+		switch {
+		case b.Version != "" && b.Version == p.Version:
+			return i
+		case b.Image != "" && b.Image == p.Image:
+			return i
+		case b.Image != "" && digest != "" && strings.HasSuffix(b.Image, "@"+digest):
+			return i
+		}
+	}
+	return -1
 }
 
 // matchingCell is the manifest cell of a run's cell: the same name (a
@@ -201,6 +280,15 @@ func (p *runPass) startBisection(ctx context.Context, cur *results.Manifest, his
 		p.event(true, EventBisectionNotCreated, "Bisect", "No bisection: "+why)
 		return nil
 	}
+	// A later run of the suite that finds the same change (a change point
+	// stays in the window for lastRuns runs) points to the bisection an
+	// earlier run made of it rather than measuring it again.
+	if found, err := p.sameChangeBisection(ctx, spec); err != nil {
+		return err
+	} else if found != "" {
+		st.Bisection, st.BisectionMessage = found, ""
+		return nil
+	}
 	bis := &dbbenchv1alpha1.BenchmarkBisection{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: p.run.Namespace,
@@ -208,6 +296,9 @@ func (p *runPass) startBisection(ctx context.Context, cur *results.Manifest, his
 			Labels:    map[string]string{dbbenchv1alpha1.LabelRegressedRun: p.run.Name},
 		},
 		Spec: *spec,
+	}
+	if p.run.Spec.Suite != "" {
+		bis.Labels[dbbenchv1alpha1.LabelSuite] = p.run.Spec.Suite
 	}
 	// Owned by the run: the bisection reads the run's spec on every pass
 	// (runRef), so it cannot outlive it; deleting the run deletes the
@@ -237,4 +328,28 @@ func (p *runPass) startBisection(ctx context.Context, cur *results.Manifest, his
 	}
 	st.Bisection, st.BisectionMessage = bis.Name, ""
 	return nil
+}
+
+// sameChangeBisection is the name of a bisection that another run of the
+// suite made between the same good and bad builds of the same database and
+// config, "" when there is none.
+func (p *runPass) sameChangeBisection(ctx context.Context, spec *dbbenchv1alpha1.BenchmarkBisectionSpec) (string, error) {
+	if p.run.Spec.Suite == "" {
+		return "", nil
+	}
+	var list dbbenchv1alpha1.BenchmarkBisectionList
+	if err := p.r.List(ctx, &list, client.InNamespace(p.run.Namespace), client.MatchingLabels{dbbenchv1alpha1.LabelSuite: p.run.Spec.Suite}); err != nil {
+		return "", fmt.Errorf("listing the suite's bisections: %w", err)
+	}
+	for _, b := range list.Items {
+		ref := b.Spec.RunRef
+		if b.Labels[dbbenchv1alpha1.LabelRegressedRun] == p.run.Name || ref == nil ||
+			ref.Database != spec.RunRef.Database || ref.Config != spec.RunRef.Config {
+			continue
+		}
+		if pointName(b.Spec.Good) == pointName(spec.Good) && pointName(b.Spec.Bad) == pointName(spec.Bad) {
+			return b.Name, nil
+		}
+	}
+	return "", nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -112,12 +113,90 @@ func TestRegressionBisectionSpec(t *testing.T) {
 				// Only maria's regressed pairs: pg's point-query@1 is
 				// another database's.
 				Judge:       dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4, 16}},
+				Metrics:     []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput},
 				Parallelism: 1, Repeats: 1, MaxCells: 2,
 			}
 			if d := cmp.Diff(want, *spec); d != "" {
 				t.Errorf("spec (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A nightly suite judged against change points, with every build listed:
+// the bisection runs between the builds of the runs around the change
+// point, whichever run confirmed it, over the builds between them, on the
+// metrics that regressed.
+func TestRegressionBisectionSpecFromChangePoints(t *testing.T) {
+	repo := "reg.example:5000/mariadb"
+	builds := []dbbenchv1alpha1.BisectionPoint{{Image: repo + "@sha256:b1"}, {Image: repo + "@sha256:b2"}, {Image: repo + "@sha256:b3"},
+		{Image: repo + "@sha256:b4"}, {Image: repo + "@sha256:b5"}, {Image: repo + "@sha256:b6"}}
+	history := []suiteRun{{name: "n1", manifest: manifestWithDigest("sha256:b1")}, {name: "n2", manifest: manifestWithDigest("sha256:b2")},
+		{name: "n3", manifest: manifestWithDigest("sha256:b5")}}
+	for _, tc := range []struct {
+		name        string
+		since, last string
+		builds      []dbbenchv1alpha1.BisectionPoint
+		metrics     []dbbenchv1alpha1.RegressionMetric
+		good, bad   dbbenchv1alpha1.BisectionPoint
+		candidates  []dbbenchv1alpha1.BisectionPoint
+		why         string
+	}{
+		{name: "confirmed by the next run: between n2's build and n3's", since: "n3", last: "n2", builds: builds,
+			metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricP99Latency},
+			good:    builds[1], bad: builds[4], candidates: builds[2:4]},
+		{name: "a build not in the list", since: "n3", last: "n2", builds: builds[2:],
+			why: "good build reg.example:5000/mariadb@sha256:b2 (run n2) is not in regression.bisect.builds"},
+		{name: "adjacent builds: the suite localized it", since: "n2", last: "n1", builds: builds,
+			why: "reg.example:5000/mariadb@sha256:b2 is the build after reg.example:5000/mariadb@sha256:b1 in regression.bisect.builds"},
+		{name: "builds in the wrong order", since: "n3", last: "n2", builds: []dbbenchv1alpha1.BisectionPoint{builds[4], builds[0], builds[1]},
+			why: "bad build reg.example:5000/mariadb@sha256:b5 is not after good build"},
+		{name: "the run of the change point is gone", since: "n0", last: "n2", builds: builds,
+			why: "the regressed run n0 has no readable results"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := regressedSuiteRun(&dbbenchv1alpha1.RegressionBisect{Builds: tc.builds, Repeats: 3, MaxCells: 60, Confidence: "0.95"})
+			run.Name = "n4"
+			run.Status.Regression.Regressed = []dbbenchv1alpha1.RegressedStep{{Cell: "maria-nightly-default", Step: "update-index", Threads: 4,
+				Metrics: tc.metrics, Since: tc.since, LastBefore: tc.last}}
+			spec, why := regressionBisectionSpec(run, manifestWithDigest("sha256:b5"), history)
+			if tc.why != "" {
+				if spec != nil || !strings.Contains(why, tc.why) {
+					t.Fatalf("spec %+v, message %q; want no spec and %q", spec, why, tc.why)
+				}
+				return
+			}
+			if spec == nil {
+				t.Fatalf("no spec: %s", why)
+			}
+			want := dbbenchv1alpha1.BenchmarkBisectionSpec{
+				RunRef: &dbbenchv1alpha1.BisectionRunRef{Name: "n4", Database: "maria", Config: "default"},
+				Good:   tc.good, Bad: tc.bad, Candidates: tc.candidates,
+				Judge:   dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4}},
+				Metrics: tc.metrics, Parallelism: 1, Repeats: 3, MaxCells: 60, Confidence: "0.95",
+			}
+			if d := cmp.Diff(want, *spec); d != "" {
+				t.Errorf("spec (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestBuildIndex(t *testing.T) {
+	builds := []dbbenchv1alpha1.BisectionPoint{{Version: "11.8.1"}, {Image: "reg/m:11.8.2"}, {Image: "reg/m@sha256:c3"}}
+	for _, tc := range []struct {
+		p      dbbenchv1alpha1.BisectionPoint
+		digest string
+		want   int
+	}{
+		{dbbenchv1alpha1.BisectionPoint{Version: "11.8.1"}, "", 0},
+		{dbbenchv1alpha1.BisectionPoint{Image: "reg/m:11.8.2"}, "", 1},
+		{dbbenchv1alpha1.BisectionPoint{Image: "other/m@sha256:c3"}, "sha256:c3", 2},
+		{dbbenchv1alpha1.BisectionPoint{Version: "11.8.9"}, "sha256:c9", -1},
+	} {
+		if got := buildIndex(builds, tc.p, tc.digest); got != tc.want {
+			t.Errorf("%+v %s: %d, want %d", tc.p, tc.digest, got, tc.want)
+		}
 	}
 }
 
@@ -131,6 +210,27 @@ func TestImageRepository(t *testing.T) {
 	} {
 		if got := imageRepository(in); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestImageDigestOf(t *testing.T) {
+	pod := func(name, id string) *corev1.Pod {
+		return &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: name, ImageID: id}}}}
+	}
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		want string
+	}{
+		{pod("database", "docker.io/dbbench/mariadb-bisect@sha256:0a1b"), "sha256:0a1b"},
+		{pod("database", "sha256:0a1b"), "sha256:0a1b"},
+		{pod("database", "docker-pullable://mariadb@sha256:0a1b"), "sha256:0a1b"},
+		{pod("database", ""), ""},
+		{pod("collector", "sha256:0a1b"), ""},
+		{pod("database", "docker.io/library/mariadb:11.8"), ""},
+	} {
+		if got := imageDigestOf(tc.pod, "database"); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.pod.Status.ContainerStatuses, got, tc.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -70,7 +71,7 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 			cs.Attempts = n
 			cs.AttemptStartTime = &metav1.Time{Time: p.now}
 			cs.Phase = dbbenchv1alpha1.CellStarting
-			cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
+			cs.CurrentStep, cs.StepsDone, cs.Node, cs.ImageDigest = "", 0, "", ""
 			// The pass that created the pod failed to record why; the pod
 			// says.
 			if why := pod.GetAnnotations()[specs.AnnotationRetryOf]; why != "" {
@@ -279,6 +280,9 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		return p.createDatabase(ctx, c, attempt, cs)
 	}
 	cs.Node = pod.Spec.NodeName
+	if d := imageDigestOf(pod, specs.DatabaseContainer); d != "" {
+		cs.ImageDigest = d
+	}
 
 	if cs.Phase == dbbenchv1alpha1.CellStarting {
 		// The client starts as soon as the server's pod runs and has an IP,
@@ -419,7 +423,7 @@ func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	st.RetriesUsed++
 	cs.AttemptStartTime = &metav1.Time{Time: p.now}
 	cs.Phase = dbbenchv1alpha1.CellStarting
-	cs.CurrentStep, cs.StepsDone, cs.Node = "", 0, ""
+	cs.CurrentStep, cs.StepsDone, cs.Node, cs.ImageDigest = "", 0, "", ""
 	cs.Reason = f.reason
 	cs.Message = fmt.Sprintf("attempt %d: %s: %s", cs.Attempts-1, f.reason, f.message)
 	reason := string(f.reason)
@@ -525,4 +529,25 @@ func randomPassword() string {
 		panic(fmt.Sprintf("crypto/rand failed: %v", err))
 	}
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// imageDigestOf is the digest ("sha256:…") of the image a pod's container
+// runs, from its status.containerStatuses[].imageID ("repo@sha256:…", or
+// "sha256:…" for an image without a repository digest); "" before the
+// runtime reports it.
+func imageDigestOf(pod *corev1.Pod, container string) string {
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.Name != container || st.ImageID == "" {
+			continue
+		}
+		id := st.ImageID
+		if i := strings.LastIndex(id, "@"); i >= 0 {
+			id = id[i+1:]
+		}
+		id = strings.TrimPrefix(id, "docker-pullable://")
+		if strings.HasPrefix(id, "sha256:") {
+			return id
+		}
+	}
+	return ""
 }

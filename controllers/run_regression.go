@@ -33,10 +33,18 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	if spec == nil {
 		return nil
 	}
-	minMag := float64(spec.MinMagnitudePercent) / 100
+	minMag := spec.MinMagnitude()
 	st := &dbbenchv1alpha1.RegressionStatus{}
 	var found, suspected []analysis.StepChange
 	var against string
+	// seriesNames are the runs of a change-point series, in order.
+	var seriesNames []string
+	runName := func(i int) string {
+		if i < 0 || i >= len(seriesNames) {
+			return ""
+		}
+		return seriesNames[i]
+	}
 	switch spec.Against {
 	case dbbenchv1alpha1.RegressAgainstChangePoints:
 		n := int(spec.LastRuns)
@@ -54,8 +62,10 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		for _, h := range history {
 			series = append(series, h.manifest)
 			st.ComparedTo = append(st.ComparedTo, h.name)
+			seriesNames = append(seriesNames, h.name)
 		}
 		series = append(series, cur)
+		seriesNames = append(seriesNames, p.run.Name)
 		opts := changepoint.DefaultOptions()
 		opts.MinMagnitude = minMag
 		opts.MaxPValue = spec.SignificanceLevel()
@@ -112,7 +122,8 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		if i == maxRegressedSteps {
 			break
 		}
-		rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads)}
+		rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads),
+			Since: runName(pair[0].Since), LastBefore: runName(pair[0].LastBefore)}
 		for j, f := range pair {
 			mc := dbbenchv1alpha1.MetricChange{Metric: apiMetric(metricOfChange(f)),
 				Before: formatFigure(metricOfChange(f), f.Before), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}

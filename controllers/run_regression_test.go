@@ -10,6 +10,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Three runs of a suite, judged against the previous run: the first has no
@@ -164,5 +165,86 @@ func TestRegressedVerdictOnChangePointsSuspectedThenConfirmed(t *testing.T) {
 	}
 	if c := verdict(first); c == nil || c.Reason != "RegressionSuspected" {
 		t.Fatalf("first slow night's verdict was revised: %+v", c)
+	}
+}
+
+// The chain from a nightly drop to a bisection: a suite judged against
+// change points whose database image is pinned by digest each night
+// (a GitOps repository's nightly bump) and whose builds are all listed.
+// Night 5 runs build b6, 20 % slower: suspected, no bisection. Night 6
+// (b7) confirms it: the verdict names night 5 as the first run of the
+// new level and night 4 as the last before it, and the bisection runs
+// between their builds (b3 and b6) over the builds between (b4, b5),
+// judged on the metric and step@threads that regressed, with the suite's
+// rule. Night 7 (b8) still sees the change and points to that bisection
+// instead of making another.
+func TestChangePointVerdictBisectsBetweenTheRunsAroundTheChange(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	build := func(i int) string { return fmt.Sprintf("reg.example/mariadb@sha256:b%d", i) }
+	var builds []dbbenchv1alpha1.BisectionPoint
+	for i := 1; i <= 8; i++ {
+		builds = append(builds, dbbenchv1alpha1.BisectionPoint{Image: build(i)})
+	}
+	night := func(i, b int, scale float64) *dbbenchv1alpha1.BenchmarkRun {
+		name := fmt.Sprintf("night-%d", i)
+		r := minimalRun(ns, name)
+		r.Spec.Suite = "nightly-chain"
+		r.Spec.Databases[0].Versions = []string{"nightly"}
+		r.Spec.Databases[0].Image = build(b)
+		r.Spec.Workload.Steps = []string{"point-query"}
+		r.Spec.Workload.Threads = []int32{4}
+		r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstChangePoints, MinMagnitudePercent: 5,
+			MagnitudeRule: dbbenchv1alpha1.MagnitudeEstimated,
+			Bisect:        &dbbenchv1alpha1.RegressionBisect{Builds: builds, Repeats: 3, MaxCells: 60}}
+		if err := k8sClient.Create(ctx, r); err != nil {
+			t.Fatalf("creating %s: %v", name, err)
+		}
+		driveCellsToCompletion(t, ns, name, scale)
+		return kubetest.GetRun(t, k8sClient, ns, name)
+	}
+	bisections := func() []dbbenchv1alpha1.BenchmarkBisection {
+		var list dbbenchv1alpha1.BenchmarkBisectionList
+		if err := k8sClient.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		return list.Items
+	}
+	for i, b := range []int{1, 2, 2, 3} {
+		night(i+1, b, 1.0)
+	}
+	if r := night(5, 6, 0.8); len(bisections()) != 0 || meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionRegressed) {
+		t.Fatalf("the suspected night made a bisection or regressed: %+v", r.Status.Conditions)
+	}
+	r := night(6, 7, 0.8)
+	st := r.Status.Regression
+	if !meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionRegressed) || st == nil || len(st.Regressed) != 1 ||
+		st.Regressed[0].Since != "night-5" || st.Regressed[0].LastBefore != "night-4" {
+		t.Fatalf("night 6: conditions %+v, regression %+v", r.Status.Conditions, st)
+	}
+	got := bisections()
+	if len(got) != 1 || got[0].Name != "night-6-bisect" || st.Bisection != "night-6-bisect" || got[0].Labels[dbbenchv1alpha1.LabelSuite] != "nightly-chain" {
+		t.Fatalf("bisections %d (%+v), run points to %q", len(got), got, st.Bisection)
+	}
+	s := got[0].Spec
+	if s.Good.Image != build(3) || s.Bad.Image != build(6) || len(s.Candidates) != 2 || s.Candidates[0].Image != build(4) || s.Candidates[1].Image != build(5) ||
+		fmt.Sprint(s.Metrics) != "[Throughput]" || fmt.Sprint(s.Judge.Steps) != "[point-query]" || s.Repeats != 3 {
+		t.Fatalf("bisection spec %+v", s)
+	}
+	eventually(t, "the bisection's rule", func() string {
+		var b dbbenchv1alpha1.BenchmarkBisection
+		if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "night-6-bisect"}, &b); err != nil {
+			return err.Error()
+		}
+		// The suite's definition of worse; its own significance level, not
+		// the change-point scan's 0.001.
+		if b.Status.Rule == nil || b.Status.Rule.MagnitudeRule != dbbenchv1alpha1.MagnitudeEstimated || b.Status.Rule.MinMagnitudePercent != 5 || b.Status.Rule.MaxPValue != "0.05" {
+			return fmt.Sprintf("rule %+v", b.Status.Rule)
+		}
+		return ""
+	})
+	r = night(7, 8, 0.8)
+	if got := bisections(); len(got) != 1 || r.Status.Regression == nil || r.Status.Regression.Bisection != "night-6-bisect" {
+		t.Fatalf("night 7: %d bisections, run points to %+v", len(got), r.Status.Regression)
 	}
 }

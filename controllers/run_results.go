@@ -83,6 +83,11 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 				entry.ConfigMap = cmName
 			}
 		}
+		if entry.ImageDigest == "" {
+			// The runtime's digest of the database image: the document
+			// cannot know it (the agent runs in the client pod).
+			entry.ImageDigest = cs.ImageDigest
+		}
 		m.Cells = append(m.Cells, entry)
 	}
 	return m

@@ -402,11 +402,19 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			s["suite"] = "nightly"
 			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1", "image": "mariadb:11.8.1"}}})
 		}, "spec.regression.bisect.candidates[0]: Invalid value"},
-		{"regression bisect against change points", func(s map[string]any) {
+		{"regression bisect with candidates and builds", func(s map[string]any) {
 			s["suite"] = "nightly"
-			set(s, "regression.against", "ChangePoints")
-			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}}})
-		}, "regression.bisect: needs against PreviousRun or Run"},
+			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}},
+				"builds": []any{map[string]any{"version": "11.8.0"}, map[string]any{"version": "11.8.1"}}})
+		}, "regression.bisect: set exactly one of candidates and builds"},
+		{"regression bisect with neither candidates nor builds", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"parallelism": 1})
+		}, "regression.bisect: set exactly one of candidates and builds"},
+		{"regression bisect with one build", func(s map[string]any) {
+			s["suite"] = "nightly"
+			set(s, "regression.bisect", map[string]any{"builds": []any{map[string]any{"version": "11.8.0"}}})
+		}, "spec.regression.bisect.builds: Invalid value"},
 		{"regression bisect good with neither version nor image", func(s map[string]any) {
 			s["suite"] = "nightly"
 			set(s, "regression.bisect", map[string]any{"candidates": []any{map[string]any{"version": "11.8.1"}}, "good": map[string]any{}})

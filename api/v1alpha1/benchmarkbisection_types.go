@@ -55,6 +55,10 @@ const (
 	// LabelRegressedRun names the BenchmarkRun whose Regressed=True verdict
 	// created a bisection (spec.regression.bisect).
 	LabelRegressedRun = "dbbench.io/regressed-run"
+	// LabelSuite names the suite of the run whose verdict created a
+	// bisection: a later run of the suite that finds the same change
+	// points to that bisection instead of making another.
+	LabelSuite = "dbbench.io/suite"
 )
 
 // BenchmarkBisectionSpec localizes a regression across ordered builds: the

@@ -802,7 +802,6 @@ const (
 
 // RegressionSpec configures the regression verdict.
 // +kubebuilder:validation:XValidation:rule="self.against != 'Run' || has(self.run)",message="regression.run: must name a run when against is Run"
-// +kubebuilder:validation:XValidation:rule="!has(self.bisect) || self.against != 'ChangePoints'",message="regression.bisect: needs against PreviousRun or Run (a change point names no single good run)"
 type RegressionSpec struct {
 	// against is PreviousRun (the suite's latest earlier successful run),
 	// Run (the run named in run) or ChangePoints (detection over lastRuns).
@@ -901,7 +900,9 @@ type RegressionSpec struct {
 
 // RegressionBisect says where a regressed run's bisection finds its
 // candidates: a suite run's versions do not name the builds between the
-// compared run and this one, so the user lists them.
+// compared run and this one, so the user lists them, or lists every build
+// in order (builds) and the bisection takes those between.
+// +kubebuilder:validation:XValidation:rule="has(self.candidates) != has(self.builds)",message="regression.bisect: set exactly one of candidates and builds"
 type RegressionBisect struct {
 	// good overrides the good point: by default the compared run's build
 	// of the regressed database (its image digest when its results
@@ -920,7 +921,23 @@ type RegressionBisect struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=62
 	// +listType=atomic
-	Candidates []BisectionPoint `json:"candidates"`
+	// +optional
+	Candidates []BisectionPoint `json:"candidates,omitempty"`
+
+	// builds are every build of the suite's database in order, oldest
+	// first (a CI job appends each new one; a nightly suite's GitOps
+	// repository keeps the list): the bisection's candidates are those
+	// strictly between good and bad. Good and bad are found in it by
+	// version, or for an image given by digest (repo@sha256:…) by the
+	// digest the runs recorded; a verdict whose builds are not both in
+	// the list creates no bisection and says so. Against ChangePoints,
+	// good and bad are the builds of the runs around the change point
+	// (status.regression.regressed[].lastBefore and since).
+	// +kubebuilder:validation:MinItems=2
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=atomic
+	// +optional
+	Builds []BisectionPoint `json:"builds,omitempty"`
 
 	// parallelism is the bisection's spec.parallelism.
 	// +kubebuilder:default=1
@@ -942,6 +959,12 @@ type RegressionBisect struct {
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	MaxCells int32 `json:"maxCells,omitempty"`
+
+	// confidence is the bisection's spec.confidence.
+	// +kubebuilder:validation:Pattern=`^0?\.[0-9]*[1-9][0-9]*$`
+	// +kubebuilder:validation:MaxLength=12
+	// +optional
+	Confidence string `json:"confidence,omitempty"`
 }
 
 // RegressionMetric is a figure the regression verdict judges.
@@ -1435,6 +1458,14 @@ type RegressedStep struct {
 	// alsoRegressed are the figures of metrics[1:], in order.
 	// +optional
 	AlsoRegressed []MetricChange `json:"alsoRegressed,omitempty"`
+	// since is, against ChangePoints, the first run of the new level (the
+	// change point), and lastBefore the last run before it that measured
+	// the pair: the runs whose builds bound the change, which
+	// regression.bisect bisects between. Both empty against a run.
+	// +optional
+	Since string `json:"since,omitempty"`
+	// +optional
+	LastBefore string `json:"lastBefore,omitempty"`
 }
 
 // MetricChange is how one metric of a regressed pair moved.
@@ -1486,6 +1517,12 @@ type CellStatus struct {
 	// node is where the database pod runs.
 	// +optional
 	Node string `json:"node,omitempty"`
+	// imageDigest is the digest ("sha256:…") of the image the database
+	// pod runs, as its container runtime resolved it (the pod's
+	// status.containerStatuses[].imageID): the binary measured, whatever
+	// tag the spec names. The run's results record it per cell.
+	// +optional
+	ImageDigest string `json:"imageDigest,omitempty"`
 	// attempts made so far (1 for a cell that never needed a retry).
 	// +optional
 	Attempts int32 `json:"attempts,omitempty"`

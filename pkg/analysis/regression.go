@@ -34,6 +34,12 @@ type StepChange struct {
 	// newest run rather than a step; Before and After are then the fitted
 	// line's values at its first and last run.
 	Drift *changepoint.Drift
+	// Since and LastBefore are set by ChangePointRegressionsOf: the index
+	// (into its runs) of the first run of the new level (of a drift: its
+	// first run) and of the last run before it that measured the point;
+	// the builds of these two runs bound the change. Both are -1 against
+	// a run.
+	Since, LastBefore int
 }
 
 func (c StepChange) String() string {
@@ -82,7 +88,7 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float
 					continue
 				}
 				sc := StepChange{Cell: c.Name, Step: step, Threads: threads,
-					Before: before, After: after, ChangePercent: 100 * change, PValue: math.NaN()}
+					Before: before, After: after, ChangePercent: 100 * change, PValue: math.NaN(), Since: -1, LastBefore: -1}
 				sb, okb := b.QPSSpread[step][threads]
 				sa, oka := c.QPSSpread[step][threads]
 				if maxPValue > 0 && oka && okb && sa.Independent() >= 2 && sb.Independent() >= 2 {
@@ -165,12 +171,22 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 		// A run that lacks the point is left out of the series, never
 		// filled in.
 		var values []float64
-		for _, m := range runs {
+		var runOf []int // runOf[i]: the run of values[i]
+		for r, m := range runs {
 			if c, ok := m.Cell(k.cell); ok {
 				if v, ok := metric.Value(c, k.step, k.threads); ok && !math.IsNaN(v) {
 					values = append(values, v)
+					runOf = append(runOf, r)
 				}
 			}
+		}
+		// bounds are the runs of the first value of a new level at i and
+		// of the value before it.
+		bounds := func(i int) (since, before int) {
+			if i <= 0 || i >= len(runOf) {
+				return -1, -1
+			}
+			return runOf[i], runOf[i-1]
 		}
 		res, err := d.DetectSeries(changepoint.Series{Values: values})
 		if err != nil {
@@ -181,9 +197,10 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 		if nd := len(res.Drifts); nd > 0 && res.Drifts[nd-1].End == len(values) {
 			dr := res.Drifts[nd-1]
 			if worse(dr.FittedStart, dr.FittedEnd) {
+				since, before := bounds(dr.Start)
 				out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads, Metric: label,
 					Before: dr.FittedStart, After: dr.FittedEnd, ChangePercent: dr.ChangePercent, PValue: dr.PValue,
-					Status: changepoint.Confirmed, Drift: &dr})
+					Status: changepoint.Confirmed, Drift: &dr, Since: since, LastBefore: before})
 			}
 			continue
 		}
@@ -192,9 +209,10 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 		}
 		cp := res.ChangePoints[len(res.ChangePoints)-1] // the latest change: its segment runs to the end
 		if worse(cp.MeanBefore, cp.MeanAfter) {
+			since, before := bounds(cp.Index)
 			out = append(out, StepChange{Cell: k.cell, Step: k.step, Threads: k.threads, Metric: label,
 				Before: cp.MeanBefore, After: cp.MeanAfter, ChangePercent: cp.ChangePercent, PValue: cp.PValue,
-				Status: cp.Status})
+				Status: cp.Status, Since: since, LastBefore: before})
 		}
 	}
 	sortChanges(out)

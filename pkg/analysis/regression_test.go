@@ -122,6 +122,19 @@ func TestChangePointRegressions(t *testing.T) {
 		if suspected := strings.Contains(got[0].String(), "(suspected)"); suspected != (tc.want == changepoint.Suspected) {
 			t.Errorf("%d runs: String() %q does not say whether it is suspected", tc.runs, got[0].String())
 		}
+		// The change is bounded by the runs around it, whichever run
+		// judges it: the bisection's good and bad builds.
+		if got[0].Since != 24 || got[0].LastBefore != 23 {
+			t.Errorf("%d runs: since run %d, last before %d; want 24 and 23", tc.runs, got[0].Since, got[0].LastBefore)
+		}
+	}
+	// A run that did not measure the point is not a bound: run 23 lost
+	// point-query, so the last run before the change is 22.
+	gap := append([]*results.Manifest(nil), runs[:26]...)
+	gap[23] = manifestOf("r", map[string]float64{"insert": 500})
+	got, err = ChangePointRegressions(gap, changepoint.DefaultOptions())
+	if err != nil || len(got) != 1 || got[0].Since != 24 || got[0].LastBefore != 22 {
+		t.Fatalf("with run 23 lacking the point: %+v (%v), want since 24, last before 22", got, err)
 	}
 }
 
