@@ -83,7 +83,7 @@ func TestSuiteVerdictMetrics(t *testing.T) {
 	}, {
 		name: "runs without a suite, unfinished, or never judged have no series",
 		runs: []*dbbenchv1alpha1.BenchmarkRun{
-			judgedRun("a", "no-suite", "", 1, metav1.ConditionTrue, pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "-20.0")),
+			judgedRun("a", "no-suite", "", 1, metav1.ConditionTrue, pair("mariadb-11.8-default", "point-query", 8, tp, "-20.0")),
 			judgedRun("a", "running", "nightly", -1, ""),
 			judgedRun("a", "no-regression-spec", "nightly", 2, ""),
 			judgedRun("a", "baseline-missing", "nightly", 3, metav1.ConditionUnknown),
@@ -92,34 +92,34 @@ func TestSuiteVerdictMetrics(t *testing.T) {
 		name: "several suites and namespaces: the newest judged run of each wins",
 		runs: []*dbbenchv1alpha1.BenchmarkRun{
 			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionFalse),
-			judgedRun("a", "nightly-2", "nightly", 20, metav1.ConditionTrue, pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "-12.3")),
-			judgedRun("a", "weekly-1", "weekly", 30, metav1.ConditionTrue, pair("postgres-17-default", "oltp_insert", 1, tp, "-40.0")),
+			judgedRun("a", "nightly-2", "nightly", 20, metav1.ConditionTrue, pair("mariadb-11.8-default", "point-query", 8, tp, "-12.3")),
+			judgedRun("a", "weekly-1", "weekly", 30, metav1.ConditionTrue, pair("postgres-17-default", "insert", 1, tp, "-40.0")),
 			judgedRun("a", "weekly-2", "weekly", 40, metav1.ConditionFalse),
-			judgedRun("b", "nightly-1", "nightly", 5, metav1.ConditionTrue, pair("postgres-17-default", "oltp_insert", 16, p99, "25.0")),
+			judgedRun("b", "nightly-1", "nightly", 5, metav1.ConditionTrue, pair("postgres-17-default", "insert", 16, p99, "25.0")),
 		},
 		regressed: `dbbench_suite_regressed{namespace="a",suite="nightly"} 1
 dbbench_suite_regressed{namespace="a",suite="weekly"} 0
 dbbench_suite_regressed{namespace="b",suite="nightly"} 1
 `,
-		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-2",step="oltp_read_only",suite="nightly",threads="8"} -12.3
-dbbench_suite_regression_change_percent{database="postgres",metric="P99Latency",namespace="b",run="nightly-1",step="oltp_insert",suite="nightly",threads="16"} 25
+		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-2",step="point-query",suite="nightly",threads="8"} -12.3
+dbbench_suite_regression_change_percent{database="postgres",metric="P99Latency",namespace="b",run="nightly-1",step="insert",suite="nightly",threads="16"} 25
 `,
 	}, {
 		name: "a newer run without a verdict leaves the last verdict standing",
 		runs: []*dbbenchv1alpha1.BenchmarkRun{
-			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue, pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "-12.3")),
+			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue, pair("mariadb-11.8-default", "point-query", 8, tp, "-12.3")),
 			judgedRun("a", "nightly-2", "nightly", 20, metav1.ConditionUnknown),
 			judgedRun("a", "nightly-3", "nightly", 30, ""),
 			judgedRun("a", "nightly-4", "nightly", -1, ""),
 		},
 		regressed: `dbbench_suite_regressed{namespace="a",suite="nightly"} 1
 `,
-		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-1",step="oltp_read_only",suite="nightly",threads="8"} -12.3
+		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-1",step="point-query",suite="nightly",threads="8"} -12.3
 `,
 	}, {
 		name: "Regressed=False after a regression: 0 and no change series",
 		runs: []*dbbenchv1alpha1.BenchmarkRun{
-			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue, pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "-12.3")),
+			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue, pair("mariadb-11.8-default", "point-query", 8, tp, "-12.3")),
 			judgedRun("a", "nightly-2", "nightly", 20, metav1.ConditionFalse),
 		},
 		regressed: `dbbench_suite_regressed{namespace="a",suite="nightly"} 0
@@ -132,40 +132,40 @@ dbbench_suite_regression_change_percent{database="postgres",metric="P99Latency",
 			return []*dbbenchv1alpha1.BenchmarkRun{
 				older,
 				judgedRun("a", "nightly-a", "nightly", 10, metav1.ConditionFalse),
-				judgedRun("a", "nightly-b", "nightly", 10, metav1.ConditionTrue, pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "-9.0")),
+				judgedRun("a", "nightly-b", "nightly", 10, metav1.ConditionTrue, pair("mariadb-11.8-default", "point-query", 8, tp, "-9.0")),
 			}
 		}(),
 		regressed: `dbbench_suite_regressed{namespace="a",suite="nightly"} 1
 `,
-		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-b",step="oltp_read_only",suite="nightly",threads="8"} -9
+		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-b",step="point-query",suite="nightly",threads="8"} -9
 `,
 	}, {
 		name: "a database's cells share a series with the largest move; every metric of a pair counts",
 		runs: []*dbbenchv1alpha1.BenchmarkRun{
 			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue,
-				pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "-30.5", "P99Latency=41.0"),
-				pair("mariadb-10.11-default", "oltp_read_only", 8, tp, "-12.0", "P99Latency=55.5"),
-				pair("postgres-17-default", "oltp_read_only", 8, tp, "-6.0"),
+				pair("mariadb-11.8-default", "point-query", 8, tp, "-30.5", "P99Latency=41.0"),
+				pair("mariadb-10.11-default", "point-query", 8, tp, "-12.0", "P99Latency=55.5"),
+				pair("postgres-17-default", "point-query", 8, tp, "-6.0"),
 				// A status written before latency verdicts names no metric.
-				pair("mariadb-10.11-default", "oltp_read_only", 64, "", "-7.5"),
+				pair("mariadb-10.11-default", "point-query", 64, "", "-7.5"),
 			),
 		},
 		regressed: `dbbench_suite_regressed{namespace="a",suite="nightly"} 1
 `,
-		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="P99Latency",namespace="a",run="nightly-1",step="oltp_read_only",suite="nightly",threads="8"} 55.5
-dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-1",step="oltp_read_only",suite="nightly",threads="64"} -7.5
-dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-1",step="oltp_read_only",suite="nightly",threads="8"} -30.5
-dbbench_suite_regression_change_percent{database="postgres",metric="Throughput",namespace="a",run="nightly-1",step="oltp_read_only",suite="nightly",threads="8"} -6
+		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="P99Latency",namespace="a",run="nightly-1",step="point-query",suite="nightly",threads="8"} 55.5
+dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-1",step="point-query",suite="nightly",threads="64"} -7.5
+dbbench_suite_regression_change_percent{database="mariadb",metric="Throughput",namespace="a",run="nightly-1",step="point-query",suite="nightly",threads="8"} -30.5
+dbbench_suite_regression_change_percent{database="postgres",metric="Throughput",namespace="a",run="nightly-1",step="point-query",suite="nightly",threads="8"} -6
 `,
 	}, {
 		name: "an unreadable change is left out; an unknown metric is other",
 		runs: []*dbbenchv1alpha1.BenchmarkRun{
 			judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue,
-				pair("mariadb-11.8-default", "oltp_read_only", 8, tp, "a lot", "Joules=12.0", "P99Latency=NaN")),
+				pair("mariadb-11.8-default", "point-query", 8, tp, "a lot", "Joules=12.0", "P99Latency=NaN")),
 		},
 		regressed: `dbbench_suite_regressed{namespace="a",suite="nightly"} 1
 `,
-		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="other",namespace="a",run="nightly-1",step="oltp_read_only",suite="nightly",threads="8"} 12
+		changes: `dbbench_suite_regression_change_percent{database="mariadb",metric="other",namespace="a",run="nightly-1",step="point-query",suite="nightly",threads="8"} 12
 `,
 	}}
 	for _, tc := range tests {
