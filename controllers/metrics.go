@@ -18,7 +18,9 @@ import (
 // endpoint with controller-runtime's own. Every label value comes from a
 // small fixed set (phases, outcomes, retry reasons, upload kinds): never a
 // run, cell or namespace name, so the number of series stays constant
-// however many runs a cluster keeps. docs/metrics.md lists them.
+// however many runs a cluster keeps. The one exception is the suites'
+// verdicts (metrics_suites.go), bounded by the number of suites.
+// docs/metrics.md lists them.
 
 // Label values.
 const (
@@ -126,8 +128,8 @@ func retryReasonLabel(reason string) string {
 	return RetryReasonOther
 }
 
-// SetupMetricsWithManager makes dbbench_runs and dbbench_cells read the
-// BenchmarkRuns from mgr's cache at scrape time. With several managers in
+// SetupMetricsWithManager makes dbbench_runs, dbbench_cells and the suites'
+// verdicts read the BenchmarkRuns from mgr's cache at scrape time. With several managers in
 // one process (tests), the last one set up is read.
 func SetupMetricsWithManager(mgr ctrl.Manager) error {
 	stateCollector.reader.Store(&cacheReader{Reader: mgr.GetCache()})
@@ -136,9 +138,9 @@ func SetupMetricsWithManager(mgr ctrl.Manager) error {
 
 type cacheReader struct{ client.Reader }
 
-// runStateCollector counts runs and cells by phase from a cache when
-// scraped, so the gauges are never out of step with the cluster and the
-// reconciler has nothing to update.
+// runStateCollector counts runs and cells by phase, and reads each suite's
+// newest verdict, from a cache when scraped, so the gauges are never out of
+// step with the cluster and the reconciler has nothing to update.
 type runStateCollector struct {
 	reader atomic.Pointer[cacheReader]
 }
@@ -146,6 +148,8 @@ type runStateCollector struct {
 func (c *runStateCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- runsDesc
 	ch <- cellsDesc
+	ch <- suiteRegressedDesc
+	ch <- suiteChangeDesc
 }
 
 func (c *runStateCollector) Collect(ch chan<- prometheus.Metric) {
@@ -169,6 +173,7 @@ func (c *runStateCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, ph := range cellPhases {
 		ch <- prometheus.MustNewConstMetric(cellsDesc, prometheus.GaugeValue, cells[ph], ph)
 	}
+	collectSuiteVerdicts(ch, list.Items)
 }
 
 // countPhases counts runs and cells by phase. A run without a phase yet
