@@ -416,7 +416,11 @@ func (o *ImportOptions) Run() error {
 		tally.failed += len(skipped)
 		tally.skips = append(tally.skips, skipped...)
 		if doc == nil {
-			summary.Notes = append(summary.Notes, fmt.Sprintf("cell %s: no %s run among its %d files; nothing written", cell, tally.tool, len(byCell[cell])))
+			// Files beside the cell folders (a README) are no cell of
+			// their own: the summary of skipped files counts them.
+			if !(cell == filepath.Base(filepath.Clean(o.Dir)) && len(cells) > 1) || len(skipped) > 0 {
+				summary.Notes = append(summary.Notes, fmt.Sprintf("cell %s: no %s run among its %d files; nothing written", cell, tally.tool, len(byCell[cell])))
+			}
 			continue
 		}
 		data, err := results.Marshal(doc)
@@ -735,7 +739,7 @@ func (o *ImportOptions) cellDocument(cell string, files []parsedFile) (*results.
 		if f.pg != nil {
 			pgbench = true
 			if version != "" {
-				client = "pgbench " + version
+				client = version
 			}
 			if v := f.pg.ServerVersion; v != "" {
 				doc.Provenance.ServerVersion = v

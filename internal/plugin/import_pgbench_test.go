@@ -128,9 +128,13 @@ func TestImportPgbench(t *testing.T) {
 		}
 	}
 	checkContains(t, "stdout", stdout, stdout, []string{
-		"note: layout: pgbench output, any file name (12 files; -v shows each step's name)",
-		"note: skipped 6 files that are not pgbench runs: 2 PostgreSQL configuration, 2 not benchmark output, 2 vmstat output (-v lists them)",
+		"note: layout: pgbench output, any file name (13 files; -v shows each step's name)",
+		"note: skipped 7 files that are not pgbench runs: 2 PostgreSQL configuration, 3 not benchmark output, 2 vmstat output (-v lists them)",
 	})
+	// The README beside the cell folders is no cell.
+	if strings.Contains(stdout, "cell pgbench") {
+		t.Errorf("a note on the README:\n%s", stdout)
+	}
 	d := docs["postgres-16.4"]
 	if d.Cell.Engine != "postgres" || d.Cell.Version != "16.4" {
 		t.Errorf("cell %+v", d.Cell)
@@ -161,6 +165,6 @@ func TestImportPgbench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkContains(t, "stderr", stderr, stderr, []string{"layout: pgbench output, any file name (12 files)\n",
+	checkContains(t, "stderr", stderr, stderr, []string{"layout: pgbench output, any file name (13 files)\n",
 		"  <builtin: TPC-B (sort of)> -> pgbench-tpcb-like\n", "  <builtin: select only> -> pgbench-select-only\n"})
 }
