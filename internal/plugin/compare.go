@@ -167,7 +167,7 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 	if len(res.Repeats) > 0 {
 		tables = append(tables, analysis.ComparisonTable(res.Repeats))
 	}
-	if err := o.write(o.Out, tables, res); err != nil {
+	if err := o.write(o.Out, o.ErrOut, tables, res); err != nil {
 		return err
 	}
 	var paired *analysis.RelativeTable

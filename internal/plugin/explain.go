@@ -143,7 +143,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 		return err
 	}
 	t := explainTable(res)
-	if err := o.write(o.Out, []analysis.Table{t}, res); err != nil {
+	if err := o.write(o.Out, o.ErrOut, []analysis.Table{t}, res); err != nil {
 		return err
 	}
 	var svg bytes.Buffer

@@ -115,7 +115,7 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := o.write(o.Out, h.Tables(), h); err != nil {
+	if err := o.write(o.Out, o.ErrOut, h.Tables(), h); err != nil {
 		return err
 	}
 	return o.writeHTML(o.ErrOut, nil, analysis.HTMLOptions{Title: "dbbench history: " + o.Suite, History: h})

@@ -23,7 +23,7 @@ const (
 	kindEmpty   fileKind = "empty file"
 	kindBinary  fileKind = "binary file"
 	kindPrepare fileKind = "sysbench prepare output"
-	kindUnknown fileKind = "not sysbench output"
+	kindUnknown fileKind = "not benchmark output"
 )
 
 // identifyLines bounds how many non-empty lines identify reads: every
@@ -82,6 +82,6 @@ func identify(data []byte) fileKind {
 // lines. Without any, a file is not sysbench output, whatever error the
 // parser met on the way.
 func isSysbench(out *sysbench.Output) bool {
-	return out != nil && (out.Version != nil || out.Threads > 0 || out.ReportIntervalSeconds > 0 ||
+	return out != nil && (out.Command != nil || out.Version != nil || out.Threads > 0 || out.ReportIntervalSeconds > 0 ||
 		len(out.Intervals) > 0 || out.Final != nil || len(out.Prepared) > 0)
 }

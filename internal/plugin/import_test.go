@@ -157,34 +157,37 @@ func TestImportStrayFiles(t *testing.T) {
 		},
 		wantSteps: map[string][]string{"mariadb-10.11-base": {"point-query@2"}},
 		want: []string{
-			"note: skipped 6 files that are not sysbench runs: 1 MySQL/MariaDB option file, 1 empty file, 1 iostat output, 1 not sysbench output, 1 sysbench prepare output, 1 vmstat output (-v lists them)",
-			// A sysbench run without its final report is what it was.
-			"insert.2.txt: no final report (was the run killed?)",
-			"delete.2.txt: sysbench failed, line 1: FATAL: unable to connect to MySQL server on host 'db', port 3306",
+			"note: skipped 6 files that are not sysbench runs: 1 MySQL/MariaDB option file, 1 empty file, 1 iostat output, 1 not benchmark output, 1 sysbench prepare output, 1 vmstat output (-v lists them)",
+			// A sysbench run without its final report is what it was,
+			// in one line per kind of skip.
+			"note: skipped 1 sysbench run without a final report (was it killed?): ",
+			"mariadb-10.11-base/insert.2.txt\n",
+			"note: skipped 1 sysbench run that failed: ",
+			"mariadb-10.11-base/delete.2.txt (sysbench failed, line 1: FATAL: unable to connect to MySQL server on host 'db', port 3306)\n",
 		},
 		notWant:     []string{"o.vm.dop2: no final report", "o.io.dop2", "options.1.txt", "notes.1.txt"},
-		maxErrLines: 2,
+		maxErrLines: 0,
 	}, {
 		name:  "stray files listed with -v",
 		files: map[string]any{"mariadb-10.11-base/point-query.2.txt": fxPoint2, "mariadb-10.11-base/o.vm.dop2": vmstatText},
 		args:  []string{"-v"},
 		want:  []string{"note: skipped 1 file that is not a sysbench run: 1 vmstat output"},
-		// The one detail line on stderr.
-		maxErrLines: 1,
+		// The layout, the one detail line and the step's name.
+		maxErrLines: 4,
 		wantSteps:   map[string][]string{"mariadb-10.11-base": {"point-query@2"}},
 	}, {
 		name:        "thousands of names that do not match",
 		files:       manyNames,
 		wantSteps:   map[string][]string{"mariadb-10.11-base": {"point-query@2"}},
-		want:        []string{"note: 2000 files whose names do not match --pattern were not read, e.g. mariadb-10.11-base/sb.r.qps.0.csv (-v lists them)"},
+		want:        []string{"note: 2000 files whose names do not match the layout were not read, e.g. mariadb-10.11-base/sb.r.qps.0.csv (-v lists them)"},
 		maxErrLines: 0,
 	}, {
 		name:        "names that do not match, listed with -v",
 		files:       manyNames,
 		args:        []string{"--verbose"},
 		wantSteps:   map[string][]string{"mariadb-10.11-base": {"point-query@2"}},
-		want:        []string{"note: 2000 files whose names do not match --pattern were not read"},
-		maxErrLines: 2000,
+		want:        []string{"note: 2000 files whose names do not match the layout were not read"},
+		maxErrLines: 2003,
 	}, {
 		// A template that drops the range makes two files one step: the
 		// error names both.
@@ -316,7 +319,7 @@ func TestImportScanUnit(t *testing.T) {
 		{name: "the script's own count", files: map[string]any{scanFile: "dbbench scan: 5000 rows per table\n" + mustRead(t, fxPoint2)},
 			args: []string{"--rows-per-scan", "250000"}, rowsPerTable: 5000},
 		{name: "no row count", files: map[string]any{scanFile: fxPoint2, "mariadb-10.11-base/point-query.2.txt": fxPoint2},
-			want: "scan.2.txt: scan is reported in rows/s and no row count was found (give --rows-per-scan, the rows per table)"},
+			want: "note: skipped 1 sysbench run reported in rows/s with no row count (no --table-size on its command line, no prepare output; give --rows-per-scan, the rows per table): "},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -370,7 +373,9 @@ func TestImportValidate(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--step-template", "{step}_range={size}"}, `--step-template "{step}_range={size}": {size} is not a named group of --pattern (groups: step, threads)`},
+		{[]string{"--step-template", "{step}_range={size}"}, `--step-template "{step}_range={size}": {size} is not a named group of the pattern of the layout <step>[.<threads>][.txt|.log|.out] (groups: step, threads)`},
+		{[]string{"--pattern", `^(?P<step>.+)\.(?P<threads>[0-9]+)\.txt$`, "--step-template", "{step}_range={size}"},
+			`--step-template "{step}_range={size}": {size} is not a named group of --pattern (groups: step, threads)`},
 		{[]string{"--step-template", "{step}|"}, `--step-template "{step}|": alternative 2 is empty`},
 		{[]string{"--rows-per-scan", "-1"}, "--rows-per-scan -1: must not be negative"},
 	}

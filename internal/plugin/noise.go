@@ -85,7 +85,7 @@ func (o *NoiseOptions) Run(ctx context.Context) error {
 		alpha = 0.05
 	}
 	rep := analysis.SuiteNoiseReport(o.Suite, runs, alpha)
-	return o.write(o.Out, []analysis.Table{rep.Table()}, rep)
+	return o.write(o.Out, o.ErrOut, []analysis.Table{rep.Table()}, rep)
 }
 
 func manifestsOf(lrs []*LocalRun) []*results.Manifest {

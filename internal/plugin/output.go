@@ -103,7 +103,18 @@ func noteLeftOut(r *analysis.Report) {
 }
 
 // write prints tables in the chosen text format, or v as indented JSON.
-func (o *OutputFlags) write(w io.Writer, tables []analysis.Table, v any) error {
+// The formats that have no place for the tables' notes (csv, json) get
+// them on errOut, one "note:" line each, so that no -o drops them silently.
+func (o *OutputFlags) write(w, errOut io.Writer, tables []analysis.Table, v any) error {
+	if o.format == analysis.FormatCSV || o.format == analysis.FormatJSON {
+		for _, t := range tables {
+			for _, n := range t.Notes {
+				if _, err := fmt.Fprintf(errOut, "note: %s\n", n); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if o.format == analysis.FormatJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -323,7 +323,8 @@ func TestImport(t *testing.T) {
 cell                engine   version  config  steps  skipped  sysbench       file
 mariadb-10.11-base  mariadb  10.11    base    4      0        1.0.20         %[1]s/mariadb-10.11-base.json
 mysql-8.0-base      mysql    8.0      base    3      1        1.1.0-df89d34  %[1]s/mysql-8.0-base.json
-note: skipped testdata/sysbench/mysql-8.0-base/insert.2.txt: no final report (was the run killed?)
+note: layout: <step>[.<threads>][.txt|.log|.out] (8 files; -v shows each step's name)
+note: skipped 1 sysbench run without a final report (was it killed?): testdata/sysbench/mysql-8.0-base/insert.2.txt
 `, out)
 	if d := cmp.Diff(want, stdout); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)

@@ -96,7 +96,7 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 		return err
 	}
 	noteLeftOut(r)
-	if err := o.write(o.Out, r.Tables(), r); err != nil {
+	if err := o.write(o.Out, o.ErrOut, r.Tables(), r); err != nil {
 		return err
 	}
 	return o.writeHTML(o.ErrOut, r, analysis.HTMLOptions{})

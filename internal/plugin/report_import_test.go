@@ -114,3 +114,71 @@ func TestHistoryAllSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestReportOfStudy runs report on testdata/study imported with no flag:
+// group statistics of numbers, no table for the lone 8-thread warm-up even
+// with --all-steps, and the notes on stderr with -o csv and -o json.
+func TestReportOfStudy(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, err := runCmd(t, noCluster{}, "import", "testdata/study", "--out", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	leftOut := "note: left out 5 steps reports do not publish (.pre, .warm): point-query.pre, point-query.warm, points-covered-si.warm, scan.warm, scan.warmpre (--all-steps keeps them)\n"
+	cases := []struct {
+		name                string
+		args                []string
+		want, notWant       []string
+		wantErr, notWantErr []string
+	}{{
+		name: "default",
+		want: []string{"Relative throughput: QPS(cell) / QPS(mysql-8.0.40), 1 threads (> 1 is faster)\n",
+			// scan in rows/s: 5.11 scans/s of 1,000,000-row tables.
+			"\nscan 5110000.00 0.97\n", "\naverage 0.97 0.97 0.97 0.96\n", "\nsteps 3 1 2 4\n", strings.TrimSuffix(leftOut, "\n")},
+		notWant: []string{"8 threads", "Scale-up", "n/a n/a"},
+	}, {
+		name:    "--all-steps",
+		args:    []string{"--all-steps"},
+		want:    []string{"\npoint-query.warm ", "\nscan.warmpre "},
+		notWant: []string{"Scale-up", "by bucket", "at 48 threads"},
+	}, {
+		name:    "-o csv",
+		args:    []string{"-o", "csv"},
+		want:    []string{"relative.t1,scan,"},
+		notWant: []string{"note:"},
+		wantErr: []string{leftOut},
+	}, {
+		name:    "-o json",
+		args:    []string{"-o", "json"},
+		wantErr: []string{leftOut},
+	}, {
+		name:       "-o markdown",
+		args:       []string{"-o", "markdown"},
+		want:       []string{"- left out 5 steps"},
+		notWantErr: []string{"note:"},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, err := runCmd(t, noCluster{}, append([]string{"report", "--from-dir", out}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(stdout, "\n")
+			for i, l := range lines {
+				lines[i] = strings.Join(strings.Fields(l), " ")
+			}
+			flat := strings.Join(lines, "\n")
+			checkContains(t, "report", flat, stdout, tc.want)
+			for _, w := range tc.notWant {
+				if strings.Contains(flat, w) {
+					t.Errorf("report has %q:\n%s", w, stdout)
+				}
+			}
+			checkContains(t, "stderr", stderr, stderr, tc.wantErr)
+			for _, w := range tc.notWantErr {
+				if strings.Contains(stderr, w) {
+					t.Errorf("stderr has %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}

@@ -95,7 +95,7 @@ func (o *TimingOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return o.write(o.Out, []analysis.Table{analysis.OverheadTable(over)}, over)
+	return o.write(o.Out, o.ErrOut, []analysis.Table{analysis.OverheadTable(over)}, over)
 }
 
 // clientNode is where the document's client ran, "" when it does not say.

@@ -150,7 +150,7 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		}
 	}
 	for _, c := range ds.cells {
-		if len(ds.CellThreads(c.Name)) < 2 {
+		if ScaleUpPoints(ds, c.Name, opts.IncludeUnreported) < 2 {
 			continue
 		}
 		su, err := ScaleUp(ds, ScaleUpOptions{Cell: c.Name, Steps: steps})

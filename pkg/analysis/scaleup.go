@@ -3,6 +3,9 @@ package analysis
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 // DefaultScaleUpEdges are the bucket edges as fractions of the top
@@ -54,7 +57,11 @@ func ScaleUp(ds *Dataset, opts ScaleUpOptions) (*ScaleUpTable, error) {
 	if err := ds.checkCell("cell", opts.Cell); err != nil {
 		return nil, err
 	}
-	threads := ds.CellThreads(opts.Cell)
+	steps, err := reportSteps(ds, opts.Steps, opts.IncludeUnreported)
+	if err != nil {
+		return nil, err
+	}
+	threads := scaleUpThreads(ds, opts.Cell, steps)
 	if len(threads) < 2 {
 		return nil, fmt.Errorf("scale-up of cell %q needs at least two thread counts, it has %s", opts.Cell, intList(threads))
 	}
@@ -72,10 +79,6 @@ func ScaleUp(ds *Dataset, opts ScaleUpOptions) (*ScaleUpTable, error) {
 		if !(e > 0) || (i > 0 && e >= edges[i-1]) {
 			return nil, fmt.Errorf("scale-up edges %v: must be positive and descending", edges)
 		}
-	}
-	steps, err := reportSteps(ds, opts.Steps, opts.IncludeUnreported)
-	if err != nil {
-		return nil, err
 	}
 	top := threads[len(threads)-1]
 	t := &ScaleUpTable{Cell: opts.Cell, BaseThreads: base, Threads: threads, Steps: steps, Top: top}
@@ -129,6 +132,45 @@ func ScaleUp(ds *Dataset, opts ScaleUpOptions) (*ScaleUpTable, error) {
 	return t, nil
 }
 
+// scaleUpThreads are the thread counts of a cell at which one of steps
+// that reports publish ran: a thread count only a `.warm` or `.pre` step
+// ran at (a warm-up at the table count's concurrency) would be a column,
+// and the top the buckets are drawn at, of nothing but missing ratios, even
+// when IncludeUnreported keeps those steps as rows. When steps names no
+// published step (the caller chose only such steps), every thread count
+// of theirs counts.
+func scaleUpThreads(ds *Dataset, cell string, steps []string) []int {
+	var published []string
+	for _, s := range steps {
+		if workload.Reported(s) {
+			published = append(published, s)
+		}
+	}
+	if len(published) == 0 {
+		published = steps
+	}
+	var out []int
+	for _, th := range ds.CellThreads(cell) {
+		for _, s := range published {
+			if _, ok := ds.Get(cell, s, th); ok {
+				out = append(out, th)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ScaleUpPoints is how many thread counts a scale-up table of the cell
+// would have: below 2 there is none.
+func ScaleUpPoints(ds *Dataset, cell string, includeUnreported bool) int {
+	steps, err := reportSteps(ds, nil, includeUnreported)
+	if err != nil {
+		return 0
+	}
+	return len(scaleUpThreads(ds, cell, steps))
+}
+
 func trimFloat(v float64) string {
 	s := formatFloat(v, 1)
 	if len(s) > 2 && s[len(s)-2:] == ".0" {
@@ -155,11 +197,15 @@ func (t *ScaleUpTable) Tables() []Table {
 		}
 		rt.Rows = append(rt.Rows, row)
 	}
+	var edges []string
+	for _, e := range t.Edges {
+		edges = append(edges, trimFloat(e))
+	}
 	bt := Table{
 		ID:      "scaleup-buckets." + t.Cell,
 		Title:   fmt.Sprintf("Scale-up of %s at %d threads, by bucket", t.Cell, t.Top),
 		Columns: []string{fmt.Sprintf("ratio at %d", t.Top), "steps"},
-		Notes:   []string{fmt.Sprintf("edges are 5/6, 5/8, 5/12, 5/24 of the ideal %s (40, 30, 20, 10 at 48 threads); a bucket a-b holds a < ratio <= b", trimFloat(float64(t.Top)/float64(t.BaseThreads)))},
+		Notes:   []string{fmt.Sprintf("edges are 5/6, 5/8, 5/12, 5/24 of the ideal %s: %s; a bucket a-b holds a < ratio <= b", trimFloat(float64(t.Top)/float64(t.BaseThreads)), strings.Join(edges, ", "))},
 	}
 	for _, b := range t.Buckets {
 		steps := "none"

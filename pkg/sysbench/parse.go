@@ -11,6 +11,9 @@ import (
 
 // Output is everything Parse found in one sysbench invocation's output.
 type Output struct {
+	// Command is the sysbench command line a script echoed before the
+	// output (ParseCommand); nil when the file has none.
+	Command *Command
 	// Version is from the banner line; nil when the banner is absent.
 	Version *Version
 	// Threads is "Number of threads:" from the run header; 0 when absent.
@@ -218,6 +221,12 @@ func (p *parser) line(n int, raw string) error {
 			return nil // the column header
 		}
 		p.inHistogram = false
+	}
+	if p.out.Command == nil && p.out.Version == nil && len(p.out.Intervals) == 0 && p.out.Final == nil && strings.Contains(t, "sysbench") {
+		if c, ok := ParseCommand(n, raw); ok {
+			p.out.Command = c
+			return nil
+		}
 	}
 	switch {
 	case t == HistogramTitle:

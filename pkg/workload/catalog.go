@@ -231,10 +231,28 @@ func Resolve(names []string) ([]Step, error) {
 	return out, nil
 }
 
+// UnreportedSuffixes mark the copies of a step that published tables leave
+// out: the `.pre` runs before the writes, and the warm-ups (`.warm`, and
+// `.warmpre`, the scripts' warm-up before the `.pre` steps).
+var UnreportedSuffixes = []string{".warmpre", ".warm", PreSuffix}
+
 // Reported reports whether a step belongs in published tables: the methodology
-// leaves `.pre` and `.warm` steps out.
+// leaves `.pre` and `.warm` (and `.warmpre`) steps out.
 func Reported(name string) bool {
-	return !strings.HasSuffix(name, PreSuffix) && !strings.HasSuffix(name, ".warm")
+	_, suffix := SplitSuffix(name)
+	return suffix == ""
+}
+
+// SplitSuffix splits a step name into the step and the suffix of
+// UnreportedSuffixes it ends with ("scan.warm" is "scan", ".warm"); the
+// suffix is empty when there is none.
+func SplitSuffix(name string) (base, suffix string) {
+	for _, s := range UnreportedSuffixes {
+		if b, ok := strings.CutSuffix(name, s); ok && b != "" {
+			return b, s
+		}
+	}
+	return name, ""
 }
 
 // GroupOf returns the group of a step name, including `.pre` copies.

@@ -114,3 +114,24 @@ func TestCRDStepListMatchesTheCatalog(t *testing.T) {
 		t.Errorf("fixedRate.steps CRD step list (-catalog +CRD):\n%s", diff)
 	}
 }
+
+func TestSplitSuffix(t *testing.T) {
+	cases := []struct {
+		name, base, suffix string
+		reported           bool
+	}{
+		{"point-query", "point-query", "", true},
+		{"point-query.pre", "point-query", ".pre", false},
+		{"scan.warm", "scan", ".warm", false},
+		// The scripts' warm-up before the .pre steps.
+		{"scan.warmpre", "scan", ".warmpre", false},
+		{"read-only_range=100.warm", "read-only_range=100", ".warm", false},
+		{".pre", ".pre", "", true},
+	}
+	for _, tc := range cases {
+		b, s := SplitSuffix(tc.name)
+		if b != tc.base || s != tc.suffix || Reported(tc.name) != tc.reported {
+			t.Errorf("%s: %q %q reported %v, want %q %q %v", tc.name, b, s, Reported(tc.name), tc.base, tc.suffix, tc.reported)
+		}
+	}
+}
