@@ -313,6 +313,20 @@ func TestBisectionLocalizesTheFirstBadCandidate(t *testing.T) {
 					t.Fatalf("the failing point was never measured: %+v", bis.Status.Points[pt])
 				}
 			}
+			// The named build is explained: the counter that moved.
+			eventually(t, "the explanation", func() string {
+				got := &dbbenchv1alpha1.BenchmarkBisection{}
+				if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: b.Name}, got); err != nil {
+					return err.Error()
+				}
+				c := meta.FindStatusCondition(got.Status.Conditions, dbbenchv1alpha1.BisectionConditionExplained)
+				ex := got.Status.Explanation
+				if c == nil || c.Status != metav1.ConditionTrue || ex == nil || len(ex.Counters) != 1 || ex.Counters[0].Name != "Innodb_os_log_fsyncs" ||
+					ex.Counters[0].Ratio != "4" || ex.Step != "point-query" || ex.Threads != 4 || got.Status.LastGood != fmt.Sprintf("v%d", tc.culprit) {
+					return fmt.Sprintf("Explained %+v, explanation %+v, lastGood %q", c, ex, got.Status.LastGood)
+				}
+				return ""
+			})
 			eventually(t, "the Localized event", func() string {
 				var evs eventsv1.EventList
 				if err := k8sClient.List(ctx, &evs, client.InNamespace(ns)); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,8 +36,14 @@ var bisectionReasons = map[bisect.Outcome]string{
 func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	st := &p.bis.Status
 	if bisectionFinished(p.bis) {
-		// The status that ended the search is written: its summary and
-		// report go to the object store, if the runs use one.
+		// The status that ended the search is written: a localized
+		// build is explained, then the summary and report go to the
+		// object store, if the runs use one.
+		if !explained(p.bis) {
+			if done, err := p.explain(ctx); !done || err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		return p.syncUpload(ctx)
 	}
 	if st.StartTime == nil {
@@ -53,6 +60,9 @@ func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	// An explain round comes after the search; it is not one of its
+	// rounds.
+	rounds = slices.DeleteFunc(rounds, func(r round) bool { return r.kind == bisect.RoundKind(dbbenchv1alpha1.RoundExplain) })
 	in := make([]bisect.Round, len(rounds))
 	for i, rd := range rounds {
 		if in[i], err = p.readRound(ctx, s, rd); err != nil {
@@ -108,9 +118,14 @@ func (p *bisectionPass) stop(s *bisectionSetup, state bisect.State, d bisect.Dec
 		p.end(metav1.ConditionFalse, bisectionReasons[d.Outcome], msg)
 		return
 	}
-	st.FirstBad = pointName(s.points[d.Change.FirstBad])
+	st.FirstBad, st.LastGood = pointName(s.points[d.Change.FirstBad]), pointName(s.points[d.Change.LastGood])
 	st.Confidence = fmtProbability(state.Points[d.Change.FirstBad].Probability)
 	p.end(metav1.ConditionTrue, dbbenchv1alpha1.BisectionReasonLocalized, msg)
+	// What to explain: the key the posterior named the build on.
+	k := state.PosteriorKey
+	st.Explanation = &dbbenchv1alpha1.BisectionExplanation{Step: k.Step, Threads: int32(k.Threads)}
+	p.setExplained(metav1.ConditionUnknown, dbbenchv1alpha1.BisectionReasonExplaining,
+		fmt.Sprintf("Comparing %s with %s at %s@%d", st.FirstBad, st.LastGood, k.Step, k.Threads))
 }
 
 // outcomeMessage is the Localized condition's message for a search that

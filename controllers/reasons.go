@@ -71,6 +71,7 @@ const (
 	EventRoundCreated          = "RoundCreated"
 	EventEndpointsChecked      = "EndpointsChecked"
 	EventEnvironmentChanged    = "EnvironmentChanged"
+	EventBisectionExplained    = "Explained"
 	EventBisectionLocalized    = "Localized"
 	EventBisectionNotLocalized = "NotLocalized"
 )

@@ -39,6 +39,21 @@ const (
 	// no build reached spec.confidence within the budget and the confirm
 	// rounds; status.likely names the builds that share the probability.
 	BisectionReasonAmbiguous = "Ambiguous"
+	// BisectionConditionExplained is set once a bisection localized: True
+	// when status.explanation says what differs between the last good and
+	// the first bad build, False when nothing could be compared (the
+	// reason says why), Unknown while the explain round runs.
+	BisectionConditionExplained = "Explained"
+	// BisectionReasonExplaining: the explain round is running.
+	BisectionReasonExplaining = "Explaining"
+	// BisectionReasonExplained: status.explanation is attached.
+	BisectionReasonExplained = "Explained"
+	// BisectionReasonNothingToCompare: neither engine counters nor
+	// profiles of the judged step were found on both builds.
+	BisectionReasonNothingToCompare = "NothingToCompare"
+	// BisectionReasonExplainRoundFailed: the explain round's run failed.
+	BisectionReasonExplainRoundFailed = "ExplainRoundFailed"
+
 	// BisectionReasonEnvironmentUnstable: the regression changed its size
 	// between rounds (status.environment) more often than the search
 	// restarts for.
@@ -151,6 +166,15 @@ type BenchmarkBisectionSpec struct {
 	// +optional
 	Confidence string `json:"confidence,omitempty"`
 
+	// explain says how the build the search names is explained: its engine
+	// counters per operation against the last good build's, from the cells
+	// the search measured, always; with profile, one more round (kind
+	// Explain) runs both builds once each with an unmeasured profiled pass
+	// of the judged step, and the explanation adds where the server's CPU
+	// went (needs the profiler's privileges: docs/explain.md).
+	// +optional
+	Explain BisectionExplainSpec `json:"explain,omitempty"`
+
 	// parallelism is how many candidates a round measures: each interval
 	// that still holds the change is split into parallelism+1 parts.
 	// Cells of a round run as the run's placement allows.
@@ -175,6 +199,20 @@ type BenchmarkBisectionSpec struct {
 	// +kubebuilder:validation:Maximum=1000
 	// +optional
 	MaxCells int32 `json:"maxCells,omitempty"`
+}
+
+// BisectionExplainSpec says how a localized build is explained.
+type BisectionExplainSpec struct {
+	// profile adds the explain round with on-CPU profiles of both builds.
+	// +optional
+	Profile bool `json:"profile,omitempty"`
+
+	// seconds are sampled per profiled pass.
+	// +kubebuilder:default=15
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=600
+	// +optional
+	Seconds int32 `json:"seconds,omitempty"`
 }
 
 // BisectionRunRef names the run a bisection copies its benchmark from.
@@ -253,7 +291,7 @@ const (
 )
 
 // BisectionRoundKind is why a round was started.
-// +kubebuilder:validation:Enum=Endpoints;Search;Confirm
+// +kubebuilder:validation:Enum=Endpoints;Search;Confirm;Explain
 type BisectionRoundKind string
 
 const (
@@ -265,6 +303,9 @@ const (
 	// RoundConfirm measures the builds around a change again, until one
 	// reaches spec.confidence.
 	RoundConfirm BisectionRoundKind = "Confirm"
+	// RoundExplain runs the last good and the first bad build once more
+	// with profiles, after the search (spec.explain.profile).
+	RoundExplain BisectionRoundKind = "Explain"
 )
 
 // BisectionRound is one round: one BenchmarkRun measuring some points.
@@ -399,6 +440,58 @@ type BisectionEnvironmentChange struct {
 	RatioIn string `json:"ratioIn,omitempty"`
 }
 
+// BisectionExplanation is what differs between the last good and the
+// first bad build at the judged step: the engine counters per operation
+// that moved most and, when profiled, the functions whose share of the
+// server's on-CPU samples moved most. The bisection's report has the whole
+// comparison and the differential flame graph.
+type BisectionExplanation struct {
+	// step and threads are the judged step@threads compared.
+	Step    string `json:"step"`
+	Threads int32  `json:"threads"`
+	// counters are the counters per operation that moved most.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	Counters []ExplainedCounter `json:"counters,omitempty"`
+	// functions are the functions whose self share of the samples moved
+	// most (profileThreads is the profiled pass's thread count).
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	Functions []ExplainedFunction `json:"functions,omitempty"`
+	// +optional
+	ProfileThreads int32 `json:"profileThreads,omitempty"`
+	// round is the explain round's index, when profiled.
+	// +optional
+	Round *int32 `json:"round,omitempty"`
+	// notes say what could not be compared and why.
+	// +listType=atomic
+	// +optional
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ExplainedCounter is one engine counter per operation on both builds.
+type ExplainedCounter struct {
+	Name string `json:"name"`
+	// lastGood and firstBad are the means per operation over each build's
+	// cells; ratio is firstBad/lastGood ("inf" from zero).
+	LastGood string `json:"lastGood"`
+	FirstBad string `json:"firstBad"`
+	Ratio    string `json:"ratio"`
+}
+
+// ExplainedFunction is one function's share of the server's on-CPU
+// samples on both builds, in percent.
+type ExplainedFunction struct {
+	Function string `json:"function"`
+	// lastGoodSelfPercent and firstBadSelfPercent are the shares with the
+	// function itself on CPU; changePoints is their difference.
+	LastGoodSelfPercent string `json:"lastGoodSelfPercent"`
+	FirstBadSelfPercent string `json:"firstBadSelfPercent"`
+	ChangePoints        string `json:"changePoints"`
+}
+
 // BenchmarkBisectionStatus is the observed state of a bisection.
 type BenchmarkBisectionStatus struct {
 	// observedGeneration is the generation the status describes.
@@ -417,9 +510,16 @@ type BenchmarkBisectionStatus struct {
 	Phase BisectionPhase `json:"phase,omitempty"`
 
 	// firstBad names the candidate that introduced the regression, once
-	// localized.
+	// localized, and lastGood the build before it.
 	// +optional
 	FirstBad string `json:"firstBad,omitempty"`
+	// +optional
+	LastGood string `json:"lastGood,omitempty"`
+
+	// explanation is what differs between lastGood and firstBad, attached
+	// once localized (the Explained condition).
+	// +optional
+	Explanation *BisectionExplanation `json:"explanation,omitempty"`
 
 	// confidence is the posterior probability that firstBad is the first
 	// bad build (while searching: that the most likely build is), 3

@@ -965,6 +965,10 @@ type RegressionBisect struct {
 	// +kubebuilder:validation:MaxLength=12
 	// +optional
 	Confidence string `json:"confidence,omitempty"`
+
+	// explain is the bisection's spec.explain.
+	// +optional
+	Explain BisectionExplainSpec `json:"explain,omitempty"`
 }
 
 // RegressionMetric is a figure the regression verdict judges.
