@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/bisectreport"
+	"github.com/dbbench/dbbench/pkg/explain"
 	"github.com/dbbench/dbbench/pkg/store"
 )
 
@@ -77,7 +79,7 @@ func (p *bisectionPass) syncUpload(ctx context.Context) (ctrl.Result, error) {
 		return p.uploadFailed(&uploadError{err: fmt.Errorf("encoding the summary: %w", err), policy: retryNever}), nil
 	}
 	objs := store.BisectionObjects{Suite: suite, Name: p.bis.Name, Namespace: p.bis.Namespace, UID: string(p.bis.UID), Summary: summary}
-	if html, err := bisectreport.HTML(p.bis); err != nil {
+	if html, err := bisectreport.HTML(p.bis, p.reportExtra(ctx)); err != nil {
 		p.log.Info("Uploading the summary without report.html: the report cannot be built", "error", err.Error())
 	} else {
 		objs.ReportHTML = html
@@ -121,4 +123,65 @@ func (p *bisectionPass) setUploaded(status metav1.ConditionStatus, reason, msg s
 		Type: dbbenchv1alpha1.ConditionResultsUploaded, Status: status, Reason: reason, Message: msg,
 		ObservedGeneration: p.bis.Generation, LastTransitionTime: metav1.Time{Time: p.now},
 	})
+}
+
+// reportExtra is what the bisection's page shows beyond its status: the
+// verdict of the run that started it (spec.regression.bisect), a link to
+// that run's report beside it in the store, and the explanation's flame
+// graph. What cannot be read is left out: the page never waits for it.
+func (p *bisectionPass) reportExtra(ctx context.Context) bisectreport.Extra {
+	var x bisectreport.Extra
+	if name := p.bis.Labels[dbbenchv1alpha1.LabelRegressedRun]; name != "" {
+		x.RegressedRun = name
+		// <suite>/_bisections/<name>/report.html → <suite>/<run>/report.html
+		x.RunReport = "../../" + name + "/" + store.ObjectReport
+		var run dbbenchv1alpha1.BenchmarkRun
+		if err := p.r.Get(ctx, types.NamespacedName{Namespace: p.bis.Namespace, Name: name}, &run); err == nil {
+			if c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c != nil {
+				x.Verdict = c.Message
+			}
+			if r := run.Status.Regression; r != nil && len(r.Regressed) > 0 {
+				x.Since, x.LastBefore = r.Regressed[0].Since, r.Regressed[0].LastBefore
+			}
+		}
+	}
+	if ex := p.bis.Status.Explanation; ex != nil && len(ex.Functions) > 0 {
+		x.FlameGraph = p.flameGraph(ctx, ex)
+	}
+	return x
+}
+
+// flameGraph draws the explanation's differential flame graph from the
+// builds' profiled documents again (the status keeps only the top
+// functions); nil when they cannot be read.
+func (p *bisectionPass) flameGraph(ctx context.Context, ex *dbbenchv1alpha1.BisectionExplanation) []byte {
+	s, err := p.setup(ctx)
+	if err != nil {
+		return nil
+	}
+	rounds, err := p.listRounds(ctx)
+	if err != nil {
+		return nil
+	}
+	index := func(name string) int {
+		return slices.IndexFunc(s.points, func(pt dbbenchv1alpha1.BisectionPoint) bool { return pointName(pt) == name })
+	}
+	good, err := p.pointDocuments(ctx, rounds, index(p.bis.Status.LastGood))
+	if err != nil {
+		return nil
+	}
+	bad, err := p.pointDocuments(ctx, rounds, index(p.bis.Status.FirstBad))
+	if err != nil {
+		return nil
+	}
+	e, err := explain.Explain(good, bad, ex.Step, int(ex.Threads), explainTop)
+	if e == nil || err != nil {
+		return nil
+	}
+	svg, err := e.FlameGraph(fmt.Sprintf("%s against %s", p.bis.Status.FirstBad, p.bis.Status.LastGood))
+	if err != nil {
+		p.log.Info("Left the flame graph out of the report", "error", err.Error())
+		return nil
+	}
+	return svg
 }

@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/store"
 )
 
 // reportHTML renders the run's HTML report (report.html beside the manifest
@@ -45,8 +49,40 @@ func (p *runPass) reportHTML(cells []matrix.Cell, m *results.Manifest) ([]byte, 
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := analysis.WriteHTML(&b, r, analysis.HTMLOptions{}); err != nil {
+	if err := analysis.WriteHTML(&b, r, analysis.HTMLOptions{Regression: p.regressionSection()}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// regressionSection is the run's verdict at the top of its report: the
+// Regressed condition, the pairs it named with the runs around their
+// change points, and a link to the bisection it started, which the store
+// keeps beside the run (<suite>/_bisections/<name>/report.html). nil
+// without a verdict.
+func (p *runPass) regressionSection() *analysis.HTMLRegression {
+	c := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+	if c == nil {
+		return nil
+	}
+	rg := &analysis.HTMLRegression{Verdict: fmt.Sprintf("Regressed=%s (%s): %s", c.Status, c.Reason, c.Message)}
+	st := p.run.Status.Regression
+	if st == nil {
+		return rg
+	}
+	for _, r := range st.Regressed {
+		item := fmt.Sprintf("%s %s@%d %s %s%%", r.Cell, r.Step, r.Threads, r.Metric, r.ChangePercent)
+		if r.Since != "" {
+			item += fmt.Sprintf(" since run %s (last run before it: %s)", r.Since, r.LastBefore)
+		}
+		rg.Items = append(rg.Items, item)
+	}
+	switch {
+	case st.Bisection != "":
+		rg.Items = append(rg.Items, fmt.Sprintf("Bisection %s localizes the build (kubectl dbbench bisect status %s); its page appears beside this report when it ends.", st.Bisection, st.Bisection))
+		rg.Links = append(rg.Links, analysis.Link{Label: "Bisection " + st.Bisection, Href: "../" + store.BisectionsSegment + "/" + st.Bisection + "/" + store.ObjectReport})
+	case st.BisectionMessage != "":
+		rg.Items = append(rg.Items, "No bisection: "+st.BisectionMessage)
+	}
+	return rg
 }

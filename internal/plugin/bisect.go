@@ -246,7 +246,7 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
-	if err := analysis.WriteBisectionHTML(f, bisectreport.Chart(&b)); err != nil {
+	if err := analysis.WriteBisectionHTML(f, bisectreport.Chart(&b, bisectreport.Extra{RegressedRun: b.Labels[dbbenchv1alpha1.LabelRegressedRun]})); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("--html %s: %w", o.HTML, err)
 	}
@@ -269,9 +269,27 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 	if run := b.Labels[dbbenchv1alpha1.LabelRegressedRun]; run != "" {
 		fmt.Fprintf(w, "Created by the Regressed verdict of run %s (spec.regression.bisect)\n", run)
 	}
+	if r := st.Rule; r != nil {
+		fmt.Fprintf(w, "Rule: worse by %d%% (%s), maxPValue %s, %s over the judged keys, metrics %s; named at probability %s\n",
+			r.MinMagnitudePercent, r.MagnitudeRule, r.MaxPValue, r.Correction, joinMetrics(r.Metrics), r.Confidence)
+	}
 	if ep := st.Endpoints; ep != nil {
 		fmt.Fprintf(w, "Endpoints: bad/good %s at %s, reproduced %t\n", ep.Ratio, ep.Key, ep.Reproduced)
 	}
+	switch {
+	case st.FirstBad != "" && st.Confidence != "":
+		fmt.Fprintf(w, "First bad: %s (after %s), probability %s\n", st.FirstBad, st.LastGood, st.Confidence)
+	case len(st.Likely) > 0:
+		fmt.Fprintf(w, "Most likely first bad: %s\n", strings.Join(st.Likely, ", "))
+	}
+	for _, e := range st.Environment {
+		if e.Held {
+			fmt.Fprintf(w, "Environment: round %d measured every build %s%% at %s; the regression held its size\n", e.Round, e.ShiftPercent, e.Key)
+		} else {
+			fmt.Fprintf(w, "Environment: round %d: bad/good %s before, %s in the round, at %s; the rounds before were set aside\n", e.Round, e.RatioBefore, e.RatioIn, e.Key)
+		}
+	}
+	writeExplanation(w, st)
 	if line := bisectionResultsLine(b); line != "" {
 		fmt.Fprintln(w, line)
 	}
@@ -288,7 +306,21 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 			if r.Finished {
 				state = "finished"
 			}
-			fmt.Fprintf(w, "  %d  %-24s %3d cells  %-8s  %s\n", r.Index, r.Run, r.Cells, state, strings.Join(names, ", "))
+			kind := string(r.Kind)
+			if kind == "" {
+				kind = "-"
+			}
+			refs := ""
+			if len(r.References) > 0 {
+				var rn []string
+				for _, i := range r.References {
+					if int(i) < len(st.Points) {
+						rn = append(rn, st.Points[i].Name)
+					}
+				}
+				refs = " (references " + strings.Join(rn, ", ") + ")"
+			}
+			fmt.Fprintf(w, "  %d  %-24s %-9s %3d cells  %-8s  %s%s\n", r.Index, r.Run, kind, r.Cells, state, strings.Join(names, ", "), refs)
 		}
 	}
 	if len(st.Points) == 0 {
@@ -299,7 +331,7 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 	for _, p := range st.Points {
 		nameW = max(nameW, len(p.Name))
 	}
-	fmt.Fprintf(w, "  %-*s  %-12s  %-6s  %-17s  %-s\n", nameW, "POINT", "VERDICT", "RATIO", "95% INTERVAL", "AT")
+	fmt.Fprintf(w, "  %-*s  %-12s  %-6s  %-17s  %-5s  %-s\n", nameW, "POINT", "VERDICT", "RATIO", "95% INTERVAL", "P", "AT")
 	for _, p := range st.Points {
 		iv := ""
 		if p.RatioLow != "" {
@@ -313,7 +345,7 @@ func writeBisectionStatus(w io.Writer, b *dbbenchv1alpha1.BenchmarkBisection) {
 		if st.FirstBad != "" && p.Name == st.FirstBad {
 			mark = "  < first bad"
 		}
-		line := fmt.Sprintf("  %-*s  %-12s  %-6s  %-17s  %s%s", nameW, p.Name, p.Verdict, p.Ratio, iv, at, mark)
+		line := fmt.Sprintf("  %-*s  %-12s  %-6s  %-17s  %-5s  %s%s", nameW, p.Name, p.Verdict, p.Ratio, iv, p.Probability, at, mark)
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
 }
@@ -332,4 +364,30 @@ func bisectionResultsLine(b *dbbenchv1alpha1.BenchmarkBisection) string {
 		return fmt.Sprintf("Results: not uploaded (%s): %s", c.Reason, c.Message)
 	}
 	return "Results: not uploaded yet"
+}
+
+// writeExplanation prints the explanation attached to a localized build.
+func writeExplanation(w io.Writer, st *dbbenchv1alpha1.BenchmarkBisectionStatus) {
+	ex := st.Explanation
+	if c := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.BisectionConditionExplained); c != nil && c.Status != metav1.ConditionTrue {
+		fmt.Fprintf(w, "Explained=%s (%s): %s\n", c.Status, c.Reason, c.Message)
+	}
+	if ex == nil || (len(ex.Counters) == 0 && len(ex.Functions) == 0) {
+		return
+	}
+	fmt.Fprintf(w, "Explanation (%s against %s at %s@%d):\n", st.FirstBad, st.LastGood, ex.Step, ex.Threads)
+	for _, c := range ex.Counters {
+		fmt.Fprintf(w, "  counter   %-32s %s → %s per op (×%s)\n", c.Name, c.LastGood, c.FirstBad, c.Ratio)
+	}
+	for _, f := range ex.Functions {
+		fmt.Fprintf(w, "  function  %-32s %s%% → %s%% of the server's CPU (%s points)\n", f.Function, f.LastGoodSelfPercent, f.FirstBadSelfPercent, f.ChangePoints)
+	}
+}
+
+func joinMetrics(ms []dbbenchv1alpha1.RegressionMetric) string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = string(m)
+	}
+	return strings.Join(out, ", ")
 }

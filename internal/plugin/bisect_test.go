@@ -111,18 +111,24 @@ func TestBisectStatusPrintsPointsInOrder(t *testing.T) {
 		Status: dbbenchv1alpha1.BenchmarkBisectionStatus{
 			Conditions: []metav1.Condition{{Type: "Localized", Status: "True", Reason: "Localized",
 				Message: "t3 is the first bad point (after t2): ratio to good 0.21 at update-index@1", LastTransitionTime: metav1.Now()}},
-			FirstBad: "t3", RoundCount: 2, CellsUsed: 6,
+			FirstBad: "t3", LastGood: "t2", Confidence: "0.974", RoundCount: 2, CellsUsed: 6,
+			Rule: &dbbenchv1alpha1.BisectionRule{MinMagnitudePercent: 5, MagnitudeRule: "Estimated", MaxPValue: "0.05", Correction: "Holm",
+				Metrics: []dbbenchv1alpha1.RegressionMetric{"Throughput", "P99Latency"}, Confidence: "0.9"},
 			Endpoints: &dbbenchv1alpha1.BisectionEndpoints{Reproduced: true, Key: "update-index@1", Ratio: "0.2"},
+			Environment: []dbbenchv1alpha1.BisectionEnvironmentChange{{Round: 1, ShiftPercent: "-48", Key: "update-index@1", Held: true}},
+			Explanation: &dbbenchv1alpha1.BisectionExplanation{Step: "update-index", Threads: 1,
+				Counters:  []dbbenchv1alpha1.ExplainedCounter{{Name: "Innodb_os_log_fsyncs", LastGood: "0.01", FirstBad: "1.002", Ratio: "100"}},
+				Functions: []dbbenchv1alpha1.ExplainedFunction{{Function: "os_file_flush", LastGoodSelfPercent: "0.50", FirstBadSelfPercent: "31.20", ChangePoints: "+30.70"}}},
 			Rounds: []dbbenchv1alpha1.BisectionRound{
-				{Index: 0, Run: "find-it-r0", Points: []int32{0, 4}, Cells: 4, Finished: true},
-				{Index: 1, Run: "find-it-r1", Points: []int32{2}, Cells: 2},
+				{Index: 0, Run: "find-it-r0", Kind: "Endpoints", Points: []int32{0, 4}, Cells: 4, Finished: true},
+				{Index: 1, Run: "find-it-r1", Kind: "Search", Points: []int32{0, 2, 4}, References: []int32{0, 4}, Cells: 6},
 			},
 			Points: []dbbenchv1alpha1.BisectionPointStatus{
 				{Index: 0, Name: "t1", Verdict: "Good", Ratio: "1"},
 				{Index: 1, Name: "reg/m:gone", Verdict: "Failed", Reason: dbbenchv1alpha1.ReasonInvalidImage},
-				{Index: 2, Name: "t2", Verdict: "Good", Ratio: "0.98", RatioLow: "0.9", RatioHigh: "1.07", Key: "update-index@1"},
-				{Index: 3, Name: "t3", Verdict: "Bad", Ratio: "0.21", RatioLow: "0.19", RatioHigh: "0.23", Key: "update-index@1"},
-				{Index: 4, Name: "t4", Verdict: "Bad", Ratio: "0.2", Key: "update-index@1"},
+				{Index: 2, Name: "t2", Verdict: "Good", Ratio: "0.98", RatioLow: "0.9", RatioHigh: "1.07", Key: "update-index@1", Probability: "0.021"},
+				{Index: 3, Name: "t3", Verdict: "Bad", Ratio: "0.21", RatioLow: "0.19", RatioHigh: "0.23", Key: "update-index@1", Probability: "0.974"},
+				{Index: 4, Name: "t4", Verdict: "Bad", Ratio: "0.2", Key: "update-index@1", Probability: "0.005"},
 			},
 		},
 	}
@@ -138,17 +144,23 @@ func TestBisectStatusPrintsPointsInOrder(t *testing.T) {
 	want := `find-it: Localized=True (Localized) after 2 rounds, 6 cells
   t3 is the first bad point (after t2): ratio to good 0.21 at update-index@1
 Created by the Regressed verdict of run night-3 (spec.regression.bisect)
+Rule: worse by 5% (Estimated), maxPValue 0.05, Holm over the judged keys, metrics Throughput, P99Latency; named at probability 0.9
 Endpoints: bad/good 0.2 at update-index@1, reproduced true
+First bad: t3 (after t2), probability 0.974
+Environment: round 1 measured every build -48% at update-index@1; the regression held its size
+Explanation (t3 against t2 at update-index@1):
+  counter   Innodb_os_log_fsyncs             0.01 → 1.002 per op (×100)
+  function  os_file_flush                    0.50% → 31.20% of the server's CPU (+30.70 points)
 Rounds:
-  0  find-it-r0                 4 cells  finished  t1, t4
-  1  find-it-r1                 2 cells  running   t2
+  0  find-it-r0               Endpoints   4 cells  finished  t1, t4
+  1  find-it-r1               Search      6 cells  running   t1, t2, t4 (references t1, t4)
 Points:
-  POINT       VERDICT       RATIO   95% INTERVAL       AT
+  POINT       VERDICT       RATIO   95% INTERVAL       P      AT
   t1          Good          1
-  reg/m:gone  Failed                                   InvalidImage
-  t2          Good          0.98    [0.9, 1.07]        update-index@1
-  t3          Bad           0.21    [0.19, 0.23]       update-index@1  < first bad
-  t4          Bad           0.2                        update-index@1
+  reg/m:gone  Failed                                          InvalidImage
+  t2          Good          0.98    [0.9, 1.07]        0.021  update-index@1
+  t3          Bad           0.21    [0.19, 0.23]       0.974  update-index@1  < first bad
+  t4          Bad           0.2                        0.005  update-index@1
 `
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Fatalf("output (-want +got):\n%s", diff)

@@ -30,6 +30,17 @@ type BisectionChart struct {
 	FirstBad int
 	// Summary is the verdict in a sentence.
 	Summary string
+	// Chain are sentences on what led to the bisection (the verdict, the
+	// change point) and Links where to read more (the run's report).
+	Chain []string
+	Links []Link
+	// Tables follow the points: the probabilities, the environment, the
+	// explanation.
+	Tables []Table
+	// FlameGraph is the explanation's differential flame graph (SVG),
+	// drawn after the tables; FlameGraphTitle heads it.
+	FlameGraph      []byte
+	FlameGraphTitle string
 }
 
 // verdictColors are the bar colours by verdict.
@@ -61,7 +72,30 @@ func WriteBisectionHTML(w io.Writer, c BisectionChart) error {
 		blocks = append(blocks, htmlBlock{Note: c.Summary})
 	}
 	blocks = append(blocks, chartSVG(bisectionBars(c)), htmlBlock{Table: &t})
+	if len(c.Chain) > 0 || len(c.Links) > 0 {
+		chain := htmlSection{Heading: "How it started"}
+		if len(c.Chain) > 0 {
+			chain.Blocks = append(chain.Blocks, htmlBlock{Items: c.Chain})
+		}
+		if len(c.Links) > 0 {
+			chain.Blocks = append(chain.Blocks, htmlBlock{Links: c.Links})
+		}
+		page.Sections = append(page.Sections, chain)
+	}
 	page.Sections = append(page.Sections, htmlSection{Heading: "Candidates in order", Blocks: blocks})
+	if len(c.Tables) > 0 || len(c.FlameGraph) > 0 {
+		more := htmlSection{Heading: "Confidence and explanation", Blocks: tableBlocks(c.Tables...)}
+		if len(c.FlameGraph) > 0 {
+			// Our own renderer's SVG (pkg/profile), every name escaped.
+			svg := strings.TrimSpace(string(c.FlameGraph))
+			if i := strings.Index(svg, "?>"); strings.HasPrefix(svg, "<?xml") && i >= 0 {
+				svg = svg[i+2:]
+			}
+			more.Blocks = append(more.Blocks, htmlBlock{Note: c.FlameGraphTitle},
+				htmlBlock{Chart: template.HTML(`<figure class="chart flame">` + svg + `</figure>`)}) //nolint:gosec // see above
+		}
+		page.Sections = append(page.Sections, more)
+	}
 	return reportTemplate.Execute(w, page)
 }
 

@@ -30,6 +30,18 @@ type HTMLOptions struct {
 	// the functions whose share changed and the differential flame graph
 	// (explain; the caller renders both).
 	Profiles []HTMLProfile
+	// Regression, when set, is drawn first: the run's verdict, what it
+	// named and links to where the chain goes on (its bisection).
+	Regression *HTMLRegression
+}
+
+// HTMLRegression is a run's regression verdict as its report shows it.
+type HTMLRegression struct {
+	// Verdict is the Regressed condition's message; Items the regressed
+	// pairs and what followed (the bisection's state).
+	Verdict string
+	Items   []string
+	Links   []Link
 }
 
 // HTMLProfile is one profile comparison of the HTML report.
@@ -80,13 +92,21 @@ type htmlSection struct {
 	Blocks  []htmlBlock
 }
 
-// htmlBlock is one of: a chart, a table (with its notes), a note paragraph
-// or a bulleted list.
+// htmlBlock is one of: a chart, a table (with its notes), a note paragraph,
+// a bulleted list or a list of links.
 type htmlBlock struct {
 	Chart template.HTML
 	Table *Table
 	Note  string
 	Items []string
+	Links []Link
+}
+
+// Link is a hyperlink of a page: a relative path within the same bucket
+// or directory, so the page works from any copy.
+type Link struct {
+	Label string
+	Href  string
 }
 
 // chartSVG marks a chart drawn by this file as safe HTML: the chart
@@ -121,6 +141,16 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	}
 	add := func(heading string, blocks ...htmlBlock) {
 		page.Sections = append(page.Sections, htmlSection{Heading: heading, Blocks: blocks})
+	}
+	if rg := opts.Regression; rg != nil {
+		blocks := []htmlBlock{{Note: rg.Verdict}}
+		if len(rg.Items) > 0 {
+			blocks = append(blocks, htmlBlock{Items: rg.Items})
+		}
+		if len(rg.Links) > 0 {
+			blocks = append(blocks, htmlBlock{Links: rg.Links})
+		}
+		add("Regression verdict", blocks...)
 	}
 	if opts.Paired != nil {
 		p, name := opts.Paired, opts.PairedName
