@@ -62,6 +62,8 @@ func (d *Detector) estimateNoiseCV(xs []float64) float64 {
 	if n < 3 {
 		return 0
 	}
+	// Three medians by selection on one scratch buffer that the Detector
+	// keeps: O(n), no allocation once the buffer has grown.
 	buf := append(d.sortBuf[:0], xs...)
 	center := math.Abs(median(buf))
 	buf = buf[:0]
@@ -78,16 +80,6 @@ func (d *Detector) estimateNoiseCV(xs []float64) float64 {
 		return 0
 	}
 	return madToSigma * mad / math.Sqrt2 / center
-}
-
-// median sorts xs in place and returns its median.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // nightlyPasses runs the drift and newest-run passes the options enable.
