@@ -27,6 +27,13 @@ type window struct {
 	inv    []float64 // inv[k] = 1/k, inv[0] = 0
 	minSeg int
 
+	// Buffers of the fast search (best): h[n*hStride+m] is the coefficient
+	// of W(τ, κ) for n points in X and m in Y, u[κ] = 2·W(s, κ)/(κ−s) for
+	// the interval being searched, rowQ[τ] the largest Q of row τ.
+	h       []float64
+	hStride int
+	u, rowQ []float64
+
 	// Split state: boundaries of the current intervals (sorted, starting with 0
 	// and ending with len(xs)) and the cached best candidate of each interval.
 	bounds []int
@@ -50,6 +57,22 @@ func (win *window) reset(xs []float64, minSeg int) {
 		win.w = make([]float64, need)
 	}
 	win.w = win.w[:need]
+	if len(win.u) < L+1 {
+		win.u = make([]float64, L+1)
+		win.rowQ = make([]float64, L+1)
+	}
+	if win.hStride < L+1 {
+		// h[n*hStride+m] = 2(n+m−1)/((m−1)(n+m)), the coefficient of W(τ, κ)
+		// in the fast form of Q (best); it depends on the sizes only.
+		hs := L + 1
+		win.hStride = hs
+		win.h = make([]float64, hs*hs)
+		for n := 1; n <= L; n++ {
+			for m := 2; n+m <= L; m++ {
+				win.h[n*hs+m] = 2 * float64(n+m-1) / (float64(m-1) * float64(n+m))
+			}
+		}
+	}
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
 		for k := 1; k < len(win.inv); k++ {
@@ -105,7 +128,22 @@ func (win *window) reset(xs []float64, minSeg int) {
 }
 
 // best returns the best split of the local interval [s, e), honouring the
-// minimum segment length on both sides of τ and for Y = [τ, κ).
+// minimum segment length on both sides of τ and for Y = [τ, κ): the τ of the
+// first (τ, κ), in row-major order, with the largest Q, and that Q.
+//
+// With n = τ−s, m = κ−τ, D = n+m, Wx = W(s, τ), Wy = W(τ, κ) and
+// xc = 2·Wx/(n−1) (0 for n = 1), the direct form of Q (exactRow) rearranges
+// into
+//
+//	Q = 2·W(s, κ)/D + (n·xc − 2·Wx)/D − Wy · 2(D−1)/((m−1)·D) − xc
+//
+// where 2·W(s, κ)/D is tabulated once per interval and the last coefficient
+// once per window length: 4 floating-point operations per (τ, κ) instead of
+// 11. That form rounds differently, so it only ranks the rows: every row
+// whose fast maximum lies within twice a rigorous bound on the difference
+// of the best one is evaluated again in the direct form, and τ and Q are
+// the direct form's, bit for bit, as a plain scan would give them. Usually
+// that is one row.
 func (win *window) best(s, e int) candidate {
 	m := win.minSeg
 	res := candidate{tau: -1}
@@ -116,45 +154,115 @@ func (win *window) best(s, e int) candidate {
 	w := win.w
 	inv := win.inv
 	rowS := w[s*st : s*st+st]
-	bestQ := math.Inf(-1)
+	u := win.u[:e+1]
+	for k := s + 1; k <= e; k++ {
+		u[k] = 2 * rowS[k] * inv[k-s]
+	}
+	hs := win.hStride
+	fastBest := math.Inf(-1)
 	for tau := s + m; tau <= e-m; tau++ {
 		n := tau - s
-		wsTau := rowS[tau]
-		// Coefficient of the X within-sum, without the common 1/(n+m) factor:
-		// 2/(n−1); it is multiplied by the size of Y below.
-		xCoef := 0.0
+		wx := rowS[tau]
+		xc := 0.0
 		if n > 1 {
-			xCoef = 2 * inv[n-1] * wsTau
+			xc = 2 * inv[n-1] * wx
 		}
 		rowTau := w[tau*st : tau*st+st]
-		twoN := 2 * float64(n)
+		q := math.Inf(-1)
 		kappa := tau + m
-		if m == 1 { // Y of one point: no Y within-sum term
-			cross := rowS[kappa] - wsTau - rowTau[kappa]
-			q := (2*cross - xCoef) * inv[n+1]
-			if q > bestQ {
-				bestQ, res.tau = q, tau
-			}
+		if m == 1 {
+			// Y of one point, no Y within-sum: the direct form, as in exactRow.
+			cross := rowS[kappa] - wx - rowTau[kappa]
+			q = (2*cross - xc) * inv[n+1]
 			kappa++
 		}
-		// Here every Y has at least two points. Re-slicing lets the compiler
-		// drop most bounds checks.
-		rs := rowS[kappa : e+1]
-		rt := rowTau[kappa : e+1]
-		for i := range rs {
-			mm := kappa + i - tau
-			wTK := rt[i]
-			cross := rs[i] - wsTau - wTK
-			num := 2*cross - float64(mm)*xCoef
-			num -= twoN * inv[mm-1] * wTK
-			q := num * inv[n+mm]
-			if q > bestQ {
-				bestQ, res.tau = q, tau
-			}
+		if kappa <= e {
+			f := rowMaxFast(u[kappa:e+1], inv[kappa-s:], rowTau[kappa:e+1], win.h[n*hs+kappa-tau:], float64(n)*xc-2*wx)
+			q = max(q, f-xc)
+		}
+		win.rowQ[tau] = q
+		fastBest = max(fastBest, q)
+	}
+	// A bound on |fast − direct| for any pair: every term of either form is
+	// at most 4·L·W(s, e) and each form takes at most a dozen roundings of
+	// relative size 2⁻⁵³; 2⁻⁴⁰ leaves a factor of over 100.
+	tol := float64(e-s+2) * rowS[e] * 0x1p-40
+	bestQ := math.Inf(-1)
+	for tau := s + m; tau <= e-m; tau++ {
+		if win.rowQ[tau] < fastBest-2*tol {
+			continue
+		}
+		if q := win.exactRow(s, e, tau); q > bestQ {
+			bestQ, res.tau = q, tau
 		}
 	}
 	res.q = bestQ
 	return res
+}
+
+// rowMaxFast returns max over i of u[i] + c·inv[i] − wy[i]·h[i]: the fast
+// form of Q + xc for one row (see best).
+func rowMaxFast(u, inv, wy, h []float64, c float64) float64 {
+	n := len(u)
+	inv, wy, h = inv[:n], wy[:n], h[:n]
+	b0, b1 := math.Inf(-1), math.Inf(-1)
+	i := 0
+	for ; i+1 < n; i += 2 {
+		f0 := u[i] + c*inv[i] - wy[i]*h[i]
+		f1 := u[i+1] + c*inv[i+1] - wy[i+1]*h[i+1]
+		if f0 > b0 {
+			b0 = f0
+		}
+		if f1 > b1 {
+			b1 = f1
+		}
+	}
+	if i < n {
+		if f0 := u[i] + c*inv[i] - wy[i]*h[i]; f0 > b0 {
+			b0 = f0
+		}
+	}
+	return max(b0, b1)
+}
+
+// exactRow returns the largest Q of row τ of the interval [s, e) with the
+// direct form of the statistic: these are the values best reports and
+// compares.
+func (win *window) exactRow(s, e, tau int) float64 {
+	m := win.minSeg
+	st := win.stride
+	w := win.w
+	inv := win.inv
+	rowS := w[s*st : s*st+st]
+	n := tau - s
+	wsTau := rowS[tau]
+	// Coefficient of the X within-sum, without the common 1/(n+m) factor:
+	// 2/(n−1); it is multiplied by the size of Y below.
+	xCoef := 0.0
+	if n > 1 {
+		xCoef = 2 * inv[n-1] * wsTau
+	}
+	rowTau := w[tau*st : tau*st+st]
+	twoN := 2 * float64(n)
+	kappa := tau + m
+	bestQ := math.Inf(-1)
+	if m == 1 { // Y of one point: no Y within-sum term
+		cross := rowS[kappa] - wsTau - rowTau[kappa]
+		bestQ = (2*cross - xCoef) * inv[n+1]
+		kappa++
+	}
+	// Here every Y has at least two points.
+	for ; kappa <= e; kappa++ {
+		mm := kappa - tau
+		wTK := rowTau[kappa]
+		cross := rowS[kappa] - wsTau - wTK
+		num := 2*cross - float64(mm)*xCoef
+		num -= twoN * inv[mm-1] * wTK
+		if q := num * inv[n+mm]; q > bestQ {
+			bestQ = q
+		}
+	}
+	return bestQ
 }
 
 // split runs the divisive E-divisive search inside the window: repeatedly take
