@@ -142,6 +142,9 @@ type cpState struct {
 	before, after  segmentStats
 	p, mag, change float64
 	status         Status
+	// dirty: its statistics were refreshed after the merge pass (settle
+	// checks it again).
+	dirty bool
 }
 
 // NewDetector validates opts and returns a Detector.
@@ -308,6 +311,7 @@ func (d *Detector) recompute(xs []float64, k int) {
 	c.after = describe(xs[c.idx:hi])
 	c.p = otavaTTest(c.before, c.after)
 	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+	c.dirty = true
 }
 
 // relChange returns after/before − 1 (0 when before is 0) and the magnitude

@@ -16,6 +16,9 @@ import (
 //     (Options.NoiseMultiple), before the split pass.
 //  2. driftPass: sustained slopes become Drifts (Options.Drift).
 //  3. tailPass: changes in the newest runs (Options.NewestRuns).
+//  4. settle: whatever passes 2 and 3 added, moved or refreshed is checked
+//     against the filters again (a removal refreshes the neighbours, which
+//     are checked in turn), so every reported change point passes them.
 
 // minDriftRuns is the fewest runs a drift may span: below it a line and a
 // step (or an outlier) cannot be told apart.
@@ -82,15 +85,24 @@ func (d *Detector) estimateNoiseCV(xs []float64) float64 {
 	return madToSigma * mad / math.Sqrt2 / center
 }
 
-// nightlyPasses runs the drift and newest-run passes the options enable.
+// nightlyPasses runs the drift and newest-run passes the options enable,
+// then settle, so that every change point they added, moved or refreshed
+// passes the filters it is reported under.
 func (d *Detector) nightlyPasses(xs []float64) {
 	d.drifts = d.drifts[:0]
+	if !d.opts.Drift && !d.opts.NewestRuns {
+		return
+	}
+	for k := range d.cps {
+		d.cps[k].dirty = false
+	}
 	if d.opts.Drift {
 		d.driftPass(xs)
 	}
 	if d.opts.NewestRuns {
 		d.tailPass(xs)
 	}
+	d.settle(xs)
 }
 
 // segment returns the segment on the right of change point k (k = −1: the
@@ -349,59 +361,104 @@ func tStat(a, b segmentStats) float64 {
 }
 
 // tailPass finds changes in the newest runs, which the E-divisive search
-// cannot place closer to the end than MinSegmentLength runs:
+// cannot place closer to the end than MinSegmentLength runs, and which can
+// make it put the last change point a few runs too early (the drop pulls
+// down the mean of the last segment, so an earlier split looks
+// significant). With m = MinSegmentLength, c the last change point (if
+// any) and lo the change point before it (or the start):
 //
-//  1. Relocation. If the last change point leaves fewer than
-//     2×MinSegmentLength runs after it, the minimum segment length may have
-//     pushed it there from the newest runs (a drop in the last two runs is
-//     found at n−3, under-sized). Over the span from the change point before
-//     it, every position from it to the newest run is tried; the position
-//     with the largest |t| (the maximum-likelihood position of a single
-//     step) replaces it if it lies later and passes the tests below.
-//  2. Tail test. Otherwise, in the last segment (from the last change point,
-//     which must leave MinSegmentLength runs before the candidate), each of
-//     the last MinSegmentLength positions is tried as the start of a change
-//     and the one with the largest |t| is tested.
+//  1. Added after c. Among the newest m positions that leave m runs after
+//     c, the one with the largest |t| between [c, j) and [j, n) (the
+//     maximum-likelihood position of a single step) is tested against
+//     [c, j) (tailChange). It is added if it passes and c still passes
+//     every filter with its right-hand segment cut at j.
+//  2. Instead of c. Otherwise, if the best j over [lo, n) among the
+//     newest m positions after c has a larger |t| than c itself over the
+//     same span, j is tested against [lo, j). It replaces c if it passes
+//     and c does not hold once cut at j (too short a segment, or a change
+//     that the newest runs alone produced), provided the change point
+//     before c still passes with its right-hand segment extended to j.
 //
-// A candidate must have p < MaxPValue and a magnitude above the threshold.
-// It is Confirmed when at least two runs follow it and it passes the
-// MaxOutliers check; otherwise it is Suspected, and reported only if the
-// newest run alone differs significantly (p < MaxPValue, same direction,
-// above the threshold) from the runs before the change: a change the newest
-// run no longer shows is not reported at all. Nothing is tested inside a
-// drift that reaches the newest run: there the newest runs are expected to
-// be the lowest (or highest).
+// Nothing is tested inside a drift that reaches the newest run (there the
+// newest runs are expected to be the lowest or highest), and c is not
+// replaced when a drift ends at it. Whatever the pass adds or changes is
+// checked again by settle.
 func (d *Detector) tailPass(xs []float64) {
 	n, m := len(xs), d.opts.MinSegmentLength
-	if m < 2 || n < m+1 {
+	if m < 2 || n < m+1 || d.driftEndsAt(n) {
 		return // with MinSegmentLength 1 the E-divisive search reaches the newest run
 	}
 	k := len(d.cps) - 1
-	if k >= 0 && n-d.cps[k].idx < 2*m {
-		lo, _ := d.segment(k-1, n)
-		if d.driftAt(lo) < 0 {
-			c := d.cps[k].idx
-			if j := d.bestPosition(xs, lo, c, n); j != c {
-				if tc, ok := d.tailChange(xs, lo, j); ok {
-					d.cps[k] = tc
-					d.recompute(xs, k-1)
-					return
-				}
-			}
+	last := 0 // start of the last segment
+	if k >= 0 {
+		last = d.cps[k].idx
+	}
+	if from := max(last+m, n-m); from < n {
+		j := d.bestPosition(xs, last, from, n)
+		if tc, ok := d.tailChange(xs, last, j); ok && (k < 0 || d.holds(xs, k, j)) {
+			d.cps = append(d.cps, tc)
+			d.recompute(xs, k)
+			return
 		}
 	}
-	lo, _ := d.segment(k, n)
-	if d.driftAt(lo) >= 0 {
+	if k < 0 || d.driftEndsAt(last) {
 		return
 	}
-	from := max(lo+m, n-m)
+	lo, _ := d.segment(k-1, n)
+	from := max(lo+m, n-m, last+1)
 	if from >= n {
 		return
 	}
-	if tc, ok := d.tailChange(xs, lo, d.bestPosition(xs, lo, from, n)); ok {
-		d.cps = append(d.cps, tc)
-		d.recompute(xs, k)
+	j := d.bestPosition(xs, lo, from, n)
+	// c itself is a candidate position, and wins ties.
+	if tStat(d.pre.stats(0, last-lo), d.pre.stats(last-lo, n-lo)) >= tStat(d.pre.stats(0, j-lo), d.pre.stats(j-lo, n-lo)) {
+		return
 	}
+	tc, ok := d.tailChange(xs, lo, j)
+	if !ok || d.holds(xs, k, j) || (k > 0 && !d.holds(xs, k-1, j)) {
+		return
+	}
+	d.cps[k] = tc
+	d.recompute(xs, k-1)
+}
+
+// driftEndsAt reports whether a drift ends at run end (exclusive).
+func (d *Detector) driftEndsAt(end int) bool {
+	for _, dr := range d.drifts {
+		if dr.end == end {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether change point k passes the filters of a change
+// point inside the history (segments of MinSegmentLength runs, p-value,
+// magnitude, MaxOutliers) with its right-hand segment ending at hi instead
+// of at the next change point.
+func (d *Detector) holds(xs []float64, k, hi int) bool {
+	lo, _ := d.segment(k-1, len(xs))
+	c := d.cps[k].idx
+	if c-lo < d.opts.MinSegmentLength || hi-c < d.opts.MinSegmentLength {
+		return false
+	}
+	t := statsAt(xs, lo, c, hi)
+	return t.p < d.opts.MaxPValue && t.mag > d.minMag && d.robust(xs[lo:c], xs[c:hi], &t)
+}
+
+// statsAt returns a change point at idx with the statistics of xs[lo:idx]
+// against xs[idx:hi].
+func statsAt(xs []float64, lo, idx, hi int) cpState {
+	c := cpState{idx: idx, before: describe(xs[lo:idx]), after: describe(xs[idx:hi])}
+	c.p = otavaTTest(c.before, c.after)
+	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+	return c
+}
+
+// robust reports whether the change c between before and after survives
+// the MaxOutliers check (always, when it is off).
+func (d *Detector) robust(before, after []float64, c *cpState) bool {
+	return d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, c.after.mean > c.before.mean) < d.opts.MaxPValue
 }
 
 // bestPosition returns the j in [from, n) with the largest |t| between
@@ -418,30 +475,120 @@ func (d *Detector) bestPosition(xs []float64, lo, from, n int) int {
 	return best
 }
 
-// tailChange tests a change at j against the segment [lo, j) and returns it
-// with its status, or false when it is not reported.
+// tailChange tests a change at j, in the newest runs, against the segment
+// [lo, j) and returns it with its status, or false when it is not reported.
 func (d *Detector) tailChange(xs []float64, lo, j int) (cpState, bool) {
-	n := len(xs)
-	before, after := xs[lo:j], xs[j:]
-	c := cpState{idx: j, before: describe(before), after: describe(after)}
-	c.p = otavaTTest(c.before, c.after)
-	c.change, c.mag = relChange(c.before.mean, c.after.mean)
-	if !(c.p < d.opts.MaxPValue) || c.mag <= d.minMag {
+	c := statsAt(xs, lo, j, len(xs))
+	if j-lo < d.opts.MinSegmentLength || !(c.p < d.opts.MaxPValue) || c.mag <= d.minMag {
 		return c, false
 	}
-	up := c.after.mean > c.before.mean
-	robust := len(after) >= 2 && (d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, up) < d.opts.MaxPValue)
-	if robust {
-		c.status = Confirmed
-		return c, true
+	c.status = d.tailStatus(xs, lo, &c)
+	return c, c.status != ""
+}
+
+// tailStatus returns the status of the change c at the end of xs, whose
+// segment before it starts at lo: Confirmed when at least two runs follow
+// it and it survives the MaxOutliers check; Suspected when the newest run
+// alone differs significantly from the runs before the change (p <
+// MaxPValue, same direction, above the magnitude threshold); "" (not
+// reported) otherwise.
+func (d *Detector) tailStatus(xs []float64, lo int, c *cpState) Status {
+	n := len(xs)
+	if n-c.idx >= 2 && d.robust(xs[lo:c.idx], xs[c.idx:], c) {
+		return Confirmed
 	}
+	up := c.after.mean > c.before.mean
 	newest := describe(xs[n-1:])
 	change, mag := relChange(c.before.mean, newest.mean)
 	if (change > 0) != up || mag <= d.minMag || !(otavaTTest(c.before, newest) < d.opts.MaxPValue) {
-		return c, false
+		return ""
 	}
-	c.status = Suspected
-	return c, true
+	return Suspected
+}
+
+// isTail reports whether change point k is judged as a change in the newest
+// runs: the last one, with NewestRuns on, at most MinSegmentLength runs
+// from the end.
+func (d *Detector) isTail(k, n int) bool {
+	m := d.opts.MinSegmentLength
+	return d.opts.NewestRuns && m >= 2 && k == len(d.cps)-1 && n-d.cps[k].idx <= m
+}
+
+// Failure classes of verdict, in the order settle removes them (as the
+// merge pass does).
+const (
+	passes = iota
+	failsSegment
+	failsPValue
+	failsMagnitude
+	failsRobustness
+)
+
+// verdict returns the status change point k may be reported with, given
+// its current neighbours (its statistics must be fresh), or the first
+// filter it fails.
+func (d *Detector) verdict(xs []float64, k int) (Status, int) {
+	n, m := len(xs), d.opts.MinSegmentLength
+	c := &d.cps[k]
+	tail := d.isTail(k, n)
+	switch {
+	case c.before.n < m || (c.after.n < m && !tail):
+		return "", failsSegment
+	case !(c.p < d.opts.MaxPValue):
+		return "", failsPValue
+	case c.mag <= d.minMag:
+		return "", failsMagnitude
+	}
+	lo, _ := d.segment(k-1, n)
+	_, hi := d.segment(k, n)
+	if tail {
+		if st := d.tailStatus(xs, lo, c); st != "" {
+			return st, passes
+		}
+	} else if d.robust(xs[lo:c.idx], xs[c.idx:hi], c) {
+		return Confirmed, passes
+	}
+	return "", failsRobustness
+}
+
+// settle makes every change point the passes after the merge pass added,
+// moved or refreshed (the dirty ones, and the last one) pass the filters
+// it is reported under, and sets its status. It removes the failing point
+// of the first failure class (segment, p-value, magnitude, robustness),
+// the one with the highest p-value (smallest magnitude for that class)
+// first, refreshes its neighbours and repeats.
+func (d *Detector) settle(xs []float64) {
+	for {
+		worst, worstClass := -1, passes
+		for k := range d.cps {
+			c := &d.cps[k]
+			if !c.dirty && k != len(d.cps)-1 {
+				continue
+			}
+			st, class := d.verdict(xs, k)
+			if class == passes {
+				c.status = st
+				continue
+			}
+			if worst < 0 || class < worstClass || (class == worstClass && weaker(c, &d.cps[worst], class)) {
+				worst, worstClass = k, class
+			}
+		}
+		if worst < 0 {
+			return
+		}
+		d.cps = append(d.cps[:worst], d.cps[worst+1:]...)
+		d.recompute(xs, worst-1)
+		d.recompute(xs, worst)
+	}
+}
+
+// weaker reports whether a is to be removed before b, both failing class.
+func weaker(a, b *cpState, class int) bool {
+	if class == failsMagnitude {
+		return a.mag < b.mag
+	}
+	return a.p > b.p
 }
 
 // exportDrifts converts the drifts to the public type.
