@@ -281,7 +281,14 @@ func (d *Detector) splitPass(xs []float64) {
 			d.mark[start+li] = true
 			last = start + li
 		}
-		start = max(last, start+step)
+		// The next window starts half a window later, or at the last
+		// change point found if that is later (Otava's rule), moved back
+		// MinSegmentLength−1 runs: otherwise a change within
+		// MinSegmentLength−1 runs after that point (one the window could
+		// not place, for want of runs after it, so it took the nearest
+		// allowed run instead) could never be split off it. With Otava's
+		// MinSegmentLength of 1 the rule is Otava's.
+		start = max(last-(d.opts.MinSegmentLength-1), start+step)
 	}
 	d.cps = d.cps[:0]
 	for i, m := range d.mark {

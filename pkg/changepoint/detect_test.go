@@ -62,15 +62,15 @@ func TestDetect(t *testing.T) {
 		},
 		{
 			name:   "two adjacent outliers with MaxOutliers 2",
-			values: withOutliers(synth(5, 0.01, segment{100, 1000}), 0.7, 70, 71),
+			values: withOutliers(synth(5, 0.01, segment{100, 1000}), 0.7, 66, 67),
 			opts:   func() Options { o := DefaultOptions(); o.MaxOutliers = 2; return o }(),
 			want:   []int{},
 		},
 		{
 			name:   "two adjacent outliers look like a short change with MaxOutliers 1",
-			values: withOutliers(synth(5, 0.01, segment{100, 1000}), 0.7, 70, 71),
+			values: withOutliers(synth(5, 0.01, segment{100, 1000}), 0.7, 66, 67),
 			opts:   DefaultOptions(),
-			want:   []int{70, 73},
+			want:   []int{66, 69},
 		},
 		{
 			name:   "noise only",
