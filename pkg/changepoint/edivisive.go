@@ -159,29 +159,77 @@ func (win *window) best(s, e int) candidate {
 		u[k] = 2 * rowS[k] * inv[k-s]
 	}
 	hs := win.hStride
-	fastBest := math.Inf(-1)
-	for tau := s + m; tau <= e-m; tau++ {
-		n := tau - s
-		wx := rowS[tau]
-		xc := 0.0
-		if n > 1 {
-			xc = 2 * inv[n-1] * wx
+	h := win.h
+	rowQ := win.rowQ
+	// Y has at least two points in the fast form; with m = 1 the
+	// single-point Y is taken in the direct form (singleY).
+	my := max(m, 2)
+	last := e - m // the last τ
+	for tau := s + m; tau <= last; tau += 2 {
+		// Rows τ and τ+1 together: they share the loads of u[κ] and
+		// 1/(κ−s). Row τ+1, when there is one, starts one κ later.
+		nA := tau - s
+		wxA := rowS[tau]
+		xcA := 0.0
+		if nA > 1 {
+			xcA = 2 * inv[nA-1] * wxA
 		}
-		rowTau := w[tau*st : tau*st+st]
-		q := math.Inf(-1)
-		kappa := tau + m
+		cA := float64(nA)*xcA - 2*wxA
+		rowA := w[tau*st : tau*st+st]
+		hA := h[nA*hs-tau : nA*hs-tau+st] // hA[κ] = h(nA, κ−τ)
+		qA := math.Inf(-1)
 		if m == 1 {
-			// Y of one point, no Y within-sum: the direct form, as in exactRow.
-			cross := rowS[kappa] - wx - rowTau[kappa]
-			q = (2*cross - xc) * inv[n+1]
-			kappa++
+			qA = win.singleY(rowS, rowA, tau, nA, wxA, xcA)
 		}
-		if kappa <= e {
-			f := rowMaxFast(u[kappa:e+1], inv[kappa-s:], rowTau[kappa:e+1], win.h[n*hs+kappa-tau:], float64(n)*xc-2*wx)
-			q = max(q, f-xc)
+		k0 := tau + my // first κ of row τ
+		if k0 <= e {
+			if f := u[k0] + cA*inv[k0-s] - rowA[k0]*hA[k0]; f-xcA > qA {
+				qA = f - xcA
+			}
 		}
-		win.rowQ[tau] = q
-		fastBest = max(fastBest, q)
+		if tau == last {
+			rowQ[tau] = qA
+			break
+		}
+		nB := nA + 1
+		wxB := rowS[tau+1]
+		xcB := 2 * inv[nB-1] * wxB
+		cB := float64(nB)*xcB - 2*wxB
+		rowB := w[(tau+1)*st : (tau+1)*st+st]
+		hB := h[nB*hs-tau-1 : nB*hs-tau-1+st] // hB[κ] = h(nB, κ−τ−1)
+		qB := math.Inf(-1)
+		if m == 1 {
+			qB = win.singleY(rowS, rowB, tau+1, nB, wxB, xcB)
+		}
+		if k0+1 <= e {
+			// κ = k0+1 … e for both rows.
+			uu := u[k0+1 : e+1]
+			cnt := len(uu)
+			vv := inv[k0+1-s : k0+1-s+cnt]
+			wa, wb := rowA[k0+1:k0+1+cnt], rowB[k0+1:k0+1+cnt]
+			ha, hb := hA[k0+1:k0+1+cnt], hB[k0+1:k0+1+cnt]
+			ba, bb := math.Inf(-1), math.Inf(-1)
+			for i, uk := range uu {
+				vk := vv[i]
+				fa := vk*cA + uk - wa[i]*ha[i]
+				fb := vk*cB + uk - wb[i]*hb[i]
+				ba = fmax(ba, fa)
+				bb = fmax(bb, fb)
+			}
+			if ba-xcA > qA {
+				qA = ba - xcA
+			}
+			if bb-xcB > qB {
+				qB = bb - xcB
+			}
+		}
+		rowQ[tau], rowQ[tau+1] = qA, qB
+	}
+	fastBest := math.Inf(-1)
+	for tau := s + m; tau <= last; tau++ {
+		if rowQ[tau] > fastBest {
+			fastBest = rowQ[tau]
+		}
 	}
 	// A bound on |fast − direct| for any pair: every term of either form is
 	// at most 4·L·W(s, e) and each form takes at most a dozen roundings of
@@ -200,29 +248,20 @@ func (win *window) best(s, e int) candidate {
 	return res
 }
 
-// rowMaxFast returns max over i of u[i] + c·inv[i] − wy[i]·h[i]: the fast
-// form of Q + xc for one row (see best).
-func rowMaxFast(u, inv, wy, h []float64, c float64) float64 {
-	n := len(u)
-	inv, wy, h = inv[:n], wy[:n], h[:n]
-	b0, b1 := math.Inf(-1), math.Inf(-1)
-	i := 0
-	for ; i+1 < n; i += 2 {
-		f0 := u[i] + c*inv[i] - wy[i]*h[i]
-		f1 := u[i+1] + c*inv[i+1] - wy[i+1]*h[i+1]
-		if f0 > b0 {
-			b0 = f0
-		}
-		if f1 > b1 {
-			b1 = f1
-		}
+// fmax returns the larger of a and b (b when they are equal), for values
+// that are never NaN.
+func fmax(a, b float64) float64 {
+	if b >= a {
+		return b
 	}
-	if i < n {
-		if f0 := u[i] + c*inv[i] - wy[i]*h[i]; f0 > b0 {
-			b0 = f0
-		}
-	}
-	return max(b0, b1)
+	return a
+}
+
+// singleY returns Q for a Y of the single point τ (m = 1), in the direct
+// form, as exactRow computes it.
+func (win *window) singleY(rowS, rowTau []float64, tau, n int, wx, xc float64) float64 {
+	cross := rowS[tau+1] - wx - rowTau[tau+1]
+	return (2*cross - xc) * win.inv[n+1]
 }
 
 // exactRow returns the largest Q of row τ of the interval [s, e) with the
