@@ -161,6 +161,26 @@ func (win *window) best(s, e int) candidate {
 	hs := win.hStride
 	h := win.h
 	rowQ := win.rowQ
+	// A bound on |fast − direct| for any pair: every term of either form is
+	// at most 4·L·W(s, e) and each form takes at most a dozen roundings of
+	// relative size 2⁻⁵³; 2⁻⁴⁰ leaves a factor of over 100.
+	tol := float64(e-s+2) * rowS[e] * 0x1p-40
+	// g is the largest Q seen so far. A row keeps (in rowQ) only the
+	// values within 3·tol of g at the time they are met; every value that
+	// ends within 2·tol of the final g passes that test (g only grows), so
+	// rowQ is exact for every row the last loop re-evaluates, and the
+	// inner loop's comparisons are nearly always false: no running maximum
+	// per row, whose updates the branch predictor cannot foresee.
+	g := math.Inf(-1)
+	// note records the value q (= f − xc) of a row: its row maximum and g.
+	note := func(row *float64, q float64) {
+		if q > *row {
+			*row = q
+		}
+		if q > g {
+			g = q
+		}
+	}
 	// Y has at least two points in the fast form; with m = 1 the
 	// single-point Y is taken in the direct form (singleY).
 	my := max(m, 2)
@@ -179,13 +199,11 @@ func (win *window) best(s, e int) candidate {
 		hA := h[nA*hs-tau : nA*hs-tau+st] // hA[κ] = h(nA, κ−τ)
 		qA := math.Inf(-1)
 		if m == 1 {
-			qA = win.singleY(rowS, rowA, tau, nA, wxA, xcA)
+			note(&qA, win.singleY(rowS, rowA, tau, nA, wxA, xcA))
 		}
 		k0 := tau + my // first κ of row τ
 		if k0 <= e {
-			if f := u[k0] + cA*inv[k0-s] - rowA[k0]*hA[k0]; f-xcA > qA {
-				qA = f - xcA
-			}
+			note(&qA, u[k0]+cA*inv[k0-s]-rowA[k0]*hA[k0]-xcA)
 		}
 		if tau == last {
 			rowQ[tau] = qA
@@ -199,45 +217,36 @@ func (win *window) best(s, e int) candidate {
 		hB := h[nB*hs-tau-1 : nB*hs-tau-1+st] // hB[κ] = h(nB, κ−τ−1)
 		qB := math.Inf(-1)
 		if m == 1 {
-			qB = win.singleY(rowS, rowB, tau+1, nB, wxB, xcB)
+			note(&qB, win.singleY(rowS, rowB, tau+1, nB, wxB, xcB))
 		}
 		if k0+1 <= e {
-			// κ = k0+1 … e for both rows.
+			// κ = k0+1 … e for both rows; the thresholds are in the units
+			// of f = Q + xc.
 			uu := u[k0+1 : e+1]
 			cnt := len(uu)
 			vv := inv[k0+1-s : k0+1-s+cnt]
 			wa, wb := rowA[k0+1:k0+1+cnt], rowB[k0+1:k0+1+cnt]
 			ha, hb := hA[k0+1:k0+1+cnt], hB[k0+1:k0+1+cnt]
-			ba, bb := math.Inf(-1), math.Inf(-1)
+			thrA, thrB := g-3*tol+xcA, g-3*tol+xcB
 			for i, uk := range uu {
 				vk := vv[i]
 				fa := vk*cA + uk - wa[i]*ha[i]
 				fb := vk*cB + uk - wb[i]*hb[i]
-				ba = fmax(ba, fa)
-				bb = fmax(bb, fb)
-			}
-			if ba-xcA > qA {
-				qA = ba - xcA
-			}
-			if bb-xcB > qB {
-				qB = bb - xcB
+				if fa >= thrA {
+					note(&qA, fa-xcA)
+					thrA, thrB = g-3*tol+xcA, g-3*tol+xcB
+				}
+				if fb >= thrB {
+					note(&qB, fb-xcB)
+					thrA, thrB = g-3*tol+xcA, g-3*tol+xcB
+				}
 			}
 		}
 		rowQ[tau], rowQ[tau+1] = qA, qB
 	}
-	fastBest := math.Inf(-1)
-	for tau := s + m; tau <= last; tau++ {
-		if rowQ[tau] > fastBest {
-			fastBest = rowQ[tau]
-		}
-	}
-	// A bound on |fast − direct| for any pair: every term of either form is
-	// at most 4·L·W(s, e) and each form takes at most a dozen roundings of
-	// relative size 2⁻⁵³; 2⁻⁴⁰ leaves a factor of over 100.
-	tol := float64(e-s+2) * rowS[e] * 0x1p-40
 	bestQ := math.Inf(-1)
-	for tau := s + m; tau <= e-m; tau++ {
-		if win.rowQ[tau] < fastBest-2*tol {
+	for tau := s + m; tau <= last; tau++ {
+		if rowQ[tau] < g-2*tol {
 			continue
 		}
 		if q := win.exactRow(s, e, tau); q > bestQ {
@@ -246,15 +255,6 @@ func (win *window) best(s, e int) candidate {
 	}
 	res.q = bestQ
 	return res
-}
-
-// fmax returns the larger of a and b (b when they are equal), for values
-// that are never NaN.
-func fmax(a, b float64) float64 {
-	if b >= a {
-		return b
-	}
-	return a
 }
 
 // singleY returns Q for a Y of the single point τ (m = 1), in the direct

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -32,12 +33,15 @@ func median(xs []float64) float64 {
 
 // selectKth reorders xs so that xs[k] holds the value a sort would put
 // there, every value before it is ≤ it and every value after it ≥ it, and
-// returns xs[k]. Quickselect with a median-of-three pivot (Hoare's
-// partition, which splits runs of equal values evenly); after 2·log₂(n)
-// rounds without converging it sorts the remaining range, so the worst case
-// stays O(n log n).
+// returns xs[k]. Quickselect with a median-of-three pivot and a
+// branch-free partition (the comparison with the pivot, a coin toss on
+// noisy data, feeds an index instead of a branch the processor would
+// mispredict half the time); a second pass splits off the values equal to
+// the pivot when they crowd one side (ties, integer data). After
+// 2·log₂(n) rounds without converging it sorts the remaining range, so
+// the worst case stays O(n log n).
 func selectKth(xs []float64, k int) float64 {
-	lo, hi := 0, len(xs)-1
+	lo, hi := 0, len(xs)-1 // the range still to select in, inclusive
 	budget := 2 * bits.Len(uint(len(xs)))
 	for hi-lo > 16 {
 		if budget == 0 {
@@ -45,6 +49,7 @@ func selectKth(xs []float64, k int) float64 {
 			return xs[k]
 		}
 		budget--
+		// Median of three, moved to hi.
 		mid := lo + (hi-lo)/2
 		if xs[mid] < xs[lo] {
 			xs[mid], xs[lo] = xs[lo], xs[mid]
@@ -55,30 +60,28 @@ func selectKth(xs []float64, k int) float64 {
 		if xs[hi] < xs[mid] {
 			xs[hi], xs[mid] = xs[mid], xs[hi]
 		}
-		pivot := xs[mid]
-		i, j := lo, hi
-		for i <= j {
-			for xs[i] < pivot {
-				i++
-			}
-			for xs[j] > pivot {
-				j--
-			}
-			if i <= j {
-				xs[i], xs[j] = xs[j], xs[i]
-				i++
-				j--
-			}
-		}
-		// Now xs[lo..j] ≤ pivot ≤ xs[i..hi], and any value strictly between
-		// j and i equals the pivot.
+		xs[mid], xs[hi] = xs[hi], xs[mid]
+		pivot := xs[hi]
+		// xs[lo:j] < pivot ≤ xs[j:hi].
+		j := lo + partitionBelow(xs[lo:hi], pivot)
+		xs[j], xs[hi] = pivot, xs[j]
 		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
+		case k < j:
+			hi = j - 1
+		case k == j:
+			return pivot
 		default:
-			return xs[k]
+			// xs[j+1:hi+1] ≥ pivot. If most of the range is there, split off
+			// the values equal to the pivot: xs[j+1:e] == pivot < xs[e:hi+1].
+			if 16*(hi-j) >= 15*(hi-lo) {
+				e := j + 1 + partitionAtMost(xs[j+1:hi+1], pivot)
+				if k < e {
+					return pivot
+				}
+				lo = e
+				continue
+			}
+			lo = j + 1
 		}
 	}
 	// Insertion sort of the short remaining range.
@@ -91,4 +94,30 @@ func selectKth(xs []float64, k int) float64 {
 		xs[b] = v
 	}
 	return xs[k]
+}
+
+// partitionBelow moves the values of xs below pivot to its front, keeping
+// no order, and returns their number. The sign bit of v − pivot is the
+// comparison (−0 only when v and pivot are zeros of opposite signs, equal
+// values either way).
+func partitionBelow(xs []float64, pivot float64) int {
+	j := 0
+	for i, v := range xs {
+		xs[i] = xs[j]
+		xs[j] = v
+		j += int(math.Float64bits(v-pivot) >> 63)
+	}
+	return j
+}
+
+// partitionAtMost moves the values of xs not above pivot to its front and
+// returns their number.
+func partitionAtMost(xs []float64, pivot float64) int {
+	j := 0
+	for i, v := range xs {
+		xs[i] = xs[j]
+		xs[j] = v
+		j += int(math.Float64bits(pivot-v)>>63) ^ 1
+	}
+	return j
 }
