@@ -198,13 +198,12 @@ func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool 
 	if (fit.slope > 0) != up || !(fit.p < maxP) || fit.mag <= d.minMag {
 		return false
 	}
-	var ssSteps float64
-	prev := lo
+	// The steps' segments are those of the change points' statistics,
+	// which the merge pass (and any removal since) left fresh.
+	ssSteps := sumSquares(d.cps[a].before)
 	for k := a; k <= b; k++ {
-		ssSteps += sumSquares(xs[prev:d.cps[k].idx])
-		prev = d.cps[k].idx
+		ssSteps += sumSquares(d.cps[k].after)
 	}
-	ssSteps += sumSquares(xs[prev:hi])
 	if !lineWins(hi-lo, fit.ss, ssSteps, 2*(b-a+1)+1) {
 		return false
 	}
@@ -238,24 +237,27 @@ func lineWins(n int, ssLine, ssSteps float64, k int) bool {
 	return nf*math.Log(ssLine)+2*math.Log(nf) < nf*math.Log(ssSteps)+float64(k)*math.Log(nf)
 }
 
-// sumSquares returns the sum of squared deviations from the mean.
-func sumSquares(xs []float64) float64 {
-	st := describe(xs)
+// sumSquares returns a segment's sum of squared deviations from its mean.
+func sumSquares(st segmentStats) float64 {
 	return st.stddev * st.stddev * float64(st.n)
 }
 
 // bestStepSS returns the smallest residual sum of squares of a single step
-// anywhere in xs[lo:hi) (one point or more on each side).
+// anywhere in xs[lo:hi) (one point or more on each side), from the prefix
+// sums of the span centred on its mean.
 func (d *Detector) bestStepSS(xs []float64, lo, hi int) float64 {
 	d.pre.load(xs[lo:hi])
 	L := hi - lo
+	s1, s2 := d.pre.s1, d.pre.s2
 	best := math.Inf(1)
 	for j := 1; j < L; j++ {
-		a, b := d.pre.stats(0, j), d.pre.stats(j, L)
-		ss := a.stddev*a.stddev*float64(a.n) + b.stddev*b.stddev*float64(b.n)
-		best = math.Min(best, ss)
+		a1, b1 := s1[j], s1[L]-s1[j]
+		ss := s2[j] - a1*a1/float64(j) + (s2[L] - s2[j]) - b1*b1/float64(L-j)
+		if ss < best {
+			best = ss
+		}
 	}
-	return best
+	return math.Max(best, 0)
 }
 
 // lineFit is an ordinary least-squares line through (i, xs[i]).
@@ -268,20 +270,31 @@ type lineFit struct {
 	mag        float64 // max(|end/start − 1|, |start/end − 1|)
 }
 
+// fitLine fits the line in one pass over the values shifted by the first
+// one (so that a high level with a small spread keeps its precision); the
+// spread of the positions is n(n²−1)/12.
 func fitLine(xs []float64) lineFit {
 	n := len(xs)
+	f := lineFit{p: 1}
+	if n == 0 {
+		return f
+	}
 	nf := float64(n)
 	xm := (nf - 1) / 2
-	ym := describe(xs).mean
-	var sxx, sxy, syy float64
-	for i, y := range xs {
-		dx, dy := float64(i)-xm, y-ym
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
+	y0 := xs[0]
+	var s1, s2, siy, i float64
+	for _, y := range xs {
+		dy := y - y0
+		s1 += dy
+		s2 += dy * dy
+		siy += i * dy
+		i++
 	}
-	f := lineFit{p: 1}
-	if n < 3 || sxx == 0 {
+	ym := y0 + s1/nf
+	sxx := nf * (nf*nf - 1) / 12
+	sxy := siy - xm*s1
+	syy := math.Max(0, s2-s1*s1/nf)
+	if n < 3 {
 		f.start, f.end = ym, ym
 		return f
 	}
