@@ -70,7 +70,9 @@ func refRobust(before, after []float64, k int, maxP float64) bool {
 	}
 	mb, _ := refDescribe(before)
 	ma, _ := refDescribe(after)
-	b, a := slices.Sorted(slices.Values(before)), slices.Sorted(slices.Values(after))
+	b, a := slices.Clone(before), slices.Clone(after)
+	slices.Sort(b)
+	slices.Sort(a)
 	if ma > mb { // a rise: favourable are the smallest before, the largest after
 		slices.Reverse(b)
 	} else {
@@ -94,7 +96,8 @@ func refNoiseCV(xs []float64) float64 {
 		return 0
 	}
 	med := func(v []float64) float64 {
-		v = slices.Sorted(slices.Values(v))
+		v = slices.Clone(v)
+		slices.Sort(v)
 		if len(v)%2 == 1 {
 			return v[len(v)/2]
 		}
