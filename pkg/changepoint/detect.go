@@ -394,7 +394,11 @@ func (d *Detector) fragile(xs []float64) int {
 		if i+1 < len(d.cps) {
 			hi = d.cps[i+1].idx
 		}
-		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], c.after.mean >= c.before.mean)
+		sb, sa := c.before, c.after
+		if d.opts.OtavaCompat { // the statistics may describe an older segment
+			sb, sa = describe(xs[lo:c.idx]), describe(xs[c.idx:hi])
+		}
+		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], sb, sa, c.after.mean >= c.before.mean)
 		if p < d.opts.MaxPValue {
 			continue
 		}
@@ -408,15 +412,16 @@ func (d *Detector) fragile(xs []float64) int {
 // trimmedTest removes, for every split j + (k−j) = MaxOutliers, the j points
 // of before and the k−j points of after that most favour the change (for a
 // rise: the smallest before, the largest after), and returns the largest
-// p-value over those splits. Magnitude is deliberately not re-checked: moving
-// a 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
-func (d *Detector) trimmedTest(before, after []float64, up bool) (maxP float64) {
+// p-value over those splits. sb and sa are the statistics of before and
+// after (describe's). Magnitude is deliberately not re-checked: moving a
+// 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
+func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up bool) (maxP float64) {
 	k := d.opts.MaxOutliers
 	// For a rise the favourable points are the smallest of before and the
 	// largest of after; for a drop, the reverse.
 	d.trimB = mostExtreme(d.trimB[:0], before, k, !up)
 	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
-	fb, fa := full(before), full(after)
+	fb, fa := full(sb), full(sa)
 	for j := 0; j <= k; j++ {
 		if j >= len(before) || k-j >= len(after) {
 			return 1
@@ -458,8 +463,7 @@ type fullStats struct {
 	mean, ss float64
 }
 
-func full(xs []float64) fullStats {
-	st := describe(xs)
+func full(st segmentStats) fullStats {
 	return fullStats{n: st.n, mean: st.mean, ss: st.stddev * st.stddev * float64(st.n)}
 }
 

@@ -469,9 +469,10 @@ func statsAt(xs []float64, lo, idx, hi int) cpState {
 }
 
 // robust reports whether the change c between before and after survives
-// the MaxOutliers check (always, when it is off).
+// the MaxOutliers check (always, when it is off); c's statistics must be
+// those of before and after.
 func (d *Detector) robust(before, after []float64, c *cpState) bool {
-	return d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, c.after.mean > c.before.mean) < d.opts.MaxPValue
+	return d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, c.before, c.after, c.after.mean > c.before.mean) < d.opts.MaxPValue
 }
 
 // bestPosition returns the j in [from, n) with the largest |t| between

@@ -64,7 +64,7 @@ func TestFullStatsWithout(t *testing.T) {
 				rest = rest[k:]
 			}
 			want := describe(rest)
-			got := full(xs).without(removed)
+			got := full(describe(xs)).without(removed)
 			if got.n != want.n || relErr(got.mean, want.mean) > 1e-12 || relErr(got.stddev, want.stddev) > 1e-9 {
 				t.Errorf("k=%d largest=%v: removed %v, got %+v, want %+v", k, largest, removed, got, want)
 			}
