@@ -296,8 +296,61 @@ func (d *Detector) splitPass(xs []float64) {
 			d.cps = append(d.cps, cpState{idx: i, status: Confirmed})
 		}
 	}
+	// Statistics between weak neighbours: each segment is described once
+	// and shared by the points on either side of it.
+	var prev segmentStats
 	for k := range d.cps {
+		lo, hi := 0, len(xs)
+		if k > 0 {
+			lo = d.cps[k-1].idx
+		}
+		if k+1 < len(d.cps) {
+			hi = d.cps[k+1].idx
+		}
+		c := &d.cps[k]
+		if k == 0 {
+			prev = describe(xs[lo:c.idx])
+		}
+		c.before = prev
+		c.after = describe(xs[c.idx:hi])
+		prev = c.after
+		c.finish()
+	}
+}
+
+// finish computes the p-value, change and magnitude of c from its
+// segments' statistics, and marks it refreshed.
+func (c *cpState) finish() {
+	c.p = otavaTTest(c.before, c.after)
+	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+	c.dirty = true
+}
+
+// rejoin refreshes, after the removal of the change point at position k,
+// its two new neighbours (positions k−1 and k), whose segment between them
+// is the only one that changed: it is described once. Their other
+// statistics are fresh outside OtavaCompat; with it, both are recomputed.
+func (d *Detector) rejoin(xs []float64, k int) {
+	if d.opts.OtavaCompat {
+		d.recompute(xs, k-1)
 		d.recompute(xs, k)
+		return
+	}
+	lo, hi := 0, len(xs)
+	if k > 0 {
+		lo = d.cps[k-1].idx
+	}
+	if k < len(d.cps) {
+		hi = d.cps[k].idx
+	}
+	seg := describe(xs[lo:hi])
+	if k > 0 {
+		d.cps[k-1].after = seg
+		d.cps[k-1].finish()
+	}
+	if k < len(d.cps) {
+		d.cps[k].before = seg
+		d.cps[k].finish()
 	}
 }
 
@@ -316,9 +369,7 @@ func (d *Detector) recompute(xs []float64, k int) {
 	c := &d.cps[k]
 	c.before = describe(xs[lo:c.idx])
 	c.after = describe(xs[c.idx:hi])
-	c.p = otavaTTest(c.before, c.after)
-	c.change, c.mag = relChange(c.before.mean, c.after.mean)
-	c.dirty = true
+	c.finish()
 }
 
 // relChange returns after/before − 1 (0 when before is 0) and the magnitude
@@ -370,11 +421,14 @@ func (d *Detector) mergePass(xs []float64) {
 			}
 		}
 		d.cps = append(d.cps[:k], d.cps[k+1:]...)
-		if !d.opts.OtavaCompat {
-			d.recompute(xs, k-1)
+		if d.opts.OtavaCompat {
+			d.recompute(xs, k)
+			d.recompute(xs, k+1)
+		} else {
+			// Positions k−1 and k; refreshing k+1 too, as before, changed
+			// nothing: its segments are as they were.
+			d.rejoin(xs, k)
 		}
-		d.recompute(xs, k)
-		d.recompute(xs, k+1)
 	}
 }
 

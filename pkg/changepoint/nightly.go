@@ -121,8 +121,7 @@ func (d *Detector) segment(k, n int) (lo, hi int) {
 // removeCPs deletes change points [i, j] and refreshes their neighbours.
 func (d *Detector) removeCPs(xs []float64, i, j int) {
 	d.cps = append(d.cps[:i], d.cps[j+1:]...)
-	d.recompute(xs, i-1)
-	d.recompute(xs, i)
+	d.rejoin(xs, i)
 }
 
 // driftPass turns sustained slopes into drifts, in two steps:
@@ -592,8 +591,7 @@ func (d *Detector) settle(xs []float64) {
 			return
 		}
 		d.cps = append(d.cps[:worst], d.cps[worst+1:]...)
-		d.recompute(xs, worst-1)
-		d.recompute(xs, worst)
+		d.rejoin(xs, worst)
 	}
 }
 
