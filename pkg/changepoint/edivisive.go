@@ -38,6 +38,7 @@ type window struct {
 	// and ending with len(xs)) and the cached best candidate of each interval.
 	bounds []int
 	cands  []candidate
+	tests  tThresholds
 }
 
 // candidate is the best split of one interval.
@@ -326,8 +327,7 @@ func (win *window) split(pmax float64, out []int) []int {
 			break
 		}
 		s, e, tau := win.bounds[bi], win.bounds[bi+1], win.cands[bi].tau
-		p := otavaTTest(describe(win.xs[s:tau]), describe(win.xs[tau:e]))
-		if !(p <= pmax) {
+		if !win.tests.significant(describe(win.xs[s:tau]), describe(win.xs[tau:e]), pmax) {
 			break
 		}
 		// Insert tau as a new boundary; the interval bi becomes [s,tau),[tau,e).
