@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -213,19 +214,16 @@ func DetectAll(series []Series, opts Options) ([]Result, error) {
 	results := make([]Result, len(series))
 	errs := make([]error, len(series))
 	workers := min(runtime.GOMAXPROCS(0), len(series))
-	var next int
-	var mu sync.Mutex
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, _ := NewDetector(opts) // already validated
+			d := detectorFor(opts)
+			defer detectors.Put(d)
 			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
+				i := int(next.Add(1)) - 1
 				if i >= len(series) {
 					return
 				}
@@ -240,6 +238,19 @@ func DetectAll(series []Series, opts Options) ([]Result, error) {
 		}
 	}
 	return results, nil
+}
+
+// detectors keeps the Detectors of finished DetectAll workers, whose
+// buffers (and learned t-test bounds) the next call reuses.
+var detectors sync.Pool
+
+// detectorFor returns a pooled Detector with options opts (already
+// validated), or a new one.
+func detectorFor(opts Options) *Detector {
+	if d, ok := detectors.Get().(*Detector); ok && d.opts == opts {
+		return d
+	}
+	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}
 }
 
 func checkFinite(values []float64) error {
