@@ -103,7 +103,7 @@ func TestTThresholdsMatchTTest(t *testing.T) {
 			case 2: // no spread
 				a.stddev, b.stddev = 0, 0
 				if rng.IntN(2) == 0 {
-					b.mean += 1
+					b.mean++
 				}
 			case 3:
 				b.mean += rng.NormFloat64()
