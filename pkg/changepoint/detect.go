@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -142,6 +143,9 @@ type cpState struct {
 	before, after  segmentStats
 	p, mag, change float64
 	status         Status
+	// dirty: its statistics were refreshed after the merge pass (settle
+	// checks it again).
+	dirty bool
 }
 
 // NewDetector validates opts and returns a Detector.
@@ -210,19 +214,16 @@ func DetectAll(series []Series, opts Options) ([]Result, error) {
 	results := make([]Result, len(series))
 	errs := make([]error, len(series))
 	workers := min(runtime.GOMAXPROCS(0), len(series))
-	var next int
-	var mu sync.Mutex
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, _ := NewDetector(opts) // already validated
+			d := detectorFor(opts)
+			defer detectors.Put(d)
 			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
+				i := int(next.Add(1)) - 1
 				if i >= len(series) {
 					return
 				}
@@ -237,6 +238,19 @@ func DetectAll(series []Series, opts Options) ([]Result, error) {
 		}
 	}
 	return results, nil
+}
+
+// detectors keeps the Detectors of finished DetectAll workers, whose
+// buffers (and learned t-test bounds) the next call reuses.
+var detectors sync.Pool
+
+// detectorFor returns a pooled Detector with options opts (already
+// validated), or a new one.
+func detectorFor(opts Options) *Detector {
+	if d, ok := detectors.Get().(*Detector); ok && d.opts == opts {
+		return d
+	}
+	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}
 }
 
 func checkFinite(values []float64) error {
@@ -278,7 +292,14 @@ func (d *Detector) splitPass(xs []float64) {
 			d.mark[start+li] = true
 			last = start + li
 		}
-		start = max(last, start+step)
+		// The next window starts half a window later, or at the last
+		// change point found if that is later (Otava's rule), moved back
+		// MinSegmentLength−1 runs: otherwise a change within
+		// MinSegmentLength−1 runs after that point (one the window could
+		// not place, for want of runs after it, so it took the nearest
+		// allowed run instead) could never be split off it. With Otava's
+		// MinSegmentLength of 1 the rule is Otava's.
+		start = max(last-(d.opts.MinSegmentLength-1), start+step)
 	}
 	d.cps = d.cps[:0]
 	for i, m := range d.mark {
@@ -286,8 +307,61 @@ func (d *Detector) splitPass(xs []float64) {
 			d.cps = append(d.cps, cpState{idx: i, status: Confirmed})
 		}
 	}
+	// Statistics between weak neighbours: each segment is described once
+	// and shared by the points on either side of it.
+	var prev segmentStats
 	for k := range d.cps {
+		lo, hi := 0, len(xs)
+		if k > 0 {
+			lo = d.cps[k-1].idx
+		}
+		if k+1 < len(d.cps) {
+			hi = d.cps[k+1].idx
+		}
+		c := &d.cps[k]
+		if k == 0 {
+			prev = describe(xs[lo:c.idx])
+		}
+		c.before = prev
+		c.after = describe(xs[c.idx:hi])
+		prev = c.after
+		c.finish()
+	}
+}
+
+// finish computes the p-value, change and magnitude of c from its
+// segments' statistics, and marks it refreshed.
+func (c *cpState) finish() {
+	c.p = otavaTTest(c.before, c.after)
+	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+	c.dirty = true
+}
+
+// rejoin refreshes, after the removal of the change point at position k,
+// its two new neighbours (positions k−1 and k), whose segment between them
+// is the only one that changed: it is described once. Their other
+// statistics are fresh outside OtavaCompat; with it, both are recomputed.
+func (d *Detector) rejoin(xs []float64, k int) {
+	if d.opts.OtavaCompat {
+		d.recompute(xs, k-1)
 		d.recompute(xs, k)
+		return
+	}
+	lo, hi := 0, len(xs)
+	if k > 0 {
+		lo = d.cps[k-1].idx
+	}
+	if k < len(d.cps) {
+		hi = d.cps[k].idx
+	}
+	seg := describe(xs[lo:hi])
+	if k > 0 {
+		d.cps[k-1].after = seg
+		d.cps[k-1].finish()
+	}
+	if k < len(d.cps) {
+		d.cps[k].before = seg
+		d.cps[k].finish()
 	}
 }
 
@@ -306,8 +380,7 @@ func (d *Detector) recompute(xs []float64, k int) {
 	c := &d.cps[k]
 	c.before = describe(xs[lo:c.idx])
 	c.after = describe(xs[c.idx:hi])
-	c.p = otavaTTest(c.before, c.after)
-	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+	c.finish()
 }
 
 // relChange returns after/before − 1 (0 when before is 0) and the magnitude
@@ -359,11 +432,14 @@ func (d *Detector) mergePass(xs []float64) {
 			}
 		}
 		d.cps = append(d.cps[:k], d.cps[k+1:]...)
-		if !d.opts.OtavaCompat {
-			d.recompute(xs, k-1)
+		if d.opts.OtavaCompat {
+			d.recompute(xs, k)
+			d.recompute(xs, k+1)
+		} else {
+			// Positions k−1 and k; refreshing k+1 too, as before, changed
+			// nothing: its segments are as they were.
+			d.rejoin(xs, k)
 		}
-		d.recompute(xs, k)
-		d.recompute(xs, k+1)
 	}
 }
 
@@ -383,7 +459,11 @@ func (d *Detector) fragile(xs []float64) int {
 		if i+1 < len(d.cps) {
 			hi = d.cps[i+1].idx
 		}
-		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], c.after.mean >= c.before.mean)
+		sb, sa := c.before, c.after
+		if d.opts.OtavaCompat { // the statistics may describe an older segment
+			sb, sa = describe(xs[lo:c.idx]), describe(xs[c.idx:hi])
+		}
+		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], sb, sa, c.after.mean >= c.before.mean)
 		if p < d.opts.MaxPValue {
 			continue
 		}
@@ -397,15 +477,16 @@ func (d *Detector) fragile(xs []float64) int {
 // trimmedTest removes, for every split j + (k−j) = MaxOutliers, the j points
 // of before and the k−j points of after that most favour the change (for a
 // rise: the smallest before, the largest after), and returns the largest
-// p-value over those splits. Magnitude is deliberately not re-checked: moving
-// a 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
-func (d *Detector) trimmedTest(before, after []float64, up bool) (maxP float64) {
+// p-value over those splits. sb and sa are the statistics of before and
+// after (describe's). Magnitude is deliberately not re-checked: moving a
+// 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
+func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up bool) (maxP float64) {
 	k := d.opts.MaxOutliers
 	// For a rise the favourable points are the smallest of before and the
 	// largest of after; for a drop, the reverse.
 	d.trimB = mostExtreme(d.trimB[:0], before, k, !up)
 	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
-	fb, fa := full(before), full(after)
+	fb, fa := full(sb), full(sa)
 	for j := 0; j <= k; j++ {
 		if j >= len(before) || k-j >= len(after) {
 			return 1
@@ -447,8 +528,7 @@ type fullStats struct {
 	mean, ss float64
 }
 
-func full(xs []float64) fullStats {
-	st := describe(xs)
+func full(st segmentStats) fullStats {
 	return fullStats{n: st.n, mean: st.mean, ss: st.stddev * st.stddev * float64(st.n)}
 }
 

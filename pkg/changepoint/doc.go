@@ -14,8 +14,13 @@
 //   - Newest runs first-class: a change in the last runs, which the minimum
 //     segment length keeps E-divisive from placing, is found by a t-test of
 //     the last k runs against the segment before them and placed at the run
-//     where it starts. It is Suspected while only the newest run shows it and
-//     Confirmed once the next run holds it (ChangePoint.Status).
+//     where it starts, replacing a last change point that only those runs
+//     made significant. It is Suspected while only the newest run shows it
+//     and Confirmed once the next run holds it (ChangePoint.Status).
+//   - Every reported change point, whichever pass placed, moved or
+//     refreshed it, passes the filters it is reported under (p-value,
+//     magnitude, segment lengths, outliers), with statistics that describe
+//     its final segments (TestEveryReportedPointPassesItsFilters).
 //   - Drift: a sustained slope is reported as a Drift with its least-squares
 //     slope per run and p-value, not as one arbitrary change point or a
 //     staircase of them (Result.Drifts).

@@ -16,6 +16,9 @@ import (
 //     (Options.NoiseMultiple), before the split pass.
 //  2. driftPass: sustained slopes become Drifts (Options.Drift).
 //  3. tailPass: changes in the newest runs (Options.NewestRuns).
+//  4. settle: whatever passes 2 and 3 added, moved or refreshed is checked
+//     against the filters again (a removal refreshes the neighbours, which
+//     are checked in turn), so every reported change point passes them.
 
 // minDriftRuns is the fewest runs a drift may span: below it a line and a
 // step (or an outlier) cannot be told apart.
@@ -62,6 +65,8 @@ func (d *Detector) estimateNoiseCV(xs []float64) float64 {
 	if n < 3 {
 		return 0
 	}
+	// Three medians by selection on one scratch buffer that the Detector
+	// keeps: O(n), no allocation once the buffer has grown.
 	buf := append(d.sortBuf[:0], xs...)
 	center := math.Abs(median(buf))
 	buf = buf[:0]
@@ -80,25 +85,24 @@ func (d *Detector) estimateNoiseCV(xs []float64) float64 {
 	return madToSigma * mad / math.Sqrt2 / center
 }
 
-// median sorts xs in place and returns its median.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
-// nightlyPasses runs the drift and newest-run passes the options enable.
+// nightlyPasses runs the drift and newest-run passes the options enable,
+// then settle, so that every change point they added, moved or refreshed
+// passes the filters it is reported under.
 func (d *Detector) nightlyPasses(xs []float64) {
 	d.drifts = d.drifts[:0]
+	if !d.opts.Drift && !d.opts.NewestRuns {
+		return
+	}
+	for k := range d.cps {
+		d.cps[k].dirty = false
+	}
 	if d.opts.Drift {
 		d.driftPass(xs)
 	}
 	if d.opts.NewestRuns {
 		d.tailPass(xs)
 	}
+	d.settle(xs)
 }
 
 // segment returns the segment on the right of change point k (k = −1: the
@@ -117,8 +121,7 @@ func (d *Detector) segment(k, n int) (lo, hi int) {
 // removeCPs deletes change points [i, j] and refreshes their neighbours.
 func (d *Detector) removeCPs(xs []float64, i, j int) {
 	d.cps = append(d.cps[:i], d.cps[j+1:]...)
-	d.recompute(xs, i-1)
-	d.recompute(xs, i)
+	d.rejoin(xs, i)
 }
 
 // driftPass turns sustained slopes into drifts, in two steps:
@@ -194,13 +197,12 @@ func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool 
 	if (fit.slope > 0) != up || !(fit.p < maxP) || fit.mag <= d.minMag {
 		return false
 	}
-	var ssSteps float64
-	prev := lo
+	// The steps' segments are those of the change points' statistics,
+	// which the merge pass (and any removal since) left fresh.
+	ssSteps := sumSquares(d.cps[a].before)
 	for k := a; k <= b; k++ {
-		ssSteps += sumSquares(xs[prev:d.cps[k].idx])
-		prev = d.cps[k].idx
+		ssSteps += sumSquares(d.cps[k].after)
 	}
-	ssSteps += sumSquares(xs[prev:hi])
 	if !lineWins(hi-lo, fit.ss, ssSteps, 2*(b-a+1)+1) {
 		return false
 	}
@@ -234,24 +236,27 @@ func lineWins(n int, ssLine, ssSteps float64, k int) bool {
 	return nf*math.Log(ssLine)+2*math.Log(nf) < nf*math.Log(ssSteps)+float64(k)*math.Log(nf)
 }
 
-// sumSquares returns the sum of squared deviations from the mean.
-func sumSquares(xs []float64) float64 {
-	st := describe(xs)
+// sumSquares returns a segment's sum of squared deviations from its mean.
+func sumSquares(st segmentStats) float64 {
 	return st.stddev * st.stddev * float64(st.n)
 }
 
 // bestStepSS returns the smallest residual sum of squares of a single step
-// anywhere in xs[lo:hi) (one point or more on each side).
+// anywhere in xs[lo:hi) (one point or more on each side), from the prefix
+// sums of the span centred on its mean.
 func (d *Detector) bestStepSS(xs []float64, lo, hi int) float64 {
 	d.pre.load(xs[lo:hi])
 	L := hi - lo
+	s1, s2 := d.pre.s1, d.pre.s2
 	best := math.Inf(1)
 	for j := 1; j < L; j++ {
-		a, b := d.pre.stats(0, j), d.pre.stats(j, L)
-		ss := a.stddev*a.stddev*float64(a.n) + b.stddev*b.stddev*float64(b.n)
-		best = math.Min(best, ss)
+		a1, b1 := s1[j], s1[L]-s1[j]
+		ss := s2[j] - a1*a1/float64(j) + (s2[L] - s2[j]) - b1*b1/float64(L-j)
+		if ss < best {
+			best = ss
+		}
 	}
-	return best
+	return math.Max(best, 0)
 }
 
 // lineFit is an ordinary least-squares line through (i, xs[i]).
@@ -264,20 +269,31 @@ type lineFit struct {
 	mag        float64 // max(|end/start − 1|, |start/end − 1|)
 }
 
+// fitLine fits the line in one pass over the values shifted by the first
+// one (so that a high level with a small spread keeps its precision); the
+// spread of the positions is n(n²−1)/12.
 func fitLine(xs []float64) lineFit {
 	n := len(xs)
+	f := lineFit{p: 1}
+	if n == 0 {
+		return f
+	}
 	nf := float64(n)
 	xm := (nf - 1) / 2
-	ym := describe(xs).mean
-	var sxx, sxy, syy float64
-	for i, y := range xs {
-		dx, dy := float64(i)-xm, y-ym
-		sxx += dx * dx
-		sxy += dx * dy
-		syy += dy * dy
+	y0 := xs[0]
+	var s1, s2, siy, i float64
+	for _, y := range xs {
+		dy := y - y0
+		s1 += dy
+		s2 += dy * dy
+		siy += i * dy
+		i++
 	}
-	f := lineFit{p: 1}
-	if n < 3 || sxx == 0 {
+	ym := y0 + s1/nf
+	sxx := nf * (nf*nf - 1) / 12
+	sxy := siy - xm*s1
+	syy := math.Max(0, s2-s1*s1/nf)
+	if n < 3 {
 		f.start, f.end = ym, ym
 		return f
 	}
@@ -357,59 +373,105 @@ func tStat(a, b segmentStats) float64 {
 }
 
 // tailPass finds changes in the newest runs, which the E-divisive search
-// cannot place closer to the end than MinSegmentLength runs:
+// cannot place closer to the end than MinSegmentLength runs, and which can
+// make it put the last change point a few runs too early (the drop pulls
+// down the mean of the last segment, so an earlier split looks
+// significant). With m = MinSegmentLength, c the last change point (if
+// any) and lo the change point before it (or the start):
 //
-//  1. Relocation. If the last change point leaves fewer than
-//     2×MinSegmentLength runs after it, the minimum segment length may have
-//     pushed it there from the newest runs (a drop in the last two runs is
-//     found at n−3, under-sized). Over the span from the change point before
-//     it, every position from it to the newest run is tried; the position
-//     with the largest |t| (the maximum-likelihood position of a single
-//     step) replaces it if it lies later and passes the tests below.
-//  2. Tail test. Otherwise, in the last segment (from the last change point,
-//     which must leave MinSegmentLength runs before the candidate), each of
-//     the last MinSegmentLength positions is tried as the start of a change
-//     and the one with the largest |t| is tested.
+//  1. Added after c. Among the newest m positions that leave m runs after
+//     c, the one with the largest |t| between [c, j) and [j, n) (the
+//     maximum-likelihood position of a single step) is tested against
+//     [c, j) (tailChange). It is added if it passes and c still passes
+//     every filter with its right-hand segment cut at j.
+//  2. Instead of c. Otherwise, if the best j over [lo, n) among the
+//     newest m positions after c has a larger |t| than c itself over the
+//     same span, j is tested against [lo, j). It replaces c if it passes
+//     and c does not hold once cut at j (too short a segment, or a change
+//     that the newest runs alone produced), provided the change point
+//     before c still passes with its right-hand segment extended to j.
 //
-// A candidate must have p < MaxPValue and a magnitude above the threshold.
-// It is Confirmed when at least two runs follow it and it passes the
-// MaxOutliers check; otherwise it is Suspected, and reported only if the
-// newest run alone differs significantly (p < MaxPValue, same direction,
-// above the threshold) from the runs before the change: a change the newest
-// run no longer shows is not reported at all. Nothing is tested inside a
-// drift that reaches the newest run: there the newest runs are expected to
-// be the lowest (or highest).
+// Nothing is tested inside a drift that reaches the newest run (there the
+// newest runs are expected to be the lowest or highest), and c is not
+// replaced when a drift ends at it. Whatever the pass adds or changes is
+// checked again by settle.
 func (d *Detector) tailPass(xs []float64) {
 	n, m := len(xs), d.opts.MinSegmentLength
-	if m < 2 || n < m+1 {
+	if m < 2 || n < m+1 || d.driftEndsAt(n) {
 		return // with MinSegmentLength 1 the E-divisive search reaches the newest run
 	}
 	k := len(d.cps) - 1
-	if k >= 0 && n-d.cps[k].idx < 2*m {
-		lo, _ := d.segment(k-1, n)
-		if d.driftAt(lo) < 0 {
-			c := d.cps[k].idx
-			if j := d.bestPosition(xs, lo, c, n); j != c {
-				if tc, ok := d.tailChange(xs, lo, j); ok {
-					d.cps[k] = tc
-					d.recompute(xs, k-1)
-					return
-				}
-			}
+	last := 0 // start of the last segment
+	if k >= 0 {
+		last = d.cps[k].idx
+	}
+	if from := max(last+m, n-m); from < n {
+		j := d.bestPosition(xs, last, from, n)
+		if tc, ok := d.tailChange(xs, last, j); ok && (k < 0 || d.holds(xs, k, j)) {
+			d.cps = append(d.cps, tc)
+			d.recompute(xs, k)
+			return
 		}
 	}
-	lo, _ := d.segment(k, n)
-	if d.driftAt(lo) >= 0 {
+	if k < 0 || d.driftEndsAt(last) {
 		return
 	}
-	from := max(lo+m, n-m)
+	lo, _ := d.segment(k-1, n)
+	from := max(lo+m, n-m, last+1)
 	if from >= n {
 		return
 	}
-	if tc, ok := d.tailChange(xs, lo, d.bestPosition(xs, lo, from, n)); ok {
-		d.cps = append(d.cps, tc)
-		d.recompute(xs, k)
+	j := d.bestPosition(xs, lo, from, n)
+	// c itself is a candidate position, and wins ties.
+	if tStat(d.pre.stats(0, last-lo), d.pre.stats(last-lo, n-lo)) >= tStat(d.pre.stats(0, j-lo), d.pre.stats(j-lo, n-lo)) {
+		return
 	}
+	tc, ok := d.tailChange(xs, lo, j)
+	if !ok || d.holds(xs, k, j) || (k > 0 && !d.holds(xs, k-1, j)) {
+		return
+	}
+	d.cps[k] = tc
+	d.recompute(xs, k-1)
+}
+
+// driftEndsAt reports whether a drift ends at run end (exclusive).
+func (d *Detector) driftEndsAt(end int) bool {
+	for _, dr := range d.drifts {
+		if dr.end == end {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether change point k passes the filters of a change
+// point inside the history (segments of MinSegmentLength runs, p-value,
+// magnitude, MaxOutliers) with its right-hand segment ending at hi instead
+// of at the next change point.
+func (d *Detector) holds(xs []float64, k, hi int) bool {
+	lo, _ := d.segment(k-1, len(xs))
+	c := d.cps[k].idx
+	if c-lo < d.opts.MinSegmentLength || hi-c < d.opts.MinSegmentLength {
+		return false
+	}
+	t := statsAt(xs, lo, c, hi)
+	return t.p < d.opts.MaxPValue && t.mag > d.minMag && d.robust(xs[lo:c], xs[c:hi], &t)
+}
+
+// statsAt returns a change point at idx with the statistics of xs[lo:idx]
+// against xs[idx:hi].
+func statsAt(xs []float64, lo, idx, hi int) cpState {
+	c := cpState{idx: idx, before: describe(xs[lo:idx]), after: describe(xs[idx:hi])}
+	c.p = otavaTTest(c.before, c.after)
+	c.change, c.mag = relChange(c.before.mean, c.after.mean)
+	return c
+}
+
+// robust reports whether the change c between before and after survives
+// the MaxOutliers check (always, when it is off); c's statistics must be
+// those of before and after.
+func (d *Detector) robust(before, after []float64, c *cpState) bool {
+	return d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, c.before, c.after, c.after.mean > c.before.mean) < d.opts.MaxPValue
 }
 
 // bestPosition returns the j in [from, n) with the largest |t| between
@@ -426,30 +488,119 @@ func (d *Detector) bestPosition(xs []float64, lo, from, n int) int {
 	return best
 }
 
-// tailChange tests a change at j against the segment [lo, j) and returns it
-// with its status, or false when it is not reported.
+// tailChange tests a change at j, in the newest runs, against the segment
+// [lo, j) and returns it with its status, or false when it is not reported.
 func (d *Detector) tailChange(xs []float64, lo, j int) (cpState, bool) {
-	n := len(xs)
-	before, after := xs[lo:j], xs[j:]
-	c := cpState{idx: j, before: describe(before), after: describe(after)}
-	c.p = otavaTTest(c.before, c.after)
-	c.change, c.mag = relChange(c.before.mean, c.after.mean)
-	if !(c.p < d.opts.MaxPValue) || c.mag <= d.minMag {
+	c := statsAt(xs, lo, j, len(xs))
+	if j-lo < d.opts.MinSegmentLength || !(c.p < d.opts.MaxPValue) || c.mag <= d.minMag {
 		return c, false
 	}
-	up := c.after.mean > c.before.mean
-	robust := len(after) >= 2 && (d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, up) < d.opts.MaxPValue)
-	if robust {
-		c.status = Confirmed
-		return c, true
+	c.status = d.tailStatus(xs, lo, &c)
+	return c, c.status != ""
+}
+
+// tailStatus returns the status of the change c at the end of xs, whose
+// segment before it starts at lo: Confirmed when at least two runs follow
+// it and it survives the MaxOutliers check; Suspected when the newest run
+// alone differs significantly from the runs before the change (p <
+// MaxPValue, same direction, above the magnitude threshold); "" (not
+// reported) otherwise.
+func (d *Detector) tailStatus(xs []float64, lo int, c *cpState) Status {
+	n := len(xs)
+	if n-c.idx >= 2 && d.robust(xs[lo:c.idx], xs[c.idx:], c) {
+		return Confirmed
 	}
+	up := c.after.mean > c.before.mean
 	newest := describe(xs[n-1:])
 	change, mag := relChange(c.before.mean, newest.mean)
 	if (change > 0) != up || mag <= d.minMag || !(otavaTTest(c.before, newest) < d.opts.MaxPValue) {
-		return c, false
+		return ""
 	}
-	c.status = Suspected
-	return c, true
+	return Suspected
+}
+
+// isTail reports whether change point k is judged as a change in the newest
+// runs: the last one, with NewestRuns on, at most MinSegmentLength runs
+// from the end.
+func (d *Detector) isTail(k, n int) bool {
+	m := d.opts.MinSegmentLength
+	return d.opts.NewestRuns && m >= 2 && k == len(d.cps)-1 && n-d.cps[k].idx <= m
+}
+
+// Failure classes of verdict, in the order settle removes them (as the
+// merge pass does).
+const (
+	passes = iota
+	failsSegment
+	failsPValue
+	failsMagnitude
+	failsRobustness
+)
+
+// verdict returns the status change point k may be reported with, given
+// its current neighbours (its statistics must be fresh), or the first
+// filter it fails.
+func (d *Detector) verdict(xs []float64, k int) (Status, int) {
+	n, m := len(xs), d.opts.MinSegmentLength
+	c := &d.cps[k]
+	tail := d.isTail(k, n)
+	switch {
+	case c.before.n < m || (c.after.n < m && !tail):
+		return "", failsSegment
+	case !(c.p < d.opts.MaxPValue):
+		return "", failsPValue
+	case c.mag <= d.minMag:
+		return "", failsMagnitude
+	}
+	lo, _ := d.segment(k-1, n)
+	_, hi := d.segment(k, n)
+	if tail {
+		if st := d.tailStatus(xs, lo, c); st != "" {
+			return st, passes
+		}
+	} else if d.robust(xs[lo:c.idx], xs[c.idx:hi], c) {
+		return Confirmed, passes
+	}
+	return "", failsRobustness
+}
+
+// settle makes every change point the passes after the merge pass added,
+// moved or refreshed (the dirty ones, and the last one) pass the filters
+// it is reported under, and sets its status. It removes the failing point
+// of the first failure class (segment, p-value, magnitude, robustness),
+// the one with the highest p-value (smallest magnitude for that class)
+// first, refreshes its neighbours and repeats.
+func (d *Detector) settle(xs []float64) {
+	for {
+		worst, worstClass := -1, passes
+		for k := range d.cps {
+			c := &d.cps[k]
+			if !c.dirty && k != len(d.cps)-1 {
+				continue
+			}
+			st, class := d.verdict(xs, k)
+			if class == passes {
+				c.status = st
+				continue
+			}
+			if worst < 0 || class < worstClass || (class == worstClass && weaker(c, &d.cps[worst], class)) {
+				worst, worstClass = k, class
+			}
+		}
+		if worst < 0 {
+			return
+		}
+		d.cps = append(d.cps[:worst], d.cps[worst+1:]...)
+		d.rejoin(xs, worst)
+	}
+}
+
+// weaker reports whether a is to be removed before b, both failing class.
+func weaker(a, b *cpState, class int) bool {
+	if class == failsMagnitude {
+		return a.mag < b.mag
+	}
+	return a.p > b.p
 }
 
 // exportDrifts converts the drifts to the public type.

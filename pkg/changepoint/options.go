@@ -97,12 +97,15 @@ type Options struct {
 	// NewestRuns makes the newest runs first-class: a change in the last
 	// MinSegmentLength−1 runs, which the E-divisive search cannot place
 	// because of the minimum segment length, is found by a t-test of the
-	// last k runs against the segment before them, and a change point that
-	// the minimum segment length pushed away from the end is moved to the
-	// run where the change starts. Such a change is Suspected while only the
-	// newest run shows it robustly, and Confirmed once the later runs hold
-	// it (it survives the MaxOutliers check with at least two runs). Off in
-	// OtavaOptions. Default true.
+	// last k runs against the segment before them, and a last change point
+	// that the minimum segment length pushed away from the end, or that
+	// only a change in the newest runs made significant, is replaced by
+	// the run where that change starts. Such a change is Suspected while
+	// only the newest run shows it robustly, and Confirmed once the later
+	// runs hold it (it survives the MaxOutliers check with at least two
+	// runs). Every point this (or Drift) adds, moves or refreshes is
+	// checked again against all the filters. Off in OtavaOptions. Default
+	// true.
 	NewestRuns bool
 
 	// Drift reports a sustained slope as a Drift (start, end, slope per run,

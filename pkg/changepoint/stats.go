@@ -48,11 +48,26 @@ func describe(xs []float64) segmentStats {
 // pooled variance gives p = 0 when the means differ and p = 1 when they are
 // equal (Otava would produce NaN there, which it never treats as significant).
 func otavaTTest(a, b segmentStats) float64 {
-	if a.n == 0 || b.n == 0 || a.n+b.n <= 2 {
+	t, df, p, done := otavaT(a, b)
+	if done {
+		return p
+	}
+	p = stats.StudentTwoSidedP(t, df)
+	if math.IsNaN(p) {
 		return 1
 	}
+	return p
+}
+
+// otavaT returns the t statistic and the degrees of freedom of otavaTTest,
+// or (done) its p-value where it needs no t distribution: 1 for fewer than
+// three points or equal means, 0 for different means with no spread.
+func otavaT(a, b segmentStats) (t, df, p float64, done bool) {
+	if a.n == 0 || b.n == 0 || a.n+b.n <= 2 {
+		return 0, 0, 1, true
+	}
 	n1, n2 := float64(a.n), float64(b.n)
-	df := n1 + n2 - 2
+	df = n1 + n2 - 2
 	pooled := ((n1-1)*a.stddev*a.stddev + (n2-1)*b.stddev*b.stddev) / df
 	denom := math.Sqrt(pooled * (1/n1 + 1/n2))
 	diff := a.mean - b.mean
@@ -68,13 +83,54 @@ func otavaTTest(a, b segmentStats) float64 {
 	}
 	if denom == 0 {
 		if diff == 0 {
-			return 1
+			return 0, df, 1, true
 		}
-		return 0
+		return 0, df, 0, true
 	}
-	p := stats.StudentTwoSidedP(diff/denom, df)
+	return diff / denom, df, 0, false
+}
+
+// tThresholds decides p ≤ pmax for otavaTTest's p-values without
+// evaluating the t distribution whenever it can: p decreases with |t| at
+// fixed degrees of freedom, so it keeps, per degrees of freedom, the
+// largest |t| seen with p > pmax (below[df]) and the smallest with
+// p ≤ pmax (above[df]), and decides a |t| beyond them by a margin of 10⁻⁹
+// (far more than the p-value's rounding) without computing p. The split
+// pass tests one candidate per search, at the same level every time.
+type tThresholds struct {
+	pmax         float64
+	below, above []float64
+}
+
+// significant reports whether otavaTTest(a, b) ≤ pmax.
+func (th *tThresholds) significant(a, b segmentStats, pmax float64) bool {
+	t, df, p, done := otavaT(a, b)
+	if done {
+		return p <= pmax
+	}
+	if th.pmax != pmax {
+		th.pmax, th.below, th.above = pmax, th.below[:0], th.above[:0]
+	}
+	k := int(df)
+	for len(th.below) <= k {
+		th.below = append(th.below, -1) // nothing known yet
+		th.above = append(th.above, math.Inf(1))
+	}
+	t = math.Abs(t)
+	switch {
+	case t >= th.above[k]*(1+1e-9):
+		return true
+	case t <= th.below[k]*(1-1e-9):
+		return false
+	}
+	p = stats.StudentTwoSidedP(t, df)
 	if math.IsNaN(p) {
-		return 1
+		return 1 <= pmax // otavaTTest reports 1
 	}
-	return p
+	if p <= pmax {
+		th.above[k] = math.Min(th.above[k], t)
+		return true
+	}
+	th.below[k] = math.Max(th.below[k], t)
+	return false
 }

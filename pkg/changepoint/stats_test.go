@@ -2,8 +2,11 @@ package changepoint
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // Reference values computed with SciPy (scipy.special.betainc,
@@ -64,10 +67,55 @@ func TestFullStatsWithout(t *testing.T) {
 				rest = rest[k:]
 			}
 			want := describe(rest)
-			got := full(xs).without(removed)
+			got := full(describe(xs)).without(removed)
 			if got.n != want.n || relErr(got.mean, want.mean) > 1e-12 || relErr(got.stddev, want.stddev) > 1e-9 {
 				t.Errorf("k=%d largest=%v: removed %v, got %+v, want %+v", k, largest, removed, got, want)
 			}
 		}
+	}
+}
+
+// TestTThresholdsMatchTTest: the split pass's cached decision p ≤ pmax
+// agrees with otavaTTest on every pair, in a sequence that keeps landing
+// next to the critical |t| (where the cache must compute p) as well as far
+// from it, for several levels, degrees of freedom and degenerate segments.
+func TestTThresholdsMatchTTest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var th tThresholds
+	decided := 0
+	for _, pmax := range []float64{0.01, 0.001, 0.2, 1} {
+		for i := range 4000 {
+			n1, n2 := 1+rng.IntN(40), 1+rng.IntN(40)
+			a := segmentStats{n: n1, mean: 100, stddev: 1 + rng.Float64()}
+			b := segmentStats{n: n2, mean: 100, stddev: 1 + rng.Float64()}
+			switch i % 4 {
+			case 0: // far from the threshold either way
+				b.mean += 10 * rng.NormFloat64()
+			case 1: // near the critical |t|: p within a factor 1.001 of pmax
+				df := float64(n1 + n2 - 2)
+				if df < 1 {
+					continue
+				}
+				crit := stats.StudentQuantile(1-pmax/2, df)
+				n1f, n2f := float64(n1), float64(n2)
+				pooled := ((n1f-1)*a.stddev*a.stddev + (n2f-1)*b.stddev*b.stddev) / df
+				b.mean = a.mean - crit*(1+1e-4*rng.NormFloat64())*math.Sqrt(pooled*(1/n1f+1/n2f))
+			case 2: // no spread
+				a.stddev, b.stddev = 0, 0
+				if rng.IntN(2) == 0 {
+					b.mean++
+				}
+			case 3:
+				b.mean += rng.NormFloat64()
+			}
+			want := otavaTTest(a, b) <= pmax
+			if got := th.significant(a, b, pmax); got != want {
+				t.Fatalf("pmax %v, %+v vs %+v: significant %v, otavaTTest %v (p %v)", pmax, a, b, got, want, otavaTTest(a, b))
+			}
+			decided++
+		}
+	}
+	if decided < 14000 {
+		t.Errorf("only %d pairs checked", decided)
 	}
 }
