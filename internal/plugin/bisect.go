@@ -221,18 +221,11 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	u, err := o.cluster.Dynamic.Resource(BisectionGVR).Namespace(o.cluster.Namespace).Get(ctx, o.Name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("getting benchmarkbisection %s/%s: %w", o.cluster.Namespace, o.Name, err)
-	}
-	raw, err := json.Marshal(u.Object)
+	bp, err := o.cluster.Bisection(ctx, o.Name)
 	if err != nil {
 		return err
 	}
-	var b dbbenchv1alpha1.BenchmarkBisection
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return fmt.Errorf("reading benchmarkbisection %s: %w", o.Name, err)
-	}
+	b := *bp
 	writeBisectionStatus(o.Out, &b)
 	if o.Explain {
 		if err := o.explainFirstBad(ctx, &b); err != nil {
@@ -390,4 +383,21 @@ func joinMetrics(ms []dbbenchv1alpha1.RegressionMetric) string {
 		out[i] = string(m)
 	}
 	return strings.Join(out, ", ")
+}
+
+// Bisection reads a BenchmarkBisection of the namespace.
+func (c *Cluster) Bisection(ctx context.Context, name string) (*dbbenchv1alpha1.BenchmarkBisection, error) {
+	u, err := c.Dynamic.Resource(BisectionGVR).Namespace(c.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("getting benchmarkbisection %s/%s: %w", c.Namespace, name, err)
+	}
+	raw, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, err
+	}
+	var b dbbenchv1alpha1.BenchmarkBisection
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, fmt.Errorf("reading benchmarkbisection %s: %w", name, err)
+	}
+	return &b, nil
 }

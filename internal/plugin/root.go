@@ -84,6 +84,7 @@ time, repeats, and change points across the runs of a suite.`,
 		NewCmdImport(streams),
 		NewCmdTiming(streams, clients),
 		NewCmdBisect(streams, clients),
+		NewCmdRegression(streams, clients),
 	)
 	return cmd
 }
