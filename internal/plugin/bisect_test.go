@@ -114,7 +114,7 @@ func TestBisectStatusPrintsPointsInOrder(t *testing.T) {
 			FirstBad: "t3", LastGood: "t2", Confidence: "0.974", RoundCount: 2, CellsUsed: 6,
 			Rule: &dbbenchv1alpha1.BisectionRule{MinMagnitudePercent: 5, MagnitudeRule: "Estimated", MaxPValue: "0.05", Correction: "Holm",
 				Metrics: []dbbenchv1alpha1.RegressionMetric{"Throughput", "P99Latency"}, Confidence: "0.9"},
-			Endpoints: &dbbenchv1alpha1.BisectionEndpoints{Reproduced: true, Key: "update-index@1", Ratio: "0.2"},
+			Endpoints:   &dbbenchv1alpha1.BisectionEndpoints{Reproduced: true, Key: "update-index@1", Ratio: "0.2"},
 			Environment: []dbbenchv1alpha1.BisectionEnvironmentChange{{Round: 1, ShiftPercent: "-48", Key: "update-index@1", Held: true}},
 			Explanation: &dbbenchv1alpha1.BisectionExplanation{Step: "update-index", Threads: 1,
 				Counters:  []dbbenchv1alpha1.ExplainedCounter{{Name: "Innodb_os_log_fsyncs", LastGood: "0.01", FirstBad: "1.002", Ratio: "100"}},

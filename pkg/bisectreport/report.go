@@ -51,17 +51,17 @@ type Summary struct {
 	// Judged is the decision rule the search used.
 	Judged *dbbenchv1alpha1.BisectionRule `json:"judged,omitempty"`
 	// Explanation and Environment are the status's.
-	Explanation *dbbenchv1alpha1.BisectionExplanation       `json:"explanation,omitempty"`
-	Environment []dbbenchv1alpha1.BisectionEnvironmentChange `json:"environment,omitempty"`
-	Rule           Rule                                   `json:"rule"`
-	Endpoints      *dbbenchv1alpha1.BisectionEndpoints    `json:"endpoints,omitempty"`
-	Points         []dbbenchv1alpha1.BisectionPointStatus `json:"points"`
-	Rounds         []dbbenchv1alpha1.BisectionRound       `json:"rounds"`
-	Changes        []dbbenchv1alpha1.BisectionChange      `json:"changes,omitempty"`
-	CellsUsed      int32                                  `json:"cellsUsed"`
-	StartTime      *time.Time                             `json:"startTime,omitempty"`
-	CompletionTime *time.Time                             `json:"completionTime,omitempty"`
-	Spec           dbbenchv1alpha1.BenchmarkBisectionSpec `json:"spec"`
+	Explanation    *dbbenchv1alpha1.BisectionExplanation        `json:"explanation,omitempty"`
+	Environment    []dbbenchv1alpha1.BisectionEnvironmentChange `json:"environment,omitempty"`
+	Rule           Rule                                         `json:"rule"`
+	Endpoints      *dbbenchv1alpha1.BisectionEndpoints          `json:"endpoints,omitempty"`
+	Points         []dbbenchv1alpha1.BisectionPointStatus       `json:"points"`
+	Rounds         []dbbenchv1alpha1.BisectionRound             `json:"rounds"`
+	Changes        []dbbenchv1alpha1.BisectionChange            `json:"changes,omitempty"`
+	CellsUsed      int32                                        `json:"cellsUsed"`
+	StartTime      *time.Time                                   `json:"startTime,omitempty"`
+	CompletionTime *time.Time                                   `json:"completionTime,omitempty"`
+	Spec           dbbenchv1alpha1.BenchmarkBisectionSpec       `json:"spec"`
 }
 
 // Rule is the search's parameters as given in the spec (defaults from the
