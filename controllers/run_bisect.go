@@ -124,38 +124,45 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 	case len(st.ComparedTo) > 0:
 		goodRun = st.ComparedTo[len(st.ComparedTo)-1]
 	}
-	buildOf := func(name, side string, given *dbbenchv1alpha1.BisectionPoint) (dbbenchv1alpha1.BisectionPoint, string, string) {
+	// build is a run's build of the regressed cell: its point, the digest
+	// and the image reference it ran.
+	type build struct {
+		point         dbbenchv1alpha1.BisectionPoint
+		digest, image string
+	}
+	buildOf := func(name, side string, given *dbbenchv1alpha1.BisectionPoint) (build, string) {
 		if given != nil {
-			return *given, "", ""
+			return build{point: *given}, ""
 		}
 		m := manifestOf(name)
 		switch {
 		case side == "good" && name == "":
-			return dbbenchv1alpha1.BisectionPoint{}, "", "the verdict names no compared run; give regression.bisect.good"
+			return build{}, "the verdict names no compared run; give regression.bisect.good"
 		case m == nil:
-			return dbbenchv1alpha1.BisectionPoint{}, "", fmt.Sprintf("the %s run %s has no readable results; give regression.bisect.%s", runRole[side], name, side)
+			return build{}, fmt.Sprintf("the %s run %s has no readable results; give regression.bisect.%s", runRole[side], name, side)
 		}
 		mc := matchingCell(m, first)
 		if mc == nil {
-			return dbbenchv1alpha1.BisectionPoint{}, "", fmt.Sprintf("run %s has no cell of database %s, config %s; give regression.bisect.%s", name, first.Database, first.Config, side)
+			return build{}, fmt.Sprintf("run %s has no cell of database %s, config %s; give regression.bisect.%s", name, first.Database, first.Config, side)
 		}
-		return pointOfCell(db, mc.Version, mc.ImageDigest), mc.ImageDigest, ""
+		return build{point: pointOfCell(db, mc.Version, mc.ImageDigest), digest: mc.ImageDigest, image: mc.Image}, ""
 	}
-	good, goodDigest, why := buildOf(goodRun, "good", rb.Good)
+	gb, why := buildOf(goodRun, "good", rb.Good)
 	if why != "" {
 		return nil, why
 	}
-	bad, badDigest, why := buildOf(badRun, "bad", rb.Bad)
+	bb, why := buildOf(badRun, "bad", rb.Bad)
 	if why != "" {
 		return nil, why
 	}
+	good, bad := gb.point, bb.point
 	if pointName(good) == pointName(bad) {
 		return nil, fmt.Sprintf("good and bad are both %s (no image digest was recorded to tell the builds apart); give regression.bisect.good and bad", pointName(good))
 	}
 	candidates := append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Candidates...)
 	if len(rb.Builds) > 0 {
-		gi := buildIndex(rb.Builds, good, goodDigest)
-		bi := buildIndex(rb.Builds, bad, badDigest)
+		gi := buildIndex(rb.Builds, good, gb.digest, gb.image)
+		bi := buildIndex(rb.Builds, bad, bb.digest, bb.image)
 		switch {
 		case gi < 0:
 			return nil, fmt.Sprintf("good build %s (run %s) is not in regression.bisect.builds", pointName(good), goodRun)
@@ -195,15 +202,15 @@ var runRole = map[string]string{"good": "compared", "bad": "regressed"}
 const maxBisectionCandidates = 62
 
 // buildIndex is the index in builds of a run's build: the entry whose
-// version is the point's, or whose image is the point's, or — for an
-// entry given by digest (repo@sha256:…) — whose digest the run recorded;
-// -1 when none is.
-func buildIndex(builds []dbbenchv1alpha1.BisectionPoint, p dbbenchv1alpha1.BisectionPoint, digest string) int {
+// version is the point's, or whose image is the point's or the reference
+// the run ran (a tag per build), or — for an entry given by digest
+// (repo@sha256:…) — whose digest the run recorded; -1 when none is.
+func buildIndex(builds []dbbenchv1alpha1.BisectionPoint, p dbbenchv1alpha1.BisectionPoint, digest, image string) int {
 	for i, b := range builds {
 		switch {
 		case b.Version != "" && b.Version == p.Version:
 			return i
-		case b.Image != "" && b.Image == p.Image:
+		case b.Image != "" && (b.Image == p.Image || b.Image == image):
 			return i
 		case b.Image != "" && digest != "" && strings.HasSuffix(b.Image, "@"+digest):
 			return i

@@ -183,18 +183,21 @@ func TestRegressionBisectionSpecFromChangePoints(t *testing.T) {
 }
 
 func TestBuildIndex(t *testing.T) {
-	builds := []dbbenchv1alpha1.BisectionPoint{{Version: "11.8.1"}, {Image: "reg/m:11.8.2"}, {Image: "reg/m@sha256:c3"}}
+	builds := []dbbenchv1alpha1.BisectionPoint{{Version: "11.8.1"}, {Image: "reg/m:11.8.2"}, {Image: "reg/m@sha256:c3"}, {Image: "reg/m:nightly-4"}}
 	for _, tc := range []struct {
-		p      dbbenchv1alpha1.BisectionPoint
-		digest string
-		want   int
+		p             dbbenchv1alpha1.BisectionPoint
+		digest, image string
+		want          int
 	}{
-		{dbbenchv1alpha1.BisectionPoint{Version: "11.8.1"}, "", 0},
-		{dbbenchv1alpha1.BisectionPoint{Image: "reg/m:11.8.2"}, "", 1},
-		{dbbenchv1alpha1.BisectionPoint{Image: "other/m@sha256:c3"}, "sha256:c3", 2},
-		{dbbenchv1alpha1.BisectionPoint{Version: "11.8.9"}, "sha256:c9", -1},
+		{dbbenchv1alpha1.BisectionPoint{Version: "11.8.1"}, "", "", 0},
+		{dbbenchv1alpha1.BisectionPoint{Image: "reg/m:11.8.2"}, "", "", 1},
+		{dbbenchv1alpha1.BisectionPoint{Image: "other/m@sha256:c3"}, "sha256:c3", "", 2},
+		// A run whose spec named the build's tag, with the runtime's
+		// own digest (a locally loaded image's config digest).
+		{dbbenchv1alpha1.BisectionPoint{Image: "reg/m@sha256:f00"}, "sha256:f00", "reg/m:nightly-4", 3},
+		{dbbenchv1alpha1.BisectionPoint{Version: "11.8.9"}, "sha256:c9", "reg/m:nightly-9", -1},
 	} {
-		if got := buildIndex(builds, tc.p, tc.digest); got != tc.want {
+		if got := buildIndex(builds, tc.p, tc.digest, tc.image); got != tc.want {
 			t.Errorf("%+v %s: %d, want %d", tc.p, tc.digest, got, tc.want)
 		}
 	}

@@ -83,6 +83,9 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 				entry.ConfigMap = cmName
 			}
 		}
+		if entry.Image == "" {
+			entry.Image = c.Image
+		}
 		if entry.ImageDigest == "" {
 			// The runtime's digest of the database image: the document
 			// cannot know it (the agent runs in the client pod).

@@ -7,7 +7,8 @@
 # binary log; from it on every commit is durable (redo log flush and binary
 # log sync per transaction), which costs write steps most of their
 # throughput. Run after `hack/images.sh mariadb-10.11`; does nothing when the
-# tags loaded are those this script and base would build.
+# tags loaded are those this script and base would build. Each tag is an
+# image of its own (a label names it), so runs record a digest per build.
 source "$(dirname "$0")/lib.sh"
 source "${DBBENCH_ROOT}/hack/cluster/env.sh"
 
@@ -54,7 +55,9 @@ for i in $(seq 1 "${TAGS}"); do
 	cnf="${FAST_CNF}"
 	[ "${i}" -lt "${FIRST_DURABLE}" ] || cnf="${DURABLE_CNF}"
 	printf '%b' "${cnf}" >"${ctx}/zz-bisect.cnf"
-	printf 'FROM %s\nCOPY zz-bisect.cnf /etc/mysql/conf.d/zz-bisect.cnf\n' "${BASE}" >"${ctx}/Dockerfile"
+	# The label makes every tag its own image (its own digest), as every
+	# build of a real nightly is, though t1…t5 share their drop-in.
+	printf 'FROM %s\nLABEL io.dbbench.bisect.build=t%d\nCOPY zz-bisect.cnf /etc/mysql/conf.d/zz-bisect.cnf\n' "${BASE}" "${i}" >"${ctx}/Dockerfile"
 	podman build -q -t "${REPO}:t${i}" "${ctx}" >/dev/null
 	refs+=("${REPO}:t${i}")
 done

@@ -59,6 +59,9 @@ type ManifestCell struct {
 	// same binary and config (AAKey).
 	ImageDigest  string `json:"imageDigest,omitempty"`
 	ConfigSHA256 string `json:"configSha256,omitempty"`
+	// Image is the server image reference the cell ran (a tag or a
+	// digest): with ImageDigest, the build measured.
+	Image string `json:"image,omitempty"`
 	// QPS is {step → {threads → steady-state QPS}}, rounded to 0.01.
 	QPS map[string]map[int]float64 `json:"qps,omitempty"`
 	// RowsPerSecond is the same for steps reported as rows/s (scan).
@@ -129,6 +132,7 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		ServerVersion:        d.Provenance.ServerVersion,
 		ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
 		ImageDigest:          d.Provenance.ImageDigest,
+		Image:                d.Provenance.Image,
 		ConfigSHA256:         ContentDigest(d.Provenance.ConfigText),
 	}
 	putScaled := func(m *map[string]map[int]float64, step string, threads int, v, scale float64) {
@@ -245,8 +249,8 @@ func (m *Manifest) Validate() error {
 }
 
 // MarshalManifest validates m and encodes it, refusing one that would not
-// fit a ConfigMap. A manifest that fits only without the cells' QPSSpread
-// is encoded without it.
+// fit a ConfigMap. A manifest that fits only without the cells' spreads
+// and image references is encoded without them (the digests stay).
 func MarshalManifest(m *Manifest) ([]byte, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -261,12 +265,13 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > MaxConfigMapBytes && hasSpread(m) {
-		// The spreads only sharpen regression verdicts; the throughput
+		// The spreads only sharpen regression verdicts and the image
+		// references name builds the digests also name; the throughput
 		// figures are what the manifest is for.
 		cp := *m
 		cp.Cells = make([]ManifestCell, len(m.Cells))
 		for i, c := range m.Cells {
-			c.QPSSpread, c.LatencySpread, c.LatencyMeanMs = nil, nil, nil
+			c.QPSSpread, c.LatencySpread, c.LatencyMeanMs, c.Image = nil, nil, nil, ""
 			cp.Cells[i] = c
 		}
 		m = &cp
@@ -282,7 +287,7 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 
 func hasSpread(m *Manifest) bool {
 	for _, c := range m.Cells {
-		if len(c.QPSSpread) > 0 || len(c.LatencySpread) > 0 {
+		if len(c.QPSSpread) > 0 || len(c.LatencySpread) > 0 || c.Image != "" {
 			return true
 		}
 	}
