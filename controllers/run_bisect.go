@@ -233,17 +233,6 @@ func matchingCell(m *results.Manifest, c *dbbenchv1alpha1.CellStatus) *results.M
 	return nil
 }
 
-// manifestDigest is the image digest the manifest recorded for a cell.
-func manifestDigest(m *results.Manifest, c *dbbenchv1alpha1.CellStatus) string {
-	if m == nil {
-		return ""
-	}
-	if mc := matchingCell(m, c); mc != nil {
-		return mc.ImageDigest
-	}
-	return ""
-}
-
 // pointOfCell is the bisection point of a build: the image by digest when
 // one was recorded (a tag can move; a digest names the binary measured),
 // else the version, substituted into the image template by the rounds.

@@ -418,7 +418,8 @@ func (o *ImportOptions) Run() error {
 		if doc == nil {
 			// Files beside the cell folders (a README) are no cell of
 			// their own: the summary of skipped files counts them.
-			if !(cell == filepath.Base(filepath.Clean(o.Dir)) && len(cells) > 1) || len(skipped) > 0 {
+			beside := cell == filepath.Base(filepath.Clean(o.Dir)) && len(cells) > 1
+			if !beside || len(skipped) > 0 {
 				summary.Notes = append(summary.Notes, fmt.Sprintf("cell %s: no %s run among its %d files; nothing written", cell, tally.tool, len(byCell[cell])))
 			}
 			continue

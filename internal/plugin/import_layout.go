@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -127,7 +128,7 @@ func readHead(path string, n int) ([]byte, error) {
 	defer f.Close()
 	buf := make([]byte, n)
 	k, err := io.ReadFull(f, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		err = nil
 	}
 	return buf[:k], err

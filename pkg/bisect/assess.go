@@ -491,10 +491,10 @@ func (j *judgement) interaction(r Round, ri int, rule Rule) (Shift, bool) {
 		return Shift{}, false
 	}
 	kind := func(p int) Verdict {
-		switch {
-		case p == 0:
+		switch p {
+		case 0:
 			return Good
-		case p == j.npoints-1:
+		case j.npoints - 1:
 			return Bad
 		}
 		return j.verdicts[p]

@@ -72,7 +72,6 @@ func (w *world) measure(_ context.Context, r Round) (Round, error) {
 
 var (
 	keyWrite = Key{Step: "update-index", Threads: 1}
-	keyRead  = Key{Step: "point-query", Threads: 1}
 	keyP99   = Key{Step: "update-index", Threads: 1, Metric: analysis.MetricP99Latency}
 )
 

@@ -91,7 +91,8 @@ func isEnvAssignment(w string) bool {
 		return false
 	}
 	for i, r := range name {
-		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+		letter := r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'
+		if !letter && (i == 0 || r < '0' || r > '9') {
 			return false
 		}
 	}
