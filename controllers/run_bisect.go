@@ -192,6 +192,7 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		Repeats:     max(rb.Repeats, 1),
 		MaxCells:    max(rb.MaxCells, 2),
 		Confidence:  rb.Confidence,
+		Explain:     rb.Explain,
 	}, ""
 }
 

@@ -155,7 +155,8 @@ func TestRegressionBisectionSpecFromChangePoints(t *testing.T) {
 			why: "the regressed run n0 has no readable results"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := regressedSuiteRun(&dbbenchv1alpha1.RegressionBisect{Builds: tc.builds, Repeats: 3, MaxCells: 60, Confidence: "0.95"})
+			run := regressedSuiteRun(&dbbenchv1alpha1.RegressionBisect{Builds: tc.builds, Repeats: 3, MaxCells: 60, Confidence: "0.95",
+				Explain: dbbenchv1alpha1.BisectionExplainSpec{Profile: true, Seconds: 5}})
 			run.Name = "n4"
 			run.Status.Regression.Regressed = []dbbenchv1alpha1.RegressedStep{{Cell: "maria-nightly-default", Step: "update-index", Threads: 4,
 				Metrics: tc.metrics, Since: tc.since, LastBefore: tc.last}}
@@ -174,6 +175,7 @@ func TestRegressionBisectionSpecFromChangePoints(t *testing.T) {
 				Good:   tc.good, Bad: tc.bad, Candidates: tc.candidates,
 				Judge:   dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4}},
 				Metrics: tc.metrics, Parallelism: 1, Repeats: 3, MaxCells: 60, Confidence: "0.95",
+				Explain: dbbenchv1alpha1.BisectionExplainSpec{Profile: true, Seconds: 5},
 			}
 			if d := cmp.Diff(want, *spec); d != "" {
 				t.Errorf("spec (-want +got):\n%s", d)
