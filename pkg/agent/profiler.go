@@ -167,7 +167,11 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 	if err := script.Run(); err != nil {
 		return out, fmt.Errorf("profiler: perf script: %w: %s", err, tailLines(stderr.String(), 5))
 	}
-	prof, err := profile.FoldPerfScript(&stdout, profile.FoldOptions{KernelSuffix: p.KernelSuffix})
+	// perf names what it can read itself; the rest (a sidecar's perf
+	// cannot read the server's binaries) is named from the binaries under
+	// the server's own root.
+	syms := &profile.ELFSymbols{Root: p.symfs}
+	prof, err := profile.FoldPerfScript(&stdout, profile.FoldOptions{KernelSuffix: p.KernelSuffix, Resolve: syms.Resolve})
 	if err != nil {
 		return out, fmt.Errorf("profiler: %w", err)
 	}

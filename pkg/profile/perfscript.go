@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,10 @@ type FoldOptions struct {
 	// KernelSuffix appends "_[k]" to kernel frames, so a diff tells the
 	// kernel's time apart from the server's.
 	KernelSuffix bool
+	// Resolve, when set, names the frames perf left without a symbol
+	// ("[unknown]") from their DSO and address (ELFSymbols.Resolve); a
+	// frame it cannot name keeps its DSO's name.
+	Resolve func(dso string, addr uint64) (string, bool)
 }
 
 // unknownSymbol is how perf script names a frame without a symbol.
@@ -78,7 +83,7 @@ func FoldPerfScript(r io.Reader, opts FoldOptions) (*Profile, error) {
 			if !inSample {
 				return nil, fmt.Errorf("perf script line %d: a frame before any sample header: %q", line, text)
 			}
-			f, err := parseFrame(strings.TrimSpace(text), opts.KernelSuffix)
+			f, err := parseFrame(strings.TrimSpace(text), opts)
 			if err != nil {
 				return nil, fmt.Errorf("perf script line %d: %w", line, err)
 			}
@@ -137,7 +142,7 @@ func isPID(f string) bool {
 // parseFrame names the function of a frame line "ADDRESS SYMBOL+0xOFF
 // (DSO)" (the symbol may contain spaces: C++ signatures). "" means the
 // frame has neither symbol nor DSO and is dropped.
-func parseFrame(text string, kernelSuffix bool) (string, error) {
+func parseFrame(text string, opts FoldOptions) (string, error) {
 	addr, rest, ok := strings.Cut(text, " ")
 	if !ok || !isHex(addr) {
 		return "", fmt.Errorf("frame %q does not start with a hexadecimal address", text)
@@ -155,10 +160,17 @@ func parseFrame(text string, kernelSuffix bool) (string, error) {
 			return "", nil
 		}
 		sym = "[" + path.Base(dso) + "]"
+		if opts.Resolve != nil {
+			if a, err := strconv.ParseUint(addr, 16, 64); err == nil {
+				if name, ok := opts.Resolve(dso, a); ok {
+					sym = name
+				}
+			}
+		}
 	}
 	// ';' separates frames and a trailing " N" would read as a count.
 	sym = strings.ReplaceAll(sym, Separator, ":")
-	if kernelSuffix && dso == kernelDSO {
+	if opts.KernelSuffix && dso == kernelDSO {
 		sym += "_[k]"
 	}
 	return sym, nil
