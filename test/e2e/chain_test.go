@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,7 +25,10 @@ import (
 // on t1…t4, then t7 (durable commits since t6: the first slow night) and
 // t8. The builds between the last steady night and the first slow one are
 // t4 … t7: the bisection's good t4, candidates t5 and t6, bad t7.
-var chainNights = []int{1, 2, 2, 3, 4, 7, 8}
+var chainNights = []int{1, 2, 2, 3, 3, 4, 7, 8}
+
+// steadyNights is how many nights run before the first slow one.
+const steadyNights = 6
 
 // TestChainFromANightlyDropToAnExplainedBuild: the whole chain with no
 // command after the applies. A nightly suite judged against change points
@@ -70,6 +74,12 @@ func TestChainFromANightlyDropToAnExplainedBuild(t *testing.T) {
 		run.Spec.Workload.TableSize = 1000
 		run.Spec.Workload.WriteSeconds = 4
 		run.Spec.Placement.MaxParallelCells = 2
+		// The quota, not the shared machine, sets a fast build's
+		// throughput (as in TestRegressionVerdictsOnRealRuns): a steady
+		// series, so one slow night stands out; the durable builds are
+		// bound by their log flushes far below it.
+		db.Resources = corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(suiteCPULimit)}}
+		run.Spec.Client.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(suiteCPULimit)}}
 		if s3 != nil {
 			run.Spec.Output.S3 = s3
 		}
@@ -91,17 +101,18 @@ func TestChainFromANightlyDropToAnExplainedBuild(t *testing.T) {
 		last = night(i+1, b)
 		c := meta.FindStatusCondition(last.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
 		switch {
-		case i < 5 && c.Status != metav1.ConditionFalse:
+		case i < steadyNights && c.Status != metav1.ConditionFalse:
 			t.Fatalf("steady night %d: Regressed=%s %s: %s", i+1, c.Status, c.Reason, c.Message)
-		case i == 5 && (c.Status != metav1.ConditionFalse || c.Reason != "RegressionSuspected"):
+		case i == steadyNights && (c.Status != metav1.ConditionFalse || c.Reason != "RegressionSuspected"):
 			t.Fatalf("the first slow night: Regressed=%s %s, want False RegressionSuspected: %s", c.Status, c.Reason, c.Message)
-		case i == 6 && c.Status != metav1.ConditionTrue:
+		case i == steadyNights+1 && c.Status != metav1.ConditionTrue:
 			t.Fatalf("the second slow night: Regressed=%s %s, want True: %s", c.Status, c.Reason, c.Message)
 		}
 	}
 	st := last.Status.Regression
-	if st == nil || len(st.Regressed) == 0 || st.Regressed[0].Since != "night-6" || st.Regressed[0].LastBefore != "night-5" || st.Bisection == "" {
-		t.Fatalf("the confirming night's regression status %+v: want the change point at night-6 (after night-5) and a bisection", st)
+	since, before := fmt.Sprintf("night-%d", steadyNights+1), fmt.Sprintf("night-%d", steadyNights)
+	if st == nil || len(st.Regressed) == 0 || st.Regressed[0].Since != since || st.Regressed[0].LastBefore != before || st.Bisection == "" {
+		t.Fatalf("the confirming night's regression status %+v: want the change point at %s (after %s) and a bisection", st, since, before)
 	}
 
 	// From here on nothing is typed: the bisection runs and explains.
@@ -176,14 +187,14 @@ func TestChainFromANightlyDropToAnExplainedBuild(t *testing.T) {
 		if err != nil {
 			return err.Error()
 		}
-		for _, want := range []string{"How it started", "night-6 is the first run of the new level", `href="../../night-7/report.html"`, "Innodb_"} {
+		for _, want := range []string{"How it started", since + " is the first run of the new level", `href="../../` + last.Name + `/report.html"`, "Innodb_"} {
 			if !strings.Contains(string(page), want) {
 				return "the page lacks " + want
 			}
 		}
 		return ""
 	})
-	page, err := objects.Get(ctx, objects.Layout().RunKey("chain", "night-7", store.ObjectReport))
+	page, err := objects.Get(ctx, objects.Layout().RunKey("chain", last.Name, store.ObjectReport))
 	if err != nil {
 		t.Fatal(err)
 	}
