@@ -3,7 +3,8 @@
 // mechanism as a pod's CPU limit, so a quota of 90 % of a base quota is what
 // configs[].cpuScalePercent: 90 does in a cluster. The verdict benchmark
 // (test/bench/verdicts) and the agent's tail-latency test
-// (pkg/agent/realdb_taillatency_test.go) run a local database server in one.
+// (pkg/agent/realdb_taillatency_test.go) run a local database server in one,
+// and so does its fixed-rate latency test (realdb_latency_test.go).
 package cgroup
 
 import (
