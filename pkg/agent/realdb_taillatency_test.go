@@ -339,6 +339,18 @@ func (s *staller) stop() (int, float64) {
 // none can be made.
 func tailGroup(t *testing.T, role string) *cgroup.Group {
 	t.Helper()
+	g, err := testGroup(t, role)
+	if err != nil {
+		t.Skip(err)
+	}
+	return g
+}
+
+// testGroup is a CPU cgroup at the highest CPU weight, without a quota,
+// removed when t ends (its processes go back to the hierarchy's root), or
+// an error saying why none can be made.
+func testGroup(t *testing.T, role string) (*cgroup.Group, error) {
+	t.Helper()
 	g, err := cgroup.New(fmt.Sprintf("dbbench-agent-test-%d-%s", os.Getpid(), role))
 	if err == nil {
 		err = g.SetMaxWeight()
@@ -347,14 +359,14 @@ func tailGroup(t *testing.T, role string) *cgroup.Group {
 		if g != nil {
 			_ = g.Remove() // best effort: created but not configured
 		}
-		t.Skipf("a CPU cgroup for the %s: %v (needs a writable /sys/fs/cgroup with a cpu controller: run as root, outside a read-only container)", role, err)
+		return nil, fmt.Errorf("a CPU cgroup for the %s: %w (needs a writable /sys/fs/cgroup with a cpu controller: run as root, outside a read-only container)", role, err)
 	}
 	t.Cleanup(func() {
 		if err := g.Remove(); err != nil {
 			t.Errorf("removing %s: %v", g.Dir, err)
 		}
 	})
-	return g
+	return g, nil
 }
 
 // mariadbPID is the pid of the MariaDB server hack/dbservers.sh started,

@@ -3,7 +3,8 @@
 // mechanism as a pod's CPU limit, so a quota of 90 % of a base quota is what
 // configs[].cpuScalePercent: 90 does in a cluster. The verdict benchmark
 // (test/bench/verdicts) and the agent's tail-latency test
-// (pkg/agent/realdb_taillatency_test.go) run a local database server in one.
+// (pkg/agent/realdb_taillatency_test.go) run a local database server in one,
+// and so does its fixed-rate latency test (realdb_latency_test.go).
 package cgroup
 
 import (
@@ -12,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -116,6 +118,51 @@ func (g *Group) SetQuota(cpus float64) error {
 // Add moves the process pid (all its threads) into the group; the children
 // it starts afterwards inherit the group.
 func (g *Group) Add(pid int) error { return g.write("cgroup.procs", strconv.Itoa(pid)) }
+
+// Enter moves the process pid into the group, as Add does, and returns
+// restore, which moves it back to the cgroup of the group's hierarchy it was
+// in: for a process that outlives the group's use, such as a test server
+// other tests share (Remove alone leaves it at the hierarchy's root).
+// restore fails when the process has exited.
+func (g *Group) Enter(pid int) (restore func() error, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return nil, err
+	}
+	from, err := cpuCgroup(string(b), g.v2)
+	if err != nil {
+		return nil, fmt.Errorf("pid %d: %w", pid, err)
+	}
+	if err := g.Add(pid); err != nil {
+		return nil, err
+	}
+	procs := filepath.Join(filepath.Dir(g.Dir), from, "cgroup.procs")
+	return func() error {
+		if err := os.WriteFile(procs, []byte(strconv.Itoa(pid)), 0); err != nil {
+			return fmt.Errorf("moving pid %d back to %s: %w", pid, filepath.Dir(procs), err)
+		}
+		return nil
+	}, nil
+}
+
+// cpuCgroup is the cgroup, relative to its hierarchy's root, that the
+// content of a /proc/<pid>/cgroup file names for the CPU controller: the
+// "0::" line on cgroup v2, else the v1 line whose controllers include cpu.
+func cpuCgroup(procCgroup string, v2 bool) (string, error) {
+	for _, line := range strings.Split(procCgroup, "\n") {
+		f := strings.SplitN(line, ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		if v2 && f[0] == "0" && f[1] == "" {
+			return f[2], nil
+		}
+		if !v2 && slices.Contains(strings.Split(f[1], ","), "cpu") {
+			return f[2], nil
+		}
+	}
+	return "", errors.New("no cpu cgroup in /proc/<pid>/cgroup")
+}
 
 // Throttling reads cpu.stat's nr_periods and nr_throttled.
 func (g *Group) Throttling() (periods, throttled int64, err error) {
