@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/dbbench/dbbench/pkg/profile"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -75,7 +76,11 @@ func Explain(good, bad []*results.Document, step string, threads, top int) (*Exp
 		top = DefaultTop
 	}
 	e := &Explanation{Step: step, Threads: threads}
-	e.Counters = counterMoves(good, bad, step, threads, top)
+	var perWindow []string
+	e.Counters, perWindow = counterMoves(good, bad, step, threads, top)
+	if len(perWindow) > 0 {
+		e.Notes = append(e.Notes, fmt.Sprintf("left out, as they moved like a count per measured window rather than per operation (the agent's own snapshot queries; their per-operation value follows the throughput): %s", strings.Join(perWindow, ", ")))
+	}
 	if len(e.Counters) == 0 {
 		e.Notes = append(e.Notes, fmt.Sprintf("no engine counter of %s@%d moved by %.0f %% or more per operation (or none was recorded on both sides)", step, threads, 100*MinCounterChange))
 	}
@@ -88,12 +93,23 @@ func Explain(good, bad []*results.Document, step string, threads, top int) (*Exp
 	return e, nil
 }
 
+// perWindowTolerance is how close (on the log scale) a counter's per-op
+// ratio must be to the inverse throughput ratio to count as moving per
+// window: 10 %.
+const perWindowTolerance = 0.1
+
 // counterMoves are the counters per op of step@threads that moved most
-// between the sides' means.
-func counterMoves(good, bad []*results.Document, step string, threads, top int) []Counter {
+// between the sides' means, and the names of those left out because they
+// moved like a fixed count per measured window: a counter the agent's own
+// snapshots bump a few times a window (SHOW GLOBAL STATUS materializes a
+// temporary table) grows per operation exactly as the throughput falls,
+// which says nothing about the build.
+func counterMoves(good, bad []*results.Document, step string, threads, top int) ([]Counter, []string) {
 	mg, ng := meanPerOp(good, step, threads)
 	mb, nb := meanPerOp(bad, step, threads)
+	qg, qb := meanQPS(good, step, threads), meanQPS(bad, step, threads)
 	var out []Counter
+	var perWindow []string
 	for name, g := range mg {
 		b, ok := mb[name]
 		if !ok || (g == 0 && b == 0) {
@@ -106,8 +122,14 @@ func counterMoves(good, bad []*results.Document, step string, threads, top int) 
 		if !math.IsInf(r, 1) && math.Abs(r-1) < MinCounterChange {
 			continue
 		}
+		if qg > 0 && qb > 0 && r > 0 && !math.IsInf(r, 1) && math.Abs(qb/qg-1) >= MinCounterChange &&
+			math.Abs(math.Log(r)+math.Log(qb/qg)) < perWindowTolerance {
+			perWindow = append(perWindow, name)
+			continue
+		}
 		out = append(out, Counter{Name: name, Good: g, Bad: b, Ratio: r, GoodCells: ng[name], BadCells: nb[name]})
 	}
+	sort.Strings(perWindow)
 	sort.Slice(out, func(i, j int) bool {
 		mi, mj := moveSize(out[i].Ratio), moveSize(out[j].Ratio)
 		if mi != mj {
@@ -115,7 +137,26 @@ func counterMoves(good, bad []*results.Document, step string, threads, top int) 
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out[:min(top, len(out))]
+	return out[:min(top, len(out))], perWindow
+}
+
+// meanQPS is the mean steady QPS of step@threads over the documents' step
+// results (0 when none has it).
+func meanQPS(docs []*results.Document, step string, threads int) float64 {
+	var sum float64
+	n := 0
+	for _, d := range docs {
+		for _, s := range d.Steps {
+			if s.Step == step && s.Threads == threads && s.SteadyQPS > 0 {
+				sum += s.SteadyQPS
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // moveSize is |ln ratio|, infinite from or to zero.

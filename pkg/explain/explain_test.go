@@ -11,8 +11,12 @@ import (
 
 // doc is one cell's document with step update-index@1 carrying counters
 // per op and, when folded is set, a profile at profileThreads.
-func doc(perOp map[string]float64, folded string, profileThreads int) *results.Document {
-	d := &results.Document{Steps: []results.StepResult{{Step: "update-index", Threads: 1, Counters: &results.Counters{PerOp: perOp}}}}
+func doc(perOp map[string]float64, folded string, profileThreads int, qps ...float64) *results.Document {
+	q := 1000.0
+	if len(qps) > 0 {
+		q = qps[0]
+	}
+	d := &results.Document{Steps: []results.StepResult{{Step: "update-index", Threads: 1, SteadyQPS: q, Counters: &results.Counters{PerOp: perOp}}}}
 	if folded != "" {
 		d.Steps = append(d.Steps, results.StepResult{Step: "update-index", Threads: profileThreads,
 			Profile: &results.Profile{Folded: folded, Samples: 100}})
@@ -70,5 +74,27 @@ func TestExplainWithoutProfiles(t *testing.T) {
 	same := []*results.Document{doc(map[string]float64{"Handler_update": 1}, "", 0)}
 	if _, err := Explain(same, same, "update-index", 1, 3); !errors.Is(err, ErrNothing) {
 		t.Fatalf("error %v, want ErrNothing", err)
+	}
+}
+
+// A counter bumped a fixed number of times per window (the agent's own
+// SHOW GLOBAL STATUS) rises per operation exactly as the throughput falls:
+// it is left out and named in a note; a counter that moved further stays.
+func TestExplainLeavesOutCountsPerWindow(t *testing.T) {
+	good := []*results.Document{doc(map[string]float64{"Created_tmp_tables": 0.00003, "Innodb_data_fsyncs": 0.0006, "Handler_commit": 1}, "", 0, 10000)}
+	bad := []*results.Document{doc(map[string]float64{"Created_tmp_tables": 0.0012, "Innodb_data_fsyncs": 1.0, "Handler_commit": 2}, "", 0, 250)}
+	e, err := Explain(good, bad, "update-index", 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range e.Counters {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, ",") != "Innodb_data_fsyncs,Handler_commit" {
+		t.Fatalf("counters %v, want the fsyncs and commits without the per-window count", names)
+	}
+	if len(e.Notes) == 0 || !strings.Contains(e.Notes[0], "Created_tmp_tables") {
+		t.Fatalf("notes %q do not name the counter left out", e.Notes)
 	}
 }
