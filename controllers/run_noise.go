@@ -180,7 +180,7 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against, storeNote string) {
 	spec := p.run.Spec.Regression
 	v, err := analysis.JudgeRuns(cur, base.manifest, analysis.VerdictOptions{
-		MinMagnitude:  float64(spec.MinMagnitudePercent) / 100,
+		MinMagnitude:  spec.MinMagnitude(),
 		MagnitudeRule: magnitudeRuleOf(spec.MagnitudeRule),
 		Alpha:         spec.SignificanceLevel(),
 		Correction:    correctionOf(spec.Correction),

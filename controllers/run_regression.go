@@ -47,10 +47,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	}
 	switch spec.Against {
 	case dbbenchv1alpha1.RegressAgainstChangePoints:
-		n := int(spec.LastRuns)
-		if n < 2 {
-			n = 30
-		}
+		n := spec.LastRunsOrDefault()
 		if len(history) > n-1 {
 			history = history[len(history)-(n-1):]
 		}

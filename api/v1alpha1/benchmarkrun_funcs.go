@@ -93,3 +93,15 @@ func (p *PreflightSpec) IsEnabled() bool { return p.Enabled == nil || *p.Enabled
 
 // MinMagnitude is minMagnitudePercent as a fraction (5 → 0.05).
 func (r *RegressionSpec) MinMagnitude() float64 { return float64(r.MinMagnitudePercent) / 100 }
+
+// DefaultLastRuns is lastRuns' default (its CRD marker says the same).
+const DefaultLastRuns = 30
+
+// LastRunsOrDefault is lastRuns, DefaultLastRuns when unset (a spec
+// written without the API server's defaulting, such as a unit test's).
+func (r *RegressionSpec) LastRunsOrDefault() int {
+	if r.LastRuns < 2 {
+		return DefaultLastRuns
+	}
+	return int(r.LastRuns)
+}
