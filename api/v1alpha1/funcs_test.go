@@ -1,0 +1,29 @@
+package v1alpha1
+
+import "testing"
+
+// The accessors of defaulted fields: one place for each default and each
+// conversion (issue 25).
+func TestDefaultedFieldAccessors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"maxPValue empty against a run", (&RegressionSpec{}).SignificanceLevel(), DefaultRunMaxPValue},
+		{"maxPValue empty against change points", (&RegressionSpec{Against: RegressAgainstChangePoints}).SignificanceLevel(), DefaultChangePointsMaxPValue},
+		{"maxPValue given", (&RegressionSpec{MaxPValue: "0.01"}).SignificanceLevel(), 0.01},
+		{"maxPValue out of range", (&RegressionSpec{MaxPValue: "1.5"}).SignificanceLevel(), DefaultRunMaxPValue},
+		{"minMagnitude", (&RegressionSpec{MinMagnitudePercent: 7}).MinMagnitude(), 0.07},
+		{"lastRuns unset", float64((&RegressionSpec{}).LastRunsOrDefault()), DefaultLastRuns},
+		{"lastRuns given", float64((&RegressionSpec{LastRuns: 12}).LastRunsOrDefault()), 12},
+		{"bisection confidence empty", (&BenchmarkBisectionSpec{}).ConfidenceLevel(), DefaultBisectionConfidence},
+		{"bisection confidence given", (&BenchmarkBisectionSpec{Confidence: "0.95"}).ConfidenceLevel(), 0.95},
+		{"bisection maxPValue empty", (&BenchmarkBisectionSpec{}).SignificanceLevel(), DefaultBisectionMaxPValue},
+		{"bisection maxPValue given", (&BenchmarkBisectionSpec{MaxPValue: ".1"}).SignificanceLevel(), 0.1},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
