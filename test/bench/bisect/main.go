@@ -185,7 +185,7 @@ func main() {
 				apply()
 			}
 		}
-		if err := validate(rc); err != nil {
+		if err := validateDecisions(rc); err != nil {
 			fatalf("-replay: %v", err)
 		}
 		real, check, err := replayAll(context.Background(), l, rc)
@@ -223,15 +223,23 @@ func parseCases(s string) ([]int, error) {
 	return out, nil
 }
 
+// validate checks a run's config; validateDecisions what a replay uses.
 func validate(c config) error {
-	if c.Candidates < 1 || c.Bisections < 0 || c.Repeats < 1 || c.Parallelism < 1 || c.MaxCells < 2 || c.Quota <= 0 {
-		return fmt.Errorf("-candidates, -repeats, -parallelism must be ≥ 1, -max-cells ≥ 2, -quota > 0")
+	if c.Bisections < 0 || c.Quota <= 0 {
+		return fmt.Errorf("-bisections must be ≥ 0, -quota > 0")
 	}
 	if c.Load != "null" && c.Load != "all" && c.Load != "none" {
 		return fmt.Errorf("-load %q: null, all or none", c.Load)
 	}
 	if !slices.Contains([]string{"server", "client", "max", "default"}, c.BusyIn) {
 		return fmt.Errorf("-busy-in %q: server, client, max or default", c.BusyIn)
+	}
+	return validateDecisions(c)
+}
+
+func validateDecisions(c config) error {
+	if c.Candidates < 1 || c.Repeats < 1 || c.Parallelism < 1 || c.MaxCells < 2 {
+		return fmt.Errorf("-candidates, -repeats, -parallelism must be ≥ 1, -max-cells ≥ 2")
 	}
 	return c.rule().Validate()
 }
