@@ -119,6 +119,17 @@ func (c config) decisionsOf() string {
 	return fmt.Sprintf("%v %v", c.rule(), c.limits())
 }
 
+// uniqueCases are the cases in their first order, each once.
+func uniqueCases(cases []int) []int {
+	var out []int
+	for _, c := range cases {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func caseName(slowdown int) string {
 	if slowdown == 0 {
 		return "null"
@@ -139,7 +150,7 @@ func main() {
 		keep     = flag.Bool("keep-work", false, "keep the work directory (agent results)")
 	)
 	flag.IntVar(&c.Candidates, "candidates", 8, "candidate builds between the good and the bad one (n ≥ 8 for the issue's figures)")
-	flag.IntVar(&c.Bisections, "bisections", 3, "real bisections per case (interleaved: one of each case in turn)")
+	flag.IntVar(&c.Bisections, "bisections", 3, "real bisections per case, the cases in turn (a case listed twice in -cases runs twice per turn)")
 	flag.Float64Var(&c.Minutes, "minutes", 0, "start no real bisection that would likely end after this many minutes (0: no bound)")
 	flag.Uint64Var(&c.Seed, "seed", 1, "seed of the culprits and of the resampling")
 	flag.IntVar(&c.Seconds, "seconds", 5, "measured seconds per step (after the warm-up)")
@@ -422,10 +433,12 @@ func run(ctx context.Context, c config, logPath, agentBin, sysbench string, keep
 	wallOf := map[int][]float64{}
 	index := 0
 	stopped := false
+	ofCase := map[int]int{}
 	for i := 0; i < c.Bisections && !stopped; i++ {
 		for _, slowdown := range c.Cases {
-			b := newBisection(c, index, slowdown, i, rng)
+			b := newBisection(c, index, slowdown, ofCase[slowdown], rng)
 			index++
+			ofCase[slowdown]++
 			if c.Minutes > 0 {
 				// The mean wall of the case so far (of any case before
 				// the first of this one).

@@ -87,7 +87,7 @@ func table(w io.Writer, c config, bs []*bisection, perBisectionWall bool) []summ
 	}
 	fmt.Fprintln(tw, "\toutcomes")
 	var out []summary
-	for _, slowdown := range c.Cases {
+	for _, slowdown := range uniqueCases(c.Cases) {
 		s := summarize(bs, slowdown)
 		out = append(out, s)
 		if s.n == 0 {
@@ -296,7 +296,7 @@ func report(w io.Writer, c config, l *runLog, real []*bisection, check *replayCh
 		return
 	}
 	var nominal []string
-	for _, s := range c.Cases {
+	for _, s := range uniqueCases(c.Cases) {
 		if _, ok := p.delta[100-s]; s > 0 && !ok {
 			nominal = append(nominal, caseName(s))
 		}

@@ -334,7 +334,7 @@ func resampleAll(ctx context.Context, c config, p *pool, k int) ([]*bisection, e
 	src := &resampleSource{p: p, rng: rng}
 	var out []*bisection
 	for i := 0; i < k; i++ {
-		for _, slowdown := range c.Cases {
+		for _, slowdown := range uniqueCases(c.Cases) {
 			b := newBisection(c, len(out), slowdown, i, rng)
 			if err := search(ctx, c, b, src); err != nil {
 				return out, err
