@@ -212,3 +212,85 @@ func TestReplayReachesTheLoggedDecisions(t *testing.T) {
 }
 
 func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// TestFiguresFromARealLog: the committed log of the run docs/benchmarks.md
+// quotes (9 real bisections, 1 h 20 min) replays to every logged decision,
+// and its figures are the ones quoted: the real bisections per case, the
+// realised slowdown and the busy loop's shift, and resampled searches
+// that find the 10 % slowdown.
+func TestFiguresFromARealLog(t *testing.T) {
+	l, err := readLog(filepath.Join("testdata", "run-2026-11-26.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, check, err := replayAll(context.Background(), l, l.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !check.sameRule || check.compared != 9 || check.matched != 9 || check.incomplete != 0 {
+		t.Fatalf("replay %+v, want 9 of 9 matched", check)
+	}
+	for _, tt := range []struct{ slowdown, n, localized, right int }{{10, 5, 5, 5}, {20, 2, 2, 2}, {0, 2, 0, 0}} {
+		s := summarize(got, tt.slowdown)
+		if s.n != tt.n || s.localized != tt.localized || s.right != tt.right {
+			t.Errorf("%s: %d bisections, %d Localized, %d right; want %d, %d, %d", caseName(tt.slowdown), s.n, s.localized, s.right, tt.n, tt.localized, tt.right)
+		}
+	}
+	p := newPool(l)
+	k := bisect.Key{Step: "read-only-count", Threads: 8, Metric: analysis.MetricThroughput}
+	if r := math.Exp(p.delta[90][k]); r < 0.89 || r > 0.905 || p.deltaRounds[90] != 27 {
+		t.Errorf("realised ratio at 90 %%: %.3f over %d rounds", r, p.deltaRounds[90])
+	}
+	if s := math.Exp(p.busyShift[k]); s < 0.8 || s > 0.83 {
+		t.Errorf("busy / idle %.3f", s)
+	}
+
+	bs, err := resampleAll(context.Background(), l.config, p, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := summarize(bs, 10); s.n != 30 || s.right < 26 {
+		t.Errorf("resampled at 10 %%: %d of %d right", s.right, s.n)
+	}
+	if s := summarize(bs, 0); s.localized > 0 {
+		t.Errorf("resampled null: %d of %d Localized", s.localized, s.n)
+	}
+	var out bytes.Buffer
+	report(&out, l.config, l, got, &check, 30, 0)
+	for _, want := range []string{
+		"the log's rule and limits; 9 of 9 bisections reach the logged outcome, build, cells and rounds",
+		"quota 90 %: realised ratio 0.897 [0.890, 0.904] over 27 rounds",
+		"goal (real), right build at 10 % ≥ 0.90: 5 / 5 = 1.00 [0.48, 1.00]; met: yes",
+		"goal (real), null bisections Localized ≤ α 0.05: 0 / 2 = 0.00 [0.00, 0.84]; met: yes",
+		"resampled bisections (30 per case, seed 1;",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestNullFiguresFromARealLog: the second run's log (9 null bisections,
+// the busy loop in the server's CPU group every other round) replays to
+// its decisions: none Localized, the busy rounds about a quarter slower.
+func TestNullFiguresFromARealLog(t *testing.T) {
+	l, err := readLog(filepath.Join("testdata", "run-2026-11-26-null.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, check, err := replayAll(context.Background(), l, l.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if check.compared != 9 || check.matched != 9 {
+		t.Fatalf("replay %+v, want 9 of 9 matched", check)
+	}
+	if s := summarize(got, 0); s.n != 9 || s.localized != 0 || s.rounds != 19 {
+		t.Errorf("null: %d bisections, %d Localized, %d rounds", s.n, s.localized, s.rounds)
+	}
+	p := newPool(l)
+	k := bisect.Key{Step: "read-only-count", Threads: 8, Metric: analysis.MetricThroughput}
+	if s := math.Exp(p.busyShift[k]); s < 0.75 || s > 0.79 || p.busyRounds != [2]int{11, 8} {
+		t.Errorf("busy / idle %.3f over %v rounds", s, p.busyRounds)
+	}
+}

@@ -309,4 +309,26 @@ func report(w io.Writer, c config, l *runLog, real []*bisection, check *replayCh
 	ss = table(w, c, bs, false)
 	goals(w, c, ss, "resampled")
 	reliability(w, bs)
+	misses(w, bs, 10)
+}
+
+// misses lists the first few bisections that did not end as they should:
+// a slowdown not localized to its culprit, a null bisection Localized.
+func misses(w io.Writer, bs []*bisection, most int) {
+	var out []string
+	n := 0
+	for _, b := range bs {
+		if b.exhausted || b.right() || (b.slowdown == 0 && !b.localized()) {
+			continue
+		}
+		n++
+		if len(out) < most {
+			out = append(out, fmt.Sprintf("  %s, culprit %d: %s, named %d at %.3f, likely %v, %d cells, %d rounds, %d epochs",
+				caseName(b.slowdown), b.culprit, b.outcome, b.named, b.confidence, b.likely, b.cells, b.rounds, b.epochs))
+		}
+	}
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "misses (%d; the first %d):\n%s\n", n, len(out), strings.Join(out, "\n"))
 }
