@@ -136,11 +136,16 @@ func (b *busyLoop) set(on bool) error {
 		}
 	}
 	if !on {
-		for _, p := range b.procs {
-			_ = p.Process.Kill() // ours, started above
-			_ = p.Wait()
-		}
-		b.procs = nil
+		b.stop()
 	}
 	return nil
+}
+
+// stop stops the loops.
+func (b *busyLoop) stop() {
+	for _, p := range b.procs {
+		_ = p.Process.Kill() // ours, started by set
+		_ = p.Wait()
+	}
+	b.procs = nil
 }

@@ -199,11 +199,11 @@ func main() {
 		if err := validateDecisions(rc); err != nil {
 			fatalf("-replay: %v", err)
 		}
-		real, check, err := replayAll(context.Background(), l, rc)
+		replayed, check, err := replayAll(context.Background(), l, rc)
 		if err != nil {
 			fatalf("-replay: %v", err)
 		}
-		report(os.Stdout, rc, l, real, &check, *resample, 0)
+		report(os.Stdout, rc, l, replayed, &check, *resample, 0)
 		return
 	}
 	if err := validate(c); err != nil {
@@ -417,7 +417,7 @@ func run(ctx context.Context, c config, logPath, agentBin, sysbench string, keep
 		logf("the busy loop: %v", err)
 		return 2
 	}
-	defer busy.set(false)
+	defer busy.stop()
 	if err := lw.write(configRec{Type: recConfig, Started: time.Now().Format(time.RFC3339), Config: c}); err != nil {
 		logf("%v", err)
 		return 2
@@ -475,7 +475,7 @@ func run(ctx context.Context, c config, logPath, agentBin, sysbench string, keep
 			wallOf[slowdown] = append(wallOf[slowdown], b.seconds)
 		}
 	}
-	busy.set(false)
+	busy.stop()
 	_ = f.Sync()
 	l, err := readLog(logPath)
 	if err != nil {

@@ -23,14 +23,13 @@ const (
 
 // summary is one case's bisections.
 type summary struct {
-	slowdown                      int
-	n, localized, right           int
-	exhausted                     int
-	stated                        float64 // sum over the localized
-	cells, rounds                 int
-	seconds                       float64
-	outcomes                      map[bisect.Outcome]int
-	confidenceMet, confidenceOver int // localized bisections right / wrong
+	slowdown            int
+	n, localized, right int
+	exhausted           int
+	stated              float64 // sum over the localized
+	cells, rounds       int
+	seconds             float64
+	outcomes            map[bisect.Outcome]int
 }
 
 func summarize(bs []*bisection, slowdown int) summary {
@@ -167,7 +166,7 @@ func reliability(w io.Writer, bs []*bisection) {
 		stated              float64
 	}
 	bins := make([]bin, len(edges)-1)
-	any := false
+	seen := false
 	for _, b := range bs {
 		if b.slowdown == 0 || b.exhausted || b.named <= 0 || math.IsNaN(b.confidence) {
 			continue
@@ -182,11 +181,11 @@ func reliability(w io.Writer, bs []*bisection) {
 				if b.localized() {
 					bins[i].localized++
 				}
-				any = true
+				seen = true
 			}
 		}
 	}
-	if !any {
+	if !seen {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -239,7 +238,7 @@ func noise(w io.Writer, c config, p *pool, l *runLog) {
 }
 
 // report prints the real bisections' figures, then the resampled ones'.
-func report(w io.Writer, c config, l *runLog, real []*bisection, check *replayCheck, resample int, took time.Duration) {
+func report(w io.Writer, c config, l *runLog, measured []*bisection, check *replayCheck, resample int, took time.Duration) {
 	fmt.Fprintf(w, "\nbench-bisect: %d candidates, rule: magnitude %.0f %% %s, maxPValue %.2f, confidence %.2f; parallelism %d, %d repeats, max %d cells; steps %s at %d threads, %d s (+%d s warm-up); base quota %.2f CPU; load changed between rounds in: %s",
 		c.Candidates, 100*c.Magnitude, c.MagnitudeRule, c.MaxPValue, c.Confidence, c.Parallelism, c.Repeats, c.MaxCells,
 		strings.Join(c.Steps, ","), c.Threads, c.Seconds, c.Warmup, c.Quota, c.Load)
@@ -267,12 +266,12 @@ func report(w io.Writer, c config, l *runLog, real []*bisection, check *replayCh
 	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "real bisections (every cell on the server):\n")
-	ss := table(w, c, real, true)
+	ss := table(w, c, measured, true)
 	goals(w, c, ss, "real")
-	reliability(w, real)
+	reliability(w, measured)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "bisection\tcase\tculprit\toutcome\tnamed\tprobability\tcells\trounds\tepochs\twall")
-	for _, b := range real {
+	for _, b := range measured {
 		outcome := string(b.outcome)
 		if b.exhausted {
 			outcome = "(the log could not serve)"
