@@ -196,15 +196,21 @@ func TestReplayReachesTheLoggedDecisions(t *testing.T) {
 		t.Fatalf("strict replay: %v, %+v, %d", err, check, len(got))
 	}
 
-	var out bytes.Buffer
-	report(&out, l.config, l, done, &check, 20, 0)
-	for _, want := range []string{
+	reportHas(t, l, done, &check, 20,
 		"real bisections (every cell on the server):",
 		"resampled bisections (20 per case, seed 1;",
 		"goal (resampled), right build at 10 % ≥ 0.90: ",
 		"goal (resampled), null bisections Localized ≤ α 0.05: ",
-		"stated probability of the named build",
-	} {
+		"stated probability of the named build")
+}
+
+// reportHas checks that the report of bs (resample per case) has every
+// line in wants.
+func reportHas(t *testing.T, l *runLog, bs []*bisection, check *replayCheck, resample int, wants ...string) {
+	t.Helper()
+	var out bytes.Buffer
+	report(&out, l.config, l, bs, check, resample, 0)
+	for _, want := range wants {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
@@ -219,14 +225,7 @@ func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNa
 // realised slowdown and the busy loop's shift, and resampled searches
 // that find the 10 % slowdown.
 func TestFiguresFromARealLog(t *testing.T) {
-	l, err := readLog(filepath.Join("testdata", "run-2026-11-26.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, check, err := replayAll(context.Background(), l, l.config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, got, check := replayTestdata(t, "run-2026-11-26.jsonl")
 	if !check.sameRule || check.compared != 9 || check.matched != 9 || check.incomplete != 0 {
 		t.Fatalf("replay %+v, want 9 of 9 matched", check)
 	}
@@ -255,33 +254,19 @@ func TestFiguresFromARealLog(t *testing.T) {
 	if s := summarize(bs, 0); s.localized > 0 {
 		t.Errorf("resampled null: %d of %d Localized", s.localized, s.n)
 	}
-	var out bytes.Buffer
-	report(&out, l.config, l, got, &check, 30, 0)
-	for _, want := range []string{
+	reportHas(t, l, got, &check, 30,
 		"the log's rule and limits; 9 of 9 bisections reach the logged outcome, build, cells and rounds",
 		"quota 90 %: realised ratio 0.897 [0.890, 0.904] over 27 rounds",
 		"goal (real), right build at 10 % ≥ 0.90: 5 / 5 = 1.00 [0.48, 1.00]; met: yes",
 		"goal (real), null bisections Localized ≤ α 0.05: 0 / 2 = 0.00 [0.00, 0.84]; met: yes",
-		"resampled bisections (30 per case, seed 1;",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, out.String())
-		}
-	}
+		"resampled bisections (30 per case, seed 1;")
 }
 
 // TestNullFiguresFromARealLog: the second run's log (9 null bisections,
 // the busy loop in the server's CPU group every other round) replays to
 // its decisions: none Localized, the busy rounds about a quarter slower.
 func TestNullFiguresFromARealLog(t *testing.T) {
-	l, err := readLog(filepath.Join("testdata", "run-2026-11-26-null.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, check, err := replayAll(context.Background(), l, l.config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, got, check := replayTestdata(t, "run-2026-11-26-null.jsonl")
 	if check.compared != 9 || check.matched != 9 {
 		t.Fatalf("replay %+v, want 9 of 9 matched", check)
 	}
@@ -293,4 +278,18 @@ func TestNullFiguresFromARealLog(t *testing.T) {
 	if s := math.Exp(p.busyShift[k]); s < 0.75 || s > 0.79 || p.busyRounds != [2]int{11, 8} {
 		t.Errorf("busy / idle %.3f over %v rounds", s, p.busyRounds)
 	}
+}
+
+// replayTestdata replays a committed log with its own rule.
+func replayTestdata(t *testing.T, name string) (*runLog, []*bisection, replayCheck) {
+	t.Helper()
+	l, err := readLog(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, check, err := replayAll(context.Background(), l, l.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, got, check
 }
