@@ -125,6 +125,10 @@ bench-fidelity: ## Agent vs plain sysbench QPS on a real local MariaDB, 5 concur
 bench-verdicts: ## A/A false positives, detection of calibrated 10 % / 5 % CPU-quota slowdowns, adaptive vs fixed repeats, real local MariaDB (docs/benchmarks.md). Size: VERDICTS_* (hack/bench-verdicts.sh).
 	hack/bench-verdicts.sh
 
+.PHONY: bench-bisect
+bench-bisect: ## BenchmarkBisection's search on a real local MariaDB: a 10 % / 20 % CPU-quota slowdown from a random build among 8, and null bisections under a changing load; right-build rate, calibration, cells (docs/benchmarks.md). Size: BISECT_* (hack/bench-bisect.sh).
+	hack/bench-bisect.sh
+
 .PHONY: bench-chaos
 bench-chaos: ## Manager chaos on the local cluster: CHAOS_KILLS=20 manager kills over waves of CHAOS_RUNS=3 runs with output.s3; prints kills, runs, cells, lost, duplicated, orphans (docs/benchmarks.md).
 	hack/bench-chaos.sh

@@ -47,7 +47,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -58,12 +57,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/dbbench/dbbench/internal/testutil/cgroup"
-	"github.com/dbbench/dbbench/internal/testutil/dbservers"
-	"github.com/dbbench/dbbench/pkg/agent"
+	"github.com/dbbench/dbbench/internal/benchutil"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -136,8 +132,6 @@ type config struct {
 	target    float64 // half-width target, 0.02 = ±2 %
 	agentBin  string
 	sysbench  string
-	work      string
-	port      int
 }
 
 // runResult is one agent run of one cell.
@@ -242,107 +236,33 @@ func quotaOf(c config, cell string) float64 {
 }
 
 func run(ctx context.Context, c config, keep bool) int {
-	root, err := dbservers.RepoRoot()
-	if err != nil {
-		fatalf("%v", err)
-	}
-	if c.work, err = os.MkdirTemp("", "dbbench-verdicts-"); err != nil {
-		fatalf("%v", err)
-	}
-	if keep {
-		logf("work directory: %s", c.work)
-	} else {
-		defer os.RemoveAll(c.work)
-	}
-	if c.agentBin == "" {
-		c.agentBin = filepath.Join(c.work, "dbbench-agent")
-		b := exec.Command("go", "build", "-o", c.agentBin, "./cmd/agent")
-		b.Dir, b.Stdout, b.Stderr = root, os.Stderr, os.Stderr
-		if err := b.Run(); err != nil {
-			fatalf("go build ./cmd/agent: %v", err)
-		}
-	}
-	group, err := cgroup.New(fmt.Sprintf("dbbench-verdicts-%d", os.Getpid()))
-	if err != nil {
-		fatalf("a CPU cgroup for the server: %v (needs a writable /sys/fs/cgroup: run as root, outside a read-only container)", err)
-	}
-	// The highest CPU weight, for the server and the client alike: on a
-	// busy machine the other processes (each as heavy as one default
-	// group) would otherwise make the server wait for a CPU beyond its
-	// quota, and the run-to-run noise would be the machine's load, not
-	// the server's (measured: docs/benchmarks.md).
-	if err := group.SetMaxWeight(); err != nil {
-		logf("the server's CPU weight: %v", err)
-	}
-	defer func() {
-		if err := group.Remove(); err != nil {
-			logf("removing %s: %v", group.Dir, err)
-		}
-	}()
-	// The client (agent and sysbench) gets a group with the same weight and
-	// no quota, like a client pod with a CPU request: on a busy machine the
-	// client would otherwise be the bottleneck and the server's quota
-	// would not bind.
-	client, err := cgroup.New(fmt.Sprintf("dbbench-verdicts-%d-client", os.Getpid()))
-	if err != nil {
-		logf("a CPU cgroup for the client: %v", err)
-		return 2
-	}
-	if err := client.SetMaxWeight(); err != nil {
-		logf("the client's CPU weight: %v", err)
-	}
-	defer func() {
-		if err := client.Remove(); err != nil {
-			logf("removing %s: %v", client.Dir, err)
-		}
-	}()
-
-	dbRoot := filepath.Join(c.work, "db")
-	port, stop, err := dbservers.Start(root, plan.MariaDB, dbRoot)
+	srv, err := benchutil.Start(benchutil.Options{Name: "dbbench-verdicts", AgentBin: c.agentBin, Keep: keep, Logf: logf})
 	if err != nil {
 		logf("%v", err)
 		return 2
 	}
-	c.port = port
-	defer stop() // at exit; before group.remove (deferred earlier)
-	pidText, err := os.ReadFile(filepath.Join(dbRoot, "mariadb", "mysqld.pid"))
-	if err != nil {
-		logf("the server's pid: %v", err)
-		return 2
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(pidText)))
-	if err != nil {
-		logf("the server's pid %q: %v", pidText, err)
-		return 2
-	}
-	if err := group.Add(pid); err != nil {
-		logf("moving mariadbd (pid %d) into %s: %v", pid, group.Dir, err)
-		return 2
-	}
-	pwFile := filepath.Join(c.work, "pw")
-	if err := os.WriteFile(pwFile, []byte(dbservers.Password), 0o600); err != nil {
-		logf("%v", err)
-		return 2
-	}
-	perRun := 3 + len(c.steps)*(c.seconds+c.warmup) + c.flushWait
+	defer srv.Close()
+	cell := c.cell()
 	logf("MariaDB on 127.0.0.1:%d in cgroup %s (%s); %d rounds × %d cells; steps %s, %d s + %d s warm-up, %d threads, 1 × %d rows; base quota %.2f CPU; roughly %d min",
-		c.port, group.Dir, group.Kind(), c.rounds, len(c.scales)+2, strings.Join(c.steps, ","), c.seconds, c.warmup, c.threads, c.tableSize, c.quota,
-		c.rounds*(len(c.scales)+2)*perRun/60)
+		srv.Port, srv.Group.Dir, srv.Group.Kind(), c.rounds, len(c.scales)+2, strings.Join(c.steps, ","), c.seconds, c.warmup, c.threads, c.tableSize, c.quota,
+		c.rounds*(len(c.scales)+2)*cell.PerRunSeconds()/60)
 
 	began := time.Now()
 	var runs []runResult
 	for r := 0; r < c.rounds; r++ {
-		for _, cell := range roundOrder(c, r) {
-			rr, err := runCell(ctx, c, group, client, pwFile, cell, r)
+		for _, name := range roundOrder(c, r) {
+			out := filepath.Join(srv.Work, fmt.Sprintf("r%02d-%s", r+1, name))
+			res, err := srv.Run(ctx, cell, quotaOf(c, name), out)
 			if err != nil {
-				logf("round %d, %s: %v", r+1, cell, err)
+				logf("round %d, %s: %v", r+1, name, err)
 				return 2
 			}
+			rr := runResult{cell: name, round: r, wall: res.Wall, throttled: res.Throttled, doc: res.Doc}
 			var qps []string
 			for _, s := range rr.doc.Steps {
 				qps = append(qps, fmt.Sprintf("%s %.1f", s.Step, s.SteadyQPS))
 			}
-			logf("round %2d %-4s quota %.3f CPU, throttled in %3.0f %% of periods, %4.1f s: %s", r+1, cell, quotaOf(c, cell), 100*rr.throttled, rr.wall, strings.Join(qps, ", "))
+			logf("round %2d %-4s quota %.3f CPU, throttled in %3.0f %% of periods, %4.1f s: %s", r+1, name, quotaOf(c, name), 100*rr.throttled, rr.wall, strings.Join(qps, ", "))
 			runs = append(runs, rr)
 		}
 	}
@@ -350,60 +270,10 @@ func run(ctx context.Context, c config, keep bool) int {
 	return 0
 }
 
-// runCell sets the cell's quota and runs the agent once.
-func runCell(ctx context.Context, c config, g, client *cgroup.Group, pwFile, cell string, round int) (runResult, error) {
-	if err := g.SetQuota(quotaOf(c, cell)); err != nil {
-		return runResult{}, err
-	}
-	out := filepath.Join(c.work, fmt.Sprintf("r%02d-%s", round+1, cell))
-	cmd := dbservers.AgentLocal{
-		Bin: c.agentBin, Sysbench: c.sysbench, Engine: plan.MariaDB, Port: c.port, PasswordFile: pwFile,
-		Steps: c.steps, TableSize: c.tableSize, Seconds: c.seconds + c.warmup, Warmup: c.warmup,
-		Threads: c.threads, FlushWait: c.flushWait, Out: out,
-	}.Command(ctx)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	p0, t0, err := g.Throttling()
-	if err != nil {
-		return runResult{}, err
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return runResult{}, fmt.Errorf("dbbench-agent local: %w", err)
-	}
-	// Into the client's group before it starts sysbench (after its data
-	// load's connection checks): its children inherit the group.
-	if err := client.Add(cmd.Process.Pid); err != nil {
-		_ = cmd.Process.Kill() // best effort: the run is abandoned
-		_ = cmd.Wait()
-		return runResult{}, fmt.Errorf("moving the agent into %s: %w", client.Dir, err)
-	}
-	if err := cmd.Wait(); err != nil {
-		return runResult{}, fmt.Errorf("dbbench-agent local: %w\n%s", err, log.String())
-	}
-	wall := time.Since(start).Seconds()
-	p1, t1, err := g.Throttling()
-	if err != nil {
-		return runResult{}, err
-	}
-	b, err := os.ReadFile(filepath.Join(out, agent.FullDocumentFile))
-	if err != nil {
-		return runResult{}, err
-	}
-	doc, err := results.Unmarshal(b)
-	if err != nil {
-		return runResult{}, err
-	}
-	for _, s := range doc.Steps {
-		if s.Error != "" || !(s.SteadyQPS > 0) {
-			return runResult{}, fmt.Errorf("step %s@%d: QPS %v, error %q", s.Step, s.Threads, s.SteadyQPS, s.Error)
-		}
-	}
-	thr := math.NaN()
-	if p1 > p0 {
-		thr = float64(t1-t0) / float64(p1-p0)
-	}
-	return runResult{cell: cell, round: round, wall: wall, throttled: thr, doc: doc}, nil
+// cell is what every run measures.
+func (c config) cell() benchutil.Cell {
+	return benchutil.Cell{Sysbench: c.sysbench, Steps: c.steps, TableSize: c.tableSize, Seconds: c.seconds, Warmup: c.warmup,
+		Threads: c.threads, FlushWait: c.flushWait}
 }
 
 // logLine is the per-run line of the log (run's logf call).
@@ -594,7 +464,7 @@ func designRepeats(c config, cells map[string][]runResult, r rule, limit int) in
 		for _, r := range cells[baseCell] {
 			xs = append(xs, qpsOf(r, step))
 		}
-		worst = math.Max(worst, cv(xs))
+		worst = math.Max(worst, benchutil.CV(xs))
 	}
 	scale := float64(slices.Min(c.scales)) / 100
 	d, effect := r.design(worst, defaultAlpha/float64(len(c.steps)), 0, scale)
@@ -727,14 +597,14 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 			if err == nil {
 				ratio = fmt.Sprintf("%.3f [%.3f, %.3f]", iv.Estimate, iv.Low, iv.High)
 			}
-			fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%.0f %%\t%.1f s\n", cell, nominal, step, ratio, 100*mean(thr), mean(wall))
+			fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%.0f %%\t%.1f s\n", cell, nominal, step, ratio, 100*benchutil.Mean(thr), benchutil.Mean(wall))
 		}
 	}
 	var athr []float64
 	for _, r := range cells[baseCell] {
 		athr = append(athr, r.throttled)
 	}
-	fmt.Fprintf(tw, "A\t1.00\t(base)\t-\t%.0f %%\t-\n", 100*mean(athr))
+	fmt.Fprintf(tw, "A\t1.00\t(base)\t-\t%.0f %%\t-\n", 100*benchutil.Mean(athr))
 	_ = tw.Flush()
 	fmt.Fprintln(w)
 
@@ -744,7 +614,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 		for _, r := range cells[baseCell] {
 			xs = append(xs, qpsOf(r, step))
 		}
-		fmt.Fprintf(w, "run-to-run CV of A, %s: %.2f %% over %d runs\n", step, 100*cv(xs), len(xs))
+		fmt.Fprintf(w, "run-to-run CV of A, %s: %.2f %% over %d runs\n", step, 100*benchutil.CV(xs), len(xs))
 	}
 	fmt.Fprintln(w)
 
@@ -849,7 +719,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	for r := 0; r < c.rounds; r++ {
 		walls = append(walls, roundWall(r))
 	}
-	perRound := mean(walls)
+	perRound := benchutil.Mean(walls)
 	if stopAt == 0 {
 		fmt.Fprintf(w, "the target was not reached in %d rounds (%.3f cell-hours)\n", c.rounds, spent/3600)
 	} else {
@@ -919,12 +789,12 @@ func modelPower(w *os.File, c config, cells map[string][]runResult) {
 		for _, r := range rules {
 			for _, s := range c.scales {
 				scale := float64(s) / 100
-				floor, effect := r.design(cv(xs), defaultAlpha/k, 2*c.rounds-3, scale)
+				floor, effect := r.design(benchutil.CV(xs), defaultAlpha/k, 2*c.rounds-3, scale)
 				if effect <= 0 || scale > 1-r.magnitude {
 					parts = append(parts, fmt.Sprintf("S%d %s -", s, r))
 					continue
 				}
-				between, _ := r.design(cv(xs), defaultAlpha/k, 0, scale)
+				between, _ := r.design(benchutil.CV(xs), defaultAlpha/k, 0, scale)
 				p1, err1 := floor.Power(1, effect)
 				p3, err3 := between.Power(3, effect)
 				p10, err10 := between.Power(10, effect)
@@ -934,7 +804,7 @@ func modelPower(w *os.File, c config, cells map[string][]runResult) {
 				parts = append(parts, fmt.Sprintf("S%d %s %.2f/%.2f/%.2f", s, r, p1, p3, p10))
 			}
 		}
-		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3 / 10+10): %s\n", step, 100*cv(xs), strings.Join(parts, ", "))
+		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3 / 10+10): %s\n", step, 100*benchutil.CV(xs), strings.Join(parts, ", "))
 	}
 }
 
@@ -1000,27 +870,4 @@ func pct(hw float64) string {
 		return "unbounded"
 	}
 	return fmt.Sprintf("±%.2f %%", 100*hw)
-}
-
-func mean(xs []float64) float64 {
-	s, n := 0.0, 0
-	for _, x := range xs {
-		if !math.IsNaN(x) {
-			s += x
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
-}
-
-func cv(xs []float64) float64 {
-	m := mean(xs)
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss/float64(len(xs)-1)) / m
 }
