@@ -163,3 +163,27 @@ func TestAssessRegressionThatDidNotHold(t *testing.T) {
 		t.Fatalf("decision %+v, want the endpoints measured again", d)
 	}
 }
+
+// A good build measured 6 % low once is judged Bad by its own test, which
+// puts the verdicts' first change before the culprit; the posterior, over
+// every cell, still names the culprit, and that is the build localized
+// (make bench-bisect found searches that ended Ambiguous here).
+func TestAssessNamesThePosteriorsBuild(t *testing.T) {
+	rule := Rule{Magnitude: 0.05, MaxPValue: 0.05, MagnitudeRule: analysis.MagnitudeEstimated}
+	rounds := []Round{
+		round(RoundEndpoints, []int{0, 5}, nil, obs(0, 1000, 1004, 996), obs(5, 500, 502, 498)),
+		round(RoundSearch, []int{0, 2, 5}, []int{0, 5}, obs(0, 1001, 999, 1000), obs(5, 501, 499, 500), obs(2, 940, 942, 938)),
+		round(RoundSearch, []int{0, 3, 4, 5}, []int{0, 5}, obs(0, 1000, 1002, 998), obs(5, 500, 501, 499), obs(3, 999, 1001, 1000), obs(4, 502, 498, 500)),
+	}
+	s := Assess(rounds, 6, rule, all)
+	if s.Points[2].Verdict != Bad || s.Points[3].Verdict != Good || s.Points[4].Verdict != Bad {
+		t.Fatalf("verdicts %s %s %s, want the low good build judged Bad beside Good and Bad", s.Points[2].Verdict, s.Points[3].Verdict, s.Points[4].Verdict)
+	}
+	if len(s.Changes) < 2 || s.Changes[0].FirstBad != 2 {
+		t.Fatalf("changes %+v, want the verdicts' first change at 2", s.Changes)
+	}
+	d := Decide(s, Limits{Parallelism: 1, Repeats: 3, MaxCells: 100})
+	if s.Named != 4 || d.Outcome != OutcomeLocalized || d.Change.FirstBad != 4 || d.Change.LastGood != 3 {
+		t.Fatalf("named %d (confidence %.3f), decision %+v: want 4 localized after 3", s.Named, s.Confidence, d)
+	}
+}
