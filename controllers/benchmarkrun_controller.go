@@ -3,14 +3,11 @@ package controllers
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -88,46 +85,10 @@ type BenchmarkRunReconciler struct {
 // deterministic names and "already exists" counts as created; the events
 // and metrics of a pass whose write was refused are dropped with it.
 func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	run := &dbbenchv1alpha1.BenchmarkRun{}
-	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	var (
-		p      *runPass
-		result ctrl.Result
-		err    error
-	)
-	werr := redoOnConflict(ctx, r.APIReader, req.NamespacedName, run, "run", func(fresh *dbbenchv1alpha1.BenchmarkRun) error {
-		run, p = fresh, nil
-		if !run.DeletionTimestamp.IsZero() {
-			// Children carry owner references; garbage collection removes them.
-			return nil
-		}
-		original := run.DeepCopy()
-		p = &runPass{r: r, run: run, now: r.Clock.Now(), log: log.FromContext(ctx)}
-		result, err = p.reconcile(ctx)
-		p.log.V(1).Info("Reconciled", "resourceVersion", run.ResourceVersion, "before", phases(original), "after", phases(run))
-		return r.writeStatus(ctx, original, run)
-	})
-	if werr != nil {
-		return ctrl.Result{}, passOutcome(err, werr)
-	}
-	if p == nil {
-		return ctrl.Result{}, nil
-	}
-	// Events follow the status write, so they never announce a state that
-	// was not recorded.
-	p.emitEvents()
-	if p.dropRetryAnnotation {
-		// After the status write that records the attempt the annotation
-		// asked for: if that write is lost, the annotation stays and the
-		// next pass tries again.
-		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, specs.AnnotationRetryUpload)
-		if perr := r.Patch(ctx, run, client.RawPatch(types.MergePatchType, []byte(patch))); perr != nil && !apierrors.IsNotFound(perr) {
-			return ctrl.Result{}, errors.Join(err, fmt.Errorf("removing the annotation %s: %w", specs.AnnotationRetryUpload, perr))
-		}
-	}
-	return result, err
+	return reconcilePass(ctx, r, r.APIReader, req.NamespacedName, "run",
+		func(run *dbbenchv1alpha1.BenchmarkRun) *runPass {
+			return &runPass{r: r, run: run, now: r.Clock.Now(), log: log.FromContext(ctx)}
+		}, r.writeStatus)
 }
 
 // writeStatus writes the status a pass computed, if it changed, with a merge

@@ -53,7 +53,7 @@ type BenchmarkBisectionReconciler struct {
 // Reconcile runs one pass over a bisection and writes its status once; a
 // conflict on the write redoes the pass on a fresh copy.
 func (r *BenchmarkBisectionReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileOwner(ctx, r, r.APIReader, req.NamespacedName, "bisection",
+	return reconcilePass(ctx, r, r.APIReader, req.NamespacedName, "bisection",
 		func(bis *dbbenchv1alpha1.BenchmarkBisection) *bisectionPass {
 			return &bisectionPass{r: r, bis: bis, now: r.Clock.Now(), log: log.FromContext(ctx)}
 		}, r.writeStatus)

@@ -320,7 +320,7 @@ func (p *runPass) startBisection(ctx context.Context, cur *results.Manifest, his
 		return fmt.Errorf("creating bisection %s: %w", bis.Name, err)
 	default:
 		p.log.Info("Created the regression's bisection", "bisection", klog.KObj(bis))
-		p.event(false, EventBisectionCreated, "Bisect", fmt.Sprintf("Created BenchmarkBisection %s: database %s, good %s, bad %s, %d candidates",
+		p.doneEvent(false, EventBisectionCreated, "Bisect", fmt.Sprintf("Created BenchmarkBisection %s: database %s, good %s, bad %s, %d candidates",
 			bis.Name, spec.RunRef.Database, pointName(spec.Good), pointName(spec.Bad), len(spec.Candidates)))
 	}
 	st.Bisection, st.BisectionMessage = bis.Name, ""

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -33,20 +34,13 @@ type runPass struct {
 	// steps are the step names every cell runs.
 	steps   []string
 	requeue requeueAt
-	events  []event
+	passEvents
 	// metrics are recorded, like events, only once the status write that
 	// describes them succeeded, so a pass that conflicts counts nothing.
 	metrics []func()
 	// dropRetryAnnotation: remove specs.AnnotationRetryUpload once the
 	// pass's status is written.
 	dropRetryAnnotation bool
-}
-
-type event struct {
-	warning bool
-	reason  string
-	action  string
-	note    string
 }
 
 // children indexes a run's child objects by name.
@@ -380,22 +374,27 @@ func kind(obj runtime.Object) string {
 	return fmt.Sprintf("%T", obj)
 }
 
-func (p *runPass) event(warning bool, reason, action, note string) {
-	p.events = append(p.events, event{warning: warning, reason: reason, action: action, note: note})
+// emitEvents records the pass's metrics and events once its status is
+// written; without the write only the events about what happened anyway.
+func (p *runPass) emitEvents(statusWritten bool) {
+	if statusWritten {
+		for _, m := range p.metrics {
+			m()
+		}
+	}
+	p.passEvents.emit(p.r.Recorder, p.run, statusWritten)
 }
 
-func (p *runPass) emitEvents() {
-	for _, m := range p.metrics {
-		m()
+// afterWrite removes the retry annotation once the status write that
+// records the attempt it asked for succeeded: if that write is lost, the
+// annotation stays and the next pass tries again.
+func (p *runPass) afterWrite(ctx context.Context) error {
+	if !p.dropRetryAnnotation {
+		return nil
 	}
-	if p.r.Recorder == nil {
-		return
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, specs.AnnotationRetryUpload)
+	if err := p.r.Patch(ctx, p.run, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing the annotation %s: %w", specs.AnnotationRetryUpload, err)
 	}
-	for _, e := range p.events {
-		t := corev1.EventTypeNormal
-		if e.warning {
-			t = corev1.EventTypeWarning
-		}
-		p.r.Recorder.Eventf(p.run, nil, t, e.reason, e.action, "%s", e.note)
-	}
+	return nil
 }

@@ -53,7 +53,7 @@ type BenchmarkScheduleReconciler struct {
 // the API server has it (see BenchmarkRunReconciler.Reconcile): the run
 // names are deterministic, so a redone pass cannot create a second run.
 func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	return reconcileOwner(ctx, r, r.APIReader, req.NamespacedName, "schedule",
+	return reconcilePass(ctx, r, r.APIReader, req.NamespacedName, "schedule",
 		func(sched *dbbenchv1alpha1.BenchmarkSchedule) *schedulePass {
 			return &schedulePass{r: r, sched: sched, now: r.Clock.Now(), log: log.FromContext(ctx)}
 		}, r.writeStatus)

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,28 +16,38 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 )
 
-// The schedule and bisection controllers both own BenchmarkRuns and work the
-// same way around them: one pass computes the status in memory and queues its
-// events, the status is written once (the whole pass redone on a conflict),
-// and the events follow. This file holds that shared frame; what a pass
-// decides stays in each controller.
+// Every controller (run, schedule, bisection) reconciles the same way: one
+// pass computes the status in memory and queues its events, the status is
+// written once (the whole pass redone on a fresh copy on a conflict), and the
+// events follow. This file holds that shell; what a pass decides stays in
+// each controller.
 
-// ownerPass is one reconcile pass over an object that owns runs.
-type ownerPass interface {
+// pass is one reconcile pass over one object.
+type pass interface {
 	reconcile(ctx context.Context) (ctrl.Result, error)
+	// emitEvents records the pass's events: all of them once its status
+	// was written, else only those about actions that happened anyway
+	// (passEvent.done).
 	emitEvents(statusWritten bool)
 }
 
-// reconcileOwner reads the object at key, runs the pass newPass builds on it
+// afterWriter is a pass with something to do once its status is written
+// (the run's: drop an annotation whose request the status records).
+type afterWriter interface {
+	afterWrite(ctx context.Context) error
+}
+
+// reconcilePass reads the object at key, runs the pass newPass builds on it
 // and writes the status with write, redoing the pass on a fresh copy when the
-// write conflicts (redoOnConflict). An object being deleted gets no pass: the
-// runs carry owner references and garbage collection removes them. The
-// pass's events are emitted after the write; when the write fails, only
-// those about actions that happened anyway (passEvent.done).
-func reconcileOwner[T any, PT interface {
+// write conflicts (redoOnConflict). An object being deleted gets no pass:
+// its children carry owner references and garbage collection removes them.
+// The pass's events are emitted after the write; when a write fails, that
+// pass's events about actions that happened anyway (passEvent.done) are
+// emitted, so a redo that finds the object already created loses nothing.
+func reconcilePass[T any, PT interface {
 	*T
 	client.Object
-}, P ownerPass](ctx context.Context, c client.Reader, apiReader client.Reader, key client.ObjectKey, kind string,
+}, P pass](ctx context.Context, c client.Reader, apiReader client.Reader, key client.ObjectKey, kind string,
 	newPass func(PT) P, write func(ctx context.Context, original, obj PT) error) (ctrl.Result, error) {
 	obj := PT(new(T))
 	if err := c.Get(ctx, key, obj); err != nil {
@@ -70,6 +81,11 @@ func reconcileOwner[T any, PT interface {
 		return ctrl.Result{}, nil
 	}
 	p.emitEvents(true)
+	if aw, ok := any(p).(afterWriter); ok {
+		if aerr := aw.afterWrite(ctx); aerr != nil {
+			return ctrl.Result{}, errors.Join(err, aerr)
+		}
+	}
 	return result, err
 }
 
@@ -120,6 +136,13 @@ type passEvents []passEvent
 
 func (q *passEvents) event(warning bool, reason, action, note string) {
 	*q = append(*q, passEvent{warning: warning, reason: reason, action: action, note: note})
+}
+
+// doneEvent queues an event about an action that happened whatever becomes
+// of the pass's status write (an object created): a redo of the pass after
+// a conflict finds the object there and announces nothing.
+func (q *passEvents) doneEvent(warning bool, reason, action, note string) {
+	*q = append(*q, passEvent{warning: warning, reason: reason, action: action, note: note, done: true})
 }
 
 func (q *passEvents) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done, warning bool, reason, action, note string) {
