@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // NoiseFloor is the run-to-run noise of one (step, threads): the standard
@@ -284,13 +285,20 @@ func (d Design) critical(n int) float64 {
 
 // power for a log-scale shift delta >= 0, given the critical value c.
 func (d Design) power(n int, c, delta float64) float64 {
-	nu := d.df(n)
 	se := d.sigma() * math.Sqrt(2/float64(n))
-	lambda := delta / se
+	floor := 0.0
 	if d.MinEstimate > 0 {
+		floor = -math.Log1p(-d.MinEstimate) / se
+	}
+	return d.powerAt(d.df(n), c, delta/se, floor)
+}
+
+// powerAt is the power at noncentrality lambda = delta/se with nu df; floor
+// is the estimate rule's magnitude in units of se (0: the test alone).
+func (d Design) powerAt(nu, c, lambda, floor float64) float64 {
+	if floor > 0 {
 		// Found when the log slowdown D ~ N(delta, se²) is at least both
 		// ln(1/(1 − MinEstimate)) and c·ŝe, ŝe = se·W/√nu with W ~ χ_nu.
-		floor := -math.Log1p(-d.MinEstimate) / se
 		return 1 - chiMixture(nu, func(r float64) float64 {
 			return normalCDF(math.Max(floor, c*r) - lambda)
 		})
@@ -314,24 +322,54 @@ func (d Design) MDE(n int, power float64) (float64, error) {
 	if !(power > d.alpha() && power < 1) {
 		return 0, fmt.Errorf("design: power %v must be in (alpha, 1): %w", power, ErrInvalid)
 	}
-	// Power grows with delta; bracket then bisect on the log scale.
 	c := d.critical(n)
-	lo, hi := 0.0, d.sigma()
-	for d.power(n, c, hi) < power {
+	se := d.sigma() * math.Sqrt(2/float64(n))
+	nu := d.df(n)
+	if d.MinEstimate == 0 {
+		// The power is a function of the noncentrality delta/se alone
+		// (for the df, the critical value and the sides): its root is
+		// found once and scales with the noise.
+		key := mdeKey{nu: nu, c: c, power: power, twoSided: d.TwoSided}
+		lambda, ok := mdeLambdas.Load(key)
+		if !ok {
+			lambda, _ = mdeLambdas.LoadOrStore(key, rootOf(func(l float64) float64 { return d.powerAt(nu, c, l, 0) }, power, 1))
+		}
+		return -math.Expm1(-lambda.(float64) * se), nil
+	}
+	floor := -math.Log1p(-d.MinEstimate) / se
+	lambda := rootOf(func(l float64) float64 { return d.powerAt(nu, c, l, floor) }, power, 1)
+	return -math.Expm1(-lambda * se), nil
+}
+
+// mdeKey identifies a noncentrality at which a test without an estimate
+// floor reaches a power.
+type mdeKey struct {
+	nu, c, power float64
+	twoSided     bool
+}
+
+var mdeLambdas sync.Map // mdeKey → noncentrality (float64)
+
+// rootOf is the x ≥ 0 at which the increasing f reaches target: bracket
+// from start, then bisect to a relative 1e-7 (a detectable change is
+// printed to 0.1 %).
+func rootOf(f func(float64) float64, target, start float64) float64 {
+	lo, hi := 0.0, start
+	for f(hi) < target {
 		lo, hi = hi, 2*hi
 	}
 	for range 100 {
 		mid := (lo + hi) / 2
-		if d.power(n, c, mid) < power {
+		if f(mid) < target {
 			lo = mid
 		} else {
 			hi = mid
 		}
-		if hi-lo < 1e-10*hi {
+		if hi-lo < 1e-7*hi {
 			break
 		}
 	}
-	return -math.Expm1(-(lo + hi) / 2), nil
+	return (lo + hi) / 2
 }
 
 // noncentralTCDF is P(T <= x) for the noncentral t with nu df and
@@ -347,6 +385,31 @@ func chiMixture(nu float64, g func(r float64) float64) float64 {
 	if math.IsInf(nu, 1) {
 		return g(1)
 	}
+	q := chiQuadrature(nu)
+	s := 0.0
+	for i, r := range q.r {
+		if q.w[i] != 0 {
+			s += q.w[i] * g(r)
+		}
+	}
+	return math.Min(1, math.Max(0, s))
+}
+
+// quadrature is Simpson's rule for E g(W/√nu), W ~ χ_nu: the points r_i =
+// w_i/√nu and the weights (Simpson's coefficient × h/3 × the χ_nu density
+// at w_i). The density is the same for every g, so the weights are
+// computed once per nu: a verdict's every point asks for the power of
+// tests with the same df many times over (the MDE is a root search).
+type quadrature struct {
+	r, w []float64
+}
+
+var chiQuadratures sync.Map // nu → *quadrature
+
+func chiQuadrature(nu float64) *quadrature {
+	if q, ok := chiQuadratures.Load(nu); ok {
+		return q.(*quadrature)
+	}
 	// The χ_nu density is w^(nu−1) e^(−w²/2) / (2^(nu/2−1) Γ(nu/2)); it
 	// peaks at √(nu−1) with a spread below 1, so ±12 around its mode holds
 	// all of its mass to double precision.
@@ -354,28 +417,33 @@ func chiMixture(nu float64, g func(r float64) float64) float64 {
 	lo, hi := math.Max(0, mode-12), mode+12
 	lg, _ := math.Lgamma(nu / 2)
 	logNorm := -(nu/2-1)*math.Ln2 - lg
-	f := func(w float64) float64 {
+	density := func(w float64) float64 {
 		if w == 0 {
 			if nu > 1 {
 				return 0
 			}
 			// nu = 1: the density is finite at 0.
-			return math.Exp(logNorm) * g(0)
+			return math.Exp(logNorm)
 		}
-		ld := logNorm + (nu-1)*math.Log(w) - w*w/2
-		return math.Exp(ld) * g(w/math.Sqrt(nu))
+		return math.Exp(logNorm + (nu-1)*math.Log(w) - w*w/2)
 	}
 	const steps = 2000 // even
 	h := (hi - lo) / steps
-	s := f(lo) + f(hi)
-	for i := 1; i < steps; i++ {
-		w := 4.0
-		if i%2 == 0 {
-			w = 2
+	q := &quadrature{r: make([]float64, steps+1), w: make([]float64, steps+1)}
+	for i := 0; i <= steps; i++ {
+		coef := 4.0
+		switch {
+		case i == 0 || i == steps:
+			coef = 1
+		case i%2 == 0:
+			coef = 2
 		}
-		s += w * f(lo+float64(i)*h)
+		w := lo + float64(i)*h
+		q.r[i] = w / math.Sqrt(nu)
+		q.w[i] = coef * density(w) * h / 3
 	}
-	return math.Min(1, math.Max(0, s*h/3))
+	actual, _ := chiQuadratures.LoadOrStore(nu, q)
+	return actual.(*quadrature)
 }
 
 func normalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
