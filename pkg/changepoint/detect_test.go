@@ -394,6 +394,43 @@ func TestWindowBestMatchesDefinition(t *testing.T) {
 	}
 }
 
+// exactRow returns the largest Q of row τ of the interval [s, e) with the
+// direct form of the statistic, as the search before the column form
+// computed it: the reference of scanBest.
+func exactRow(win *window, s, e, tau int) float64 {
+	m := win.minSeg
+	st := win.stride
+	w := win.w
+	inv := win.inv
+	rowS := w[s*st : s*st+st]
+	n := tau - s
+	wsTau := rowS[tau]
+	xCoef := 0.0
+	if n > 1 {
+		xCoef = 2 * inv[n-1] * wsTau
+	}
+	rowTau := w[tau*st : tau*st+st]
+	twoN := 2 * float64(n)
+	kappa := tau + m
+	bestQ := math.Inf(-1)
+	if m == 1 { // Y of one point: no Y within-sum term
+		cross := rowS[kappa] - wsTau - rowTau[kappa]
+		bestQ = (2*cross - xCoef) * inv[n+1]
+		kappa++
+	}
+	for ; kappa <= e; kappa++ {
+		mm := kappa - tau
+		wTK := rowTau[kappa]
+		cross := rowS[kappa] - wsTau - wTK
+		num := 2*cross - float64(mm)*xCoef
+		num -= twoN * inv[mm-1] * wTK
+		if q := num * inv[n+mm]; q > bestQ {
+			bestQ = q
+		}
+	}
+	return bestQ
+}
+
 // scanBest is the candidate search as a plain scan of the direct form of
 // Q (exactRow) over every (τ, κ), keeping the first maximum: what
 // window.best must return bit for bit.
@@ -403,7 +440,7 @@ func scanBest(win *window, s, e int) candidate {
 		return candidate{tau: -1}
 	}
 	for tau := s + win.minSeg; tau <= e-win.minSeg; tau++ {
-		if q := win.exactRow(s, e, tau); q > res.q {
+		if q := exactRow(win, s, e, tau); q > res.q {
 			res = candidate{tau: tau, q: q}
 		}
 	}

@@ -24,15 +24,18 @@ type window struct {
 	xs     []float64 // the window's values (a sub-slice of the series)
 	stride int
 	w      []float64 // W(a, b) at w[a*stride+b], 0 ≤ a ≤ b ≤ len(xs)
+	// vt holds V(a, b) = W(a, b)/(b−a−1) (0 for b−a ≤ 1) at vt[b*stride+a]:
+	// transposed, so that a column (one κ, every τ) is contiguous.
+	vt     []float64
 	inv    []float64 // inv[k] = 1/k, inv[0] = 0
 	minSeg int
 
-	// Buffers of the fast search (best): h[n*hStride+m] is the coefficient
-	// of W(τ, κ) for n points in X and m in Y, u[κ] = 2·W(s, κ)/(κ−s) for
-	// the interval being searched, rowQ[τ] the largest Q of row τ.
-	h       []float64
-	hStride int
-	u, rowQ []float64
+	// Buffers of the search (best): vs[τ] = V(s, τ) for the interval being
+	// searched, colS[κ] the smallest V(s, τ) + V(τ, κ) noted in column κ.
+	vs, colS []float64
+
+	// rEnd[a] is the running sum Σ_{a<j<len(xs)}|z_a − z_j| of row a.
+	rEnd []float64
 
 	// Split state: boundaries of the current intervals (sorted, starting with 0
 	// and ending with len(xs)) and the cached best candidate of each interval.
@@ -47,32 +50,29 @@ type candidate struct {
 	q   float64 // the maximised Q value
 }
 
-// reset loads values xs and builds the within-sum table.
+// reset loads values xs and builds the within-sum tables.
 func (win *window) reset(xs []float64, minSeg int) {
+	win.load(xs, minSeg, len(xs)+1)
+	win.fill(0)
+}
+
+// load sets the window's values and sizes its buffers for a stride of st.
+func (win *window) load(xs []float64, minSeg, st int) {
 	L := len(xs)
 	win.xs = xs
 	win.minSeg = minSeg
-	win.stride = L + 1
-	need := (L + 1) * (L + 1)
+	win.stride = st
+	need := st * st
 	if cap(win.w) < need {
 		win.w = make([]float64, need)
+		win.vt = make([]float64, need)
 	}
 	win.w = win.w[:need]
-	if len(win.u) < L+1 {
-		win.u = make([]float64, L+1)
-		win.rowQ = make([]float64, L+1)
-	}
-	if win.hStride < L+1 {
-		// h[n*hStride+m] = 2(n+m−1)/((m−1)(n+m)), the coefficient of W(τ, κ)
-		// in the fast form of Q (best); it depends on the sizes only.
-		hs := L + 1
-		win.hStride = hs
-		win.h = make([]float64, hs*hs)
-		for n := 1; n <= L; n++ {
-			for m := 2; n+m <= L; m++ {
-				win.h[n*hs+m] = 2 * float64(n+m-1) / (float64(m-1) * float64(n+m))
-			}
-		}
+	win.vt = win.vt[:need]
+	if len(win.vs) < L+1 {
+		win.vs = make([]float64, L+1)
+		win.colS = make([]float64, L+1)
+		win.rEnd = make([]float64, L+1)
 	}
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
@@ -80,229 +80,249 @@ func (win *window) reset(xs []float64, minSeg int) {
 			win.inv[k] = 1 / float64(k)
 		}
 	}
+}
+
+// fill computes the tables of the loaded window, except the entries
+// W(a, b), V(a, b) with b ≤ lo, which must be there already, with the
+// running sums of rows a < lo up to lo in rEnd. Row a of W follows from
+// row a+1: W(a, b) = W(a+1, b) + r_a(b), r_a(b) = Σ_{a<j<b}|z_a − z_j|.
+func (win *window) fill(lo int) {
+	L := len(win.xs)
 	st := win.stride
-	w := win.w
+	w, vt := win.w, win.vt
 	// Row L: only W(L, L) = 0; row L−1: W(L−1, L−1) = W(L−1, L) = 0.
-	w[L*st+L] = 0
-	a := L - 1
-	if a >= 0 {
-		w[a*st+a] = 0
-		w[a*st+a+1] = 0
+	a := L
+	if a >= lo {
+		w[L*st+L] = 0
+		win.rEnd[L] = 0
 		a--
 	}
-	// Two rows per pass: rows a and a−1 carry independent running sums, which
-	// roughly doubles the adds the CPU can overlap.
+	if a >= lo {
+		w[a*st+a] = 0
+		w[a*st+a+1] = 0
+		vt[(a+1)*st+a] = 0
+		win.rEnd[a] = 0
+		a--
+	}
+	// The rows from lo on, in full. Two rows per pass: rows a and a−1
+	// carry independent running sums, which roughly doubles the adds the
+	// CPU can overlap.
+	for ; a-1 >= lo; a -= 2 {
+		w[a*st+a], w[a*st+a+1] = 0, 0
+		w[(a-1)*st+a-1], w[(a-1)*st+a] = 0, 0
+		vt[(a+1)*st+a], vt[a*st+a-1] = 0, 0
+		// W(a−1, a+1) = V(a−1, a+1) = |x_{a−1} − x_a|.
+		rp := math.Abs(win.xs[a-1] - win.xs[a])
+		w[(a-1)*st+a+1] = rp
+		vt[(a+1)*st+a-1] = rp
+		win.rEnd[a], win.rEnd[a-1] = win.twoRows(a, a+2, 0, rp)
+	}
+	if a == lo && a >= 0 {
+		w[a*st+a], w[a*st+a+1] = 0, 0
+		vt[(a+1)*st+a] = 0
+		win.rEnd[a] = win.oneRow(a, a+2, 0)
+		a--
+	}
+	// The rows before lo, from column lo+1 on.
 	for ; a >= 1; a -= 2 {
-		next := w[(a+1)*st : (a+1)*st+st]
-		row := w[a*st : a*st+st]
-		prev := w[(a-1)*st : (a-1)*st+st]
-		row[a], row[a+1] = 0, 0
-		prev[a-1], prev[a] = 0, 0
-		xa, xp := xs[a], xs[a-1]
-		// prev[a+1] = W(a−1, a+1) = |x_{a−1} − x_a|.
-		rp := math.Abs(xp - xs[a])
-		prev[a+1] = rp
-		r := 0.0
-		tail := xs[a+1 : L]
-		next = next[a+2 : L+1]
-		rowT := row[a+2 : L+1]
-		prevT := prev[a+2 : L+1]
-		for i, x := range tail {
-			r += math.Abs(xa - x)
-			rp += math.Abs(xp - x)
-			v := next[i] + r
-			rowT[i] = v
-			prevT[i] = v + rp
-		}
+		win.rEnd[a], win.rEnd[a-1] = win.twoRows(a, lo+1, win.rEnd[a], win.rEnd[a-1])
 	}
 	if a == 0 {
-		next := w[st : st+st]
-		row := w[:st]
-		row[0], row[1] = 0, 0
-		x0 := xs[0]
-		r := 0.0
-		for b := 2; b <= L; b++ {
-			r += math.Abs(x0 - xs[b-1])
-			row[b] = next[b] + r
-		}
+		win.rEnd[0] = win.oneRow(0, lo+1, win.rEnd[0])
 	}
+}
+
+// twoRows computes W and V of rows a and a−1 for the columns b0 … L, from
+// row a+1 and the running sums r = r_a(b0−1), rp = r_{a−1}(b0−1), and
+// returns r_a(L), r_{a−1}(L).
+func (win *window) twoRows(a, b0 int, r, rp float64) (float64, float64) {
+	L := len(win.xs)
+	if b0 > L {
+		return r, rp
+	}
+	st := win.stride
+	w := win.w
+	xa, xp := win.xs[a], win.xs[a-1]
+	tail := win.xs[b0-1 : L] // z_{b−1}
+	cnt := len(tail)
+	next := w[(a+1)*st+b0:][:cnt]
+	rowT := w[a*st+b0:][:cnt]
+	prevT := w[(a-1)*st+b0:][:cnt]
+	invA := win.inv[b0-a-1:][:cnt] // 1/(b−a−1)
+	invP := win.inv[b0-a:][:cnt]   // 1/(b−a)
+	col := win.vt[b0*st+a-1:]      // col[i*st], col[i*st+1]: V(a−1, b), V(a, b)
+	for i, x := range tail {
+		r += math.Abs(xa - x)
+		rp += math.Abs(xp - x)
+		v := next[i] + r
+		vp := v + rp
+		rowT[i] = v
+		prevT[i] = vp
+		c := col[i*st : i*st+2]
+		c[0], c[1] = vp*invP[i], v*invA[i]
+	}
+	return r, rp
+}
+
+// oneRow is twoRows for row a alone.
+func (win *window) oneRow(a, b0 int, r float64) float64 {
+	L := len(win.xs)
+	st := win.stride
+	w, vt, inv := win.w, win.vt, win.inv
+	xa := win.xs[a]
+	for b := b0; b <= L; b++ {
+		r += math.Abs(xa - win.xs[b-1])
+		v := w[(a+1)*st+b] + r
+		w[a*st+b] = v
+		vt[b*st+a] = v * inv[b-a-1]
+	}
+	return r
 }
 
 // best returns the best split of the local interval [s, e), honouring the
 // minimum segment length on both sides of τ and for Y = [τ, κ): the τ of the
 // first (τ, κ), in row-major order, with the largest Q, and that Q.
 //
-// With n = τ−s, m = κ−τ, D = n+m, Wx = W(s, τ), Wy = W(τ, κ) and
-// xc = 2·Wx/(n−1) (0 for n = 1), the direct form of Q (exactRow) rearranges
-// into
+// With n = τ−s, m = κ−τ, D = n+m = κ−s, Wx = W(s, τ), Wy = W(τ, κ) and
+// V(a, b) = W(a, b)/(b−a−1) (0 for a single point), the direct form of Q
+// (exactCol) rearranges into
 //
-//	Q = 2·W(s, κ)/D + (n·xc − 2·Wx)/D − Wy · 2(D−1)/((m−1)·D) − xc
+//	Q = 2/D · (W(s, κ) − (D−1) · (V(s, τ) + V(τ, κ)))
 //
-// where 2·W(s, κ)/D is tabulated once per interval and the last coefficient
-// once per window length: 4 floating-point operations per (τ, κ) instead of
-// 11. That form rounds differently, so it only ranks the rows: every row
-// whose fast maximum lies within twice a rigorous bound on the difference
-// of the best one is evaluated again in the direct form, and τ and Q are
-// the direct form's, bit for bit, as a plain scan would give them. Usually
-// that is one row.
+// In a column (one κ) D and W(s, κ) are fixed, so the largest Q of the
+// column is at the smallest V(s, τ) + V(τ, κ): one addition per (τ, κ),
+// against contiguous rows of the transposed V table. That form rounds
+// differently, so it only ranks the columns: every column whose fast
+// maximum lies within twice a rigorous bound on the difference of the best
+// one is evaluated again in the direct form, and τ and Q are the direct
+// form's, bit for bit, as a plain scan would give them. Usually that is one
+// column.
 func (win *window) best(s, e int) candidate {
 	m := win.minSeg
-	res := candidate{tau: -1}
 	if e-s < 2*m || e-s < 2 {
-		return res
+		return candidate{tau: -1}
 	}
 	st := win.stride
-	w := win.w
-	inv := win.inv
+	w, vt, inv := win.w, win.vt, win.inv
 	rowS := w[s*st : s*st+st]
-	u := win.u[:e+1]
-	for k := s + 1; k <= e; k++ {
-		u[k] = 2 * rowS[k] * inv[k-s]
+	vs := win.vs[:e+1]
+	for t := s + 1; t <= e; t++ {
+		vs[t] = vt[t*st+s]
 	}
-	hs := win.hStride
-	h := win.h
-	rowQ := win.rowQ
+	colS := win.colS[:e+1]
 	// A bound on |fast − direct| for any pair: every term of either form is
 	// at most 4·L·W(s, e) and each form takes at most a dozen roundings of
 	// relative size 2⁻⁵³; 2⁻⁴⁰ leaves a factor of over 100.
 	tol := float64(e-s+2) * rowS[e] * 0x1p-40
-	// g is the largest Q seen so far. A row keeps (in rowQ) only the
-	// values within 3·tol of g at the time they are met; every value that
-	// ends within 2·tol of the final g passes that test (g only grows), so
-	// rowQ is exact for every row the last loop re-evaluates, and the
-	// inner loop's comparisons are nearly always false: no running maximum
-	// per row, whose updates the branch predictor cannot foresee.
+	// g is the largest fast Q seen so far. A column notes (in colS) only
+	// the sums whose Q is within 3·tol of g at the time they are met
+	// (thrOf: the sum at g − 4·tol, a margin far above the rounding of
+	// the threshold itself); every value that ends within 2·tol of the
+	// final g passes that test (g only grows), so colS is exact for every
+	// column the last loop re-evaluates, and the inner loop's comparisons
+	// are nearly always false.
 	g := math.Inf(-1)
-	// note records the value q (= f − xc) of a row: its row maximum and g.
-	note := func(row *float64, q float64) {
-		if q > *row {
-			*row = q
-		}
-		if q > g {
-			g = q
-		}
+	thrOf := func(k int) float64 {
+		D := k - s
+		return (rowS[k] - (g-4*tol)*0.5*float64(D)) * inv[D-1]
 	}
-	// Y has at least two points in the fast form; with m = 1 the
-	// single-point Y is taken in the direct form (singleY).
-	my := max(m, 2)
-	last := e - m // the last τ
-	for tau := s + m; tau <= last; tau += 2 {
-		// Rows τ and τ+1 together: they share the loads of u[κ] and
-		// 1/(κ−s). Row τ+1, when there is one, starts one κ later.
-		nA := tau - s
-		wxA := rowS[tau]
-		xcA := 0.0
-		if nA > 1 {
-			xcA = 2 * inv[nA-1] * wxA
-		}
-		cA := float64(nA)*xcA - 2*wxA
-		rowA := w[tau*st : tau*st+st]
-		hA := h[nA*hs-tau : nA*hs-tau+st] // hA[κ] = h(nA, κ−τ)
-		qA := math.Inf(-1)
-		if m == 1 {
-			note(&qA, win.singleY(rowS, rowA, tau, nA, wxA, xcA))
-		}
-		k0 := tau + my // first κ of row τ
-		if k0 <= e {
-			note(&qA, u[k0]+cA*inv[k0-s]-rowA[k0]*hA[k0]-xcA)
-		}
-		if tau == last {
-			rowQ[tau] = qA
-			break
-		}
-		nB := nA + 1
-		wxB := rowS[tau+1]
-		xcB := 2 * inv[nB-1] * wxB
-		cB := float64(nB)*xcB - 2*wxB
-		rowB := w[(tau+1)*st : (tau+1)*st+st]
-		hB := h[nB*hs-tau-1 : nB*hs-tau-1+st] // hB[κ] = h(nB, κ−τ−1)
-		qB := math.Inf(-1)
-		if m == 1 {
-			note(&qB, win.singleY(rowS, rowB, tau+1, nB, wxB, xcB))
-		}
-		if k0+1 <= e {
-			// κ = k0+1 … e for both rows; the thresholds are in the units
-			// of f = Q + xc.
-			uu := u[k0+1 : e+1]
-			cnt := len(uu)
-			vv := inv[k0+1-s : k0+1-s+cnt]
-			wa, wb := rowA[k0+1:k0+1+cnt], rowB[k0+1:k0+1+cnt]
-			ha, hb := hA[k0+1:k0+1+cnt], hB[k0+1:k0+1+cnt]
-			thrA, thrB := g-3*tol+xcA, g-3*tol+xcB
-			for i, uk := range uu {
-				vk := vv[i]
-				fa := vk*cA + uk - wa[i]*ha[i]
-				fb := vk*cB + uk - wb[i]*hb[i]
-				if fa >= thrA {
-					note(&qA, fa-xcA)
-					thrA, thrB = g-3*tol+xcA, g-3*tol+xcB
-				}
-				if fb >= thrB {
-					note(&qB, fb-xcB)
-					thrA, thrB = g-3*tol+xcA, g-3*tol+xcB
+	qOf := func(k int, sum float64) float64 {
+		D := k - s
+		return (rowS[k] - float64(D-1)*sum) * (2 * inv[D])
+	}
+	lo := s + m     // the first τ
+	first := lo + m // the first κ
+	// Columns from the last: the longest ones, where the largest Q
+	// usually is, set g early. Two columns per pass share the loads of
+	// V(s, τ).
+	for k := e; k >= first; k -= 2 {
+		kb := k - 1
+		sA, sB := math.Inf(1), math.Inf(1)
+		thrA := thrOf(k)
+		colA := vt[k*st : k*st+st]
+		if kb < first {
+			a := colA[lo : k-m+1]
+			for i, x := range vs[lo : k-m+1] {
+				if sa := x + a[i]; sa < thrA {
+					sA = sa
+					if q := qOf(k, sa); q > g {
+						g = q
+					}
+					thrA = min(sA, thrOf(k))
 				}
 			}
+			colS[k] = sA
+			break
 		}
-		rowQ[tau], rowQ[tau+1] = qA, qB
+		thrB := thrOf(kb)
+		colB := vt[kb*st : kb*st+st]
+		cnt := kb - m + 1 - lo // τ of both columns
+		a, b := colA[lo:lo+cnt], colB[lo:lo+cnt]
+		for i, x := range vs[lo : lo+cnt] {
+			sa := x + a[i]
+			sb := x + b[i]
+			if sa < thrA {
+				sA = sa
+				if q := qOf(k, sa); q > g {
+					g = q
+				}
+				thrA, thrB = min(sA, thrOf(k)), min(sB, thrOf(kb))
+			}
+			if sb < thrB {
+				sB = sb
+				if q := qOf(kb, sb); q > g {
+					g = q
+				}
+				thrA, thrB = min(sA, thrOf(k)), min(sB, thrOf(kb))
+			}
+		}
+		// The last τ of column k.
+		if sa := vs[k-m] + colA[k-m]; sa < thrA {
+			sA = sa
+			if q := qOf(k, sa); q > g {
+				g = q
+			}
+		}
+		colS[k], colS[kb] = sA, sB
 	}
-	bestQ := math.Inf(-1)
-	for tau := s + m; tau <= last; tau++ {
-		if rowQ[tau] < g-2*tol {
-			continue
-		}
-		if q := win.exactRow(s, e, tau); q > bestQ {
-			bestQ, res.tau = q, tau
+	res := candidate{tau: -1, q: math.Inf(-1)}
+	for k := e; k >= first; k-- {
+		if qOf(k, colS[k]) >= g-2*tol {
+			win.exactCol(s, k, &res)
 		}
 	}
-	res.q = bestQ
 	return res
 }
 
-// singleY returns Q for a Y of the single point τ (m = 1), in the direct
-// form, as exactRow computes it.
-func (win *window) singleY(rowS, rowTau []float64, tau, n int, wx, xc float64) float64 {
-	cross := rowS[tau+1] - wx - rowTau[tau+1]
-	return (2*cross - xc) * win.inv[n+1]
-}
-
-// exactRow returns the largest Q of row τ of the interval [s, e) with the
-// direct form of the statistic: these are the values best reports and
-// compares.
-func (win *window) exactRow(s, e, tau int) float64 {
+// exactCol evaluates column κ of the interval starting at s (every τ
+// allowed) in the direct form of Q, the values best reports and compares,
+// and keeps in res the largest Q and the smallest τ that reaches it.
+func (win *window) exactCol(s, kappa int, res *candidate) {
 	m := win.minSeg
 	st := win.stride
-	w := win.w
-	inv := win.inv
+	w, inv := win.w, win.inv
 	rowS := w[s*st : s*st+st]
-	n := tau - s
-	wsTau := rowS[tau]
-	// Coefficient of the X within-sum, without the common 1/(n+m) factor:
-	// 2/(n−1); it is multiplied by the size of Y below.
-	xCoef := 0.0
-	if n > 1 {
-		xCoef = 2 * inv[n-1] * wsTau
-	}
-	rowTau := w[tau*st : tau*st+st]
-	twoN := 2 * float64(n)
-	kappa := tau + m
-	bestQ := math.Inf(-1)
-	if m == 1 { // Y of one point: no Y within-sum term
-		cross := rowS[kappa] - wsTau - rowTau[kappa]
-		bestQ = (2*cross - xCoef) * inv[n+1]
-		kappa++
-	}
-	// Here every Y has at least two points.
-	for ; kappa <= e; kappa++ {
+	wsKappa := rowS[kappa]
+	for tau := s + m; tau <= kappa-m; tau++ {
+		n := tau - s
+		wsTau := rowS[tau]
+		// Coefficient of the X within-sum, without the common 1/(n+m)
+		// factor: 2/(n−1); it is multiplied by the size of Y below.
+		xCoef := 0.0
+		if n > 1 {
+			xCoef = 2 * inv[n-1] * wsTau
+		}
 		mm := kappa - tau
-		wTK := rowTau[kappa]
-		cross := rowS[kappa] - wsTau - wTK
+		wTK := w[tau*st+kappa]
+		cross := wsKappa - wsTau - wTK
 		num := 2*cross - float64(mm)*xCoef
-		num -= twoN * inv[mm-1] * wTK
-		if q := num * inv[n+mm]; q > bestQ {
-			bestQ = q
+		// With a Y of one point this subtracts 0 (inv[0] = 0, W = 0).
+		num -= 2 * float64(n) * inv[mm-1] * wTK
+		q := num * inv[n+mm]
+		if q > res.q || (q == res.q && tau < res.tau) {
+			res.q, res.tau = q, tau
 		}
 	}
-	return bestQ
 }
 
 // split runs the divisive E-divisive search inside the window: repeatedly take
