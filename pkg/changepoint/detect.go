@@ -283,9 +283,10 @@ func (d *Detector) splitPass(xs []float64) {
 	}
 	d.mark = d.mark[:n]
 	clear(d.mark)
+	d.win.forget()
 	for start := 0; start < n; {
 		end := min(start+wl, n)
-		d.win.reset(xs[start:end], d.opts.MinSegmentLength)
+		d.win.slide(xs, start, end, d.opts.MinSegmentLength)
 		d.local = d.win.split(d.firstPass, d.local[:0])
 		last := 0
 		for _, li := range d.local {

@@ -622,3 +622,48 @@ func TestDetectionRates(t *testing.T) {
 		}
 	}
 }
+
+// TestSlideMatchesReset: the tables a window gets by moving the part it
+// shares with the previous window (slide) are those of a full build, bit
+// for bit, for overlaps of every size, shorter last windows, windows of
+// another length and windows that do not overlap.
+func TestSlideMatchesReset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var win, ref window
+	for trial := range 300 {
+		n := 2 + rng.IntN(300)
+		xs := synth(rng.Uint64(), 0.02, segment{n, 1000})
+		if trial%4 == 0 {
+			for i := range xs {
+				xs[i] = math.Round(xs[i] / 20)
+			}
+		}
+		wl := 2 + rng.IntN(min(n, 120)-1)
+		win.forget()
+		for start := 0; start < n; {
+			end := min(start+wl, n)
+			if trial%7 == 0 && rng.IntN(3) == 0 {
+				end = min(start+2+rng.IntN(wl), n) // another length
+			}
+			win.slide(xs, start, end, 1)
+			ref.reset(xs[start:end], 1)
+			L := end - start
+			for a := 0; a <= L; a++ {
+				for b := a; b <= L; b++ {
+					if got, want := win.w[a*win.stride+b], ref.w[a*ref.stride+b]; math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("trial %d, window [%d, %d): W(%d, %d) = %v, a full build gives %v", trial, start, end, a, b, got, want)
+					}
+					if b > a {
+						if got, want := win.vt[b*win.stride+a], ref.vt[b*ref.stride+a]; math.Float64bits(got) != math.Float64bits(want) {
+							t.Fatalf("trial %d, window [%d, %d): V(%d, %d) = %v, a full build gives %v", trial, start, end, a, b, got, want)
+						}
+					}
+				}
+				if got, want := win.rEnd[a], ref.rEnd[a]; math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("trial %d, window [%d, %d): running sum of row %d = %v, a full build gives %v", trial, start, end, a, got, want)
+				}
+			}
+			start += 1 + rng.IntN(wl+wl/4)
+		}
+	}
+}

@@ -34,8 +34,11 @@ type window struct {
 	// searched, colS[κ] the smallest V(s, τ) + V(τ, κ) noted in column κ.
 	vs, colS []float64
 
-	// rEnd[a] is the running sum Σ_{a<j<len(xs)}|z_a − z_j| of row a.
-	rEnd []float64
+	// The window's place in its series, for slide; rEnd[a] is the running
+	// sum Σ_{a<j<len(xs)}|z_a − z_j| of row a.
+	series     []float64
+	start, end int
+	rEnd       []float64
 
 	// Split state: boundaries of the current intervals (sorted, starting with 0
 	// and ending with len(xs)) and the cached best candidate of each interval.
@@ -52,9 +55,43 @@ type candidate struct {
 
 // reset loads values xs and builds the within-sum tables.
 func (win *window) reset(xs []float64, minSeg int) {
+	win.series = nil
 	win.load(xs, minSeg, len(xs)+1)
 	win.fill(0)
 }
+
+// slide loads the window series[start:end] and builds its tables. When the
+// previous window (since the last call of forget) was of the same series,
+// started before start and ended at or before end, the part of the tables
+// both windows share is moved instead of computed again: W(a, b) depends
+// on the values between a and b only, and the running sums
+// Σ_{a<j<b}|z_a − z_j| of the rows that go on past the old end are kept
+// (rEnd), so every entry gets the bits a full build would give it.
+func (win *window) slide(series []float64, start, end, minSeg int) {
+	L := end - start
+	shift, overlap := start-win.start, win.end-start
+	if win.series == nil || len(win.series) != len(series) || &win.series[0] != &series[0] ||
+		shift <= 0 || overlap <= 0 || end < win.end || L+1 > win.stride {
+		win.series, win.start, win.end = series, start, end
+		win.load(series[start:end], minSeg, L+1)
+		win.fill(0)
+		return
+	}
+	win.start, win.end = start, end
+	win.load(series[start:end], minSeg, win.stride)
+	st := win.stride
+	d := shift*st + shift // the offset of (a, b) from (a+shift, b+shift)
+	w, vt := win.w, win.vt
+	for a := 0; a <= overlap; a++ {
+		copy(w[a*st+a:a*st+overlap+1], w[a*st+a+d:a*st+overlap+1+d])
+		copy(vt[a*st:a*st+a], vt[a*st+d:a*st+a+d])
+	}
+	copy(win.rEnd[:overlap+1], win.rEnd[shift:shift+overlap+1])
+	win.fill(overlap)
+}
+
+// forget makes the next slide build its tables in full.
+func (win *window) forget() { win.series = nil }
 
 // load sets the window's values and sizes its buffers for a stride of st.
 func (win *window) load(xs []float64, minSeg, st int) {
