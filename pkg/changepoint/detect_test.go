@@ -654,7 +654,7 @@ func TestSlideMatchesReset(t *testing.T) {
 						t.Fatalf("trial %d, window [%d, %d): W(%d, %d) = %v, a full build gives %v", trial, start, end, a, b, got, want)
 					}
 					if b > a {
-						if got, want := win.vt[b*win.stride+a], ref.vt[b*ref.stride+a]; math.Float64bits(got) != math.Float64bits(want) {
+						if got, want := win.w[b*win.stride+a], ref.w[b*ref.stride+a]; math.Float64bits(got) != math.Float64bits(want) {
 							t.Fatalf("trial %d, window [%d, %d): V(%d, %d) = %v, a full build gives %v", trial, start, end, a, b, got, want)
 						}
 					}

@@ -23,10 +23,11 @@ import "math"
 type window struct {
 	xs     []float64 // the window's values (a sub-slice of the series)
 	stride int
-	w      []float64 // W(a, b) at w[a*stride+b], 0 ≤ a ≤ b ≤ len(xs)
-	// vt holds V(a, b) = W(a, b)/(b−a−1) (0 for b−a ≤ 1) at vt[b*stride+a]:
-	// transposed, so that a column (one κ, every τ) is contiguous.
-	vt     []float64
+	// w holds W(a, b) at w[a*stride+b], 0 ≤ a ≤ b ≤ len(xs), and below the
+	// diagonal V(a, b) = W(a, b)/(b−a−1) (0 for b−a = 1) at w[b*stride+a],
+	// a < b: transposed, so that a column of the search (one κ, every τ)
+	// is contiguous, and in the same array, which stays in the L1 cache.
+	w      []float64
 	inv    []float64 // inv[k] = 1/k, inv[0] = 0
 	minSeg int
 
@@ -81,10 +82,9 @@ func (win *window) slide(series []float64, start, end, minSeg int) {
 	win.load(series[start:end], minSeg, win.stride)
 	st := win.stride
 	d := shift*st + shift // the offset of (a, b) from (a+shift, b+shift)
-	w, vt := win.w, win.vt
+	w := win.w
 	for a := 0; a <= overlap; a++ {
-		copy(w[a*st+a:a*st+overlap+1], w[a*st+a+d:a*st+overlap+1+d])
-		copy(vt[a*st:a*st+a], vt[a*st+d:a*st+a+d])
+		copy(w[a*st:a*st+overlap+1], w[a*st+d:a*st+overlap+1+d])
 	}
 	copy(win.rEnd[:overlap+1], win.rEnd[shift:shift+overlap+1])
 	win.fill(overlap)
@@ -102,10 +102,8 @@ func (win *window) load(xs []float64, minSeg, st int) {
 	need := st * st
 	if cap(win.w) < need {
 		win.w = make([]float64, need)
-		win.vt = make([]float64, need)
 	}
 	win.w = win.w[:need]
-	win.vt = win.vt[:need]
 	if len(win.vs) < L+1 {
 		win.vs = make([]float64, L+1)
 		win.colS = make([]float64, L+1)
@@ -126,7 +124,8 @@ func (win *window) load(xs []float64, minSeg, st int) {
 func (win *window) fill(lo int) {
 	L := len(win.xs)
 	st := win.stride
-	w, vt := win.w, win.vt
+	w := win.w
+	vt := w // V, below the diagonal
 	// Row L: only W(L, L) = 0; row L−1: W(L−1, L−1) = W(L−1, L) = 0.
 	a := L
 	if a >= lo {
@@ -187,7 +186,7 @@ func (win *window) twoRows(a, b0 int, r, rp float64) (float64, float64) {
 	prevT := w[(a-1)*st+b0:][:cnt]
 	invA := win.inv[b0-a-1:][:cnt] // 1/(b−a−1)
 	invP := win.inv[b0-a:][:cnt]   // 1/(b−a)
-	col := win.vt[b0*st+a-1:]      // col[i*st], col[i*st+1]: V(a−1, b), V(a, b)
+	col := win.w[b0*st+a-1:]       // col[i*st], col[i*st+1]: V(a−1, b), V(a, b)
 	for i, x := range tail {
 		r += math.Abs(xa - x)
 		rp += math.Abs(xp - x)
@@ -205,7 +204,8 @@ func (win *window) twoRows(a, b0 int, r, rp float64) (float64, float64) {
 func (win *window) oneRow(a, b0 int, r float64) float64 {
 	L := len(win.xs)
 	st := win.stride
-	w, vt, inv := win.w, win.vt, win.inv
+	w, inv := win.w, win.inv
+	vt := w // V, below the diagonal
 	xa := win.xs[a]
 	for b := b0; b <= L; b++ {
 		r += math.Abs(xa - win.xs[b-1])
@@ -240,7 +240,8 @@ func (win *window) best(s, e int) candidate {
 		return candidate{tau: -1}
 	}
 	st := win.stride
-	w, vt, inv := win.w, win.vt, win.inv
+	w, inv := win.w, win.inv
+	vt := w // V, below the diagonal
 	rowS := w[s*st : s*st+st]
 	vs := win.vs[:e+1]
 	for t := s + 1; t <= e; t++ {
