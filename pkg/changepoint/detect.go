@@ -128,6 +128,9 @@ type Detector struct {
 	cps   []cpState
 	trimA []float64
 	trimB []float64
+	// below decides p < MaxPValue for the outlier check and the drift
+	// pass without the t distribution where it can.
+	below tThresholds
 
 	// Per-series state of the nightly passes (nightly.go).
 	noiseCV float64
@@ -153,7 +156,12 @@ func NewDetector(opts Options) (*Detector, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}, nil
+	return newDetector(opts), nil
+}
+
+// newDetector returns a Detector with options opts (already validated).
+func newDetector(opts Options) *Detector {
+	return &Detector{opts: opts, firstPass: opts.firstPassPValue(), below: tThresholds{strict: true}}
 }
 
 // Options returns the detector's options.
@@ -250,7 +258,7 @@ func detectorFor(opts Options) *Detector {
 	if d, ok := detectors.Get().(*Detector); ok && d.opts == opts {
 		return d
 	}
-	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}
+	return newDetector(opts)
 }
 
 func checkFinite(values []float64) error {
@@ -464,10 +472,11 @@ func (d *Detector) fragile(xs []float64) int {
 		if d.opts.OtavaCompat { // the statistics may describe an older segment
 			sb, sa = describe(xs[lo:c.idx]), describe(xs[c.idx:hi])
 		}
-		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], sb, sa, c.after.mean >= c.before.mean)
-		if p < d.opts.MaxPValue {
+		up := c.after.mean >= c.before.mean
+		if d.trimmedPasses(xs[lo:c.idx], xs[c.idx:hi], sb, sa, up) {
 			continue
 		}
+		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], sb, sa, up)
 		if worst < 0 || p > worstP {
 			worst, worstP = i, p
 		}
@@ -497,6 +506,24 @@ func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up 
 		maxP = math.Max(maxP, otavaTTest(sb, sa))
 	}
 	return maxP
+}
+
+// trimmedPasses reports whether trimmedTest(before, after, sb, sa, up) <
+// MaxPValue, deciding each test from |t| where it can.
+func (d *Detector) trimmedPasses(before, after []float64, sb, sa segmentStats, up bool) bool {
+	k := d.opts.MaxOutliers
+	d.trimB = mostExtreme(d.trimB[:0], before, k, !up)
+	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
+	fb, fa := full(sb), full(sa)
+	for j := 0; j <= k; j++ {
+		if j >= len(before) || k-j >= len(after) {
+			return false // p = 1, and MaxPValue ≤ 1
+		}
+		if !d.below.significant(fb.without(d.trimB[:j]), fa.without(d.trimA[:k-j]), d.opts.MaxPValue) {
+			return false
+		}
+	}
+	return true
 }
 
 // mostExtreme appends to dst the min(k, len(xs)) largest (or smallest) values

@@ -171,10 +171,11 @@ func (d *Detector) driftPass(xs []float64) {
 			continue
 		}
 		fit := fitLine(xs[lo:hi])
-		if fit.p >= maxP || fit.mag <= d.minMag {
+		if fit.mag <= d.minMag || !d.lineBelow(&fit, maxP) {
 			continue
 		}
 		if lineWins(hi-lo, fit.ss, d.bestStepSS(xs, lo, hi), 3) {
+			fit.resolve()
 			d.drifts = append(d.drifts, driftState{start: lo, end: hi, fit: fit})
 		}
 	}
@@ -194,7 +195,7 @@ func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool 
 		return false
 	}
 	fit := fitLine(xs[lo:hi])
-	if (fit.slope > 0) != up || !(fit.p < maxP) || fit.mag <= d.minMag {
+	if (fit.slope > 0) != up || fit.mag <= d.minMag || !d.lineBelow(&fit, maxP) {
 		return false
 	}
 	// The steps' segments are those of the change points' statistics,
@@ -207,6 +208,7 @@ func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool 
 		return false
 	}
 	d.removeCPs(xs, a, b)
+	fit.resolve()
 	d.drifts = append(d.drifts, driftState{start: lo, end: hi, fit: fit})
 	return true
 }
@@ -265,8 +267,12 @@ type lineFit struct {
 	start, end float64 // fitted values at the first and the last point
 	ss         float64 // residual sum of squares
 	p          float64 // two-sided t-test of slope = 0, n−2 degrees of freedom
-	change     float64 // end/start − 1
-	mag        float64 // max(|end/start − 1|, |start/end − 1|)
+	// t and df are the test's statistic and degrees of freedom; pending:
+	// p is not computed yet (resolve), the decisions use t (lineBelow).
+	t, df   float64
+	pending bool
+	change  float64 // end/start − 1
+	mag     float64 // max(|end/start − 1|, |start/end − 1|)
 }
 
 // fitLine fits the line in one pass over the values shifted by the first
@@ -309,11 +315,29 @@ func fitLine(xs []float64) lineFit {
 	case se == 0:
 		f.p = 0
 	default:
-		if p := stats.StudentTwoSidedP(f.slope/se, nf-2); !math.IsNaN(p) {
-			f.p = p
-		}
+		f.t, f.df, f.pending = f.slope/se, nf-2, true
 	}
 	return f
+}
+
+// resolve computes f's p-value if it is pending.
+func (f *lineFit) resolve() {
+	if !f.pending {
+		return
+	}
+	if p := stats.StudentTwoSidedP(f.t, f.df); !math.IsNaN(p) {
+		f.p = p
+	}
+	f.pending = false
+}
+
+// lineBelow reports whether f's p-value is below maxP, from |t| where it
+// can.
+func (d *Detector) lineBelow(f *lineFit, maxP float64) bool {
+	if !f.pending {
+		return f.p < maxP
+	}
+	return d.below.passT(f.t, f.df, maxP)
 }
 
 // prefix holds prefix sums of one span, centred on its mean for accuracy,
@@ -471,7 +495,7 @@ func statsAt(xs []float64, lo, idx, hi int) cpState {
 // the MaxOutliers check (always, when it is off); c's statistics must be
 // those of before and after.
 func (d *Detector) robust(before, after []float64, c *cpState) bool {
-	return d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, c.before, c.after, c.after.mean > c.before.mean) < d.opts.MaxPValue
+	return d.opts.MaxOutliers == 0 || d.trimmedPasses(before, after, c.before, c.after, c.after.mean > c.before.mean)
 }
 
 // bestPosition returns the j in [from, n) with the largest |t| between

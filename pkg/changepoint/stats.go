@@ -90,24 +90,42 @@ func otavaT(a, b segmentStats) (t, df, p float64, done bool) {
 	return diff / denom, df, 0, false
 }
 
-// tThresholds decides p ≤ pmax for otavaTTest's p-values without
-// evaluating the t distribution whenever it can: p decreases with |t| at
+// tThresholds decides p ≤ pmax (or, strict, p < pmax) for the p-values of
+// Student's t distribution (otavaTTest's, the line fit's) without
+// evaluating the distribution whenever it can: p decreases with |t| at
 // fixed degrees of freedom, so it keeps, per degrees of freedom, the
-// largest |t| seen with p > pmax (below[df]) and the smallest with
-// p ≤ pmax (above[df]), and decides a |t| beyond them by a margin of 10⁻⁹
-// (far more than the p-value's rounding) without computing p. The split
-// pass tests one candidate per search, at the same level every time.
+// largest |t| seen that fails (below[df]) and the smallest that passes
+// (above[df]), and decides a |t| beyond them by a margin of 10⁻⁹ (far more
+// than the p-value's rounding) without computing p. The split pass tests
+// one candidate per search, at the same level every time; the outlier
+// check and the drift pass test at MaxPValue.
 type tThresholds struct {
+	strict       bool
 	pmax         float64
 	below, above []float64
 }
 
-// significant reports whether otavaTTest(a, b) ≤ pmax.
+// pass reports whether p passes the level.
+func (th *tThresholds) pass(p, pmax float64) bool {
+	if th.strict {
+		return p < pmax
+	}
+	return p <= pmax
+}
+
+// significant reports whether otavaTTest(a, b) ≤ pmax (< pmax if strict).
 func (th *tThresholds) significant(a, b segmentStats, pmax float64) bool {
 	t, df, p, done := otavaT(a, b)
 	if done {
-		return p <= pmax
+		return th.pass(p, pmax)
 	}
+	return th.passT(t, df, pmax)
+}
+
+// passT reports whether the two-sided p-value of t at df (an integer)
+// degrees of freedom passes pmax; a NaN p-value counts as 1, as
+// otavaTTest and fitLine report it.
+func (th *tThresholds) passT(t, df, pmax float64) bool {
 	if th.pmax != pmax {
 		th.pmax, th.below, th.above = pmax, th.below[:0], th.above[:0]
 	}
@@ -123,11 +141,11 @@ func (th *tThresholds) significant(a, b segmentStats, pmax float64) bool {
 	case t <= th.below[k]*(1-1e-9):
 		return false
 	}
-	p = stats.StudentTwoSidedP(t, df)
+	p := stats.StudentTwoSidedP(t, df)
 	if math.IsNaN(p) {
-		return 1 <= pmax // otavaTTest reports 1
+		return th.pass(1, pmax)
 	}
-	if p <= pmax {
+	if th.pass(p, pmax) {
 		th.above[k] = math.Min(th.above[k], t)
 		return true
 	}

@@ -75,13 +75,20 @@ func TestFullStatsWithout(t *testing.T) {
 	}
 }
 
-// TestTThresholdsMatchTTest: the split pass's cached decision p ≤ pmax
-// agrees with otavaTTest on every pair, in a sequence that keeps landing
-// next to the critical |t| (where the cache must compute p) as well as far
-// from it, for several levels, degrees of freedom and degenerate segments.
+// TestTThresholdsMatchTTest: the cached decisions p ≤ pmax (the split
+// pass's) and p < pmax (strict: the outlier check's) agree with otavaTTest
+// on every pair, in a sequence that keeps landing next to the critical |t|
+// (where the cache must compute p) as well as far from it, for several
+// levels, degrees of freedom and degenerate segments.
 func TestTThresholdsMatchTTest(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		testTThresholds(t, strict)
+	}
+}
+
+func testTThresholds(t *testing.T, strict bool) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var th tThresholds
+	th := tThresholds{strict: strict}
 	decided := 0
 	for _, pmax := range []float64{0.01, 0.001, 0.2, 1} {
 		for i := range 4000 {
@@ -109,8 +116,11 @@ func TestTThresholdsMatchTTest(t *testing.T) {
 				b.mean += rng.NormFloat64()
 			}
 			want := otavaTTest(a, b) <= pmax
+			if strict {
+				want = otavaTTest(a, b) < pmax
+			}
 			if got := th.significant(a, b, pmax); got != want {
-				t.Fatalf("pmax %v, %+v vs %+v: significant %v, otavaTTest %v (p %v)", pmax, a, b, got, want, otavaTTest(a, b))
+				t.Fatalf("strict %v, pmax %v, %+v vs %+v: significant %v, otavaTTest %v (p %v)", strict, pmax, a, b, got, want, otavaTTest(a, b))
 			}
 			decided++
 		}
