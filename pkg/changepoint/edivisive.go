@@ -120,98 +120,94 @@ func (win *window) load(xs []float64, minSeg, st int) {
 // fill computes the tables of the loaded window, except the entries
 // W(a, b), V(a, b) with b ≤ lo, which must be there already, with the
 // running sums of rows a < lo up to lo in rEnd. Row a of W follows from
-// row a+1: W(a, b) = W(a+1, b) + r_a(b), r_a(b) = Σ_{a<j<b}|z_a − z_j|.
+// row a+1: W(a, b) = W(a+1, b) + r_a(b), r_a(b) = Σ_{a<j<b}|z_a − z_j|
+// summed in the order of j (so W(a, a+1) = 0 + 0).
 func (win *window) fill(lo int) {
 	L := len(win.xs)
 	st := win.stride
-	w := win.w
-	vt := w // V, below the diagonal
-	// Row L: only W(L, L) = 0; row L−1: W(L−1, L−1) = W(L−1, L) = 0.
+	w, rEnd := win.w, win.rEnd
+	// The rows from lo on, in full, four at a time after the last one: the
+	// four running sums are independent, so the CPU overlaps their
+	// additions. The triangle b ≤ a+1 of a block a … a−3 goes row by row.
 	a := L
 	if a >= lo {
-		w[L*st+L] = 0
-		win.rEnd[L] = 0
-		a--
-	}
-	if a >= lo {
 		w[a*st+a] = 0
-		w[a*st+a+1] = 0
-		vt[(a+1)*st+a] = 0
-		win.rEnd[a] = 0
+		rEnd[a] = 0
 		a--
 	}
-	// The rows from lo on, in full. Two rows per pass: rows a and a−1
-	// carry independent running sums, which roughly doubles the adds the
-	// CPU can overlap.
-	for ; a-1 >= lo; a -= 2 {
-		w[a*st+a], w[a*st+a+1] = 0, 0
-		w[(a-1)*st+a-1], w[(a-1)*st+a] = 0, 0
-		vt[(a+1)*st+a], vt[a*st+a-1] = 0, 0
-		// W(a−1, a+1) = V(a−1, a+1) = |x_{a−1} − x_a|.
-		rp := math.Abs(win.xs[a-1] - win.xs[a])
-		w[(a-1)*st+a+1] = rp
-		vt[(a+1)*st+a-1] = rp
-		win.rEnd[a], win.rEnd[a-1] = win.twoRows(a, a+2, 0, rp)
+	for ; a-3 >= lo; a -= 4 {
+		var r [4]float64
+		for k := range 4 {
+			w[(a-k)*st+a-k] = 0
+			r[k] = win.rowSpan(a-k, a-k+1, a+1, 0)
+		}
+		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, a+2, r[0], r[1], r[2], r[3])
 	}
-	if a == lo && a >= 0 {
-		w[a*st+a], w[a*st+a+1] = 0, 0
-		vt[(a+1)*st+a] = 0
-		win.rEnd[a] = win.oneRow(a, a+2, 0)
-		a--
+	for ; a >= lo; a-- {
+		w[a*st+a] = 0
+		rEnd[a] = win.rowSpan(a, a+1, L, 0)
 	}
 	// The rows before lo, from column lo+1 on.
-	for ; a >= 1; a -= 2 {
-		win.rEnd[a], win.rEnd[a-1] = win.twoRows(a, lo+1, win.rEnd[a], win.rEnd[a-1])
+	for ; a >= 3; a -= 4 {
+		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, lo+1, rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3])
 	}
-	if a == 0 {
-		win.rEnd[0] = win.oneRow(0, lo+1, win.rEnd[0])
+	for ; a >= 0; a-- {
+		rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
 	}
 }
 
-// twoRows computes W and V of rows a and a−1 for the columns b0 … L, from
-// row a+1 and the running sums r = r_a(b0−1), rp = r_{a−1}(b0−1), and
-// returns r_a(L), r_{a−1}(L).
-func (win *window) twoRows(a, b0 int, r, rp float64) (float64, float64) {
+// fourRows computes W and V of rows a … a−3 for the columns b0 … L, from
+// row a+1 and the running sums r_{a−k}(b0−1) = rk, and returns the sums
+// r_{a−k}(L).
+func (win *window) fourRows(a, b0 int, r0, r1, r2, r3 float64) (float64, float64, float64, float64) {
 	L := len(win.xs)
 	if b0 > L {
-		return r, rp
+		return r0, r1, r2, r3
 	}
 	st := win.stride
 	w := win.w
-	xa, xp := win.xs[a], win.xs[a-1]
+	x0, x1, x2, x3 := win.xs[a], win.xs[a-1], win.xs[a-2], win.xs[a-3]
 	tail := win.xs[b0-1 : L] // z_{b−1}
 	cnt := len(tail)
 	next := w[(a+1)*st+b0:][:cnt]
-	rowT := w[a*st+b0:][:cnt]
-	prevT := w[(a-1)*st+b0:][:cnt]
-	invA := win.inv[b0-a-1:][:cnt] // 1/(b−a−1)
-	invP := win.inv[b0-a:][:cnt]   // 1/(b−a)
-	col := win.w[b0*st+a-1:]       // col[i*st], col[i*st+1]: V(a−1, b), V(a, b)
+	row0 := w[a*st+b0:][:cnt]
+	row1 := w[(a-1)*st+b0:][:cnt]
+	row2 := w[(a-2)*st+b0:][:cnt]
+	row3 := w[(a-3)*st+b0:][:cnt]
+	inv0 := win.inv[b0-a-1:][:cnt] // 1/(b−a−1)
+	inv1 := win.inv[b0-a:][:cnt]
+	inv2 := win.inv[b0-a+1:][:cnt]
+	inv3 := win.inv[b0-a+2:][:cnt]
+	col := w[b0*st+a-3:] // col[j : j+4]: V(a−3, b) … V(a, b)
+	j := 0
 	for i, x := range tail {
-		r += math.Abs(xa - x)
-		rp += math.Abs(xp - x)
-		v := next[i] + r
-		vp := v + rp
-		rowT[i] = v
-		prevT[i] = vp
-		c := col[i*st : i*st+2]
-		c[0], c[1] = vp*invP[i], v*invA[i]
+		r0 += math.Abs(x0 - x)
+		r1 += math.Abs(x1 - x)
+		r2 += math.Abs(x2 - x)
+		r3 += math.Abs(x3 - x)
+		v0 := next[i] + r0
+		v1 := v0 + r1
+		v2 := v1 + r2
+		v3 := v2 + r3
+		row0[i], row1[i], row2[i], row3[i] = v0, v1, v2, v3
+		c := col[j : j+4]
+		c[0], c[1], c[2], c[3] = v3*inv3[i], v2*inv2[i], v1*inv1[i], v0*inv0[i]
+		j += st
 	}
-	return r, rp
+	return r0, r1, r2, r3
 }
 
-// oneRow is twoRows for row a alone.
-func (win *window) oneRow(a, b0 int, r float64) float64 {
-	L := len(win.xs)
+// rowSpan computes W and V of row a for the columns b0 … b1 from row a+1
+// and the running sum r = r_a(b0−1), and returns r_a(b1).
+func (win *window) rowSpan(a, b0, b1 int, r float64) float64 {
 	st := win.stride
 	w, inv := win.w, win.inv
-	vt := w // V, below the diagonal
 	xa := win.xs[a]
-	for b := b0; b <= L; b++ {
+	for b := b0; b <= b1; b++ {
 		r += math.Abs(xa - win.xs[b-1])
 		v := w[(a+1)*st+b] + r
 		w[a*st+b] = v
-		vt[b*st+a] = v * inv[b-a-1]
+		w[b*st+a] = v * inv[b-a-1] // V, below the diagonal
 	}
 	return r
 }
