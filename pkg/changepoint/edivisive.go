@@ -266,24 +266,31 @@ func (win *window) best(s, e int) candidate {
 	}
 	lo := s + m     // the first τ
 	first := lo + m // the first κ
+	// note takes the sum v of column k below its threshold: the column's
+	// smallest so far, and g if its Q is larger.
+	note := func(k int, v float64) {
+		if q := qOf(k, v); q > g {
+			g = q
+		}
+	}
 	// Columns from the last: the longest ones, where the largest Q
 	// usually is, set g early. Two columns per pass share the loads of
-	// V(s, τ).
+	// V(s, τ); the scans (scan1, scan2) stop only at a sum below its
+	// threshold.
 	for k := e; k >= first; k -= 2 {
 		kb := k - 1
 		sA, sB := math.Inf(1), math.Inf(1)
 		thrA := thrOf(k)
 		colA := vt[k*st : k*st+st]
 		if kb < first {
-			a := colA[lo : k-m+1]
-			for i, x := range vs[lo : k-m+1] {
-				if sa := x + a[i]; sa < thrA {
-					sA = sa
-					if q := qOf(k, sa); q > g {
-						g = q
-					}
-					thrA = min(sA, thrOf(k))
+			a, v := colA[lo:k-m+1], vs[lo:k-m+1]
+			for i := 0; ; i++ {
+				if i += scan1(v[i:], a[i:], thrA); i >= len(v) {
+					break
 				}
+				sA = v[i] + a[i]
+				note(k, sA)
+				thrA = min(sA, thrOf(k))
 			}
 			colS[k] = sA
 			break
@@ -291,31 +298,25 @@ func (win *window) best(s, e int) candidate {
 		thrB := thrOf(kb)
 		colB := vt[kb*st : kb*st+st]
 		cnt := kb - m + 1 - lo // τ of both columns
-		a, b := colA[lo:lo+cnt], colB[lo:lo+cnt]
-		for i, x := range vs[lo : lo+cnt] {
-			sa := x + a[i]
-			sb := x + b[i]
-			if sa < thrA {
+		a, b, v := colA[lo:lo+cnt], colB[lo:lo+cnt], vs[lo:lo+cnt]
+		for i := 0; ; i++ {
+			if i += scan2(v[i:], a[i:], b[i:], thrA, thrB); i >= len(v) {
+				break
+			}
+			if sa := v[i] + a[i]; sa < thrA {
 				sA = sa
-				if q := qOf(k, sa); q > g {
-					g = q
-				}
-				thrA, thrB = min(sA, thrOf(k)), min(sB, thrOf(kb))
+				note(k, sa)
 			}
-			if sb < thrB {
+			if sb := v[i] + b[i]; sb < thrB {
 				sB = sb
-				if q := qOf(kb, sb); q > g {
-					g = q
-				}
-				thrA, thrB = min(sA, thrOf(k)), min(sB, thrOf(kb))
+				note(kb, sb)
 			}
+			thrA, thrB = min(sA, thrOf(k)), min(sB, thrOf(kb))
 		}
 		// The last τ of column k.
 		if sa := vs[k-m] + colA[k-m]; sa < thrA {
 			sA = sa
-			if q := qOf(k, sa); q > g {
-				g = q
-			}
+			note(k, sa)
 		}
 		colS[k], colS[kb] = sA, sB
 	}
@@ -326,6 +327,34 @@ func (win *window) best(s, e int) candidate {
 		}
 	}
 	return res
+}
+
+// scan1 returns the first i with v[i] + a[i] < thr, or len(v). Not
+// inlined: alone, its loop keeps everything in registers.
+//
+//go:noinline
+func scan1(v, a []float64, thr float64) int {
+	a = a[:len(v)]
+	for i, x := range v {
+		if x+a[i] < thr {
+			return i
+		}
+	}
+	return len(v)
+}
+
+// scan2 returns the first i with v[i] + a[i] < thrA or v[i] + b[i] <
+// thrB, or len(v).
+//
+//go:noinline
+func scan2(v, a, b []float64, thrA, thrB float64) int {
+	a, b = a[:len(v)], b[:len(v)]
+	for i, x := range v {
+		if x+a[i] < thrA || x+b[i] < thrB {
+			return i
+		}
+	}
+	return len(v)
 }
 
 // exactCol evaluates column κ of the interval starting at s (every τ
