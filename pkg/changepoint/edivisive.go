@@ -29,6 +29,7 @@ type window struct {
 	// is contiguous, and in the same array, which stays in the L1 cache.
 	w      []float64
 	inv    []float64 // inv[k] = 1/k, inv[0] = 0
+	rinv   []float64 // inv reversed: rinv[j] = inv[len(inv)−1−j]
 	minSeg int
 
 	// Buffers of the search (best): vs[τ] = V(s, τ) for the interval being
@@ -111,8 +112,10 @@ func (win *window) load(xs []float64, minSeg, st int) {
 	}
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
+		win.rinv = make([]float64, L+2)
 		for k := 1; k < len(win.inv); k++ {
 			win.inv[k] = 1 / float64(k)
+			win.rinv[len(win.inv)-1-k] = win.inv[k]
 		}
 	}
 }
@@ -164,6 +167,44 @@ func (win *window) fourRows(a, b0 int, r0, r1, r2, r3 float64) (float64, float64
 	if b0 > L {
 		return r0, r1, r2, r3
 	}
+	if !useAVX {
+		return win.fourRowsGo(a, b0, r0, r1, r2, r3)
+	}
+	st := win.stride
+	w := win.w
+	k := rowKernel{
+		x:         [4]float64(win.xs[a-3 : a+1]),
+		r:         [4]float64{r3, r2, r1, r0},
+		z:         &win.xs[b0-1],
+		n:         L - b0 + 1,
+		next:      &w[(a+1)*st+b0],
+		w0:        &w[a*st+b0],
+		w1:        &w[(a-1)*st+b0],
+		w2:        &w[(a-2)*st+b0],
+		w3:        &w[(a-3)*st+b0],
+		inv:       &win.rinv[len(win.rinv)-1-(b0-a+2)],
+		col:       &w[b0*st+a-3],
+		colStride: 8 * st,
+	}
+	fourRowsAVX(&k)
+	return k.r[3], k.r[2], k.r[1], k.r[0]
+}
+
+// rowKernel holds the operands of fourRowsAVX (kernels_amd64.s, which
+// reads its fields by offset): lanes 0 … 3 are rows a−3 … a.
+type rowKernel struct {
+	x, r                 [4]float64 // z_{a−3} … z_a; their running sums (in and out)
+	z                    *float64   // z_{b0−1}
+	n                    int        // the columns b0 … b0+n−1
+	next, w0, w1, w2, w3 *float64   // W(a+1, b0), W(a, b0) … W(a−3, b0)
+	inv                  *float64   // 1/(b0−a+2) … 1/(b0−a−1) (rinv), one back per column
+	col                  *float64   // V(a−3, b0)
+	colStride            int        // bytes from V(·, b) to V(·, b+1)
+}
+
+// fourRowsGo is fourRows in Go.
+func (win *window) fourRowsGo(a, b0 int, r0, r1, r2, r3 float64) (float64, float64, float64, float64) {
+	L := len(win.xs)
 	st := win.stride
 	w := win.w
 	x0, x1, x2, x3 := win.xs[a], win.xs[a-1], win.xs[a-2], win.xs[a-3]
@@ -349,8 +390,15 @@ func scan1(v, a []float64, thr float64) int {
 //go:noinline
 func scan2(v, a, b []float64, thrA, thrB float64) int {
 	a, b = a[:len(v)], b[:len(v)]
-	for i, x := range v {
-		if x+a[i] < thrA || x+b[i] < thrB {
+	i := 0
+	if useAVX && len(v) >= 4 {
+		n := len(v) &^ 3
+		if i = scan2AVX(&v[0], &a[0], &b[0], n, thrA, thrB); i < n {
+			return i
+		}
+	}
+	for ; i < len(v); i++ {
+		if x := v[i]; x+a[i] < thrA || x+b[i] < thrB {
 			return i
 		}
 	}
