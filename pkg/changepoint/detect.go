@@ -491,19 +491,11 @@ func (d *Detector) fragile(xs []float64) int {
 // after (describe's). Magnitude is deliberately not re-checked: moving a
 // 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
 func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up bool) (maxP float64) {
-	k := d.opts.MaxOutliers
-	// For a rise the favourable points are the smallest of before and the
-	// largest of after; for a drop, the reverse.
-	d.trimB = mostExtreme(d.trimB[:0], before, k, !up)
-	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
-	fb, fa := full(sb), full(sa)
-	for j := 0; j <= k; j++ {
-		if j >= len(before) || k-j >= len(after) {
-			return 1
-		}
-		sb := fb.without(d.trimB[:j])
-		sa := fa.without(d.trimA[:k-j])
-		maxP = math.Max(maxP, otavaTTest(sb, sa))
+	if !d.trimmedSplits(before, after, sb, sa, up, func(b, a segmentStats) bool {
+		maxP = math.Max(maxP, otavaTTest(b, a))
+		return true
+	}) {
+		return 1
 	}
 	return maxP
 }
@@ -511,15 +503,24 @@ func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up 
 // trimmedPasses reports whether trimmedTest(before, after, sb, sa, up) <
 // MaxPValue, deciding each test from |t| where it can.
 func (d *Detector) trimmedPasses(before, after []float64, sb, sa segmentStats, up bool) bool {
+	return d.trimmedSplits(before, after, sb, sa, up, func(b, a segmentStats) bool {
+		return d.below.significant(b, a, d.opts.MaxPValue)
+	})
+}
+
+// trimmedSplits calls f, while it returns true, with the statistics of
+// before and after without the points of each split of trimmedTest, and
+// reports whether every split was visited: false when f stopped or a split
+// leaves a side empty (p = 1).
+func (d *Detector) trimmedSplits(before, after []float64, sb, sa segmentStats, up bool, f func(b, a segmentStats) bool) bool {
 	k := d.opts.MaxOutliers
+	// For a rise the favourable points are the smallest of before and the
+	// largest of after; for a drop, the reverse.
 	d.trimB = mostExtreme(d.trimB[:0], before, k, !up)
 	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
 	fb, fa := full(sb), full(sa)
 	for j := 0; j <= k; j++ {
-		if j >= len(before) || k-j >= len(after) {
-			return false // p = 1, and MaxPValue ≤ 1
-		}
-		if !d.below.significant(fb.without(d.trimB[:j]), fa.without(d.trimA[:k-j]), d.opts.MaxPValue) {
+		if j >= len(before) || k-j >= len(after) || !f(fb.without(d.trimB[:j]), fa.without(d.trimA[:k-j])) {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -631,39 +632,56 @@ func TestSlideMatchesReset(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	var win, ref window
 	for trial := range 300 {
-		n := 2 + rng.IntN(300)
-		xs := synth(rng.Uint64(), 0.02, segment{n, 1000})
-		if trial%4 == 0 {
-			for i := range xs {
-				xs[i] = math.Round(xs[i] / 20)
-			}
-		}
-		wl := 2 + rng.IntN(min(n, 120)-1)
+		xs, wl := windowedSeries(rng, trial)
 		win.forget()
-		for start := 0; start < n; {
-			end := min(start+wl, n)
-			if trial%7 == 0 && rng.IntN(3) == 0 {
-				end = min(start+2+rng.IntN(wl), n) // another length
-			}
+		eachWindow(rng, trial, len(xs), wl, func(start, end int) {
 			win.slide(xs, start, end, 1)
 			ref.reset(xs[start:end], 1)
-			L := end - start
-			for a := 0; a <= L; a++ {
-				for b := a; b <= L; b++ {
-					if got, want := win.w[a*win.stride+b], ref.w[a*ref.stride+b]; math.Float64bits(got) != math.Float64bits(want) {
-						t.Fatalf("trial %d, window [%d, %d): W(%d, %d) = %v, a full build gives %v", trial, start, end, a, b, got, want)
-					}
-					if b > a {
-						if got, want := win.w[b*win.stride+a], ref.w[b*ref.stride+a]; math.Float64bits(got) != math.Float64bits(want) {
-							t.Fatalf("trial %d, window [%d, %d): V(%d, %d) = %v, a full build gives %v", trial, start, end, a, b, got, want)
-						}
-					}
-				}
-				if got, want := win.rEnd[a], ref.rEnd[a]; math.Float64bits(got) != math.Float64bits(want) {
-					t.Fatalf("trial %d, window [%d, %d): running sum of row %d = %v, a full build gives %v", trial, start, end, a, got, want)
-				}
+			sameTables(t, fmt.Sprintf("trial %d, window [%d, %d), slid", trial, start, end), &win, &ref)
+		})
+	}
+}
+
+// eachWindow calls f with windows [start, end) of a series of n values,
+// one after the other, as the split pass meets them (length wl) and others:
+// overlaps of every size, shorter windows, no overlap.
+func eachWindow(rng *rand.Rand, trial, n, wl int, f func(start, end int)) {
+	for start := 0; start < n; start += 1 + rng.IntN(wl+wl/4) {
+		end := min(start+wl, n)
+		if trial%7 == 0 && rng.IntN(3) == 0 {
+			end = min(start+2+rng.IntN(wl), n) // another length
+		}
+		f(start, end)
+	}
+}
+
+// sameTables fails t unless the tables (W above the diagonal, V below) and
+// the running sums of two windows of the same values are equal bit for
+// bit.
+func sameTables(t *testing.T, what string, got, want *window) {
+	t.Helper()
+	L := len(want.xs)
+	for a := 0; a <= L; a++ {
+		for b := 0; b <= L; b++ {
+			if g, w := got.w[a*got.stride+b], want.w[a*want.stride+b]; math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("%s: entry (%d, %d) = %v, want %v", what, a, b, g, w)
 			}
-			start += 1 + rng.IntN(wl+wl/4)
+		}
+		if g, w := got.rEnd[a], want.rEnd[a]; math.Float64bits(g) != math.Float64bits(w) {
+			t.Fatalf("%s: running sum of row %d = %v, want %v", what, a, g, w)
 		}
 	}
+}
+
+// windowedSeries returns a random series of 2 to 300 values (integers, with
+// ties, for every fourth trial) and a window length for it.
+func windowedSeries(rng *rand.Rand, trial int) ([]float64, int) {
+	n := 2 + rng.IntN(299)
+	xs := synth(rng.Uint64(), 0.02, segment{n, 1000})
+	if trial%4 == 0 {
+		for i := range xs {
+			xs[i] = math.Round(xs[i] / 20)
+		}
+	}
+	return xs, 2 + rng.IntN(min(n, 120)-1)
 }

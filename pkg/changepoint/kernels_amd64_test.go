@@ -3,6 +3,7 @@
 package changepoint
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -35,34 +36,16 @@ func TestKernelsMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	var avx, ref window
 	for trial := range 300 {
-		n := 2 + rng.IntN(260)
-		xs := synth(rng.Uint64(), 0.02, segment{n, 1000})
-		if trial%3 == 0 {
-			for i := range xs {
-				xs[i] = math.Round(xs[i] / 20)
-			}
-		}
-		wl := 2 + rng.IntN(min(n, 120)-1)
+		xs, wl := windowedSeries(rng, trial)
 		avx.forget()
 		ref.forget()
-		for start := 0; start < n; start += 1 + rng.IntN(wl) {
-			end := min(start+wl, n)
+		eachWindow(rng, trial, len(xs), wl, func(start, end int) {
 			useAVX = true
 			avx.slide(xs, start, end, 1)
 			useAVX = false
 			ref.slide(xs, start, end, 1)
-			L, st := end-start, avx.stride
-			for a := 0; a <= L; a++ {
-				for b := 0; b <= L; b++ { // W above the diagonal, V below
-					if got, want := avx.w[a*st+b], ref.w[a*st+b]; math.Float64bits(got) != math.Float64bits(want) {
-						t.Fatalf("trial %d, window [%d, %d): entry (%d, %d) = %v with AVX, %v in Go", trial, start, end, a, b, got, want)
-					}
-				}
-				if math.Float64bits(avx.rEnd[a]) != math.Float64bits(ref.rEnd[a]) {
-					t.Fatalf("trial %d, window [%d, %d): running sum of row %d differs", trial, start, end, a)
-				}
-			}
-		}
+			sameTables(t, fmt.Sprintf("trial %d, window [%d, %d), AVX", trial, start, end), &avx, &ref)
+		})
 	}
 	for trial := range 20000 {
 		n := rng.IntN(70)
