@@ -139,12 +139,8 @@ func (win *window) fill(lo int) {
 		a--
 	}
 	for ; a-3 >= lo; a -= 4 {
-		var r [4]float64
-		for k := range 4 {
-			w[(a-k)*st+a-k] = 0
-			r[k] = win.rowSpan(a-k, a-k+1, a+1, 0)
-		}
-		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, a+2, r[0], r[1], r[2], r[3])
+		r0, r1, r2, r3 := win.triangle(a)
+		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, a+2, r0, r1, r2, r3)
 	}
 	for ; a >= lo; a-- {
 		w[a*st+a] = 0
@@ -157,6 +153,35 @@ func (win *window) fill(lo int) {
 	for ; a >= 0; a-- {
 		rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
 	}
+}
+
+// triangle computes W and V of rows a … a−3 for the columns up to a+1
+// (rowSpan from each diagonal, written out: 0 + r = r, r·1 = r), and
+// returns the running sums r_{a−k}(a+1).
+func (win *window) triangle(a int) (r0, r1, r2, r3 float64) {
+	st := win.stride
+	w, inv := win.w, win.inv
+	z := win.xs[a-3 : a+1] // z_{a−3} … z_a
+	for k := range 4 {
+		row := a - k
+		w[row*st+row], w[row*st+row+1], w[(row+1)*st+row] = 0, 0, 0 // W(row, row), W(row, row+1), V(row, row+1)
+	}
+	r1 = math.Abs(z[2] - z[3])
+	w[(a-1)*st+a+1], w[(a+1)*st+a-1] = r1, r1
+	r2a := math.Abs(z[1] - z[2])
+	w[(a-2)*st+a], w[a*st+a-2] = r2a, r2a
+	r2 = r2a + math.Abs(z[1]-z[3])
+	v := r1 + r2
+	w[(a-2)*st+a+1], w[(a+1)*st+a-2] = v, v*inv[2]
+	r3a := math.Abs(z[0] - z[1])
+	w[(a-3)*st+a-1], w[(a-1)*st+a-3] = r3a, r3a
+	r3b := r3a + math.Abs(z[0]-z[2])
+	u := r2a + r3b
+	w[(a-3)*st+a], w[a*st+a-3] = u, u*inv[2]
+	r3 = r3b + math.Abs(z[0]-z[3])
+	u = v + r3
+	w[(a-3)*st+a+1], w[(a+1)*st+a-3] = u, u*inv[3]
+	return 0, r1, r2, r3
 }
 
 // fourRows computes W and V of rows a … a−3 for the columns b0 … L, from
@@ -259,30 +284,29 @@ func (win *window) rowSpan(a, b0, b1 int, r float64) float64 {
 //
 // With n = τ−s, m = κ−τ, D = n+m = κ−s, Wx = W(s, τ), Wy = W(τ, κ) and
 // V(a, b) = W(a, b)/(b−a−1) (0 for a single point), the direct form of Q
-// (exactCol) rearranges into
+// (exactQ) rearranges into
 //
 //	Q = 2/D · (W(s, κ) − (D−1) · (V(s, τ) + V(τ, κ)))
 //
 // In a column (one κ) D and W(s, κ) are fixed, so the largest Q of the
 // column is at the smallest V(s, τ) + V(τ, κ): one addition per (τ, κ),
 // against contiguous rows of the transposed V table. That form rounds
-// differently, so it only ranks the columns: every column whose fast
-// maximum lies within twice a rigorous bound on the difference of the best
-// one is evaluated again in the direct form, and τ and Q are the direct
-// form's, bit for bit, as a plain scan would give them. Usually that is one
-// column.
+// differently, so it only ranks the pairs: every pair whose fast Q lies
+// within 3·tol, more than a rigorous bound on the difference of the two
+// forms, of the best one is evaluated again in the direct form, and τ and
+// Q are the direct form's, bit for bit, as a plain scan would give them.
+// Usually that is one pair.
 func (win *window) best(s, e int) candidate {
 	m := win.minSeg
 	if e-s < 2*m || e-s < 2 {
 		return candidate{tau: -1}
 	}
 	st := win.stride
-	w, inv := win.w, win.inv
-	vt := w // V, below the diagonal
+	w := win.w
 	rowS := w[s*st : s*st+st]
 	vs := win.vs[:e+1]
 	for t := s + 1; t <= e; t++ {
-		vs[t] = vt[t*st+s]
+		vs[t] = w[t*st+s] // V(s, t), below the diagonal
 	}
 	colS := win.colS[:e+1]
 	// A bound on |fast − direct| for any pair: every term of either form is
@@ -290,30 +314,14 @@ func (win *window) best(s, e int) candidate {
 	// relative size 2⁻⁵³; 2⁻⁴⁰ leaves a factor of over 100.
 	tol := float64(e-s+2) * rowS[e] * 0x1p-40
 	// g is the largest fast Q seen so far. A column notes (in colS) only
-	// the sums whose Q is within 3·tol of g at the time they are met
-	// (thrOf: the sum at g − 4·tol, a margin far above the rounding of
-	// the threshold itself); every value that ends within 2·tol of the
-	// final g passes that test (g only grows), so colS is exact for every
-	// column the last loop re-evaluates, and the inner loop's comparisons
+	// the sums whose Q is within 3·tol of g at the time they are met (the
+	// threshold is the sum at g − 4·tol: a margin far above the rounding
+	// of the threshold itself); every sum whose Q ends within 3·tol of the
+	// final g passes that test (g only grows), and the scans' comparisons
 	// are nearly always false.
 	g := math.Inf(-1)
-	thrOf := func(k int) float64 {
-		D := k - s
-		return (rowS[k] - (g-4*tol)*0.5*float64(D)) * inv[D-1]
-	}
-	qOf := func(k int, sum float64) float64 {
-		D := k - s
-		return (rowS[k] - float64(D-1)*sum) * (2 * inv[D])
-	}
 	lo := s + m     // the first τ
 	first := lo + m // the first κ
-	// note takes the sum v of column k below its threshold: the column's
-	// smallest so far, and g if its Q is larger.
-	note := func(k int, v float64) {
-		if q := qOf(k, v); q > g {
-			g = q
-		}
-	}
 	// Columns from the last: the longest ones, where the largest Q
 	// usually is, set g early. Two columns per pass share the loads of
 	// V(s, τ); the scans (scan1, scan2) stop only at a sum below its
@@ -321,8 +329,8 @@ func (win *window) best(s, e int) candidate {
 	for k := e; k >= first; k -= 2 {
 		kb := k - 1
 		sA, sB := math.Inf(1), math.Inf(1)
-		thrA := thrOf(k)
-		colA := vt[k*st : k*st+st]
+		thrA := win.sumAt(rowS[k], k-s, g-4*tol)
+		colA := w[k*st : k*st+st]
 		if kb < first {
 			a, v := colA[lo:k-m+1], vs[lo:k-m+1]
 			for i := 0; ; i++ {
@@ -330,14 +338,14 @@ func (win *window) best(s, e int) candidate {
 					break
 				}
 				sA = v[i] + a[i]
-				note(k, sA)
-				thrA = min(sA, thrOf(k))
+				g = max(g, win.fastQ(rowS[k], k-s, sA))
+				thrA = min(sA, win.sumAt(rowS[k], k-s, g-4*tol))
 			}
 			colS[k] = sA
 			break
 		}
-		thrB := thrOf(kb)
-		colB := vt[kb*st : kb*st+st]
+		thrB := win.sumAt(rowS[kb], kb-s, g-4*tol)
+		colB := w[kb*st : kb*st+st]
 		cnt := kb - m + 1 - lo // τ of both columns
 		a, b, v := colA[lo:lo+cnt], colB[lo:lo+cnt], vs[lo:lo+cnt]
 		for i := 0; ; i++ {
@@ -346,28 +354,53 @@ func (win *window) best(s, e int) candidate {
 			}
 			if sa := v[i] + a[i]; sa < thrA {
 				sA = sa
-				note(k, sa)
+				g = max(g, win.fastQ(rowS[k], k-s, sa))
 			}
 			if sb := v[i] + b[i]; sb < thrB {
 				sB = sb
-				note(kb, sb)
+				g = max(g, win.fastQ(rowS[kb], kb-s, sb))
 			}
-			thrA, thrB = min(sA, thrOf(k)), min(sB, thrOf(kb))
+			thrA = min(sA, win.sumAt(rowS[k], k-s, g-4*tol))
+			thrB = min(sB, win.sumAt(rowS[kb], kb-s, g-4*tol))
 		}
 		// The last τ of column k.
 		if sa := vs[k-m] + colA[k-m]; sa < thrA {
 			sA = sa
-			note(k, sa)
+			g = max(g, win.fastQ(rowS[k], k-s, sa))
 		}
 		colS[k], colS[kb] = sA, sB
 	}
+	// The pairs whose fast Q is within 3·tol of g (the sum at g − 3·tol,
+	// again with a margin for the threshold's rounding) hold every pair
+	// whose direct Q is the largest: evaluate them in the direct form.
 	res := candidate{tau: -1, q: math.Inf(-1)}
 	for k := e; k >= first; k-- {
-		if qOf(k, colS[k]) >= g-2*tol {
-			win.exactCol(s, k, &res)
+		thr := win.sumAt(rowS[k], k-s, g-3*tol)
+		if colS[k] > thr {
+			continue
+		}
+		col := w[k*st : k*st+st]
+		for tau := lo; tau <= k-m; tau++ {
+			if vs[tau]+col[tau] <= thr {
+				if q := win.exactQ(s, tau, k); q > res.q || (q == res.q && tau < res.tau) {
+					res.q, res.tau = q, tau
+				}
+			}
 		}
 	}
 	return res
+}
+
+// sumAt returns the sum V(s, τ) + V(τ, κ) at which the fast form of Q
+// for a column κ with W(s, κ) = wsk and D = κ−s points is q.
+func (win *window) sumAt(wsk float64, D int, q float64) float64 {
+	return (wsk - q*0.5*float64(D)) * win.inv[D-1]
+}
+
+// fastQ returns the fast form of Q for a column κ with W(s, κ) = wsk and
+// D = κ−s points, at the sum V(s, τ) + V(τ, κ).
+func (win *window) fastQ(wsk float64, D int, sum float64) float64 {
+	return (wsk - float64(D-1)*sum) * (2 * win.inv[D])
 }
 
 // scan1 returns the first i with v[i] + a[i] < thr, or len(v). Not
@@ -405,35 +438,26 @@ func scan2(v, a, b []float64, thrA, thrB float64) int {
 	return len(v)
 }
 
-// exactCol evaluates column κ of the interval starting at s (every τ
-// allowed) in the direct form of Q, the values best reports and compares,
-// and keeps in res the largest Q and the smallest τ that reaches it.
-func (win *window) exactCol(s, kappa int, res *candidate) {
-	m := win.minSeg
+// exactQ returns Q(τ, κ) of the interval starting at s in the direct
+// form: the values best reports and compares.
+func (win *window) exactQ(s, tau, kappa int) float64 {
 	st := win.stride
 	w, inv := win.w, win.inv
-	rowS := w[s*st : s*st+st]
-	wsKappa := rowS[kappa]
-	for tau := s + m; tau <= kappa-m; tau++ {
-		n := tau - s
-		wsTau := rowS[tau]
-		// Coefficient of the X within-sum, without the common 1/(n+m)
-		// factor: 2/(n−1); it is multiplied by the size of Y below.
-		xCoef := 0.0
-		if n > 1 {
-			xCoef = 2 * inv[n-1] * wsTau
-		}
-		mm := kappa - tau
-		wTK := w[tau*st+kappa]
-		cross := wsKappa - wsTau - wTK
-		num := 2*cross - float64(mm)*xCoef
-		// With a Y of one point this subtracts 0 (inv[0] = 0, W = 0).
-		num -= 2 * float64(n) * inv[mm-1] * wTK
-		q := num * inv[n+mm]
-		if q > res.q || (q == res.q && tau < res.tau) {
-			res.q, res.tau = q, tau
-		}
+	n := tau - s
+	wsTau := w[s*st+tau]
+	// Coefficient of the X within-sum, without the common 1/(n+m) factor:
+	// 2/(n−1); it is multiplied by the size of Y below.
+	xCoef := 0.0
+	if n > 1 {
+		xCoef = 2 * inv[n-1] * wsTau
 	}
+	mm := kappa - tau
+	wTK := w[tau*st+kappa]
+	cross := w[s*st+kappa] - wsTau - wTK
+	num := 2*cross - float64(mm)*xCoef
+	// With a Y of one point this subtracts 0 (inv[0] = 0, W = 0).
+	num -= 2 * float64(n) * inv[mm-1] * wTK
+	return num * inv[n+mm]
 }
 
 // split runs the divisive E-divisive search inside the window: repeatedly take
