@@ -145,7 +145,12 @@ type cpState struct {
 	idx            int
 	before, after  segmentStats
 	p, mag, change float64
-	status         Status
+	// pending: p is not computed yet, only the t statistic and degrees of
+	// freedom it follows from (resolve computes it, pBelow decides p <
+	// MaxPValue from t where it can).
+	pending bool
+	t, df   float64
+	status  Status
 	// dirty: its statistics were refreshed after the merge pass (settle
 	// checks it again).
 	dirty bool
@@ -341,9 +346,30 @@ func (d *Detector) splitPass(xs []float64) {
 // finish computes the p-value, change and magnitude of c from its
 // segments' statistics, and marks it refreshed.
 func (c *cpState) finish() {
-	c.p = otavaTTest(c.before, c.after)
+	var done bool
+	c.t, c.df, c.p, done = otavaT(c.before, c.after)
+	c.pending = !done
 	c.change, c.mag = relChange(c.before.mean, c.after.mean)
 	c.dirty = true
+}
+
+// resolve computes c's p-value if it is pending: otavaTTest's value.
+func (c *cpState) resolve() {
+	if c.pending {
+		c.p, c.pending = studentP(c.t, c.df), false
+	}
+}
+
+// pBelow reports whether c's p-value is below MaxPValue.
+func (d *Detector) pBelow(c *cpState) bool {
+	if !c.pending {
+		return c.p < d.opts.MaxPValue
+	}
+	if pass, ok := d.below.decided(c.t, c.df, d.opts.MaxPValue); ok {
+		return pass
+	}
+	c.resolve()
+	return d.below.record(c.t, c.df, c.p, d.opts.MaxPValue)
 }
 
 // rejoin refreshes, after the removal of the change point at position k,
@@ -416,17 +442,23 @@ func relChange(before, after float64) (change, magnitude float64) {
 // (positions k−1 and k); with OtavaCompat it refreshes positions k and k+1
 // instead, as Otava 0.8 does.
 func (d *Detector) mergePass(xs []float64) {
-	maxP, minMag := d.opts.MaxPValue, d.minMag
+	minMag := d.minMag
 	for len(d.cps) > 0 {
 		k := d.shortSegment(len(xs))
 		if k < 0 {
-			k = 0
-			for i, c := range d.cps {
-				if c.p > d.cps[k].p {
+			// The first of the highest p-values, if it is not below
+			// maxP: the first highest of those not below maxP.
+			for i := range d.cps {
+				c := &d.cps[i]
+				if d.pBelow(c) {
+					continue
+				}
+				c.resolve()
+				if k < 0 || c.p > d.cps[k].p {
 					k = i
 				}
 			}
-			if d.cps[k].p < maxP {
+			if k < 0 {
 				k = 0
 				for i, c := range d.cps {
 					if c.mag < d.cps[k].mag {
@@ -588,7 +620,8 @@ func (d *Detector) shortSegment(n int) int {
 		return -1
 	}
 	k := -1
-	for i, c := range d.cps {
+	for i := range d.cps {
+		c := &d.cps[i]
 		lo, hi := 0, n
 		if i > 0 {
 			lo = d.cps[i-1].idx
@@ -599,6 +632,7 @@ func (d *Detector) shortSegment(n int) int {
 		if c.idx-lo >= m && hi-c.idx >= m {
 			continue
 		}
+		c.resolve()
 		if k < 0 || c.p > d.cps[k].p {
 			k = i
 		}
@@ -609,7 +643,9 @@ func (d *Detector) shortSegment(n int) int {
 // export converts the current change points to the public type.
 func (d *Detector) export(xs []float64, s *Series) []ChangePoint {
 	out := make([]ChangePoint, 0, len(d.cps))
-	for _, c := range d.cps {
+	for i := range d.cps {
+		d.cps[i].resolve()
+		c := &d.cps[i]
 		cp := ChangePoint{
 			Index:         c.idx,
 			BeforeLen:     c.before.n,

@@ -3,8 +3,6 @@ package changepoint
 import (
 	"math"
 	"slices"
-
-	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // The passes of this file make the detector fit nightly suites, where the
@@ -325,10 +323,7 @@ func (f *lineFit) resolve() {
 	if !f.pending {
 		return
 	}
-	if p := stats.StudentTwoSidedP(f.t, f.df); !math.IsNaN(p) {
-		f.p = p
-	}
-	f.pending = false
+	f.p, f.pending = studentP(f.t, f.df), false
 }
 
 // lineBelow reports whether f's p-value is below maxP, from |t| where it
@@ -337,7 +332,11 @@ func (d *Detector) lineBelow(f *lineFit, maxP float64) bool {
 	if !f.pending {
 		return f.p < maxP
 	}
-	return d.below.passT(f.t, f.df, maxP)
+	if pass, ok := d.below.decided(f.t, f.df, maxP); ok {
+		return pass
+	}
+	f.resolve()
+	return d.below.record(f.t, f.df, f.p, maxP)
 }
 
 // prefix holds prefix sums of one span, centred on its mean for accuracy,
@@ -571,7 +570,7 @@ func (d *Detector) verdict(xs []float64, k int) (Status, int) {
 	switch {
 	case c.before.n < m || (c.after.n < m && !tail):
 		return "", failsSegment
-	case !(c.p < d.opts.MaxPValue):
+	case !d.pBelow(c):
 		return "", failsPValue
 	case c.mag <= d.minMag:
 		return "", failsMagnitude
@@ -607,6 +606,7 @@ func (d *Detector) settle(xs []float64) {
 				c.status = st
 				continue
 			}
+			c.resolve() // weaker compares p-values
 			if worst < 0 || class < worstClass || (class == worstClass && weaker(c, &d.cps[worst], class)) {
 				worst, worstClass = k, class
 			}

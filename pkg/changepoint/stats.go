@@ -52,11 +52,16 @@ func otavaTTest(a, b segmentStats) float64 {
 	if done {
 		return p
 	}
-	p = stats.StudentTwoSidedP(t, df)
-	if math.IsNaN(p) {
-		return 1
+	return studentP(t, df)
+}
+
+// studentP is otavaTTest's p-value from the t statistic and the degrees of
+// freedom: 1 where the distribution gives NaN.
+func studentP(t, df float64) float64 {
+	if p := stats.StudentTwoSidedP(t, df); !math.IsNaN(p) {
+		return p
 	}
-	return p
+	return 1
 }
 
 // otavaT returns the t statistic and the degrees of freedom of otavaTTest,
@@ -126,6 +131,15 @@ func (th *tThresholds) significant(a, b segmentStats, pmax float64) bool {
 // degrees of freedom passes pmax; a NaN p-value counts as 1, as
 // otavaTTest and fitLine report it.
 func (th *tThresholds) passT(t, df, pmax float64) bool {
+	if pass, ok := th.decided(t, df, pmax); ok {
+		return pass
+	}
+	return th.record(t, df, studentP(t, df), pmax)
+}
+
+// decided reports whether the bounds decide the p-value of t at df
+// degrees of freedom, and if so whether it passes pmax.
+func (th *tThresholds) decided(t, df, pmax float64) (pass, ok bool) {
 	if th.pmax != pmax {
 		th.pmax, th.below, th.above = pmax, th.below[:0], th.above[:0]
 	}
@@ -137,14 +151,18 @@ func (th *tThresholds) passT(t, df, pmax float64) bool {
 	t = math.Abs(t)
 	switch {
 	case t >= th.above[k]*(1+1e-9):
-		return true
+		return true, true
 	case t <= th.below[k]*(1-1e-9):
-		return false
+		return false, true
 	}
-	p := stats.StudentTwoSidedP(t, df)
-	if math.IsNaN(p) {
-		return th.pass(1, pmax)
-	}
+	return false, false
+}
+
+// record reports whether p, the p-value of t at df degrees of freedom
+// (after decided), passes pmax, and moves the bounds of df to t.
+func (th *tThresholds) record(t, df, p, pmax float64) bool {
+	k := int(df)
+	t = math.Abs(t)
 	if th.pass(p, pmax) {
 		th.above[k] = math.Min(th.above[k], t)
 		return true
