@@ -128,6 +128,7 @@ type Detector struct {
 	cps   []cpState
 	trimA []float64
 	trimB []float64
+	segs  []segmentStats
 	// below decides p < MaxPValue for the outlier check and the drift
 	// pass without the t distribution where it can.
 	below tThresholds
@@ -321,24 +322,35 @@ func (d *Detector) splitPass(xs []float64) {
 			d.cps = append(d.cps, cpState{idx: i, status: Confirmed})
 		}
 	}
-	// Statistics between weak neighbours: each segment is described once
-	// and shared by the points on either side of it.
-	var prev segmentStats
+	// Statistics between weak neighbours: each segment is described once,
+	// two at a time (describe2), and shared by the points on either side
+	// of it. Segment j ends at change point j (the last at the end).
+	if len(d.cps) == 0 {
+		return
+	}
+	end := func(j int) int {
+		if j < len(d.cps) {
+			return d.cps[j].idx
+		}
+		return len(xs)
+	}
+	segs := d.segs[:0]
+	for j := 0; j <= len(d.cps); j += 2 {
+		lo := 0
+		if j > 0 {
+			lo = d.cps[j-1].idx
+		}
+		if j == len(d.cps) {
+			segs = append(segs, describe(xs[lo:]))
+			break
+		}
+		a, b := describe2(xs[lo:end(j)], xs[end(j):end(j+1)])
+		segs = append(segs, a, b)
+	}
+	d.segs = segs
 	for k := range d.cps {
-		lo, hi := 0, len(xs)
-		if k > 0 {
-			lo = d.cps[k-1].idx
-		}
-		if k+1 < len(d.cps) {
-			hi = d.cps[k+1].idx
-		}
 		c := &d.cps[k]
-		if k == 0 {
-			prev = describe(xs[lo:c.idx])
-		}
-		c.before = prev
-		c.after = describe(xs[c.idx:hi])
-		prev = c.after
+		c.before, c.after = segs[k], segs[k+1]
 		c.finish()
 	}
 }
@@ -413,8 +425,7 @@ func (d *Detector) recompute(xs []float64, k int) {
 		hi = d.cps[k+1].idx
 	}
 	c := &d.cps[k]
-	c.before = describe(xs[lo:c.idx])
-	c.after = describe(xs[c.idx:hi])
+	c.before, c.after = describe2(xs[lo:c.idx], xs[c.idx:hi])
 	c.finish()
 }
 
@@ -502,7 +513,7 @@ func (d *Detector) fragile(xs []float64) int {
 		}
 		sb, sa := c.before, c.after
 		if d.opts.OtavaCompat { // the statistics may describe an older segment
-			sb, sa = describe(xs[lo:c.idx]), describe(xs[c.idx:hi])
+			sb, sa = describe2(xs[lo:c.idx], xs[c.idx:hi])
 		}
 		up := c.after.mean >= c.before.mean
 		if d.trimmedPasses(xs[lo:c.idx], xs[c.idx:hi], sb, sa, up) {

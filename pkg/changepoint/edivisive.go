@@ -482,7 +482,7 @@ func (win *window) split(pmax float64, out []int) []int {
 			break
 		}
 		s, e, tau := win.bounds[bi], win.bounds[bi+1], win.cands[bi].tau
-		if !win.tests.significant(describe(win.xs[s:tau]), describe(win.xs[tau:e]), pmax) {
+		if before, after := describe2(win.xs[s:tau], win.xs[tau:e]); !win.tests.significant(before, after, pmax) {
 			break
 		}
 		// Insert tau as a new boundary; the interval bi becomes [s,tau),[tau,e).

@@ -484,7 +484,8 @@ func (d *Detector) holds(xs []float64, k, hi int) bool {
 // statsAt returns a change point at idx with the statistics of xs[lo:idx]
 // against xs[idx:hi].
 func statsAt(xs []float64, lo, idx, hi int) cpState {
-	c := cpState{idx: idx, before: describe(xs[lo:idx]), after: describe(xs[idx:hi])}
+	c := cpState{idx: idx}
+	c.before, c.after = describe2(xs[lo:idx], xs[idx:hi])
 	c.p = otavaTTest(c.before, c.after)
 	c.change, c.mag = relChange(c.before.mean, c.after.mean)
 	return c

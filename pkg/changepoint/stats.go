@@ -40,6 +40,46 @@ func describe(xs []float64) segmentStats {
 	return segmentStats{n: n, mean: mean, stddev: math.Sqrt(ss / float64(n))}
 }
 
+// describe2 returns describe(a) and describe(b), bit for bit, from loops
+// that take a value of each at a time: two independent chains of
+// additions, which the CPU overlaps.
+func describe2(a, b []float64) (segmentStats, segmentStats) {
+	if len(a) < 2 || len(b) < 2 {
+		return describe(a), describe(b)
+	}
+	k := min(len(a), len(b))
+	a0, b0 := a[:k], b[:k]
+	var sa, sb float64
+	for i, x := range a0 {
+		sa += x
+		sb += b0[i]
+	}
+	for _, x := range a[k:] {
+		sa += x
+	}
+	for _, x := range b[k:] {
+		sb += x
+	}
+	na, nb := float64(len(a)), float64(len(b))
+	ma, mb := sa/na, sb/nb
+	var qa, qb float64
+	for i, x := range a0 {
+		d, e := x-ma, b0[i]-mb
+		qa += d * d
+		qb += e * e
+	}
+	for _, x := range a[k:] {
+		d := x - ma
+		qa += d * d
+	}
+	for _, x := range b[k:] {
+		e := x - mb
+		qb += e * e
+	}
+	return segmentStats{n: len(a), mean: ma, stddev: math.Sqrt(qa / na)},
+		segmentStats{n: len(b), mean: mb, stddev: math.Sqrt(qb / nb)}
+}
+
 // otavaTTest returns the two-sided p-value of Student's pooled-variance
 // t-test between two segments, computed exactly as Otava does it: the pooled
 // variance is built from the *population* variances of the segments,

@@ -129,3 +129,28 @@ func testTThresholds(t *testing.T, strict bool) {
 		t.Errorf("only %d pairs checked", decided)
 	}
 }
+
+// TestDescribe2MatchesDescribe: describe2 gives describe's statistics bit
+// for bit, for segments of every pair of lengths.
+func TestDescribe2MatchesDescribe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	same := func(x, y segmentStats) bool {
+		return x.n == y.n && math.Float64bits(x.mean) == math.Float64bits(y.mean) &&
+			math.Float64bits(x.stddev) == math.Float64bits(y.stddev)
+	}
+	for na := range 40 {
+		for nb := range 40 {
+			a, b := make([]float64, na), make([]float64, nb)
+			for i := range a {
+				a[i] = 1e6 + rng.NormFloat64()
+			}
+			for i := range b {
+				b[i] = 1e3 * rng.NormFloat64()
+			}
+			ga, gb := describe2(a, b)
+			if !same(ga, describe(a)) || !same(gb, describe(b)) {
+				t.Fatalf("lengths %d, %d: describe2 %+v %+v, describe %+v %+v", na, nb, ga, gb, describe(a), describe(b))
+			}
+		}
+	}
+}
