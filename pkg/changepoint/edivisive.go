@@ -15,9 +15,11 @@ import "math"
 //
 // Instead of Otava's dense matrices, the window keeps one table of within-sums
 // W(a, b) = Σ_{a≤i<j<b} |z_i − z_j| for every sub-range of the window, built in
-// O(L²) with the recurrence W(a, b) = W(a+1, b) + Σ_{a<j<b} |z_a − z_j|. The
-// cross-sum follows as W(s, κ) − W(s, τ) − W(τ, κ), so Q costs O(1) per pair
-// and every interval of the window is searched from the same table.
+// O(L²) with the recurrence W(a, b) = W(a+1, b) + Σ_{a<j<b} |z_a − z_j|, and
+// the normalised sums V(a, b) = W(a, b)/(b−a−1) the search ranks with (best).
+// The cross-sum follows as W(s, κ) − W(s, τ) − W(τ, κ), so Q costs O(1) per
+// pair and every interval of the window is searched from the same table. A
+// window takes the part of the table it shares with the previous one (slide).
 
 // window holds the reusable buffers for one sliding window.
 type window struct {
@@ -131,7 +133,7 @@ func (win *window) fill(lo int) {
 	w, rEnd := win.w, win.rEnd
 	// The rows from lo on, in full, four at a time after the last one: the
 	// four running sums are independent, so the CPU overlaps their
-	// additions. The triangle b ≤ a+1 of a block a … a−3 goes row by row.
+	// additions. The triangle b ≤ a+1 of a block a … a−3 comes first.
 	a := L
 	if a >= lo {
 		w[a*st+a] = 0
