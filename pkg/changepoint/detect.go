@@ -128,6 +128,10 @@ type Detector struct {
 	cps   []cpState
 	trimA []float64
 	trimB []float64
+	segs  []segmentStats
+	// below decides p < MaxPValue for the outlier check and the drift
+	// pass without the t distribution where it can.
+	below tThresholds
 
 	// Per-series state of the nightly passes (nightly.go).
 	noiseCV float64
@@ -142,7 +146,12 @@ type cpState struct {
 	idx            int
 	before, after  segmentStats
 	p, mag, change float64
-	status         Status
+	// pending: p is not computed yet, only the t statistic and degrees of
+	// freedom it follows from (resolve computes it, pBelow decides p <
+	// MaxPValue from t where it can).
+	pending bool
+	t, df   float64
+	status  Status
 	// dirty: its statistics were refreshed after the merge pass (settle
 	// checks it again).
 	dirty bool
@@ -153,7 +162,12 @@ func NewDetector(opts Options) (*Detector, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}, nil
+	return newDetector(opts), nil
+}
+
+// newDetector returns a Detector with options opts (already validated).
+func newDetector(opts Options) *Detector {
+	return &Detector{opts: opts, firstPass: opts.firstPassPValue(), below: tThresholds{strict: true}}
 }
 
 // Options returns the detector's options.
@@ -250,7 +264,7 @@ func detectorFor(opts Options) *Detector {
 	if d, ok := detectors.Get().(*Detector); ok && d.opts == opts {
 		return d
 	}
-	return &Detector{opts: opts, firstPass: opts.firstPassPValue()}
+	return newDetector(opts)
 }
 
 func checkFinite(values []float64) error {
@@ -283,9 +297,10 @@ func (d *Detector) splitPass(xs []float64) {
 	}
 	d.mark = d.mark[:n]
 	clear(d.mark)
+	d.win.forget()
 	for start := 0; start < n; {
 		end := min(start+wl, n)
-		d.win.reset(xs[start:end], d.opts.MinSegmentLength)
+		d.win.slide(xs, start, end, d.opts.MinSegmentLength)
 		d.local = d.win.split(d.firstPass, d.local[:0])
 		last := 0
 		for _, li := range d.local {
@@ -307,24 +322,35 @@ func (d *Detector) splitPass(xs []float64) {
 			d.cps = append(d.cps, cpState{idx: i, status: Confirmed})
 		}
 	}
-	// Statistics between weak neighbours: each segment is described once
-	// and shared by the points on either side of it.
-	var prev segmentStats
+	// Statistics between weak neighbours: each segment is described once,
+	// two at a time (describe2), and shared by the points on either side
+	// of it. Segment j ends at change point j (the last at the end).
+	if len(d.cps) == 0 {
+		return
+	}
+	end := func(j int) int {
+		if j < len(d.cps) {
+			return d.cps[j].idx
+		}
+		return len(xs)
+	}
+	segs := d.segs[:0]
+	for j := 0; j <= len(d.cps); j += 2 {
+		lo := 0
+		if j > 0 {
+			lo = d.cps[j-1].idx
+		}
+		if j == len(d.cps) {
+			segs = append(segs, describe(xs[lo:]))
+			break
+		}
+		a, b := describe2(xs[lo:end(j)], xs[end(j):end(j+1)])
+		segs = append(segs, a, b)
+	}
+	d.segs = segs
 	for k := range d.cps {
-		lo, hi := 0, len(xs)
-		if k > 0 {
-			lo = d.cps[k-1].idx
-		}
-		if k+1 < len(d.cps) {
-			hi = d.cps[k+1].idx
-		}
 		c := &d.cps[k]
-		if k == 0 {
-			prev = describe(xs[lo:c.idx])
-		}
-		c.before = prev
-		c.after = describe(xs[c.idx:hi])
-		prev = c.after
+		c.before, c.after = segs[k], segs[k+1]
 		c.finish()
 	}
 }
@@ -332,9 +358,30 @@ func (d *Detector) splitPass(xs []float64) {
 // finish computes the p-value, change and magnitude of c from its
 // segments' statistics, and marks it refreshed.
 func (c *cpState) finish() {
-	c.p = otavaTTest(c.before, c.after)
+	var done bool
+	c.t, c.df, c.p, done = otavaT(c.before, c.after)
+	c.pending = !done
 	c.change, c.mag = relChange(c.before.mean, c.after.mean)
 	c.dirty = true
+}
+
+// resolve computes c's p-value if it is pending: otavaTTest's value.
+func (c *cpState) resolve() {
+	if c.pending {
+		c.p, c.pending = studentP(c.t, c.df), false
+	}
+}
+
+// pBelow reports whether c's p-value is below MaxPValue.
+func (d *Detector) pBelow(c *cpState) bool {
+	if !c.pending {
+		return c.p < d.opts.MaxPValue
+	}
+	if pass, ok := d.below.decided(c.t, c.df, d.opts.MaxPValue); ok {
+		return pass
+	}
+	c.resolve()
+	return d.below.record(c.t, c.df, c.p, d.opts.MaxPValue)
 }
 
 // rejoin refreshes, after the removal of the change point at position k,
@@ -378,8 +425,7 @@ func (d *Detector) recompute(xs []float64, k int) {
 		hi = d.cps[k+1].idx
 	}
 	c := &d.cps[k]
-	c.before = describe(xs[lo:c.idx])
-	c.after = describe(xs[c.idx:hi])
+	c.before, c.after = describe2(xs[lo:c.idx], xs[c.idx:hi])
 	c.finish()
 }
 
@@ -407,17 +453,23 @@ func relChange(before, after float64) (change, magnitude float64) {
 // (positions k−1 and k); with OtavaCompat it refreshes positions k and k+1
 // instead, as Otava 0.8 does.
 func (d *Detector) mergePass(xs []float64) {
-	maxP, minMag := d.opts.MaxPValue, d.minMag
+	minMag := d.minMag
 	for len(d.cps) > 0 {
 		k := d.shortSegment(len(xs))
 		if k < 0 {
-			k = 0
-			for i, c := range d.cps {
-				if c.p > d.cps[k].p {
+			// The first of the highest p-values, if it is not below
+			// maxP: the first highest of those not below maxP.
+			for i := range d.cps {
+				c := &d.cps[i]
+				if d.pBelow(c) {
+					continue
+				}
+				c.resolve()
+				if k < 0 || c.p > d.cps[k].p {
 					k = i
 				}
 			}
-			if d.cps[k].p < maxP {
+			if k < 0 {
 				k = 0
 				for i, c := range d.cps {
 					if c.mag < d.cps[k].mag {
@@ -461,12 +513,13 @@ func (d *Detector) fragile(xs []float64) int {
 		}
 		sb, sa := c.before, c.after
 		if d.opts.OtavaCompat { // the statistics may describe an older segment
-			sb, sa = describe(xs[lo:c.idx]), describe(xs[c.idx:hi])
+			sb, sa = describe2(xs[lo:c.idx], xs[c.idx:hi])
 		}
-		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], sb, sa, c.after.mean >= c.before.mean)
-		if p < d.opts.MaxPValue {
+		up := c.after.mean >= c.before.mean
+		if d.trimmedPasses(xs[lo:c.idx], xs[c.idx:hi], sb, sa, up) {
 			continue
 		}
+		p := d.trimmedTest(xs[lo:c.idx], xs[c.idx:hi], sb, sa, up)
 		if worst < 0 || p > worstP {
 			worst, worstP = i, p
 		}
@@ -481,6 +534,28 @@ func (d *Detector) fragile(xs []float64) int {
 // after (describe's). Magnitude is deliberately not re-checked: moving a
 // 5.02 % shift to 4.98 % by dropping its best point is not an outlier.
 func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up bool) (maxP float64) {
+	if !d.trimmedSplits(before, after, sb, sa, up, func(b, a segmentStats) bool {
+		maxP = math.Max(maxP, otavaTTest(b, a))
+		return true
+	}) {
+		return 1
+	}
+	return maxP
+}
+
+// trimmedPasses reports whether trimmedTest(before, after, sb, sa, up) <
+// MaxPValue, deciding each test from |t| where it can.
+func (d *Detector) trimmedPasses(before, after []float64, sb, sa segmentStats, up bool) bool {
+	return d.trimmedSplits(before, after, sb, sa, up, func(b, a segmentStats) bool {
+		return d.below.significant(b, a, d.opts.MaxPValue)
+	})
+}
+
+// trimmedSplits calls f, while it returns true, with the statistics of
+// before and after without the points of each split of trimmedTest, and
+// reports whether every split was visited: false when f stopped or a split
+// leaves a side empty (p = 1).
+func (d *Detector) trimmedSplits(before, after []float64, sb, sa segmentStats, up bool, f func(b, a segmentStats) bool) bool {
 	k := d.opts.MaxOutliers
 	// For a rise the favourable points are the smallest of before and the
 	// largest of after; for a drop, the reverse.
@@ -488,14 +563,11 @@ func (d *Detector) trimmedTest(before, after []float64, sb, sa segmentStats, up 
 	d.trimA = mostExtreme(d.trimA[:0], after, k, up)
 	fb, fa := full(sb), full(sa)
 	for j := 0; j <= k; j++ {
-		if j >= len(before) || k-j >= len(after) {
-			return 1
+		if j >= len(before) || k-j >= len(after) || !f(fb.without(d.trimB[:j]), fa.without(d.trimA[:k-j])) {
+			return false
 		}
-		sb := fb.without(d.trimB[:j])
-		sa := fa.without(d.trimA[:k-j])
-		maxP = math.Max(maxP, otavaTTest(sb, sa))
 	}
-	return maxP
+	return true
 }
 
 // mostExtreme appends to dst the min(k, len(xs)) largest (or smallest) values
@@ -559,7 +631,8 @@ func (d *Detector) shortSegment(n int) int {
 		return -1
 	}
 	k := -1
-	for i, c := range d.cps {
+	for i := range d.cps {
+		c := &d.cps[i]
 		lo, hi := 0, n
 		if i > 0 {
 			lo = d.cps[i-1].idx
@@ -570,6 +643,7 @@ func (d *Detector) shortSegment(n int) int {
 		if c.idx-lo >= m && hi-c.idx >= m {
 			continue
 		}
+		c.resolve()
 		if k < 0 || c.p > d.cps[k].p {
 			k = i
 		}
@@ -580,7 +654,9 @@ func (d *Detector) shortSegment(n int) int {
 // export converts the current change points to the public type.
 func (d *Detector) export(xs []float64, s *Series) []ChangePoint {
 	out := make([]ChangePoint, 0, len(d.cps))
-	for _, c := range d.cps {
+	for i := range d.cps {
+		d.cps[i].resolve()
+		c := &d.cps[i]
 		cp := ChangePoint{
 			Index:         c.idx,
 			BeforeLen:     c.before.n,

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -394,6 +395,43 @@ func TestWindowBestMatchesDefinition(t *testing.T) {
 	}
 }
 
+// exactRow returns the largest Q of row τ of the interval [s, e) with the
+// direct form of the statistic, as the search before the column form
+// computed it: the reference of scanBest.
+func exactRow(win *window, s, e, tau int) float64 {
+	m := win.minSeg
+	st := win.stride
+	w := win.w
+	inv := win.inv
+	rowS := w[s*st : s*st+st]
+	n := tau - s
+	wsTau := rowS[tau]
+	xCoef := 0.0
+	if n > 1 {
+		xCoef = 2 * inv[n-1] * wsTau
+	}
+	rowTau := w[tau*st : tau*st+st]
+	twoN := 2 * float64(n)
+	kappa := tau + m
+	bestQ := math.Inf(-1)
+	if m == 1 { // Y of one point: no Y within-sum term
+		cross := rowS[kappa] - wsTau - rowTau[kappa]
+		bestQ = (2*cross - xCoef) * inv[n+1]
+		kappa++
+	}
+	for ; kappa <= e; kappa++ {
+		mm := kappa - tau
+		wTK := rowTau[kappa]
+		cross := rowS[kappa] - wsTau - wTK
+		num := 2*cross - float64(mm)*xCoef
+		num -= twoN * inv[mm-1] * wTK
+		if q := num * inv[n+mm]; q > bestQ {
+			bestQ = q
+		}
+	}
+	return bestQ
+}
+
 // scanBest is the candidate search as a plain scan of the direct form of
 // Q (exactRow) over every (τ, κ), keeping the first maximum: what
 // window.best must return bit for bit.
@@ -403,7 +441,7 @@ func scanBest(win *window, s, e int) candidate {
 		return candidate{tau: -1}
 	}
 	for tau := s + win.minSeg; tau <= e-win.minSeg; tau++ {
-		if q := win.exactRow(s, e, tau); q > res.q {
+		if q := exactRow(win, s, e, tau); q > res.q {
 			res = candidate{tau: tau, q: q}
 		}
 	}
@@ -584,4 +622,66 @@ func TestDetectionRates(t *testing.T) {
 				tc.relSD, falsePos, tc.maxFalse, missed, exact, tc.minExact, otavaFalse, tc.minOtavaFalse)
 		}
 	}
+}
+
+// TestSlideMatchesReset: the tables a window gets by moving the part it
+// shares with the previous window (slide) are those of a full build, bit
+// for bit, for overlaps of every size, shorter last windows, windows of
+// another length and windows that do not overlap.
+func TestSlideMatchesReset(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var win, ref window
+	for trial := range 300 {
+		xs, wl := windowedSeries(rng, trial)
+		win.forget()
+		eachWindow(rng, trial, len(xs), wl, func(start, end int) {
+			win.slide(xs, start, end, 1)
+			ref.reset(xs[start:end], 1)
+			sameTables(t, fmt.Sprintf("trial %d, window [%d, %d), slid", trial, start, end), &win, &ref)
+		})
+	}
+}
+
+// eachWindow calls f with windows [start, end) of a series of n values,
+// one after the other, as the split pass meets them (length wl) and others:
+// overlaps of every size, shorter windows, no overlap.
+func eachWindow(rng *rand.Rand, trial, n, wl int, f func(start, end int)) {
+	for start := 0; start < n; start += 1 + rng.IntN(wl+wl/4) {
+		end := min(start+wl, n)
+		if trial%7 == 0 && rng.IntN(3) == 0 {
+			end = min(start+2+rng.IntN(wl), n) // another length
+		}
+		f(start, end)
+	}
+}
+
+// sameTables fails t unless the tables (W above the diagonal, V below) and
+// the running sums of two windows of the same values are equal bit for
+// bit.
+func sameTables(t *testing.T, what string, got, want *window) {
+	t.Helper()
+	L := len(want.xs)
+	for a := 0; a <= L; a++ {
+		for b := 0; b <= L; b++ {
+			if g, w := got.w[a*got.stride+b], want.w[a*want.stride+b]; math.Float64bits(g) != math.Float64bits(w) {
+				t.Fatalf("%s: entry (%d, %d) = %v, want %v", what, a, b, g, w)
+			}
+		}
+		if g, w := got.rEnd[a], want.rEnd[a]; math.Float64bits(g) != math.Float64bits(w) {
+			t.Fatalf("%s: running sum of row %d = %v, want %v", what, a, g, w)
+		}
+	}
+}
+
+// windowedSeries returns a random series of 2 to 300 values (integers, with
+// ties, for every fourth trial) and a window length for it.
+func windowedSeries(rng *rand.Rand, trial int) ([]float64, int) {
+	n := 2 + rng.IntN(299)
+	xs := synth(rng.Uint64(), 0.02, segment{n, 1000})
+	if trial%4 == 0 {
+		for i := range xs {
+			xs[i] = math.Round(xs[i] / 20)
+		}
+	}
+	return xs, 2 + rng.IntN(min(n, 120)-1)
 }

@@ -15,24 +15,34 @@ import "math"
 //
 // Instead of Otava's dense matrices, the window keeps one table of within-sums
 // W(a, b) = Σ_{a≤i<j<b} |z_i − z_j| for every sub-range of the window, built in
-// O(L²) with the recurrence W(a, b) = W(a+1, b) + Σ_{a<j<b} |z_a − z_j|. The
-// cross-sum follows as W(s, κ) − W(s, τ) − W(τ, κ), so Q costs O(1) per pair
-// and every interval of the window is searched from the same table.
+// O(L²) with the recurrence W(a, b) = W(a+1, b) + Σ_{a<j<b} |z_a − z_j|, and
+// the normalised sums V(a, b) = W(a, b)/(b−a−1) the search ranks with (best).
+// The cross-sum follows as W(s, κ) − W(s, τ) − W(τ, κ), so Q costs O(1) per
+// pair and every interval of the window is searched from the same table. A
+// window takes the part of the table it shares with the previous one (slide).
 
 // window holds the reusable buffers for one sliding window.
 type window struct {
 	xs     []float64 // the window's values (a sub-slice of the series)
 	stride int
-	w      []float64 // W(a, b) at w[a*stride+b], 0 ≤ a ≤ b ≤ len(xs)
+	// w holds W(a, b) at w[a*stride+b], 0 ≤ a ≤ b ≤ len(xs), and below the
+	// diagonal V(a, b) = W(a, b)/(b−a−1) (0 for b−a = 1) at w[b*stride+a],
+	// a < b: transposed, so that a column of the search (one κ, every τ)
+	// is contiguous, and in the same array, which stays in the L1 cache.
+	w      []float64
 	inv    []float64 // inv[k] = 1/k, inv[0] = 0
+	rinv   []float64 // inv reversed: rinv[j] = inv[len(inv)−1−j]
 	minSeg int
 
-	// Buffers of the fast search (best): h[n*hStride+m] is the coefficient
-	// of W(τ, κ) for n points in X and m in Y, u[κ] = 2·W(s, κ)/(κ−s) for
-	// the interval being searched, rowQ[τ] the largest Q of row τ.
-	h       []float64
-	hStride int
-	u, rowQ []float64
+	// Buffers of the search (best): vs[τ] = V(s, τ) for the interval being
+	// searched, colS[κ] the smallest V(s, τ) + V(τ, κ) noted in column κ.
+	vs, colS []float64
+
+	// The window's place in its series, for slide; rEnd[a] is the running
+	// sum Σ_{a<j<len(xs)}|z_a − z_j| of row a.
+	series     []float64
+	start, end int
+	rEnd       []float64
 
 	// Split state: boundaries of the current intervals (sorted, starting with 0
 	// and ending with len(xs)) and the cached best candidate of each interval.
@@ -47,262 +57,409 @@ type candidate struct {
 	q   float64 // the maximised Q value
 }
 
-// reset loads values xs and builds the within-sum table.
+// reset loads values xs and builds the within-sum tables.
 func (win *window) reset(xs []float64, minSeg int) {
+	win.series = nil
+	win.load(xs, minSeg, len(xs)+1)
+	win.fill(0)
+}
+
+// slide loads the window series[start:end] and builds its tables. When the
+// previous window (since the last call of forget) was of the same series,
+// started before start and ended at or before end, the part of the tables
+// both windows share is moved instead of computed again: W(a, b) depends
+// on the values between a and b only, and the running sums
+// Σ_{a<j<b}|z_a − z_j| of the rows that go on past the old end are kept
+// (rEnd), so every entry gets the bits a full build would give it.
+func (win *window) slide(series []float64, start, end, minSeg int) {
+	L := end - start
+	shift, overlap := start-win.start, win.end-start
+	if win.series == nil || len(win.series) != len(series) || &win.series[0] != &series[0] ||
+		shift <= 0 || overlap <= 0 || end < win.end || L+1 > win.stride {
+		win.series, win.start, win.end = series, start, end
+		win.load(series[start:end], minSeg, L+1)
+		win.fill(0)
+		return
+	}
+	win.start, win.end = start, end
+	win.load(series[start:end], minSeg, win.stride)
+	st := win.stride
+	d := shift*st + shift // the offset of (a, b) from (a+shift, b+shift)
+	w := win.w
+	for a := 0; a <= overlap; a++ {
+		copy(w[a*st:a*st+overlap+1], w[a*st+d:a*st+overlap+1+d])
+	}
+	copy(win.rEnd[:overlap+1], win.rEnd[shift:shift+overlap+1])
+	win.fill(overlap)
+}
+
+// forget makes the next slide build its tables in full.
+func (win *window) forget() { win.series = nil }
+
+// load sets the window's values and sizes its buffers for a stride of st.
+func (win *window) load(xs []float64, minSeg, st int) {
 	L := len(xs)
 	win.xs = xs
 	win.minSeg = minSeg
-	win.stride = L + 1
-	need := (L + 1) * (L + 1)
+	win.stride = st
+	need := st * st
 	if cap(win.w) < need {
 		win.w = make([]float64, need)
 	}
 	win.w = win.w[:need]
-	if len(win.u) < L+1 {
-		win.u = make([]float64, L+1)
-		win.rowQ = make([]float64, L+1)
-	}
-	if win.hStride < L+1 {
-		// h[n*hStride+m] = 2(n+m−1)/((m−1)(n+m)), the coefficient of W(τ, κ)
-		// in the fast form of Q (best); it depends on the sizes only.
-		hs := L + 1
-		win.hStride = hs
-		win.h = make([]float64, hs*hs)
-		for n := 1; n <= L; n++ {
-			for m := 2; n+m <= L; m++ {
-				win.h[n*hs+m] = 2 * float64(n+m-1) / (float64(m-1) * float64(n+m))
-			}
-		}
+	if len(win.vs) < L+1 {
+		win.vs = make([]float64, L+1)
+		win.colS = make([]float64, L+1)
+		win.rEnd = make([]float64, L+1)
 	}
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
+		win.rinv = make([]float64, L+2)
 		for k := 1; k < len(win.inv); k++ {
 			win.inv[k] = 1 / float64(k)
+			win.rinv[len(win.inv)-1-k] = win.inv[k]
 		}
+	}
+}
+
+// fill computes the tables of the loaded window, except the entries
+// W(a, b), V(a, b) with b ≤ lo, which must be there already, with the
+// running sums of rows a < lo up to lo in rEnd. Row a of W follows from
+// row a+1: W(a, b) = W(a+1, b) + r_a(b), r_a(b) = Σ_{a<j<b}|z_a − z_j|
+// summed in the order of j (so W(a, a+1) = 0 + 0).
+func (win *window) fill(lo int) {
+	L := len(win.xs)
+	st := win.stride
+	w, rEnd := win.w, win.rEnd
+	// The rows from lo on, in full, four at a time after the last one: the
+	// four running sums are independent, so the CPU overlaps their
+	// additions. The triangle b ≤ a+1 of a block a … a−3 comes first.
+	a := L
+	if a >= lo {
+		w[a*st+a] = 0
+		rEnd[a] = 0
+		a--
+	}
+	for ; a-3 >= lo; a -= 4 {
+		r0, r1, r2, r3 := win.triangle(a)
+		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, a+2, r0, r1, r2, r3)
+	}
+	for ; a >= lo; a-- {
+		w[a*st+a] = 0
+		rEnd[a] = win.rowSpan(a, a+1, L, 0)
+	}
+	// The rows before lo, from column lo+1 on.
+	for ; a >= 3; a -= 4 {
+		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, lo+1, rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3])
+	}
+	for ; a >= 0; a-- {
+		rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
+	}
+}
+
+// triangle computes W and V of rows a … a−3 for the columns up to a+1
+// (rowSpan from each diagonal, written out: 0 + r = r, r·1 = r), and
+// returns the running sums r_{a−k}(a+1).
+func (win *window) triangle(a int) (r0, r1, r2, r3 float64) {
+	st := win.stride
+	w, inv := win.w, win.inv
+	z := win.xs[a-3 : a+1] // z_{a−3} … z_a
+	for k := range 4 {
+		row := a - k
+		w[row*st+row], w[row*st+row+1], w[(row+1)*st+row] = 0, 0, 0 // W(row, row), W(row, row+1), V(row, row+1)
+	}
+	r1 = math.Abs(z[2] - z[3])
+	w[(a-1)*st+a+1], w[(a+1)*st+a-1] = r1, r1
+	r2a := math.Abs(z[1] - z[2])
+	w[(a-2)*st+a], w[a*st+a-2] = r2a, r2a
+	r2 = r2a + math.Abs(z[1]-z[3])
+	v := r1 + r2
+	w[(a-2)*st+a+1], w[(a+1)*st+a-2] = v, v*inv[2]
+	r3a := math.Abs(z[0] - z[1])
+	w[(a-3)*st+a-1], w[(a-1)*st+a-3] = r3a, r3a
+	r3b := r3a + math.Abs(z[0]-z[2])
+	u := r2a + r3b
+	w[(a-3)*st+a], w[a*st+a-3] = u, u*inv[2]
+	r3 = r3b + math.Abs(z[0]-z[3])
+	u = v + r3
+	w[(a-3)*st+a+1], w[(a+1)*st+a-3] = u, u*inv[3]
+	return 0, r1, r2, r3
+}
+
+// fourRows computes W and V of rows a … a−3 for the columns b0 … L, from
+// row a+1 and the running sums r_{a−k}(b0−1) = rk, and returns the sums
+// r_{a−k}(L).
+func (win *window) fourRows(a, b0 int, r0, r1, r2, r3 float64) (float64, float64, float64, float64) {
+	L := len(win.xs)
+	if b0 > L {
+		return r0, r1, r2, r3
+	}
+	if !useAVX {
+		return win.fourRowsGo(a, b0, r0, r1, r2, r3)
 	}
 	st := win.stride
 	w := win.w
-	// Row L: only W(L, L) = 0; row L−1: W(L−1, L−1) = W(L−1, L) = 0.
-	w[L*st+L] = 0
-	a := L - 1
-	if a >= 0 {
-		w[a*st+a] = 0
-		w[a*st+a+1] = 0
-		a--
+	k := rowKernel{
+		x:         [4]float64(win.xs[a-3 : a+1]),
+		r:         [4]float64{r3, r2, r1, r0},
+		z:         &win.xs[b0-1],
+		n:         L - b0 + 1,
+		next:      &w[(a+1)*st+b0],
+		w0:        &w[a*st+b0],
+		w1:        &w[(a-1)*st+b0],
+		w2:        &w[(a-2)*st+b0],
+		w3:        &w[(a-3)*st+b0],
+		inv:       &win.rinv[len(win.rinv)-1-(b0-a+2)],
+		col:       &w[b0*st+a-3],
+		colStride: 8 * st,
 	}
-	// Two rows per pass: rows a and a−1 carry independent running sums, which
-	// roughly doubles the adds the CPU can overlap.
-	for ; a >= 1; a -= 2 {
-		next := w[(a+1)*st : (a+1)*st+st]
-		row := w[a*st : a*st+st]
-		prev := w[(a-1)*st : (a-1)*st+st]
-		row[a], row[a+1] = 0, 0
-		prev[a-1], prev[a] = 0, 0
-		xa, xp := xs[a], xs[a-1]
-		// prev[a+1] = W(a−1, a+1) = |x_{a−1} − x_a|.
-		rp := math.Abs(xp - xs[a])
-		prev[a+1] = rp
-		r := 0.0
-		tail := xs[a+1 : L]
-		next = next[a+2 : L+1]
-		rowT := row[a+2 : L+1]
-		prevT := prev[a+2 : L+1]
-		for i, x := range tail {
-			r += math.Abs(xa - x)
-			rp += math.Abs(xp - x)
-			v := next[i] + r
-			rowT[i] = v
-			prevT[i] = v + rp
-		}
+	fourRowsAVX(&k)
+	return k.r[3], k.r[2], k.r[1], k.r[0]
+}
+
+// rowKernel holds the operands of fourRowsAVX (kernels_amd64.s, which
+// reads its fields by offset): lanes 0 … 3 are rows a−3 … a.
+type rowKernel struct {
+	x, r                 [4]float64 // z_{a−3} … z_a; their running sums (in and out)
+	z                    *float64   // z_{b0−1}
+	n                    int        // the columns b0 … b0+n−1
+	next, w0, w1, w2, w3 *float64   // W(a+1, b0), W(a, b0) … W(a−3, b0)
+	inv                  *float64   // 1/(b0−a+2) … 1/(b0−a−1) (rinv), one back per column
+	col                  *float64   // V(a−3, b0)
+	colStride            int        // bytes from V(·, b) to V(·, b+1)
+}
+
+// fourRowsGo is fourRows in Go.
+func (win *window) fourRowsGo(a, b0 int, r0, r1, r2, r3 float64) (float64, float64, float64, float64) {
+	L := len(win.xs)
+	st := win.stride
+	w := win.w
+	x0, x1, x2, x3 := win.xs[a], win.xs[a-1], win.xs[a-2], win.xs[a-3]
+	tail := win.xs[b0-1 : L] // z_{b−1}
+	cnt := len(tail)
+	next := w[(a+1)*st+b0:][:cnt]
+	row0 := w[a*st+b0:][:cnt]
+	row1 := w[(a-1)*st+b0:][:cnt]
+	row2 := w[(a-2)*st+b0:][:cnt]
+	row3 := w[(a-3)*st+b0:][:cnt]
+	inv0 := win.inv[b0-a-1:][:cnt] // 1/(b−a−1)
+	inv1 := win.inv[b0-a:][:cnt]
+	inv2 := win.inv[b0-a+1:][:cnt]
+	inv3 := win.inv[b0-a+2:][:cnt]
+	col := w[b0*st+a-3:] // col[j : j+4]: V(a−3, b) … V(a, b)
+	j := 0
+	for i, x := range tail {
+		r0 += math.Abs(x0 - x)
+		r1 += math.Abs(x1 - x)
+		r2 += math.Abs(x2 - x)
+		r3 += math.Abs(x3 - x)
+		v0 := next[i] + r0
+		v1 := v0 + r1
+		v2 := v1 + r2
+		v3 := v2 + r3
+		row0[i], row1[i], row2[i], row3[i] = v0, v1, v2, v3
+		c := col[j : j+4]
+		c[0], c[1], c[2], c[3] = v3*inv3[i], v2*inv2[i], v1*inv1[i], v0*inv0[i]
+		j += st
 	}
-	if a == 0 {
-		next := w[st : st+st]
-		row := w[:st]
-		row[0], row[1] = 0, 0
-		x0 := xs[0]
-		r := 0.0
-		for b := 2; b <= L; b++ {
-			r += math.Abs(x0 - xs[b-1])
-			row[b] = next[b] + r
-		}
+	return r0, r1, r2, r3
+}
+
+// rowSpan computes W and V of row a for the columns b0 … b1 from row a+1
+// and the running sum r = r_a(b0−1), and returns r_a(b1).
+func (win *window) rowSpan(a, b0, b1 int, r float64) float64 {
+	st := win.stride
+	w, inv := win.w, win.inv
+	xa := win.xs[a]
+	for b := b0; b <= b1; b++ {
+		r += math.Abs(xa - win.xs[b-1])
+		v := w[(a+1)*st+b] + r
+		w[a*st+b] = v
+		w[b*st+a] = v * inv[b-a-1] // V, below the diagonal
 	}
+	return r
 }
 
 // best returns the best split of the local interval [s, e), honouring the
 // minimum segment length on both sides of τ and for Y = [τ, κ): the τ of the
 // first (τ, κ), in row-major order, with the largest Q, and that Q.
 //
-// With n = τ−s, m = κ−τ, D = n+m, Wx = W(s, τ), Wy = W(τ, κ) and
-// xc = 2·Wx/(n−1) (0 for n = 1), the direct form of Q (exactRow) rearranges
-// into
+// With n = τ−s, m = κ−τ, D = n+m = κ−s, Wx = W(s, τ), Wy = W(τ, κ) and
+// V(a, b) = W(a, b)/(b−a−1) (0 for a single point), the direct form of Q
+// (exactQ) rearranges into
 //
-//	Q = 2·W(s, κ)/D + (n·xc − 2·Wx)/D − Wy · 2(D−1)/((m−1)·D) − xc
+//	Q = 2/D · (W(s, κ) − (D−1) · (V(s, τ) + V(τ, κ)))
 //
-// where 2·W(s, κ)/D is tabulated once per interval and the last coefficient
-// once per window length: 4 floating-point operations per (τ, κ) instead of
-// 11. That form rounds differently, so it only ranks the rows: every row
-// whose fast maximum lies within twice a rigorous bound on the difference
-// of the best one is evaluated again in the direct form, and τ and Q are
-// the direct form's, bit for bit, as a plain scan would give them. Usually
-// that is one row.
+// In a column (one κ) D and W(s, κ) are fixed, so the largest Q of the
+// column is at the smallest V(s, τ) + V(τ, κ): one addition per (τ, κ),
+// against contiguous rows of the transposed V table. That form rounds
+// differently, so it only ranks the pairs: every pair whose fast Q lies
+// within 3·tol, more than a rigorous bound on the difference of the two
+// forms, of the best one is evaluated again in the direct form, and τ and
+// Q are the direct form's, bit for bit, as a plain scan would give them.
+// Usually that is one pair.
 func (win *window) best(s, e int) candidate {
 	m := win.minSeg
-	res := candidate{tau: -1}
 	if e-s < 2*m || e-s < 2 {
-		return res
+		return candidate{tau: -1}
 	}
 	st := win.stride
 	w := win.w
-	inv := win.inv
 	rowS := w[s*st : s*st+st]
-	u := win.u[:e+1]
-	for k := s + 1; k <= e; k++ {
-		u[k] = 2 * rowS[k] * inv[k-s]
+	vs := win.vs[:e+1]
+	for t := s + 1; t <= e; t++ {
+		vs[t] = w[t*st+s] // V(s, t), below the diagonal
 	}
-	hs := win.hStride
-	h := win.h
-	rowQ := win.rowQ
+	colS := win.colS[:e+1]
 	// A bound on |fast − direct| for any pair: every term of either form is
 	// at most 4·L·W(s, e) and each form takes at most a dozen roundings of
 	// relative size 2⁻⁵³; 2⁻⁴⁰ leaves a factor of over 100.
 	tol := float64(e-s+2) * rowS[e] * 0x1p-40
-	// g is the largest Q seen so far. A row keeps (in rowQ) only the
-	// values within 3·tol of g at the time they are met; every value that
-	// ends within 2·tol of the final g passes that test (g only grows), so
-	// rowQ is exact for every row the last loop re-evaluates, and the
-	// inner loop's comparisons are nearly always false: no running maximum
-	// per row, whose updates the branch predictor cannot foresee.
+	// g is the largest fast Q seen so far. A column notes (in colS) only
+	// the sums whose Q is within 3·tol of g at the time they are met (the
+	// threshold is the sum at g − 4·tol: a margin far above the rounding
+	// of the threshold itself); every sum whose Q ends within 3·tol of the
+	// final g passes that test (g only grows), and the scans' comparisons
+	// are nearly always false.
 	g := math.Inf(-1)
-	// note records the value q (= f − xc) of a row: its row maximum and g.
-	note := func(row *float64, q float64) {
-		if q > *row {
-			*row = q
-		}
-		if q > g {
-			g = q
-		}
-	}
-	// Y has at least two points in the fast form; with m = 1 the
-	// single-point Y is taken in the direct form (singleY).
-	my := max(m, 2)
-	last := e - m // the last τ
-	for tau := s + m; tau <= last; tau += 2 {
-		// Rows τ and τ+1 together: they share the loads of u[κ] and
-		// 1/(κ−s). Row τ+1, when there is one, starts one κ later.
-		nA := tau - s
-		wxA := rowS[tau]
-		xcA := 0.0
-		if nA > 1 {
-			xcA = 2 * inv[nA-1] * wxA
-		}
-		cA := float64(nA)*xcA - 2*wxA
-		rowA := w[tau*st : tau*st+st]
-		hA := h[nA*hs-tau : nA*hs-tau+st] // hA[κ] = h(nA, κ−τ)
-		qA := math.Inf(-1)
-		if m == 1 {
-			note(&qA, win.singleY(rowS, rowA, tau, nA, wxA, xcA))
-		}
-		k0 := tau + my // first κ of row τ
-		if k0 <= e {
-			note(&qA, u[k0]+cA*inv[k0-s]-rowA[k0]*hA[k0]-xcA)
-		}
-		if tau == last {
-			rowQ[tau] = qA
+	lo := s + m     // the first τ
+	first := lo + m // the first κ
+	// Columns from the last: the longest ones, where the largest Q
+	// usually is, set g early. Two columns per pass share the loads of
+	// V(s, τ); the scans (scan1, scan2) stop only at a sum below its
+	// threshold.
+	for k := e; k >= first; k -= 2 {
+		kb := k - 1
+		sA, sB := math.Inf(1), math.Inf(1)
+		thrA := win.sumAt(rowS[k], k-s, g-4*tol)
+		colA := w[k*st : k*st+st]
+		if kb < first {
+			a, v := colA[lo:k-m+1], vs[lo:k-m+1]
+			for i := 0; ; i++ {
+				if i += scan1(v[i:], a[i:], thrA); i >= len(v) {
+					break
+				}
+				sA = v[i] + a[i]
+				g = max(g, win.fastQ(rowS[k], k-s, sA))
+				thrA = min(sA, win.sumAt(rowS[k], k-s, g-4*tol))
+			}
+			colS[k] = sA
 			break
 		}
-		nB := nA + 1
-		wxB := rowS[tau+1]
-		xcB := 2 * inv[nB-1] * wxB
-		cB := float64(nB)*xcB - 2*wxB
-		rowB := w[(tau+1)*st : (tau+1)*st+st]
-		hB := h[nB*hs-tau-1 : nB*hs-tau-1+st] // hB[κ] = h(nB, κ−τ−1)
-		qB := math.Inf(-1)
-		if m == 1 {
-			note(&qB, win.singleY(rowS, rowB, tau+1, nB, wxB, xcB))
+		thrB := win.sumAt(rowS[kb], kb-s, g-4*tol)
+		colB := w[kb*st : kb*st+st]
+		cnt := kb - m + 1 - lo // τ of both columns
+		a, b, v := colA[lo:lo+cnt], colB[lo:lo+cnt], vs[lo:lo+cnt]
+		for i := 0; ; i++ {
+			if i += scan2(v[i:], a[i:], b[i:], thrA, thrB); i >= len(v) {
+				break
+			}
+			if sa := v[i] + a[i]; sa < thrA {
+				sA = sa
+				g = max(g, win.fastQ(rowS[k], k-s, sa))
+			}
+			if sb := v[i] + b[i]; sb < thrB {
+				sB = sb
+				g = max(g, win.fastQ(rowS[kb], kb-s, sb))
+			}
+			thrA = min(sA, win.sumAt(rowS[k], k-s, g-4*tol))
+			thrB = min(sB, win.sumAt(rowS[kb], kb-s, g-4*tol))
 		}
-		if k0+1 <= e {
-			// κ = k0+1 … e for both rows; the thresholds are in the units
-			// of f = Q + xc.
-			uu := u[k0+1 : e+1]
-			cnt := len(uu)
-			vv := inv[k0+1-s : k0+1-s+cnt]
-			wa, wb := rowA[k0+1:k0+1+cnt], rowB[k0+1:k0+1+cnt]
-			ha, hb := hA[k0+1:k0+1+cnt], hB[k0+1:k0+1+cnt]
-			thrA, thrB := g-3*tol+xcA, g-3*tol+xcB
-			for i, uk := range uu {
-				vk := vv[i]
-				fa := vk*cA + uk - wa[i]*ha[i]
-				fb := vk*cB + uk - wb[i]*hb[i]
-				if fa >= thrA {
-					note(&qA, fa-xcA)
-					thrA, thrB = g-3*tol+xcA, g-3*tol+xcB
-				}
-				if fb >= thrB {
-					note(&qB, fb-xcB)
-					thrA, thrB = g-3*tol+xcA, g-3*tol+xcB
+		// The last τ of column k.
+		if sa := vs[k-m] + colA[k-m]; sa < thrA {
+			sA = sa
+			g = max(g, win.fastQ(rowS[k], k-s, sa))
+		}
+		colS[k], colS[kb] = sA, sB
+	}
+	// The pairs whose fast Q is within 3·tol of g (the sum at g − 3·tol,
+	// again with a margin for the threshold's rounding) hold every pair
+	// whose direct Q is the largest: evaluate them in the direct form.
+	res := candidate{tau: -1, q: math.Inf(-1)}
+	for k := e; k >= first; k-- {
+		thr := win.sumAt(rowS[k], k-s, g-3*tol)
+		if colS[k] > thr {
+			continue
+		}
+		col := w[k*st : k*st+st]
+		for tau := lo; tau <= k-m; tau++ {
+			if vs[tau]+col[tau] <= thr {
+				if q := win.exactQ(s, tau, k); q > res.q || (q == res.q && tau < res.tau) {
+					res.q, res.tau = q, tau
 				}
 			}
 		}
-		rowQ[tau], rowQ[tau+1] = qA, qB
 	}
-	bestQ := math.Inf(-1)
-	for tau := s + m; tau <= last; tau++ {
-		if rowQ[tau] < g-2*tol {
-			continue
-		}
-		if q := win.exactRow(s, e, tau); q > bestQ {
-			bestQ, res.tau = q, tau
-		}
-	}
-	res.q = bestQ
 	return res
 }
 
-// singleY returns Q for a Y of the single point τ (m = 1), in the direct
-// form, as exactRow computes it.
-func (win *window) singleY(rowS, rowTau []float64, tau, n int, wx, xc float64) float64 {
-	cross := rowS[tau+1] - wx - rowTau[tau+1]
-	return (2*cross - xc) * win.inv[n+1]
+// sumAt returns the sum V(s, τ) + V(τ, κ) at which the fast form of Q
+// for a column κ with W(s, κ) = wsk and D = κ−s points is q.
+func (win *window) sumAt(wsk float64, D int, q float64) float64 {
+	return (wsk - q*0.5*float64(D)) * win.inv[D-1]
 }
 
-// exactRow returns the largest Q of row τ of the interval [s, e) with the
-// direct form of the statistic: these are the values best reports and
-// compares.
-func (win *window) exactRow(s, e, tau int) float64 {
-	m := win.minSeg
+// fastQ returns the fast form of Q for a column κ with W(s, κ) = wsk and
+// D = κ−s points, at the sum V(s, τ) + V(τ, κ).
+func (win *window) fastQ(wsk float64, D int, sum float64) float64 {
+	return (wsk - float64(D-1)*sum) * (2 * win.inv[D])
+}
+
+// scan1 returns the first i with v[i] + a[i] < thr, or len(v). Not
+// inlined: alone, its loop keeps everything in registers.
+//
+//go:noinline
+func scan1(v, a []float64, thr float64) int {
+	a = a[:len(v)]
+	for i, x := range v {
+		if x+a[i] < thr {
+			return i
+		}
+	}
+	return len(v)
+}
+
+// scan2 returns the first i with v[i] + a[i] < thrA or v[i] + b[i] <
+// thrB, or len(v).
+//
+//go:noinline
+func scan2(v, a, b []float64, thrA, thrB float64) int {
+	a, b = a[:len(v)], b[:len(v)]
+	i := 0
+	if useAVX && len(v) >= 4 {
+		n := len(v) &^ 3
+		if i = scan2AVX(&v[0], &a[0], &b[0], n, thrA, thrB); i < n {
+			return i
+		}
+	}
+	for ; i < len(v); i++ {
+		if x := v[i]; x+a[i] < thrA || x+b[i] < thrB {
+			return i
+		}
+	}
+	return len(v)
+}
+
+// exactQ returns Q(τ, κ) of the interval starting at s in the direct
+// form: the values best reports and compares.
+func (win *window) exactQ(s, tau, kappa int) float64 {
 	st := win.stride
-	w := win.w
-	inv := win.inv
-	rowS := w[s*st : s*st+st]
+	w, inv := win.w, win.inv
 	n := tau - s
-	wsTau := rowS[tau]
+	wsTau := w[s*st+tau]
 	// Coefficient of the X within-sum, without the common 1/(n+m) factor:
 	// 2/(n−1); it is multiplied by the size of Y below.
 	xCoef := 0.0
 	if n > 1 {
 		xCoef = 2 * inv[n-1] * wsTau
 	}
-	rowTau := w[tau*st : tau*st+st]
-	twoN := 2 * float64(n)
-	kappa := tau + m
-	bestQ := math.Inf(-1)
-	if m == 1 { // Y of one point: no Y within-sum term
-		cross := rowS[kappa] - wsTau - rowTau[kappa]
-		bestQ = (2*cross - xCoef) * inv[n+1]
-		kappa++
-	}
-	// Here every Y has at least two points.
-	for ; kappa <= e; kappa++ {
-		mm := kappa - tau
-		wTK := rowTau[kappa]
-		cross := rowS[kappa] - wsTau - wTK
-		num := 2*cross - float64(mm)*xCoef
-		num -= twoN * inv[mm-1] * wTK
-		if q := num * inv[n+mm]; q > bestQ {
-			bestQ = q
-		}
-	}
-	return bestQ
+	mm := kappa - tau
+	wTK := w[tau*st+kappa]
+	cross := w[s*st+kappa] - wsTau - wTK
+	num := 2*cross - float64(mm)*xCoef
+	// With a Y of one point this subtracts 0 (inv[0] = 0, W = 0).
+	num -= 2 * float64(n) * inv[mm-1] * wTK
+	return num * inv[n+mm]
 }
 
 // split runs the divisive E-divisive search inside the window: repeatedly take
@@ -327,7 +484,7 @@ func (win *window) split(pmax float64, out []int) []int {
 			break
 		}
 		s, e, tau := win.bounds[bi], win.bounds[bi+1], win.cands[bi].tau
-		if !win.tests.significant(describe(win.xs[s:tau]), describe(win.xs[tau:e]), pmax) {
+		if before, after := describe2(win.xs[s:tau], win.xs[tau:e]); !win.tests.significant(before, after, pmax) {
 			break
 		}
 		// Insert tau as a new boundary; the interval bi becomes [s,tau),[tau,e).

@@ -3,8 +3,6 @@ package changepoint
 import (
 	"math"
 	"slices"
-
-	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // The passes of this file make the detector fit nightly suites, where the
@@ -171,10 +169,11 @@ func (d *Detector) driftPass(xs []float64) {
 			continue
 		}
 		fit := fitLine(xs[lo:hi])
-		if fit.p >= maxP || fit.mag <= d.minMag {
+		if fit.mag <= d.minMag || !d.lineBelow(&fit, maxP) {
 			continue
 		}
 		if lineWins(hi-lo, fit.ss, d.bestStepSS(xs, lo, hi), 3) {
+			fit.resolve()
 			d.drifts = append(d.drifts, driftState{start: lo, end: hi, fit: fit})
 		}
 	}
@@ -194,7 +193,7 @@ func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool 
 		return false
 	}
 	fit := fitLine(xs[lo:hi])
-	if (fit.slope > 0) != up || !(fit.p < maxP) || fit.mag <= d.minMag {
+	if (fit.slope > 0) != up || fit.mag <= d.minMag || !d.lineBelow(&fit, maxP) {
 		return false
 	}
 	// The steps' segments are those of the change points' statistics,
@@ -207,6 +206,7 @@ func (d *Detector) tryDrift(xs []float64, a, b int, up bool, maxP float64) bool 
 		return false
 	}
 	d.removeCPs(xs, a, b)
+	fit.resolve()
 	d.drifts = append(d.drifts, driftState{start: lo, end: hi, fit: fit})
 	return true
 }
@@ -265,8 +265,12 @@ type lineFit struct {
 	start, end float64 // fitted values at the first and the last point
 	ss         float64 // residual sum of squares
 	p          float64 // two-sided t-test of slope = 0, n−2 degrees of freedom
-	change     float64 // end/start − 1
-	mag        float64 // max(|end/start − 1|, |start/end − 1|)
+	// t and df are the test's statistic and degrees of freedom; pending:
+	// p is not computed yet (resolve), the decisions use t (lineBelow).
+	t, df   float64
+	pending bool
+	change  float64 // end/start − 1
+	mag     float64 // max(|end/start − 1|, |start/end − 1|)
 }
 
 // fitLine fits the line in one pass over the values shifted by the first
@@ -309,11 +313,30 @@ func fitLine(xs []float64) lineFit {
 	case se == 0:
 		f.p = 0
 	default:
-		if p := stats.StudentTwoSidedP(f.slope/se, nf-2); !math.IsNaN(p) {
-			f.p = p
-		}
+		f.t, f.df, f.pending = f.slope/se, nf-2, true
 	}
 	return f
+}
+
+// resolve computes f's p-value if it is pending.
+func (f *lineFit) resolve() {
+	if !f.pending {
+		return
+	}
+	f.p, f.pending = studentP(f.t, f.df), false
+}
+
+// lineBelow reports whether f's p-value is below maxP, from |t| where it
+// can.
+func (d *Detector) lineBelow(f *lineFit, maxP float64) bool {
+	if !f.pending {
+		return f.p < maxP
+	}
+	if pass, ok := d.below.decided(f.t, f.df, maxP); ok {
+		return pass
+	}
+	f.resolve()
+	return d.below.record(f.t, f.df, f.p, maxP)
 }
 
 // prefix holds prefix sums of one span, centred on its mean for accuracy,
@@ -461,7 +484,8 @@ func (d *Detector) holds(xs []float64, k, hi int) bool {
 // statsAt returns a change point at idx with the statistics of xs[lo:idx]
 // against xs[idx:hi].
 func statsAt(xs []float64, lo, idx, hi int) cpState {
-	c := cpState{idx: idx, before: describe(xs[lo:idx]), after: describe(xs[idx:hi])}
+	c := cpState{idx: idx}
+	c.before, c.after = describe2(xs[lo:idx], xs[idx:hi])
 	c.p = otavaTTest(c.before, c.after)
 	c.change, c.mag = relChange(c.before.mean, c.after.mean)
 	return c
@@ -471,7 +495,7 @@ func statsAt(xs []float64, lo, idx, hi int) cpState {
 // the MaxOutliers check (always, when it is off); c's statistics must be
 // those of before and after.
 func (d *Detector) robust(before, after []float64, c *cpState) bool {
-	return d.opts.MaxOutliers == 0 || d.trimmedTest(before, after, c.before, c.after, c.after.mean > c.before.mean) < d.opts.MaxPValue
+	return d.opts.MaxOutliers == 0 || d.trimmedPasses(before, after, c.before, c.after, c.after.mean > c.before.mean)
 }
 
 // bestPosition returns the j in [from, n) with the largest |t| between
@@ -547,7 +571,7 @@ func (d *Detector) verdict(xs []float64, k int) (Status, int) {
 	switch {
 	case c.before.n < m || (c.after.n < m && !tail):
 		return "", failsSegment
-	case !(c.p < d.opts.MaxPValue):
+	case !d.pBelow(c):
 		return "", failsPValue
 	case c.mag <= d.minMag:
 		return "", failsMagnitude
@@ -583,6 +607,7 @@ func (d *Detector) settle(xs []float64) {
 				c.status = st
 				continue
 			}
+			c.resolve() // weaker compares p-values
 			if worst < 0 || class < worstClass || (class == worstClass && weaker(c, &d.cps[worst], class)) {
 				worst, worstClass = k, class
 			}

@@ -75,13 +75,20 @@ func TestFullStatsWithout(t *testing.T) {
 	}
 }
 
-// TestTThresholdsMatchTTest: the split pass's cached decision p ≤ pmax
-// agrees with otavaTTest on every pair, in a sequence that keeps landing
-// next to the critical |t| (where the cache must compute p) as well as far
-// from it, for several levels, degrees of freedom and degenerate segments.
+// TestTThresholdsMatchTTest: the cached decisions p ≤ pmax (the split
+// pass's) and p < pmax (strict: the outlier check's) agree with otavaTTest
+// on every pair, in a sequence that keeps landing next to the critical |t|
+// (where the cache must compute p) as well as far from it, for several
+// levels, degrees of freedom and degenerate segments.
 func TestTThresholdsMatchTTest(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		testTThresholds(t, strict)
+	}
+}
+
+func testTThresholds(t *testing.T, strict bool) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var th tThresholds
+	th := tThresholds{strict: strict}
 	decided := 0
 	for _, pmax := range []float64{0.01, 0.001, 0.2, 1} {
 		for i := range 4000 {
@@ -109,13 +116,41 @@ func TestTThresholdsMatchTTest(t *testing.T) {
 				b.mean += rng.NormFloat64()
 			}
 			want := otavaTTest(a, b) <= pmax
+			if strict {
+				want = otavaTTest(a, b) < pmax
+			}
 			if got := th.significant(a, b, pmax); got != want {
-				t.Fatalf("pmax %v, %+v vs %+v: significant %v, otavaTTest %v (p %v)", pmax, a, b, got, want, otavaTTest(a, b))
+				t.Fatalf("strict %v, pmax %v, %+v vs %+v: significant %v, otavaTTest %v (p %v)", strict, pmax, a, b, got, want, otavaTTest(a, b))
 			}
 			decided++
 		}
 	}
 	if decided < 14000 {
 		t.Errorf("only %d pairs checked", decided)
+	}
+}
+
+// TestDescribe2MatchesDescribe: describe2 gives describe's statistics bit
+// for bit, for segments of every pair of lengths.
+func TestDescribe2MatchesDescribe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	same := func(x, y segmentStats) bool {
+		return x.n == y.n && math.Float64bits(x.mean) == math.Float64bits(y.mean) &&
+			math.Float64bits(x.stddev) == math.Float64bits(y.stddev)
+	}
+	for na := range 40 {
+		for nb := range 40 {
+			a, b := make([]float64, na), make([]float64, nb)
+			for i := range a {
+				a[i] = 1e6 + rng.NormFloat64()
+			}
+			for i := range b {
+				b[i] = 1e3 * rng.NormFloat64()
+			}
+			ga, gb := describe2(a, b)
+			if !same(ga, describe(a)) || !same(gb, describe(b)) {
+				t.Fatalf("lengths %d, %d: describe2 %+v %+v, describe %+v %+v", na, nb, ga, gb, describe(a), describe(b))
+			}
+		}
 	}
 }
