@@ -17,6 +17,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -389,6 +390,10 @@ func classifiedReasons() map[dbbenchv1alpha1.FailureReason]bool {
 	}
 	for _, tc := range templateCreateCases {
 		add(templateCreateFailure("pg", tc.err))
+	}
+	for _, tc := range resultQualityCases {
+		_, f := resultQuality(&results.Document{Steps: tc.steps})
+		add(f)
 	}
 	return out
 }
