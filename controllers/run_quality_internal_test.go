@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/bisect"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -80,5 +82,31 @@ func TestResultQuality(t *testing.T) {
 	got, _ := resultQuality(&results.Document{Steps: many})
 	if got.Invalid != 12 || len(got.InvalidSteps) != maxInvalidSteps {
 		t.Errorf("12 invalid results: invalid %d, %d named; want 12 and %d", got.Invalid, len(got.InvalidSteps), maxInvalidSteps)
+	}
+}
+
+// TestJudgedInvalid: a bisection round counts the invalid step results of
+// its cells that it would have judged; the others are not its concern.
+func TestJudgedInvalid(t *testing.T) {
+	s := &bisectionSetup{judge: func(k bisect.Key) bool { return k.Step == "point-query" && k.Metric == analysis.MetricThroughput }}
+	d := &results.Document{Steps: []results.StepResult{
+		qualityStep("point-query", 1, false, false, 0, 5), qualityStep("point-query", 8, false, false, 0, 5),
+		qualityStep("point-query", 16, true, false, 0, 0), qualityStep("update-index", 8, false, false, 0, 5)}}
+	mc := results.NewManifestCell(d, "Succeeded", "", "")
+	if n := judgedInvalid(s, &mc); n != 2 {
+		t.Errorf("judged invalid %d, want 2 (point-query at 1 and 8 threads)", n)
+	}
+	if _, ok := mc.QPS["point-query"][8]; ok {
+		t.Error("an invalid result has a value the round would observe")
+	}
+}
+
+// TestRegressionStatusCountsInvalid: the run's regression status says how
+// many invalid values its verdict left out.
+func TestRegressionStatusCountsInvalid(t *testing.T) {
+	v := &analysis.Verdict{Invalid: []analysis.InvalidPoint{{Run: analysis.RunCurrent, Cell: "c", Step: "point-query", Threads: 1},
+		{Run: analysis.RunBaseline, Cell: "c", Step: "point-query", Threads: 8}}}
+	if st := regressionStatusOf(v, "base", ""); st.InvalidLeftOut != 2 {
+		t.Errorf("invalidLeftOut %d, want 2", st.InvalidLeftOut)
 	}
 }

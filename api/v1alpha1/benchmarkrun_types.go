@@ -1397,6 +1397,11 @@ type RegressionStatus struct {
 	// comparedPairs counts the (cell, step, threads) pairs compared.
 	// +optional
 	ComparedPairs int32 `json:"comparedPairs,omitempty"`
+	// invalidLeftOut counts the step results of the runs compared that the
+	// quality gate marked invalid (status.cells[].quality): not values, so
+	// left out of every comparison.
+	// +optional
+	InvalidLeftOut int32 `json:"invalidLeftOut,omitempty"`
 	// regressed lists the regressed (cell, step, threads) pairs, the largest
 	// move the wrong way first (a slowdown, or a latency rise; at most 50).
 	// +optional
