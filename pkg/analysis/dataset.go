@@ -302,11 +302,16 @@ func (d *Dataset) AddInvalid(v InvalidValue) error {
 
 // Invalid returns the invalid value of (cell, step, threads).
 func (d *Dataset) Invalid(cell, step string, threads int) (*InvalidValue, bool) {
-	i, ok := d.invalidIdx[obsKey{cell, step, threads}]
+	return lookup(d.invalid, d.invalidIdx, obsKey{cell, step, threads})
+}
+
+// lookup is the item of items that idx gives k.
+func lookup[T any](items []T, idx map[obsKey]int, k obsKey) (*T, bool) {
+	i, ok := idx[k]
 	if !ok {
 		return nil, false
 	}
-	return &d.invalid[i], true
+	return &items[i], true
 }
 
 // InvalidValues returns every invalid value in insertion order.
@@ -335,11 +340,7 @@ func (d *Dataset) Cell(name string) (CellMeta, bool) {
 
 // Get returns the observation of (cell, step, threads).
 func (d *Dataset) Get(cell, step string, threads int) (*Observation, bool) {
-	i, ok := d.idx[obsKey{cell, step, threads}]
-	if !ok {
-		return nil, false
-	}
-	return &d.obs[i], true
+	return lookup(d.obs, d.idx, obsKey{cell, step, threads})
 }
 
 // Observations returns every observation in insertion order.

@@ -35,7 +35,7 @@ func TestReportOfAStalledCellDegrades(t *testing.T) {
 	a := testDoc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
 	b := testDoc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "read-only-count": 1600}, "point-query", "read-only-count")
 	b.Steps[1] = issueStep(1)
-	ds, err := FromDocuments("r1", []*results.Document{a, readFull(t, b)})
+	ds, err := FromDocuments("r1", []*results.Document{a, readCompact(t, b)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,19 +52,6 @@ func TestReportOfAStalledCellDegrades(t *testing.T) {
 	if got := r.Relative[0].Ratios[0][0].String(); got != "1.10" {
 		t.Errorf("point-query ratio %s, want 1.10", got)
 	}
-}
-
-func readFull(t *testing.T, d *results.Document) *results.Document {
-	t.Helper()
-	b, err := results.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _, err := ReadResult(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // hasNote reports whether a note mentions every word.
@@ -104,7 +91,7 @@ func TestInvalidValueIsShownAsInvalid(t *testing.T) {
 	if !b.Steps[1].Invalid() {
 		t.Fatalf("the issue's step is valid: %+v", b.Steps[1].Quality)
 	}
-	fromDocs, err := FromDocuments("r1", []*results.Document{a, readFull(t, b)})
+	fromDocs, err := FromDocuments("r1", []*results.Document{a, readCompact(t, b)})
 	if err != nil {
 		t.Fatal(err)
 	}
