@@ -157,6 +157,27 @@ func TestInvalidValueIsShownAsInvalid(t *testing.T) {
 	}
 }
 
+// TestInvalidValueMeasuredByNoOtherCell: a step only one cell measured, and
+// invalid, keeps its row, "invalid" where its figure would be (the case of
+// a report of one cell, as TestRealStallIsReRunOrFlagged makes).
+func TestInvalidValueMeasuredByNoOtherCell(t *testing.T) {
+	d := testDoc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
+	stalled(d, 1)
+	ds, err := FromDocuments("r1", []*results.Document{readCompact(t, d)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := BuildReport(ds, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Relative[0].Table().Rows
+	want := [][]string{{"point-query", "1000.00"}, {"read-only-count", "invalid"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+}
+
 // TestJudgeRunsLeavesInvalidOut: a repeat whose value is invalid is not a
 // value to a verdict. Here the current run's third repeat stalled (a tenth
 // of the others' QPS); left in, it would make the point regressed. The

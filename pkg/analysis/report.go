@@ -107,11 +107,14 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		}
 	}
 	for _, th := range ds.Threads() {
-		// Only the steps someone measured at this concurrency.
+		// Only the steps someone measured at this concurrency (an
+		// invalid value was measured: its row says so).
 		var thSteps []string
 		for _, s := range steps {
 			for _, c := range ds.cells {
-				if _, ok := ds.Get(c.Name, s, th); ok {
+				_, ok := ds.Get(c.Name, s, th)
+				_, invalid := ds.Invalid(c.Name, s, th)
+				if ok || invalid {
 					thSteps = append(thSteps, s)
 					break
 				}
