@@ -85,10 +85,11 @@ func (p *bisectionPass) readRound(ctx context.Context, s *bisectionSetup, rd rou
 			}
 			continue
 		}
-		values, err := p.cellValues(ctx, s, manifest, cs)
+		values, invalid, err := p.cellValues(ctx, s, manifest, cs)
 		if err != nil {
 			return r, fmt.Errorf("run %s: %w", run.Name, err)
 		}
+		r.Invalid += invalid
 		if len(values) == 0 {
 			continue
 		}
@@ -113,8 +114,9 @@ func (p *bisectionPass) readRound(ctx context.Context, s *bisectionSetup, rd rou
 
 // cellValues are a succeeded cell's judged figures per step, thread count
 // and metric: the run manifest's cell (steady QPS, latency percentiles),
-// else the cell's own results document.
-func (p *bisectionPass) cellValues(ctx context.Context, s *bisectionSetup, m *results.Manifest, cs dbbenchv1alpha1.CellStatus) (map[bisect.Key]float64, error) {
+// else the cell's own results document; and how many of its judged step
+// results are invalid (they have no figure there).
+func (p *bisectionPass) cellValues(ctx context.Context, s *bisectionSetup, m *results.Manifest, cs dbbenchv1alpha1.CellStatus) (map[bisect.Key]float64, int, error) {
 	out := map[bisect.Key]float64{}
 	add := func(k bisect.Key, v float64) {
 		if v > 0 && s.judge(k) {
@@ -132,19 +134,19 @@ func (p *bisectionPass) cellValues(ctx context.Context, s *bisectionSetup, m *re
 					}
 				}
 			}
-			return out, nil
+			return out, judgedInvalid(s, mc), nil
 		}
 	}
 	if cs.ResultConfigMap == "" {
-		return out, nil
+		return out, 0, nil
 	}
 	raw, err := p.configMapKey(ctx, cs.ResultConfigMap, plan.ResultKeyDocument)
 	if err != nil || raw == "" {
-		return out, err
+		return out, 0, err
 	}
 	doc, err := results.Unmarshal([]byte(raw))
 	if err != nil {
-		return nil, fmt.Errorf("cell %s: reading its results document: %w", cs.Name, err)
+		return nil, 0, fmt.Errorf("cell %s: reading its results document: %w", cs.Name, err)
 	}
 	mc := results.NewManifestCell(doc, string(cs.Phase), "", "")
 	for _, st := range doc.Steps {
@@ -154,7 +156,24 @@ func (p *bisectionPass) cellValues(ctx context.Context, s *bisectionSetup, m *re
 			}
 		}
 	}
-	return out, nil
+	return out, judgedInvalid(s, &mc), nil
+}
+
+// judgedInvalid counts a cell's invalid step results at (step, threads)
+// the bisection judges.
+func judgedInvalid(s *bisectionSetup, mc *results.ManifestCell) int {
+	n := 0
+	for step, byThreads := range mc.Invalid {
+		for th := range byThreads {
+			for _, metric := range analysis.Metrics {
+				if s.judge(bisect.Key{Step: step, Threads: th, Metric: metric}) {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
 }
 
 // configMapKey reads one key of a ConfigMap in the bisection's namespace;

@@ -221,7 +221,8 @@ func (p *bisectionPass) startRound(ctx context.Context, s *bisectionSetup, index
 }
 
 func roundStatus(index int, run string, r bisect.Round) dbbenchv1alpha1.BisectionRound {
-	rs := dbbenchv1alpha1.BisectionRound{Index: int32(index), Run: run, Kind: dbbenchv1alpha1.BisectionRoundKind(r.Kind), Cells: int32(r.Cells), Finished: r.Finished}
+	rs := dbbenchv1alpha1.BisectionRound{Index: int32(index), Run: run, Kind: dbbenchv1alpha1.BisectionRoundKind(r.Kind), Cells: int32(r.Cells), Finished: r.Finished,
+		InvalidLeftOut: int32(r.Invalid)}
 	for _, i := range r.Points {
 		rs.Points = append(rs.Points, int32(i))
 	}

@@ -14,6 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/serverlog"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -40,6 +41,10 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	dbbenchv1alpha1.ReasonAgentFailed:        plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonClientFailed:       plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonAPIError:           plan.FailureInfrastructure,
+	// A client that did not run through a step's seconds is the
+	// machine's doing (resultQuality); the budget spent, the cell
+	// succeeds with the result flagged instead of failing.
+	dbbenchv1alpha1.ReasonClientStarved: plan.FailureInfrastructure,
 
 	dbbenchv1alpha1.ReasonBenchmarkFailed:     plan.FailureBenchmark,
 	dbbenchv1alpha1.ReasonNoResults:           plan.FailureBenchmark,
@@ -289,6 +294,61 @@ func cellTimeoutFailure(attempt int32, elapsed, limit time.Duration) *failure {
 		return nil
 	}
 	return fail(dbbenchv1alpha1.ReasonCellTimeout, "attempt %d exceeded the cell timeout of %s", attempt, limit)
+}
+
+// maxInvalidSteps bounds status.cells[].quality.invalidSteps.
+const maxInvalidSteps = 10
+
+// resultQuality reads what the quality gate (results.Quality) found in a
+// finished attempt's document: the cell's status summary, nil when every
+// result was valid at once, and a ClientStarved failure when an invalid
+// result shows that the client itself was starved.
+//
+// The rule: sysbench's reporting thread prints a line every second
+// whatever the server does (a stopped server shows as zero seconds), so
+// seconds of a step that no report covers mean the client process did
+// not run: the machine's fault, retried as the infrastructure's like an
+// evicted pod. An invalid result without that evidence (the server
+// stopped while the client watched, or the final report disagrees with
+// the series) may be the engine's own stall, which a retry of the whole
+// cell would only reproduce at the cost of every step; the agent already
+// re-ran the read steps once, so it is kept, flagged.
+func resultQuality(doc *results.Document) (*dbbenchv1alpha1.CellQuality, *failure) {
+	q := &dbbenchv1alpha1.CellQuality{}
+	var starved []string
+	for _, s := range doc.Steps {
+		sq := s.Quality
+		if sq == nil {
+			continue
+		}
+		if sq.Replaced != nil {
+			q.Rerun++
+		}
+		if sq.Valid {
+			continue
+		}
+		q.Invalid++
+		reasons := make([]string, len(sq.Reasons))
+		for i, r := range sq.Reasons {
+			reasons[i] = string(r)
+		}
+		name := fmt.Sprintf("%s@%d", s.Step, s.Threads)
+		if len(q.InvalidSteps) < maxInvalidSteps {
+			q.InvalidSteps = append(q.InvalidSteps, name+": "+strings.Join(reasons, ","))
+		}
+		if sq.UnreportedSeconds >= sq.StallLimitSeconds {
+			starved = append(starved, fmt.Sprintf("%s (%.1f s of %.0f s unreported)", name, sq.UnreportedSeconds, sq.WindowSeconds))
+		}
+	}
+	var f *failure
+	if len(starved) > 0 {
+		f = fail(dbbenchv1alpha1.ReasonClientStarved, "the client did not run through %s: invalid results (docs/agent.md, Quality gates)",
+			strings.Join(starved, ", "))
+	}
+	if q.Invalid == 0 && q.Rerun == 0 {
+		return nil, f
+	}
+	return q, f
 }
 
 // taintEvictionReason is the reason of the DisruptionTarget condition that

@@ -117,6 +117,23 @@ func dbPods(t *testing.T, ns, run string) []corev1.Pod {
 }
 
 // markPodReady plays the kubelet: the pod runs on node with an IP and is ready.
+// attemptPod waits for the database pod of a run's attempt that is neither
+// failed nor being deleted.
+func attemptPod(t *testing.T, ns, run string, attempt int) corev1.Pod {
+	t.Helper()
+	var pod corev1.Pod
+	eventually(t, fmt.Sprintf("attempt %d's database pod", attempt), func() string {
+		for _, p := range dbPods(t, ns, run) {
+			if p.Labels[specs.LabelAttempt] == fmt.Sprint(attempt) && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
+				pod = p
+				return ""
+			}
+		}
+		return "no pod"
+	})
+	return pod
+}
+
 func markPodReady(t *testing.T, pod *corev1.Pod, node, ip string) {
 	t.Helper()
 	fresh := &corev1.Pod{}

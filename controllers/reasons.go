@@ -39,6 +39,9 @@ const (
 	EventCellRetried   = "CellRetried"
 	EventCellSucceeded = "CellSucceeded"
 	EventCellFailed    = "CellFailed"
+	// EventStepsInvalid: a cell succeeded with step results the quality
+	// gate marked invalid (status.cells[].quality), a Warning.
+	EventStepsInvalid = "StepsInvalid"
 	// EventTargetReady: a templated cell's object reported its ready
 	// condition; the cell's first attempt starts.
 	EventTargetReady          = "TargetReady"

@@ -20,6 +20,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -263,6 +264,11 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		return p.attemptFailed(ctx, c, cs, f)
 	}
 	if done {
+		q, starved := p.attemptQuality(c)
+		if starved != nil && p.canRetry(cs) {
+			return p.attemptFailed(ctx, c, cs, starved)
+		}
+		cs.Quality = q
 		p.succeedCell(ctx, c, cs)
 		return nil
 	}
@@ -406,12 +412,11 @@ func (p *runPass) resultData(c matrix.Cell, key string) (string, bool) {
 // and fails the cell otherwise.
 func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) error {
 	st := &p.run.Status
-	retry := p.run.Spec.Retry
 	if !f.retried() {
 		p.failCell(ctx, c, cs, f)
 		return nil
 	}
-	if cs.Attempts >= retry.AttemptsPerCell() || st.RetriesUsed >= retry.RetriesPerRun() {
+	if !p.canRetry(cs) {
 		f.message = fmt.Sprintf("%s (retry budget exhausted after %d attempts, %d retries used by the run)", f.message, cs.Attempts, st.RetriesUsed)
 		p.failCell(ctx, c, cs, f)
 		return nil
@@ -423,13 +428,35 @@ func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	st.RetriesUsed++
 	cs.AttemptStartTime = &metav1.Time{Time: p.now}
 	cs.Phase = dbbenchv1alpha1.CellStarting
-	cs.CurrentStep, cs.StepsDone, cs.Node, cs.ImageDigest = "", 0, "", ""
+	cs.CurrentStep, cs.StepsDone, cs.Node, cs.ImageDigest, cs.Quality = "", 0, "", "", nil
 	cs.Reason = f.reason
 	cs.Message = fmt.Sprintf("attempt %d: %s: %s", cs.Attempts-1, f.reason, f.message)
 	reason := string(f.reason)
 	p.metrics = append(p.metrics, func() { RecordRetry(reason) })
 	p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
 	return p.createDatabase(ctx, c, cs.Attempts, cs)
+}
+
+// canRetry reports whether spec.retry allows another attempt of the cell.
+func (p *runPass) canRetry(cs *dbbenchv1alpha1.CellStatus) bool {
+	retry := p.run.Spec.Retry
+	return cs.Attempts < retry.AttemptsPerCell() && p.run.Status.RetriesUsed < retry.RetriesPerRun()
+}
+
+// attemptQuality is resultQuality of the finished attempt's document, as
+// the cache holds it; nothing when it cannot be read (the manifest
+// notes an unreadable document).
+func (p *runPass) attemptQuality(c matrix.Cell) (*dbbenchv1alpha1.CellQuality, *failure) {
+	raw, ok := p.resultData(c, plan.ResultKeyDocument)
+	if !ok || raw == "" {
+		return nil, nil
+	}
+	doc, err := results.Unmarshal([]byte(raw))
+	if err != nil {
+		p.log.Info("Skipped the quality of an unreadable results document", "cell", c.Name, "error", err.Error())
+		return nil, nil
+	}
+	return resultQuality(doc)
 }
 
 // removeAttempt deletes an attempt's database pod, client Job and claim.
@@ -461,6 +488,10 @@ func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 		// A pair's end is announced with the pre-flight's.
 		p.recordFinished(cs, OutcomeSucceeded)
 		p.event(false, EventCellSucceeded, "Complete", fmt.Sprintf("Cell %s finished after %d attempt(s)", c.Name, cs.Attempts))
+		if q := cs.Quality; q != nil && q.Invalid > 0 {
+			p.event(true, EventStepsInvalid, "Complete", fmt.Sprintf("Cell %s has %d invalid step result(s), flagged in its results and left out of verdicts: %s",
+				c.Name, q.Invalid, strings.Join(q.InvalidSteps, "; ")))
+		}
 	}
 	p.endCell(ctx, c, cs)
 }

@@ -149,7 +149,7 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 		correction = dbbenchv1alpha1.CorrectionHolm
 	}
 	st := &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{base}, ComparedPairs: int32(v.Pairs()), Correction: correction,
-		MagnitudeRule: apiMagnitudeRule(v.MagnitudeRule)}
+		MagnitudeRule: apiMagnitudeRule(v.MagnitudeRule), InvalidLeftOut: int32(len(v.Invalid))}
 	for _, mc := range v.Methods() {
 		st.Methods = append(st.Methods, dbbenchv1alpha1.RegressionMethodCount{Method: apiMethod(mc.Method), Pairs: int32(mc.Points), Detail: mc.Detail})
 	}

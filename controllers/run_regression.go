@@ -85,6 +85,11 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 				st.ComparedPairs += int32(len(byThreads))
 			}
 		}
+		for _, m := range series {
+			for i := range m.Cells {
+				st.InvalidLeftOut += int32(m.Cells[i].InvalidCount())
+			}
+		}
 		against = fmt.Sprintf("change points over the last %d runs of suite %s", len(series), p.run.Spec.Suite)
 	default:
 		var base *suiteRun
@@ -141,6 +146,11 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	if len(suspected) > 0 {
 		suspectNote = fmt.Sprintf("; suspected in this run only, not confirmed yet: %s", stepChangeList(suspected))
 	}
+	var invalidNote string
+	if st.InvalidLeftOut > 0 {
+		// Invalid results have no value in the manifests the series reads.
+		invalidNote = fmt.Sprintf("; %d invalid step result(s) of the series left out", st.InvalidLeftOut)
+	}
 	worse := worseWording(metricsOf(spec))
 	if len(found) == 0 {
 		reason := ReasonNoRegression
@@ -148,11 +158,12 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 			reason = ReasonRegressionSuspected
 		}
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
-			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s",
-				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, storeNote))
+			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s%s",
+				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, invalidNote, storeNote))
 		return nil
 	}
-	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against, stepChangeList(found), suspectNote, storeNote)
+	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against,
+		stepChangeList(found), suspectNote, invalidNote, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
 	p.event(true, ReasonRegressed, "Judge", msg)
 	return nil

@@ -84,11 +84,26 @@ func (p *runPass) finish(invalid string) {
 		p.event(true, EventRunFailed, "Finish", msg)
 	default:
 		msg := fmt.Sprintf("All %d cells succeeded", len(st.Cells))
+		if n, cells := invalidResults(st.Cells); n > 0 {
+			msg += fmt.Sprintf("; %d step result(s) of %d cell(s) invalid, flagged and left out of verdicts (status.cells[].quality)", n, cells)
+		}
 		st.Phase = dbbenchv1alpha1.RunSucceeded
 		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionTrue, ReasonAllCellsSucceeded, msg)
 		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionFalse, ReasonAllCellsSucceeded, msg)
 		p.event(false, EventRunSucceeded, "Finish", msg)
 	}
+}
+
+// invalidResults counts the invalid step results of cells and the cells
+// that have any.
+func invalidResults(cells []dbbenchv1alpha1.CellStatus) (n, withInvalid int) {
+	for _, cs := range cells {
+		if q := cs.Quality; q != nil && q.Invalid > 0 {
+			n += int(q.Invalid)
+			withInvalid++
+		}
+	}
+	return n, withInvalid
 }
 
 // finishFailed fails the run as a whole, before or without its cells: an

@@ -331,6 +331,12 @@ type BisectionRound struct {
 	// finished is set once the round's results were read.
 	// +optional
 	Finished bool `json:"finished,omitempty"`
+	// invalidLeftOut counts the judged step results of the round's cells
+	// that the quality gate marked invalid (the run's
+	// status.cells[].quality): not values, so not among the round's
+	// observations.
+	// +optional
+	InvalidLeftOut int32 `json:"invalidLeftOut,omitempty"`
 }
 
 // BisectionPointStatus is what is known of one point.

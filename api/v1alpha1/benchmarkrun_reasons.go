@@ -39,6 +39,13 @@ const (
 	ReasonClientFailed FailureReason = "ClientFailed"
 	// ReasonAPIError: the Kubernetes API failed a read the cell needed.
 	ReasonAPIError FailureReason = "APIError"
+	// ReasonClientStarved: the agent finished, but a step result is
+	// invalid (the quality gate) with the evidence that the client itself
+	// did not run: seconds of the step no interval report covered, at
+	// least the step's stall limit (status.cells[].quality). The machine
+	// starved the client, so the cell is retried; once spec.retry is
+	// spent, it succeeds with the result flagged invalid.
+	ReasonClientStarved FailureReason = "ClientStarved"
 )
 
 // Benchmark failures and spec errors: the cell fails without a retry.

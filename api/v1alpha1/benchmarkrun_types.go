@@ -1397,6 +1397,11 @@ type RegressionStatus struct {
 	// comparedPairs counts the (cell, step, threads) pairs compared.
 	// +optional
 	ComparedPairs int32 `json:"comparedPairs,omitempty"`
+	// invalidLeftOut counts the step results of the runs compared that the
+	// quality gate marked invalid (status.cells[].quality): not values, so
+	// left out of every comparison.
+	// +optional
+	InvalidLeftOut int32 `json:"invalidLeftOut,omitempty"`
 	// regressed lists the regressed (cell, step, threads) pairs, the largest
 	// move the wrong way first (a slowdown, or a latency rise; at most 50).
 	// +optional
@@ -1558,11 +1563,34 @@ type CellStatus struct {
 	// confirmed the cell's document; its ConfigMap is kept regardless.
 	// +optional
 	Uploaded bool `json:"uploaded,omitempty"`
+	// quality is what the quality gate found in the results of the cell's
+	// last attempt, when it re-ran or flagged any step result (docs/agent.md,
+	// "Quality gates"); absent when every result was valid at once.
+	// +optional
+	Quality *CellQuality `json:"quality,omitempty"`
 
 	// target is the object created from databases[].template for this
 	// cell, and the endpoint read from it once ready.
 	// +optional
 	Target *CellTarget `json:"target,omitempty"`
+}
+
+// CellQuality counts the step results of a cell that the quality gate
+// re-ran or marked invalid. An invalid result stays in the results
+// document, flagged; reports show it as invalid and verdicts leave it out.
+type CellQuality struct {
+	// invalid counts the (step, threads) results whose value is invalid.
+	// +optional
+	Invalid int32 `json:"invalid,omitempty"`
+	// rerun counts the results the agent ran a second time because the
+	// first run was invalid (valid or not on the second).
+	// +optional
+	Rerun int32 `json:"rerun,omitempty"`
+	// invalidSteps names the first invalid results,
+	// "<step>@<threads>: <reason>,<reason>".
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	InvalidSteps []string `json:"invalidSteps,omitempty"`
 }
 
 // ResultsReference points at run-level results.

@@ -275,7 +275,7 @@ func (a *Agent) measureRun(ctx context.Context, st step, th int, rate *rateRun) 
 	}
 	a.progress.Step, a.progress.Threads = name, th
 	a.reportProgress(ctx, false)
-	res = a.runStep(ctx, st, th, rate)
+	res = a.gatedRun(ctx, st, th, rate)
 	a.progress.StepsDone++
 	a.doc.Steps = append(a.doc.Steps, res)
 	if res.Rate != nil && res.Rate.QueueOverflow {

@@ -182,7 +182,15 @@ func readOutput(res *results.StepResult, ext *StepExtension, inv *Invocation, wa
 	ivs := increasing(out.Intervals)
 	if len(ivs) > 0 {
 		se := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
-		for _, iv := range ivs {
+		for i, iv := range ivs {
+			if iv.Second != float64(i+1) && se.Seconds == nil {
+				// A report came late (the client did not run): the
+				// samples' times are not their indices (results.Series).
+				se.Seconds = make([]float64, 0, len(ivs))
+				for _, jv := range ivs {
+					se.Seconds = append(se.Seconds, jv.Second)
+				}
+			}
 			se.QPS = append(se.QPS, iv.QPS)
 			se.TPS = append(se.TPS, iv.TPS)
 			se.LatencyMs = append(se.LatencyMs, iv.LatencyMs)

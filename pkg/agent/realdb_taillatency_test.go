@@ -282,22 +282,28 @@ func tailRates(rate int) []int {
 	return out
 }
 
-// staller stops a process for a while in every period (stallEvery).
+// staller stops a process for a while: in every period (stallEvery), or
+// in given sysbench runs (stallRuns).
 type staller struct {
+	pid     int
 	done    chan struct{}
 	wg      sync.WaitGroup
 	began   time.Time
+	mu      sync.Mutex
 	count   int
 	stopped time.Duration
 }
 
-// stallEvery stops pid (SIGSTOP) for stall at the start of every period,
-// then lets it go on (SIGCONT), until stop is called; a cleanup sends a
-// last SIGCONT so that a failing test never leaves the server stopped.
-func stallEvery(t *testing.T, pid int, stall, period time.Duration) *staller {
+// newStaller is a staller of pid; a cleanup sends a last SIGCONT so that a
+// failing test never leaves the server stopped.
+func newStaller(t *testing.T, pid int) *staller {
 	t.Helper()
-	s := &staller{done: make(chan struct{}), began: time.Now()}
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) // best effort: the server may be gone
+	return &staller{pid: pid, done: make(chan struct{}), began: time.Now()}
+}
+
+// every calls f every period until stop is called or f returns false.
+func (s *staller) every(period time.Duration, f func() bool) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -309,19 +315,35 @@ func stallEvery(t *testing.T, pid int, stall, period time.Duration) *staller {
 				return
 			case <-tick.C:
 			}
-			began := time.Now()
-			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-				return
-			}
-			time.Sleep(stall)
-			err := syscall.Kill(pid, syscall.SIGCONT)
-			s.count++
-			s.stopped += time.Since(began)
-			if err != nil {
+			if !f() {
 				return
 			}
 		}
 	}()
+}
+
+// pause stops the process (SIGSTOP) for d, then lets it go on (SIGCONT);
+// false when it could not (the process is gone).
+func (s *staller) pause(d time.Duration) bool {
+	began := time.Now()
+	if err := syscall.Kill(s.pid, syscall.SIGSTOP); err != nil {
+		return false
+	}
+	time.Sleep(d)
+	err := syscall.Kill(s.pid, syscall.SIGCONT)
+	s.mu.Lock()
+	s.count++
+	s.stopped += time.Since(began)
+	s.mu.Unlock()
+	return err == nil
+}
+
+// stallEvery stops pid for stall at the start of every period until stop
+// is called.
+func stallEvery(t *testing.T, pid int, stall, period time.Duration) *staller {
+	t.Helper()
+	s := newStaller(t, pid)
+	s.every(period, func() bool { return s.pause(stall) })
 	return s
 }
 
@@ -396,4 +418,175 @@ func meanOf(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// The stall of TestRealStallIsReRunOrFlagged: the server stopped for
+// stallFor, stallAfter into a sysbench run of a 10 s step after a 2 s
+// warm-up (the issue's 12 s step). stallAfter puts the whole stop in the
+// measured window however long sysbench takes to start its threads (well
+// under a second); 5 s of a 10 s window is more than twice the stall limit
+// (2 s), so the verdict does not hang on the machine's load.
+const (
+	stallStepSeconds = 10
+	stallWarmup      = 2
+	stallAfter       = 3 * time.Second
+	stallFor         = 5 * time.Second
+)
+
+// TestRealStallIsReRunOrFlagged stops the real MariaDB server (SIGSTOP,
+// then SIGCONT) for 5 s inside the measured window of two read steps:
+// read-only-count in both of its runs, read-only-sum in its first only.
+// read-only-count must end invalid (Stalled) after its re-run, its first
+// run on record, and a report of the document must show it as invalid
+// with a note; read-only-sum must have been re-run and kept the second
+// run, which no stop touched.
+//
+//	DBBENCH_REAL_DB=1 DBBENCH_REAL_DB_ENGINES=mariadb go test ./pkg/agent -run RealStall -v
+//
+// It takes about a minute: the load and its 10 s warm-up step, then four
+// 12 s runs.
+func TestRealStallIsReRunOrFlagged(t *testing.T) {
+	needRealDB(t)
+	if !slices.Contains(enginesAsStrings(), string(plan.MariaDB)) {
+		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
+	}
+	pid, err := mariadbPID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := realPlan(plan.MariaDB, filepath.Join(t.TempDir(), "out"), "read-only-count", "read-only-sum")
+	p.Workload.ReadSeconds, p.Workload.WarmupSeconds = stallStepSeconds, stallWarmup
+	p.Workload.Threads = []int{4}
+	// Every run of read-only-count, the first of read-only-sum.
+	st, stalls := stallRuns(t, pid, map[string]int{"--query=count": 2, "--query=sum": 1})
+	res, _, full := runReal(t, p, realPassword)
+	st.stop()
+	if res.ExitCode != plan.ExitOK {
+		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
+	}
+	if stalls["--query=count"] != 2 || stalls["--query=sum"] != 1 {
+		t.Fatalf("stalls made %v: want 2 of read-only-count's runs and 1 of read-only-sum's", stalls)
+	}
+	step := func(name string) results.StepResult {
+		k := slices.IndexFunc(full.Steps, func(s results.StepResult) bool { return s.Step == name })
+		if k < 0 {
+			t.Fatalf("no %s result", name)
+		}
+		s := full.Steps[k]
+		q := s.Quality
+		if q == nil {
+			t.Fatalf("%s has no quality verdict", name)
+		}
+		t.Logf("%s: %.0f QPS, valid %v %v, stall %.1f s (unreported %.1f) of %.0f s, attempts %d, replaced %+v",
+			name, s.SteadyQPS, q.Valid, q.Reasons, q.StallSeconds, q.UnreportedSeconds, q.WindowSeconds, q.Attempts, q.Replaced)
+		if r := q.Replaced; q.Attempts != 2 || r == nil || !slices.Contains(r.Reasons, results.QualityStalled) || r.StallSeconds < 4 {
+			t.Errorf("%s: attempts %d, replaced %+v: want a re-run replacing a run Stalled 4 s or more", name, q.Attempts, r)
+		}
+		return s
+	}
+	count, sum := step("read-only-count"), step("read-only-sum")
+	if q := count.Quality; q.Valid || !slices.Contains(q.Reasons, results.QualityStalled) || q.StallSeconds < 4 {
+		t.Errorf("read-only-count: valid %v, reasons %v, stall %.1f s: want invalid, Stalled 4 s or more", q.Valid, q.Reasons, q.StallSeconds)
+	}
+	// The second run of read-only-sum met no stop: whatever the machine's
+	// load, it has no stall of the stop's length.
+	if q := sum.Quality; q.StallSeconds >= 4 {
+		t.Errorf("read-only-sum's second run: stall %.1f s (%v): no stop was made in it", q.StallSeconds, q.Reasons)
+	}
+
+	ds, err := analysis.FromDocuments("stall", []*results.Document{full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := analysis.BuildReport(ds, analysis.ReportOptions{})
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	rel := r.Relative[0]
+	if i := slices.Index(rel.Steps, "read-only-count"); i < 0 || rel.Table().Rows[i][1] != "invalid" {
+		t.Errorf("relative table rows %q: want read-only-count's base QPS shown as invalid", rel.Table().Rows)
+	}
+	notes := strings.Join(r.Notes, "\n")
+	if !strings.Contains(notes, "step read-only-count (4 threads) is invalid (") {
+		t.Errorf("report notes:\n%s\nwant one saying read-only-count is invalid", notes)
+	}
+}
+
+// stallRuns watches this process's sysbench runs and stops pid for
+// stallFor, stallAfter into each new run whose arguments hold a key of
+// want, up to want[key] runs per key. made counts the stops per key once
+// stop has returned.
+func stallRuns(t *testing.T, pid int, want map[string]int) (s *staller, made map[string]int) {
+	t.Helper()
+	s, made = newStaller(t, pid), map[string]int{}
+	seen, started := map[int]bool{}, map[string]int{}
+	s.every(20*time.Millisecond, func() bool {
+		for _, child := range sysbenchRuns() {
+			if seen[child.pid] {
+				continue
+			}
+			seen[child.pid] = true
+			for key, n := range want {
+				if !strings.Contains(child.args, key) || started[key] >= n {
+					continue
+				}
+				started[key]++
+				s.wg.Add(1)
+				go func() {
+					defer s.wg.Done()
+					select {
+					case <-s.done:
+						return
+					case <-time.After(stallAfter):
+					}
+					if s.pause(stallFor) {
+						s.mu.Lock()
+						made[key]++
+						s.mu.Unlock()
+					}
+				}()
+			}
+		}
+		return true
+	})
+	return s, made
+}
+
+type childRun struct {
+	pid  int
+	args string
+}
+
+// sysbenchRuns are the `sysbench ... run` processes whose parent is this
+// process (the agent runs sysbench directly).
+func sysbenchRuns() []childRun {
+	entries, _ := os.ReadDir("/proc")
+	var out []childRun
+	me := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 || f[1] != strconv.Itoa(me) {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
+		if len(args) == 0 || filepath.Base(args[0]) != "sysbench" || args[len(args)-1] != "run" {
+			continue
+		}
+		out = append(out, childRun{pid: pid, args: strings.Join(args, " ")})
+	}
+	return out
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/dbbench/dbbench/pkg/results"
 )
 
 // CellMeta identifies one cell: one (engine, version, config variant,
@@ -150,15 +152,21 @@ type Dataset struct {
 	cellIdx map[string]int
 	obs     []Observation
 	idx     map[obsKey]int
-	steps   []string
-	stepIdx map[string]int
+	// invalid are the values the quality gate marked invalid: their
+	// (cell, step, threads) has no observation, so nothing computes with
+	// them, and tables show them as invalid rather than missing.
+	invalid    []InvalidValue
+	invalidIdx map[obsKey]int
+	steps      []string
+	stepIdx    map[string]int
 	// cellThreads are each cell's distinct thread counts, unsorted.
 	cellThreads map[string][]int
 }
 
 // NewDataset returns an empty dataset.
 func NewDataset(name string) *Dataset {
-	return &Dataset{Name: name, cellIdx: map[string]int{}, idx: map[obsKey]int{}, stepIdx: map[string]int{}, cellThreads: map[string][]int{}}
+	return &Dataset{Name: name, cellIdx: map[string]int{}, idx: map[obsKey]int{}, invalidIdx: map[obsKey]int{},
+		stepIdx: map[string]int{}, cellThreads: map[string][]int{}}
 }
 
 // Errors of dataset construction and report options; test with errors.Is.
@@ -201,25 +209,113 @@ func (d *Dataset) Add(o Observation) error {
 		return fmt.Errorf("%s: %v: %w", where, err, ErrInvalid)
 	}
 	k := obsKey{o.Cell, o.Step, o.Threads}
-	if _, dup := d.idx[k]; dup {
-		return fmt.Errorf("%s: %w observation", where, ErrDuplicate)
-	}
-	if _, ok := d.cellIdx[o.Cell]; !ok {
-		if err := d.AddCell(CellMeta{Name: o.Cell}); err != nil {
-			return err
-		}
-	}
-	if _, ok := d.stepIdx[o.Step]; !ok {
-		d.stepIdx[o.Step] = len(d.steps)
-		d.steps = append(d.steps, o.Step)
-	}
-	if !slices.Contains(d.cellThreads[o.Cell], o.Threads) {
-		d.cellThreads[o.Cell] = append(d.cellThreads[o.Cell], o.Threads)
+	if err := d.register(where, k); err != nil {
+		return err
 	}
 	d.idx[k] = len(d.obs)
 	d.obs = append(d.obs, o)
 	return nil
 }
+
+// register makes k's cell, step and thread count known, refusing a second
+// value (observation or invalid) for k.
+func (d *Dataset) register(where string, k obsKey) error {
+	_, dup := d.idx[k]
+	_, dupInvalid := d.invalidIdx[k]
+	if dup || dupInvalid {
+		return fmt.Errorf("%s: %w observation", where, ErrDuplicate)
+	}
+	if _, ok := d.cellIdx[k.cell]; !ok {
+		if err := d.AddCell(CellMeta{Name: k.cell}); err != nil {
+			return err
+		}
+	}
+	if _, ok := d.stepIdx[k.step]; !ok {
+		d.stepIdx[k.step] = len(d.steps)
+		d.steps = append(d.steps, k.step)
+	}
+	if !slices.Contains(d.cellThreads[k.cell], k.threads) {
+		d.cellThreads[k.cell] = append(d.cellThreads[k.cell], k.threads)
+	}
+	return nil
+}
+
+// InvalidValue is a step result the quality gate marked invalid
+// (results.Quality): measured and kept in its document, but not a value.
+// A dataset holds it instead of an observation, so no table, statistic or
+// verdict computes with it, and tables say "invalid" where it would be.
+type InvalidValue struct {
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Threads int    `json:"threads"`
+	// QPS is the flagged figure (0 when the source did not keep it: a
+	// manifest lists invalid results without one), for the note only.
+	QPS     float64                 `json:"qps,omitempty"`
+	Reasons []results.QualityReason `json:"reasons"`
+	// StallSeconds, WindowSeconds and Attempts are the verdict's, when
+	// known.
+	StallSeconds  float64 `json:"stallSeconds,omitempty"`
+	WindowSeconds float64 `json:"windowSeconds,omitempty"`
+	Attempts      int     `json:"attempts,omitempty"`
+	// Series is its throughput over time, when kept: the evidence.
+	Series *TimeSeries `json:"series,omitempty"`
+}
+
+// Note says what was left out and why, for a report's notes.
+func (v InvalidValue) Note() string {
+	why := make([]string, 0, len(v.Reasons))
+	for _, r := range v.Reasons {
+		if r == results.QualityStalled && v.StallSeconds > 0 {
+			why = append(why, fmt.Sprintf("%s %s s of %s s", r, trimFloat(math.Round(v.StallSeconds*10)/10), trimFloat(v.WindowSeconds)))
+			continue
+		}
+		why = append(why, string(r))
+	}
+	s := fmt.Sprintf("cell %s step %s (%d threads) is invalid (%s)", v.Cell, v.Step, v.Threads, strings.Join(why, ", "))
+	if v.Attempts > 1 {
+		s += fmt.Sprintf(" after %d runs", v.Attempts)
+	}
+	if v.QPS > 0 {
+		s += fmt.Sprintf(": its %s QPS is not a value and is shown as invalid", formatFloat(v.QPS, 1))
+	} else {
+		s += ": not a value, shown as invalid"
+	}
+	return s
+}
+
+// AddInvalid records an invalid value. Its cell, step and thread count
+// become known, as with Add; a second value for the same (cell, step,
+// threads) is refused.
+func (d *Dataset) AddInvalid(v InvalidValue) error {
+	where := fmt.Sprintf("cell %q step %q threads %d", v.Cell, v.Step, v.Threads)
+	if v.Step == "" || v.Threads < 1 {
+		return fmt.Errorf("%s: step must be set and threads at least 1: %w", where, ErrInvalid)
+	}
+	k := obsKey{v.Cell, v.Step, v.Threads}
+	if err := d.register(where, k); err != nil {
+		return err
+	}
+	d.invalidIdx[k] = len(d.invalid)
+	d.invalid = append(d.invalid, v)
+	return nil
+}
+
+// Invalid returns the invalid value of (cell, step, threads).
+func (d *Dataset) Invalid(cell, step string, threads int) (*InvalidValue, bool) {
+	return lookup(d.invalid, d.invalidIdx, obsKey{cell, step, threads})
+}
+
+// lookup is the item of items that idx gives k.
+func lookup[T any](items []T, idx map[obsKey]int, k obsKey) (*T, bool) {
+	i, ok := idx[k]
+	if !ok {
+		return nil, false
+	}
+	return &items[i], true
+}
+
+// InvalidValues returns every invalid value in insertion order.
+func (d *Dataset) InvalidValues() []InvalidValue { return append([]InvalidValue(nil), d.invalid...) }
 
 // Cells returns the cells in report order.
 func (d *Dataset) Cells() []CellMeta { return append([]CellMeta(nil), d.cells...) }
@@ -244,11 +340,7 @@ func (d *Dataset) Cell(name string) (CellMeta, bool) {
 
 // Get returns the observation of (cell, step, threads).
 func (d *Dataset) Get(cell, step string, threads int) (*Observation, bool) {
-	i, ok := d.idx[obsKey{cell, step, threads}]
-	if !ok {
-		return nil, false
-	}
-	return &d.obs[i], true
+	return lookup(d.obs, d.idx, obsKey{cell, step, threads})
 }
 
 // Observations returns every observation in insertion order.
@@ -330,6 +422,13 @@ func (d *Dataset) subset(names []string, keep func(Observation) bool) (*Dataset,
 			}
 		}
 	}
+	for _, v := range d.invalid {
+		if kept[v.Cell] && keep(Observation{Cell: v.Cell, Step: v.Step, Threads: v.Threads}) {
+			if err := out.AddInvalid(v); err != nil {
+				return nil, err
+			}
+		}
+	}
 	out.Notes = append([]string(nil), d.Notes...)
 	for _, u := range d.Unverified {
 		if kept[u.Cell] {
@@ -368,6 +467,12 @@ func Merge(name string, parts ...*Dataset) (*Dataset, error) {
 		for _, o := range p.obs {
 			o.Cell = p.Name + "/" + o.Cell
 			if err := out.Add(o); err != nil {
+				return nil, err
+			}
+		}
+		for _, v := range p.invalid {
+			v.Cell = p.Name + "/" + v.Cell
+			if err := out.AddInvalid(v); err != nil {
 				return nil, err
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/dbbench/dbbench/pkg/results"
@@ -48,9 +48,22 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 				ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s step %s (%d threads) failed: %s", c.Name, s.Step, s.Threads, s.Error))
 				continue
 			}
-			o := Observation{Cell: c.Name, Step: s.Step, Threads: s.Threads, QPS: s.SteadyQPS, TPS: s.SteadyTPS}
+			series, err := seriesOf(s)
+			if err != nil {
+				ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s step %s (%d threads): series unreadable: %v", c.Name, s.Step, s.Threads, err))
+			}
+			o := Observation{Cell: c.Name, Step: s.Step, Threads: s.Threads, QPS: s.SteadyQPS, TPS: s.SteadyTPS, Series: series}
 			if s.RowsPerSecond != nil {
 				o.QPS = *s.RowsPerSecond
+			}
+			if q := s.Quality; s.Invalid() {
+				v := InvalidValue{Cell: c.Name, Step: s.Step, Threads: s.Threads, QPS: o.QPS, Reasons: q.Reasons,
+					StallSeconds: q.StallSeconds, WindowSeconds: q.WindowSeconds, Attempts: q.Attempts, Series: series}
+				if err := ds.AddInvalid(v); err != nil {
+					return nil, fmt.Errorf("document %d (cell %s): %w", i, c.Name, err)
+				}
+				ds.Notes = append(ds.Notes, v.Note())
+				continue
 			}
 			o.Latency = latencyOf(s)
 			if h := s.Hardware; h != nil {
@@ -64,23 +77,29 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 			if ct := s.Counters; ct != nil && len(ct.PerOp) > 0 {
 				o.Counters = ct.PerOp
 			}
-			switch {
-			case s.Series != nil && len(s.Series.QPS) > 0:
-				o.Series = &TimeSeries{IntervalSeconds: s.Series.IntervalSeconds, WarmupSeconds: s.WarmupSeconds, Values: s.Series.QPS}
-			case s.EncodedQPS != nil:
-				v, err := s.EncodedQPS.Decode()
-				if err != nil {
-					ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s step %s (%d threads): series unreadable: %v", c.Name, s.Step, s.Threads, err))
-				} else if len(v) > 0 {
-					o.Series = &TimeSeries{IntervalSeconds: s.EncodedQPS.ResolutionSeconds, WarmupSeconds: s.WarmupSeconds, Values: v}
-				}
-			}
 			if err := ds.Add(o); err != nil {
 				return nil, fmt.Errorf("document %d (cell %s): %w", i, c.Name, err)
 			}
 		}
 	}
 	return ds, nil
+}
+
+// seriesOf is a step's throughput over time: the full form's series (on
+// its regular grid: a late report stands for each second it covered), or
+// the compact form's encoded QPS; nil when it has neither.
+func seriesOf(s results.StepResult) (*TimeSeries, error) {
+	switch {
+	case s.Series != nil && len(s.Series.QPS) > 0:
+		return &TimeSeries{IntervalSeconds: s.Series.IntervalSeconds, WarmupSeconds: s.WarmupSeconds, Values: s.Series.Regular(s.Series.QPS)}, nil
+	case s.EncodedQPS != nil:
+		v, err := s.EncodedQPS.Decode()
+		if err != nil || len(v) == 0 {
+			return nil, err
+		}
+		return &TimeSeries{IntervalSeconds: s.EncodedQPS.ResolutionSeconds, WarmupSeconds: s.WarmupSeconds, Values: v}, nil
+	}
+	return nil, nil
 }
 
 // FromManifest builds a dataset from a run manifest's per-cell QPS summary
@@ -96,22 +115,35 @@ func FromManifest(m *results.Manifest) (*Dataset, error) {
 		if err := ds.AddCell(c); err != nil {
 			return nil, err
 		}
-		if len(mc.QPS) == 0 {
+		if len(mc.QPS) == 0 && len(mc.Invalid) == 0 {
 			ds.Notes = append(ds.Notes, fmt.Sprintf("cell %s (%s) has no results in the manifest", mc.Name, mc.Phase))
 		}
 		// Maps have no order: sort steps by the catalog order, then name.
-		steps := make([]string, 0, len(mc.QPS))
-		for s := range mc.QPS {
-			steps = append(steps, s)
+		// Invalid results have no value in the manifest, only reasons.
+		steps := sortedKeys(mc.QPS)
+		for _, s := range sortedKeys(mc.Invalid) {
+			if _, ok := mc.QPS[s]; !ok {
+				steps = append(steps, s)
+			}
 		}
 		sortSteps(steps)
 		for _, s := range steps {
-			threads := make([]int, 0, len(mc.QPS[s]))
-			for th := range mc.QPS[s] {
-				threads = append(threads, th)
+			threads := sortedKeys(mc.QPS[s])
+			for th := range mc.Invalid[s] {
+				if !slices.Contains(threads, th) {
+					threads = append(threads, th)
+				}
 			}
-			sort.Ints(threads)
+			slices.Sort(threads)
 			for _, th := range threads {
+				if reasons, bad := mc.Invalid[s][th]; bad {
+					v := InvalidValue{Cell: mc.Name, Step: s, Threads: th, Reasons: reasons}
+					if err := ds.AddInvalid(v); err != nil {
+						return nil, err
+					}
+					ds.Notes = append(ds.Notes, v.Note())
+					continue
+				}
 				q := mc.QPS[s][th]
 				if rps, ok := mc.RowsPerSecond[s][th]; ok {
 					q = rps
@@ -123,6 +155,19 @@ func FromManifest(m *results.Manifest) (*Dataset, error) {
 		}
 	}
 	return ds, nil
+}
+
+// sortedKeys are m's keys in order (steps by the catalog's order).
+func sortedKeys[K string | int, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	if ss, ok := any(out).([]string); ok {
+		sortSteps(ss)
+	}
+	return out
 }
 
 // ReadResult decodes one results file: a cell document or a run manifest,

@@ -154,7 +154,10 @@ func ParseGrouping(r io.Reader) (Grouping, error) {
 // Missing steps are left out of the statistics and counted.
 type GroupStat struct {
 	Summary
+	// Missing counts the group's steps without a ratio, Invalid those of
+	// them whose value the quality gate marked invalid.
 	Missing int `json:"missing"`
+	Invalid int `json:"invalid,omitempty"`
 	// Marked is how many of the group's ratios carry a noise marker
 	// (RelativeTable.Inference) and WithinNoise how many of those are
 	// MarkerNoise: the averages above mix ratios that are noise with
@@ -211,7 +214,7 @@ func GroupStats(t *RelativeTable, g Grouping, kind StddevKind) (*GroupTable, err
 	}
 	vals := make([][]float64, len(gt.Groups))
 	for c := range t.Cells {
-		missing := make([]int, len(gt.Groups))
+		missing, invalid := make([]int, len(gt.Groups)), make([]int, len(gt.Groups))
 		marked, noise := make([]int, len(gt.Groups)), make([]int, len(gt.Groups))
 		for j := range vals {
 			vals[j] = vals[j][:0]
@@ -224,6 +227,9 @@ func GroupStats(t *RelativeTable, g Grouping, kind StddevKind) (*GroupTable, err
 			r := t.Ratios[i][c]
 			if r.IsMissing() {
 				missing[j]++
+				if r.State == RatioInvalid {
+					invalid[j]++
+				}
 				continue
 			}
 			vals[j] = append(vals[j], r.Value)
@@ -236,7 +242,7 @@ func GroupStats(t *RelativeTable, g Grouping, kind StddevKind) (*GroupTable, err
 		}
 		row := make([]GroupStat, len(gt.Groups))
 		for j := range row {
-			row[j] = GroupStat{Summary: Summarize(vals[j], kind), Missing: missing[j], Marked: marked[j], WithinNoise: noise[j]}
+			row[j] = GroupStat{Summary: Summarize(vals[j], kind), Missing: missing[j], Invalid: invalid[j], Marked: marked[j], WithinNoise: noise[j]}
 		}
 		gt.Stats = append(gt.Stats, row)
 	}
@@ -284,7 +290,12 @@ func (gt *GroupTable) Tables() []Table {
 		}
 		t.Notes = append(t.Notes, "stddev is the "+gt.Stddev.Label())
 		for j, s := range stats {
-			if s.Missing > 0 {
+			switch {
+			case s.Invalid > 0 && s.Invalid == s.Missing:
+				t.Notes = append(t.Notes, fmt.Sprintf("%s: %d step(s) invalid, left out of the statistics", gt.Groups[j], s.Invalid))
+			case s.Invalid > 0:
+				t.Notes = append(t.Notes, fmt.Sprintf("%s: %d step(s) missing, %d of them invalid, left out of the statistics", gt.Groups[j], s.Missing, s.Invalid))
+			case s.Missing > 0:
 				t.Notes = append(t.Notes, fmt.Sprintf("%s: %d step(s) missing, left out of the statistics", gt.Groups[j], s.Missing))
 			}
 		}

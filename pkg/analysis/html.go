@@ -400,6 +400,8 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 			switch r.State {
 			case RatioMissing:
 				fmt.Fprintf(&b, `<text class="missing" x="%.1f" y="%.1f" font-size="15" font-weight="700" text-anchor="middle" fill="%s"><title>%s</title>×</text>`, x+barW/2, y(1)-4, color, esc(tip))
+			case RatioInvalid:
+				fmt.Fprintf(&b, `<text class="invalid" x="%.1f" y="%.1f" font-size="13" font-weight="700" text-anchor="middle" fill="%s"><title>%s (the quality gate: not a value)</title>!</text>`, x+barW/2, y(1)-4, color, esc(tip))
 			case RatioInf:
 				fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" opacity="0.5"><title>%s</title></rect>`, x, marginT, barW, y(1)-float64(marginT), color, esc(tip))
 				fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle">inf</text>`, x+barW/2, marginT-2)

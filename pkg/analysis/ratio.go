@@ -18,6 +18,10 @@ const (
 	RatioInf
 	// RatioMissing means the numerator or the denominator was not measured.
 	RatioMissing
+	// RatioInvalid means one of them was measured but the quality gate
+	// marked it invalid (results.Quality): not a value, so no ratio;
+	// printed "invalid".
+	RatioInvalid
 )
 
 // Ratio is a quotient of two measurements under the reports' rules: 0/0 is
@@ -50,11 +54,16 @@ func DivideOpt(num, den *float64) Ratio {
 // Missing returns a missing ratio.
 func Missing() Ratio { return Ratio{Value: math.NaN(), State: RatioMissing} }
 
-// IsMissing reports whether the ratio has no value.
-func (r Ratio) IsMissing() bool { return r.State == RatioMissing }
+// Invalid returns the ratio of an invalid value.
+func Invalid() Ratio { return Ratio{Value: math.NaN(), State: RatioInvalid} }
+
+// IsMissing reports whether the ratio has no value: missing, or of an
+// invalid value.
+func (r Ratio) IsMissing() bool { return r.State == RatioMissing || r.State == RatioInvalid }
 
 // String prints the ratio as text tables do: 2 decimals, "1" for 0/0, "inf"
-// for x/0 and "missing" for a missing operand.
+// for x/0, "missing" for a missing operand and "invalid" for an invalid
+// one.
 func (r Ratio) String() string { return r.Format(2) }
 
 // Format prints the ratio with the given decimals.
@@ -66,16 +75,21 @@ func (r Ratio) Format(decimals int) string {
 		return "inf"
 	case RatioMissing:
 		return "missing"
+	case RatioInvalid:
+		return "invalid"
 	}
 	return formatFloat(r.Value, decimals)
 }
 
-// MarshalJSON writes the quotient as a number, x/0 as the string "inf" and a
-// missing ratio as null (JSON has no infinity).
+// MarshalJSON writes the quotient as a number, x/0 as the string "inf", an
+// invalid value's ratio as the string "invalid" and a missing ratio as null
+// (JSON has no infinity).
 func (r Ratio) MarshalJSON() ([]byte, error) {
 	switch r.State {
 	case RatioInf:
 		return []byte(`"inf"`), nil
+	case RatioInvalid:
+		return []byte(`"invalid"`), nil
 	case RatioMissing:
 		return []byte("null"), nil
 	}
@@ -90,6 +104,9 @@ func (r *Ratio) UnmarshalJSON(b []byte) error {
 		return nil
 	case `"inf"`:
 		*r = Ratio{Value: math.Inf(1), State: RatioInf}
+		return nil
+	case `"invalid"`:
+		*r = Invalid()
 		return nil
 	}
 	var v float64

@@ -70,10 +70,12 @@ type RelativeTable struct {
 	WithinRun bool `json:"withinRun,omitempty"`
 }
 
-// MissingValue is a (cell, step) that was not measured.
+// MissingValue is a (cell, step) that was not measured, or whose value
+// the quality gate marked invalid (Invalid).
 type MissingValue struct {
-	Cell string `json:"cell"`
-	Step string `json:"step"`
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Invalid bool   `json:"invalid,omitempty"`
 }
 
 // resolveThreads picks the thread count of a report.
@@ -170,20 +172,22 @@ func Relative(ds *Dataset, opts RelativeOptions) (*RelativeTable, error) {
 	for i, s := range steps {
 		row := make([]Ratio, len(cells))
 		b, okBase := ds.Get(base, s, threads)
+		_, baseInvalid := ds.Invalid(base, s, threads)
 		if okBase {
 			q := b.QPS
 			t.BaseQPS[i] = &q
 		} else {
-			t.Missing = append(t.Missing, MissingValue{Cell: base, Step: s})
+			t.Missing = append(t.Missing, MissingValue{Cell: base, Step: s, Invalid: baseInvalid})
 		}
 		for j, c := range cells {
 			o, ok := ds.Get(c, s, threads)
+			_, invalid := ds.Invalid(c, s, threads)
 			switch {
 			case !ok:
-				row[j] = Missing()
-				t.Missing = append(t.Missing, MissingValue{Cell: c, Step: s})
+				row[j] = missingOrInvalid(invalid)
+				t.Missing = append(t.Missing, MissingValue{Cell: c, Step: s, Invalid: invalid})
 			case !okBase:
-				row[j] = Missing()
+				row[j] = missingOrInvalid(baseInvalid)
 			default:
 				row[j] = Divide(o.QPS, b.QPS)
 				if ri := withinRun(b, o); ri != nil {
@@ -234,6 +238,8 @@ func (t *RelativeTable) Table() Table {
 		row := []string{s, "missing"}
 		if t.BaseQPS[i] != nil {
 			row[1] = formatFloat(*t.BaseQPS[i], 2)
+		} else if slices.Contains(t.Missing, MissingValue{Cell: t.Base, Step: s, Invalid: true}) {
+			row[1] = "invalid"
 		}
 		for j, r := range t.Ratios[i] {
 			switch {
@@ -319,19 +325,37 @@ func missingNotes(m []MissingValue) []string {
 	if len(m) == 0 {
 		return nil
 	}
-	byCell := map[string][]string{}
-	var order []string
+	type key struct {
+		cell    string
+		invalid bool
+	}
+	byCell := map[key][]string{}
+	var order []key
 	for _, v := range m {
-		if _, ok := byCell[v.Cell]; !ok {
-			order = append(order, v.Cell)
+		k := key{v.Cell, v.Invalid}
+		if _, ok := byCell[k]; !ok {
+			order = append(order, k)
 		}
-		byCell[v.Cell] = append(byCell[v.Cell], v.Step)
+		byCell[k] = append(byCell[k], v.Step)
 	}
 	var notes []string
-	for _, c := range order {
-		notes = append(notes, fmt.Sprintf("%s has no result for %s (shown as missing)", c, listNames(byCell[c], 6)))
+	for _, k := range order {
+		if k.invalid {
+			notes = append(notes, fmt.Sprintf("%s's result for %s is invalid: the quality gate found it stalled or starved, so it is not a value (shown as invalid; docs/reports.md)", k.cell, listNames(byCell[k], 6)))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s has no result for %s (shown as missing)", k.cell, listNames(byCell[k], 6)))
 	}
 	return notes
+}
+
+// missingOrInvalid is the ratio of a value that is not there: invalid
+// when the quality gate marked it so.
+func missingOrInvalid(invalid bool) Ratio {
+	if invalid {
+		return Invalid()
+	}
+	return Missing()
 }
 
 // sortSteps orders step names by the catalog's run order (the 42-step

@@ -107,11 +107,14 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		}
 	}
 	for _, th := range ds.Threads() {
-		// Only the steps someone measured at this concurrency.
+		// Only the steps someone measured at this concurrency (an
+		// invalid value was measured: its row says so).
 		var thSteps []string
 		for _, s := range steps {
 			for _, c := range ds.cells {
-				if _, ok := ds.Get(c.Name, s, th); ok {
+				_, ok := ds.Get(c.Name, s, th)
+				_, invalid := ds.Invalid(c.Name, s, th)
+				if ok || invalid {
 					thSteps = append(thSteps, s)
 					break
 				}
@@ -164,9 +167,11 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		// counts: a run's (step, threads) tests of that comparison.
 		markSignificance(r.Relative, opts.Significance.withDefaults())
 	}
-	if r.Series, err = SeriesReport(ds, opts.Series); err != nil {
+	var seriesNotes []string
+	if r.Series, seriesNotes, err = SeriesReport(ds, opts.Series); err != nil {
 		return nil, err
 	}
+	r.Notes = append(r.Notes, seriesNotes...)
 	r.Repeats = RepeatStats(ds)
 	r.Noise = NoiseFloors(ds)
 	if r.Latency, err = BuildLatencyReport(ds, LatencyOptions{Base: base, StallFraction: opts.Series.StallFraction,
@@ -259,13 +264,15 @@ func PairedTable(a, b *Dataset, threads int) (*RelativeTable, error) {
 		for j, c := range shared {
 			oa, okA := a.Get(c, s, th)
 			ob, okB := b.Get(c, s, th)
+			_, badA := a.Invalid(c, s, th)
+			_, badB := b.Invalid(c, s, th)
 			switch {
 			case !okA:
-				row[j] = Missing()
-				t.Missing = append(t.Missing, MissingValue{Cell: a.Name + "/" + c, Step: s})
+				row[j] = missingOrInvalid(badA)
+				t.Missing = append(t.Missing, MissingValue{Cell: a.Name + "/" + c, Step: s, Invalid: badA})
 			case !okB:
-				row[j] = Missing()
-				t.Missing = append(t.Missing, MissingValue{Cell: b.Name + "/" + c, Step: s})
+				row[j] = missingOrInvalid(badB)
+				t.Missing = append(t.Missing, MissingValue{Cell: b.Name + "/" + c, Step: s, Invalid: badB})
 			default:
 				row[j] = Divide(ob.QPS, oa.QPS)
 			}

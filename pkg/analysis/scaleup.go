@@ -106,10 +106,12 @@ func ScaleUp(ds *Dataset, opts ScaleUpOptions) (*ScaleUpTable, error) {
 	for _, s := range steps {
 		row := make([]Ratio, len(threads))
 		b, okBase := ds.Get(opts.Cell, s, base)
+		_, baseInvalid := ds.Invalid(opts.Cell, s, base)
 		for k, th := range threads {
 			o, ok := ds.Get(opts.Cell, s, th)
+			_, invalid := ds.Invalid(opts.Cell, s, th)
 			if !ok || !okBase {
-				row[k] = Missing()
+				row[k] = missingOrInvalid(invalid || baseInvalid)
 				continue
 			}
 			row[k] = Divide(o.QPS, b.QPS)

@@ -151,6 +151,15 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 		}
 		return xs
 	}
+	// invalid: a combination without a value at step has an invalid one.
+	invalid := func(comb, step string) bool {
+		for _, c := range groups[comb] {
+			if _, bad := ds.Invalid(c, step, t.Threads); bad {
+				return true
+			}
+		}
+		return false
+	}
 	t.Inference = make([][]*RatioInference, len(t.Steps))
 	t.Runs = map[string]int{t.Base: len(groups[t.Base])}
 	for _, c := range t.Cells {
@@ -164,17 +173,17 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 			q := mean(base)
 			t.BaseQPS[i] = &q
 		} else {
-			t.Missing = append(t.Missing, MissingValue{Cell: t.Base, Step: s})
+			t.Missing = append(t.Missing, MissingValue{Cell: t.Base, Step: s, Invalid: invalid(t.Base, s)})
 		}
 		for j, c := range t.Cells {
 			xs := values(c, s)
 			switch {
 			case len(xs) == 0:
-				row[j] = Missing()
-				t.Missing = append(t.Missing, MissingValue{Cell: c, Step: s})
+				row[j] = missingOrInvalid(invalid(c, s))
+				t.Missing = append(t.Missing, MissingValue{Cell: c, Step: s, Invalid: invalid(c, s)})
 				continue
 			case len(base) == 0:
-				row[j] = Missing()
+				row[j] = missingOrInvalid(invalid(t.Base, s))
 				continue
 			}
 			row[j] = Divide(mean(xs), mean(base))

@@ -6,7 +6,13 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/dbbench/dbbench/pkg/results"
 )
+
+// invalidSeriesNote explains the rows of invalid values in the series
+// table.
+const invalidSeriesNote = "(invalid): the quality gate marked the step's value invalid (docs/reports.md); its series is shown as the evidence, its figures are not values"
 
 // SeriesOptions tune the throughput-over-time statistics.
 type SeriesOptions struct {
@@ -85,6 +91,9 @@ type SeriesStats struct {
 	Stalls        []Stall  `json:"stalls,omitempty"`
 	Box           Box      `json:"box"`
 	Windows       []Window `json:"windows,omitempty"`
+	// Invalid are the quality gate's reasons when the series is an
+	// invalid value's (InvalidValue): shown for the evidence, not a value.
+	Invalid []results.QualityReason `json:"invalid,omitempty"`
 
 	src *TimeSeries // for charts
 }
@@ -184,14 +193,32 @@ func boxOf(xs, buf []float64) Box {
 	return b
 }
 
-// SeriesReport analyses every observation of ds that has a series, in
-// dataset order, spread over GOMAXPROCS goroutines. Observations without a
-// series are skipped.
-func SeriesReport(ds *Dataset, opts SeriesOptions) ([]SeriesStats, error) {
-	var todo []int
-	for i, o := range ds.obs {
+// SeriesReport analyses every observation of ds that has a series, and
+// every invalid value's (InvalidValues: its series is the evidence why),
+// in dataset order, spread over GOMAXPROCS goroutines. Observations
+// without a series are skipped. A series that cannot be analysed (none of
+// its samples after the warm-up) is left out with a note naming its cell,
+// step and thread count: the report degrades per observation, never as a
+// whole. Only bad options are an error.
+func SeriesReport(ds *Dataset, opts SeriesOptions) ([]SeriesStats, []string, error) {
+	if _, err := AnalyzeSeries(&TimeSeries{IntervalSeconds: 1, Values: []float64{1}}, opts); err != nil {
+		return nil, nil, err
+	}
+	type item struct {
+		cell, step string
+		threads    int
+		series     *TimeSeries
+		invalid    []results.QualityReason
+	}
+	var todo []item
+	for _, o := range ds.obs {
 		if o.Series != nil && len(o.Series.Values) > 0 {
-			todo = append(todo, i)
+			todo = append(todo, item{o.Cell, o.Step, o.Threads, o.Series, nil})
+		}
+	}
+	for _, v := range ds.invalid {
+		if v.Series != nil && len(v.Series.Values) > 0 {
+			todo = append(todo, item{v.Cell, v.Step, v.Threads, v.Series, v.Reasons})
 		}
 	}
 	out := make([]SeriesStats, len(todo))
@@ -207,24 +234,28 @@ func SeriesReport(ds *Dataset, opts SeriesOptions) ([]SeriesStats, error) {
 				if k >= len(todo) {
 					return
 				}
-				o := &ds.obs[todo[k]]
-				st, err := AnalyzeSeries(o.Series, opts)
+				it := &todo[k]
+				st, err := AnalyzeSeries(it.series, opts)
 				if err != nil {
-					errs[k] = fmt.Errorf("cell %q step %q threads %d: %w", o.Cell, o.Step, o.Threads, err)
+					errs[k] = fmt.Errorf("cell %s step %s (%d threads): throughput over time left out: %w", it.cell, it.step, it.threads, err)
 					continue
 				}
-				st.Cell, st.Step, st.Threads = o.Cell, o.Step, o.Threads
+				st.Cell, st.Step, st.Threads, st.Invalid = it.cell, it.step, it.threads, it.invalid
 				out[k] = st
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
+	var kept []SeriesStats
+	var notes []string
+	for k, err := range errs {
 		if err != nil {
-			return nil, err
+			notes = append(notes, err.Error())
+			continue
 		}
+		kept = append(kept, out[k])
 	}
-	return out, nil
+	return kept, notes, nil
 }
 
 // SeriesTable renders series statistics, one row per observation.
@@ -235,14 +266,23 @@ func SeriesTable(stats []SeriesStats) Table {
 		Columns: []string{"cell", "step", "threads", "samples", "mean", "median", "cv", "stall s", "stalls", "box q1", "box median", "box q3", "box window"},
 	}
 	frac := 0.5
+	invalid := false
 	for _, s := range stats {
 		frac = s.StallFraction
-		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), fmt.Sprint(s.Samples),
+		step := s.Step
+		if len(s.Invalid) > 0 {
+			step += " (invalid)"
+			invalid = true
+		}
+		t.Rows = append(t.Rows, []string{s.Cell, step, fmt.Sprint(s.Threads), fmt.Sprint(s.Samples),
 			formatFloat(s.Mean, 2), formatFloat(s.Median, 2), formatFloat(s.CV, 3),
 			trimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
 			formatFloat(s.Box.Q1, 2), formatFloat(s.Box.Median, 2), formatFloat(s.Box.Q3, 2),
 			fmt.Sprintf("last %s s", trimFloat(s.Box.SecondsShown))})
 	}
 	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", trimFloat(frac))}
+	if invalid {
+		t.Notes = append(t.Notes, invalidSeriesNote)
+	}
 	return t
 }

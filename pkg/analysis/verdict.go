@@ -223,6 +223,40 @@ type Verdict struct {
 	MagnitudeRule MagnitudeRule `json:"magnitudeRule"`
 	// Tests is the size of the corrected family (points with a p-value).
 	Tests int `json:"tests"`
+	// Invalid are the values of either run, at the combinations both
+	// measured, that the quality gate marked invalid (results.Quality):
+	// left out of every point, so a point rests on the other repeats or
+	// is not compared.
+	Invalid []InvalidPoint `json:"invalid,omitempty"`
+}
+
+// InvalidPoint is one invalid value a verdict left out.
+type InvalidPoint struct {
+	// Run is "current" or "baseline".
+	Run     string                  `json:"run"`
+	Cell    string                  `json:"cell"`
+	Step    string                  `json:"step"`
+	Threads int                     `json:"threads"`
+	Reasons []results.QualityReason `json:"reasons"`
+}
+
+// Which run an InvalidPoint is of.
+const (
+	RunCurrent  = "current"
+	RunBaseline = "baseline"
+)
+
+// invalidOf lists the invalid values of cells, in a fixed order.
+func invalidOf(run string, cells []*results.ManifestCell) []InvalidPoint {
+	var out []InvalidPoint
+	for _, c := range cells {
+		for _, step := range sortedKeys(c.Invalid) {
+			for _, th := range sortedKeys(c.Invalid[step]) {
+				out = append(out, InvalidPoint{Run: run, Cell: c.Name, Step: step, Threads: th, Reasons: c.Invalid[step][th]})
+			}
+		}
+	}
+	return out
 }
 
 // Pairs counts the distinct (cell, step, threads) compared.
@@ -321,14 +355,34 @@ func (v *Verdict) Summary() string {
 	for _, mc := range v.Methods() {
 		parts = append(parts, fmt.Sprintf("%d %s", mc.Points, mc.Detail))
 	}
-	if len(parts) == 0 {
-		return "nothing compared"
+	s := "nothing compared"
+	if len(parts) > 0 {
+		s = strings.Join(parts, ", ")
 	}
-	s := strings.Join(parts, ", ")
 	if v.Tests > 0 {
 		s += fmt.Sprintf("; %s over %d tests at α %g", v.Correction, v.Tests, v.Alpha)
 	}
+	if n := len(v.Invalid); n > 0 {
+		s += fmt.Sprintf("; %d invalid value(s) left out (%s)", n, v.invalidSummary())
+	}
 	return s
+}
+
+// invalidSummary counts the invalid values per run: "2 current, 1 baseline".
+func (v *Verdict) invalidSummary() string {
+	var parts []string
+	for _, run := range []string{RunCurrent, RunBaseline} {
+		n := 0
+		for _, p := range v.Invalid {
+			if p.Run == run {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, run))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // JudgeRuns tests every (combination, step, threads) that cur and base
@@ -357,7 +411,9 @@ func (v *Verdict) Summary() string {
 // a point regressed when its adjusted p-value is below α. Combinations are
 // matched by CellMeta.Combination, so repeats pool and a run with repeats
 // can be judged against one without. Points with a zero baseline are not
-// comparable and are left out.
+// comparable and are left out, and so are values the quality gate marked
+// invalid (they have no value in the manifest): Verdict.Invalid lists
+// them and Summary counts them.
 func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, error) {
 	if err := opts.Correction.Validate(); err != nil {
 		return nil, err
@@ -391,6 +447,8 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 		if len(before) == 0 {
 			continue
 		}
+		v.Invalid = append(v.Invalid, invalidOf(RunCurrent, after)...)
+		v.Invalid = append(v.Invalid, invalidOf(RunBaseline, before)...)
 		label := comb
 		if len(after) == 1 && len(before) == 1 {
 			label = after[0].Name

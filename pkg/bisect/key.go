@@ -127,6 +127,10 @@ type Round struct {
 	FailedWhole string
 	// Observations are its cells that succeeded.
 	Observations []Observation
+	// Invalid counts the judged step results of its cells that the
+	// quality gate marked invalid (results.Quality): not values, so not
+	// in Observations.
+	Invalid int
 	// Failures are the points of a finished round none of whose cells
 	// succeeded.
 	Failures map[int]Failure

@@ -236,7 +236,9 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 			if series == nil || len(series.QPS) == 0 {
 				continue
 			}
-			e, err := EncodeSeries(Downsample(series.QPS, res), series.IntervalSeconds*float64(res), opts.Scale)
+			// The encoding knows no sample times: a late report's rate
+			// stands for each second it covered.
+			e, err := EncodeSeries(Downsample(series.Regular(series.QPS), res), series.IntervalSeconds*float64(res), opts.Scale)
 			if err != nil {
 				return nil, nil, fmt.Errorf("steps[%d].series.qps: %w", i, err)
 			}
@@ -292,23 +294,12 @@ func dropProfileStacks(d *Document) bool {
 
 // steadySamples drops the warm-up samples: those that start before warmup.
 func steadySamples(s *Series, warmupSeconds float64) []float64 {
-	return afterWarmup(s.QPS, s.IntervalSeconds, warmupSeconds)
+	return s.QPS[s.SteadyFrom(warmupSeconds):]
 }
 
 // steadyLatency is steadySamples of the per-second latency column.
 func steadyLatency(s *Series, warmupSeconds float64) []float64 {
-	return afterWarmup(s.LatencyMs, s.IntervalSeconds, warmupSeconds)
-}
-
-func afterWarmup(values []float64, intervalSeconds, warmupSeconds float64) []float64 {
-	if !(intervalSeconds > 0) {
-		return values
-	}
-	skip := 0
-	for skip < len(values) && float64(skip)*intervalSeconds < warmupSeconds-1e-9 {
-		skip++
-	}
-	return values[skip:]
+	return s.LatencyMs[min(s.SteadyFrom(warmupSeconds), len(s.LatencyMs)):]
 }
 
 func clone(d *Document) (*Document, error) {

@@ -81,6 +81,20 @@ type ManifestCell struct {
 	// documents without a per-second latency summary.
 	LatencySpread map[string]map[int]Spread  `json:"latencySpread,omitempty"`
 	LatencyMeanMs map[string]map[int]float64 `json:"latencyMeanMs,omitempty"`
+	// Invalid is {step → {threads → reasons}} of the step results the
+	// quality gate marked invalid (StepResult.Quality): they have no entry
+	// in the maps above, so that nothing reading the manifest takes them
+	// for values, and are listed here so that what was left out is said.
+	Invalid map[string]map[int][]QualityReason `json:"invalid,omitempty"`
+}
+
+// InvalidCount is how many of the cell's step results are invalid.
+func (c *ManifestCell) InvalidCount() int {
+	n := 0
+	for _, byThreads := range c.Invalid {
+		n += len(byThreads)
+	}
+	return n
 }
 
 // Spread is the dispersion of a step's steady-state per-second QPS samples.
@@ -156,6 +170,17 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 	for _, s := range d.Steps {
 		if s.Error != "" {
 			continue // a failed step has no figure to compare
+		}
+		if s.Invalid() {
+			// Not a value: said, never compared.
+			if mc.Invalid == nil {
+				mc.Invalid = map[string]map[int][]QualityReason{}
+			}
+			if mc.Invalid[s.Step] == nil {
+				mc.Invalid[s.Step] = map[int][]QualityReason{}
+			}
+			mc.Invalid[s.Step][s.Threads] = append([]QualityReason{}, s.Quality.Reasons...)
+			continue
 		}
 		put(&mc.QPS, s.Step, s.Threads, s.SteadyQPS)
 		if s.RowsPerSecond != nil {
@@ -237,6 +262,15 @@ func (m *Manifest) Validate() error {
 						c.add(fp, "thread count must be at least 1")
 					}
 					c.number(fp, v)
+				}
+			}
+		}
+	}
+	for i, cell := range m.Cells {
+		for step, byThreads := range cell.Invalid {
+			for threads := range byThreads {
+				if threads < 1 {
+					c.add(fmt.Sprintf("cells[%d].invalid[%q][%d]", i, step, threads), "thread count must be at least 1")
 				}
 			}
 		}

@@ -144,6 +144,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
 		"rate":     reflect.TypeFor[Rate](),
 		"counters": reflect.TypeFor[Counters](),
+		"quality":  reflect.TypeFor[Quality](), "replacedRun": reflect.TypeFor[ReplacedRun](),
 	}
 	check := func(name string, typ reflect.Type, props map[string]any, required []string) {
 		fields, omittable := jsonFields(typ)

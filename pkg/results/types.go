@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -323,6 +324,11 @@ type StepResult struct {
 	Reconnects          int64   `json:"reconnects"`
 	ReconnectsPerSecond float64 `json:"reconnectsPerSecond"`
 
+	// Quality is the quality gate's verdict (quality.go): whether the
+	// figures above are a value. Absent: not checked (an older agent, an
+	// imported study), which counts as valid.
+	Quality *Quality `json:"quality,omitempty"`
+
 	// Series is the per-second series (full form only).
 	Series *Series `json:"series,omitempty"`
 	// Summary summarises Series.QPS after the warm-up (both forms).
@@ -349,12 +355,18 @@ type StepResult struct {
 
 // Series is the per-second output of sysbench --report-interval, column-wise.
 // Sample i covers (i·IntervalSeconds, (i+1)·IntervalSeconds] from the start
-// of the run; the warm-up samples are included. All slices have the same
-// length.
+// of the run, unless Seconds says otherwise; the warm-up samples are
+// included. All slices have the same length.
 type Series struct {
-	IntervalSeconds float64   `json:"intervalSeconds"`
-	QPS             []float64 `json:"qps"`
-	TPS             []float64 `json:"tps"`
+	IntervalSeconds float64 `json:"intervalSeconds"`
+	// Seconds are the samples' end times, in seconds since the run
+	// started, when they are not every IntervalSeconds: a client that did
+	// not run for a while reports late, one sample for the seconds it
+	// missed (its rates are over the whole span). Sample i then covers
+	// (Seconds[i−1], Seconds[i]]. Absent for a regular series.
+	Seconds []float64 `json:"seconds,omitempty"`
+	QPS     []float64 `json:"qps"`
+	TPS     []float64 `json:"tps"`
 	// LatencyMs is the interval latency at LatencyPercentile (95 unless
 	// sysbench ran with --percentile).
 	LatencyPercentile   float64   `json:"latencyPercentile"`
@@ -370,11 +382,63 @@ type Series struct {
 
 // Truncate keeps the first n samples of every column.
 func (s *Series) Truncate(n int) {
-	for _, col := range []*[]float64{&s.QPS, &s.TPS, &s.LatencyMs, &s.ErrorsPerSecond, &s.ReconnectsPerSecond, &s.QueueLength, &s.Concurrency} {
+	for _, col := range []*[]float64{&s.Seconds, &s.QPS, &s.TPS, &s.LatencyMs, &s.ErrorsPerSecond, &s.ReconnectsPerSecond, &s.QueueLength, &s.Concurrency} {
 		if len(*col) > n {
 			*col = (*col)[:n]
 		}
 	}
+}
+
+// Ends are the samples' end times: Seconds, or every IntervalSeconds.
+func (s *Series) Ends() []float64 {
+	if len(s.Seconds) == len(s.QPS) && len(s.Seconds) > 0 {
+		return slices.Clone(s.Seconds)
+	}
+	iv := s.IntervalSeconds
+	if !(iv > 0) {
+		iv = 1
+	}
+	out := make([]float64, len(s.QPS))
+	for i := range out {
+		out[i] = float64(i+1) * iv
+	}
+	return out
+}
+
+// SteadyFrom is the index of the first sample that starts at or after
+// warmupSeconds (len(QPS) when none does).
+func (s *Series) SteadyFrom(warmupSeconds float64) int {
+	ends := s.Ends()
+	for i := range ends {
+		start := 0.0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		if start >= warmupSeconds-1e-9 {
+			return i
+		}
+	}
+	return len(ends)
+}
+
+// Regular is a column of s on the regular grid of IntervalSeconds: a
+// sample that covers k intervals (Seconds) is repeated k times, its mean
+// rate over each of them; a regular series' column is returned as it is.
+// It is what a chart or an encoding that knows no sample times shows.
+func (s *Series) Regular(col []float64) []float64 {
+	if len(s.Seconds) != len(col) || len(col) == 0 || !(s.IntervalSeconds > 0) {
+		return col
+	}
+	out := make([]float64, 0, len(col))
+	prev := 0.0
+	for i, end := range s.Seconds {
+		k := max(1, int(math.Round((end-prev)/s.IntervalSeconds)))
+		for range k {
+			out = append(out, col[i])
+		}
+		prev = end
+	}
+	return out
 }
 
 // SeriesSummary describes the steady part of a QPS series: enough for box

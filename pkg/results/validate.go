@@ -186,6 +186,20 @@ func validateSamples(c *checker, path string, s *Series) {
 			c.add(path+"."+name, "has %d samples, qps has %d", len(col), n)
 		}
 	}
+	// The sample times are optional too, and increase.
+	if len(s.Seconds) != 0 {
+		if len(s.Seconds) != n {
+			c.add(path+".seconds", "has %d samples, qps has %d", len(s.Seconds), n)
+		}
+		prev := 0.0
+		for i, v := range s.Seconds {
+			if math.IsNaN(v) || math.IsInf(v, 0) || !(v > prev) {
+				c.add(fmt.Sprintf("%s.seconds[%d]", path, i), "must be a finite number after %v, got %v", prev, v)
+				break
+			}
+			prev = v
+		}
+	}
 	for name, col := range map[string][]float64{"qps": s.QPS, "tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond,
 		"queueLength": s.QueueLength, "concurrency": s.Concurrency} {
 		for i, v := range col {
