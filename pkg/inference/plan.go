@@ -122,6 +122,9 @@ func (g PlanGoal) validate() error {
 	case g.Detect > 0 && !g.Estimated && g.Detect <= g.Magnitude:
 		return fmt.Errorf("plan goal: a %.1f %% slowdown is not beyond the %.1f %% magnitude the Tested rule asks for: it is called regressed at most α of the time whatever the repeats; detect a larger slowdown or use the Estimated rule: %w",
 			100*g.Detect, 100*g.Magnitude, ErrInvalid)
+	case g.Detect > 0 && g.Estimated && g.Detect <= g.Magnitude && g.power() >= 0.5:
+		return fmt.Errorf("plan goal: a %.1f %% slowdown is not beyond the %.1f %% magnitude the Estimated rule asks its estimate to reach: it is found at most half the time whatever the repeats; detect a larger slowdown or lower the magnitude: %w",
+			100*g.Detect, 100*g.Magnitude, ErrInvalid)
 	case g.HalfWidth > 0 && !(g.level() > 0 && g.level() < 1):
 		return fmt.Errorf("plan goal: level %v must be in (0, 1): %w", g.Level, ErrInvalid)
 	}
@@ -222,10 +225,10 @@ type Plan struct {
 	// goal) or the widest interval (a half-width goal).
 	Worst Key `json:"worst"`
 	// Power is the probability of finding the goal's slowdown at Worst
-	// (NaN for a half-width goal); MDE the smallest slowdown found there
+	// (0 for a half-width goal); MDE the smallest slowdown found there
 	// with the goal's power (0.8 for a half-width goal); HalfWidth the
 	// expected interval half-width at Worst (the goal's level, or 95 %).
-	Power     float64 `json:"power"`
+	Power     float64 `json:"power,omitempty"`
 	MDE       float64 `json:"mde"`
 	HalfWidth float64 `json:"halfWidth"`
 	// Met says the plan reaches the goal at every point.
@@ -457,7 +460,7 @@ func costOf(points []PlanPoint, costs PlanCosts, read, write float64, n, nodes i
 	}
 	c := float64(costs.combinations())
 	return Plan{ReadSeconds: read, WriteSeconds: write, Repeats: n, Nodes: len(m), CellsPerNode: m,
-		CellSeconds: cell, CellHours: c * float64(n) * cell / 3600, WallSeconds: c * float64(m[0]) * cell, Power: math.NaN()}
+		CellSeconds: cell, CellHours: c * float64(n) * cell / 3600, WallSeconds: c * float64(m[0]) * cell}
 }
 
 // predict fills in what the plan reaches: its least favourable point, the
@@ -481,10 +484,11 @@ func (pl *planner) predict(plan *Plan, points []PlanPoint) {
 		power = pl.goal.power()
 		plan.Power = score
 	}
-	plan.MDE = math.NaN()
-	if e, err := d.MDE(n, power); err == nil {
-		plan.MDE = pl.trueSlowdown(e)
+	e, err := d.MDE(n, power)
+	if err != nil {
+		panic(fmt.Sprintf("plan: MDE: %v", err)) // a valid design by construction
 	}
+	plan.MDE = pl.trueSlowdown(e)
 }
 
 func pick(p PlanPoint, read, write float64) float64 {

@@ -246,6 +246,8 @@ func TestChoosePlanRefusesBadGoals(t *testing.T) {
 	}{
 		{"tested at the magnitude", pts, PlanGoal{Detect: 0.05, Magnitude: 0.05}, lim, ErrInvalid,
 			"plan goal: a 5.0 % slowdown is not beyond the 5.0 % magnitude the Tested rule asks for"},
+		{"estimated at the magnitude", pts, PlanGoal{Detect: 0.05, Magnitude: 0.05, Estimated: true}, lim, ErrInvalid,
+			"plan goal: a 5.0 % slowdown is not beyond the 5.0 % magnitude the Estimated rule asks its estimate to reach"},
 		{"two goals", pts, PlanGoal{Detect: 0.1, HalfWidth: 0.05}, lim, ErrInvalid, "give a slowdown to detect or a half-width, one of them"},
 		{"no goal", pts, PlanGoal{}, lim, ErrInvalid, "give a slowdown to detect or a half-width, one of them"},
 		{"power at alpha", pts, PlanGoal{Detect: 0.1, Power: 0.04, Estimated: true}, lim, ErrInvalid, "power 0.04 must be in (alpha 0.05, 1)"},
