@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -300,7 +301,7 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 	var fixed []analysis.FixedLengths
 	if o.run != nil {
 		w := &o.run.Spec.Workload
-		r, wr := float64(orDefault(w.ReadSeconds, 300)), float64(orDefault(w.WriteSeconds, 600))
+		r, wr := float64(cmp.Or(w.ReadSeconds, 300)), float64(cmp.Or(w.WriteSeconds, 600))
 		fixed = append(fixed, analysis.FixedLengths{Name: fmt.Sprintf("this spec (%g/%g s)", r, wr), ReadSeconds: r, WriteSeconds: wr})
 	}
 	rep, err := analysis.BuildPlanReport(points, costs, goal, lim, fixed...)
@@ -329,13 +330,6 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 		return errors.New("plan: " + rep.Unreachable)
 	}
 	return nil
-}
-
-func orDefault(v, def int32) int32 {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // writeStep says whether a step runs for the write duration: the catalog's

@@ -89,11 +89,11 @@ func TestSuiteComponents(t *testing.T) {
 				t.Fatalf("rows %+v, want point-query@4", rows)
 			}
 			got := rows[0]
-			close := func(a, b inference.Component) bool {
+			near := func(a, b inference.Component) bool {
 				return math.Abs(a.Variance-b.Variance) < 1e-5 && math.Abs(a.Estimate-b.Estimate) < 1e-5 && a.DF == b.DF &&
 					a.Known == b.Known && a.Truncated == b.Truncated
 			}
-			if !close(got.WithinPerSecond, tt.want.WithinPerSecond) || !close(got.Run, tt.want.Run) || !close(got.Node, tt.want.Node) ||
+			if !near(got.WithinPerSecond, tt.want.WithinPerSecond) || !near(got.Run, tt.want.Run) || !near(got.Node, tt.want.Node) ||
 				got.RunIncludesWithin != tt.want.RunIncludesWithin || got.Runs != tt.want.Runs || got.Sets != tt.want.Sets ||
 				got.Nodes != tt.want.Nodes || got.Seconds != tt.want.Seconds {
 				t.Errorf("got  %+v\nwant %+v", got.VarianceComponents, tt.want)

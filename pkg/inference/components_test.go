@@ -155,11 +155,11 @@ func TestEstimateComponentsByHand(t *testing.T) {
 }
 
 func componentsClose(a, b VarianceComponents) bool {
-	close := func(x, y Component) bool {
+	near := func(x, y Component) bool {
 		return math.Abs(x.Variance-y.Variance) < 1e-9 && math.Abs(x.Estimate-y.Estimate) < 1e-9 &&
 			x.Truncated == y.Truncated && x.DF == y.DF && x.Known == y.Known
 	}
-	return close(a.WithinPerSecond, b.WithinPerSecond) && close(a.Run, b.Run) && close(a.Node, b.Node) &&
+	return near(a.WithinPerSecond, b.WithinPerSecond) && near(a.Run, b.Run) && near(a.Node, b.Node) &&
 		a.RunIncludesWithin == b.RunIncludesWithin && a.Runs == b.Runs && a.Sets == b.Sets && a.Nodes == b.Nodes &&
 		math.Abs(a.Seconds-b.Seconds) < 1e-9
 }

@@ -240,12 +240,7 @@ type Design struct {
 	Inflation float64
 }
 
-func (d Design) inflation() float64 {
-	if d.Inflation == 0 {
-		return 1
-	}
-	return d.Inflation
-}
+func (d Design) inflation() float64 { return cmp.Or(d.Inflation, 1) }
 
 func (d Design) alpha() float64 {
 	if d.Alpha == 0 {

@@ -84,26 +84,9 @@ type PlanGoal struct {
 	Level     float64 `json:"level,omitempty"`
 }
 
-func (g PlanGoal) power() float64 {
-	if g.Power == 0 {
-		return 0.9
-	}
-	return g.Power
-}
-
-func (g PlanGoal) alpha() float64 {
-	if g.Alpha == 0 {
-		return 0.05
-	}
-	return g.Alpha
-}
-
-func (g PlanGoal) level() float64 {
-	if g.Level == 0 {
-		return DefaultLevel
-	}
-	return g.Level
-}
+func (g PlanGoal) power() float64 { return cmp.Or(g.Power, 0.9) }
+func (g PlanGoal) alpha() float64 { return cmp.Or(g.Alpha, 0.05) }
+func (g PlanGoal) level() float64 { return cmp.Or(g.Level, DefaultLevel) }
 
 // validate checks the goal; points is the plan's point count (Tests'
 // default).
@@ -147,12 +130,7 @@ type PlanCosts struct {
 	Combinations int `json:"combinations,omitempty"`
 }
 
-func (c PlanCosts) combinations() int {
-	if c.Combinations == 0 {
-		return 2
-	}
-	return c.Combinations
-}
+func (c PlanCosts) combinations() int { return cmp.Or(c.Combinations, 2) }
 
 // DefaultOverheadSeconds is PlanCosts.OverheadSeconds's default: the
 // orchestration overhead per cell measured on this project's local cluster
