@@ -187,3 +187,27 @@ func TestGoalsFromARealLog(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossedRounds: the round component of a rounds × cells table
+// without replication, by hand.
+func TestCrossedRounds(t *testing.T) {
+	tests := []struct {
+		name          string
+		y             [][]float64
+		want          string
+		msRound, msEr float64
+	}{
+		// Rounds 0.5 and 2.5, no interaction: MS_round 2·(1 + 1) = 4 over
+		// 1 df, no error; (4 − 0)/2 = 2, CV √(e² − 1).
+		{"a round effect", [][]float64{{0, 1}, {2, 3}}, "252.77 %", 4, 0},
+		// Equal round means, all interaction: MS_error 1, truncated.
+		{"none", [][]float64{{0, 1}, {1, 0}}, "0*", 0, 1},
+		{"one round", [][]float64{{0, 1}}, "-", 0, 0},
+	}
+	for _, tt := range tests {
+		got, msRound, msErr, _, _ := crossedRounds(tt.y)
+		if got != tt.want || math.Abs(msRound-tt.msRound) > 1e-12 || math.Abs(msErr-tt.msEr) > 1e-12 {
+			t.Errorf("%s: %q (MS %v, %v), want %q (%v, %v)", tt.name, got, msRound, msErr, tt.want, tt.msRound, tt.msEr)
+		}
+	}
+}
