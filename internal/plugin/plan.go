@@ -95,6 +95,9 @@ type PlanOptions struct {
 
 	run  *dbbenchv1alpha1.BenchmarkRun
 	yaml bool
+	// suiteFromSpec: the suite is the spec's, not an argument; a suite
+	// with no run yet is then planned from the defaults.
+	suiteFromSpec bool
 }
 
 // NewCmdPlan builds `kubectl dbbench plan [SUITE]`.
@@ -201,7 +204,7 @@ func (o *PlanOptions) Complete(args []string) error {
 		}
 		o.run = run
 		if o.Suite == "" {
-			o.Suite = run.Spec.Suite
+			o.Suite, o.suiteFromSpec = run.Spec.Suite, run.Spec.Suite != ""
 		}
 	}
 	return o.completeSource(o.Suite != "")
@@ -264,7 +267,10 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 			m, err := o.cluster.RunManifest(ctx, v)
 			return planRun{manifest: m}, err
 		})
-		if err != nil {
+		switch {
+		case err != nil && o.suiteFromSpec:
+			fmt.Fprintf(o.ErrOut, "note: the spec's suite %s has no readable history (%v): planning from the defaults\n", o.Suite, err)
+		case err != nil:
 			return err
 		}
 		for _, pr := range prs {

@@ -142,6 +142,26 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestPlanForANewSuite: a spec whose suite has no run yet is planned from
+// the defaults, and says so; a suite named as the argument must exist.
+func TestPlanForANewSuite(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "run.yaml")
+	if err := os.WriteFile(spec, []byte(strings.Replace(planSpec, "suite: nightly", "suite: brand-new", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := runCmd(t, noCluster{}, "plan", "--for", spec, "--detect", "10%", "--from-dir", "testdata/noise")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errOut, `note: the spec's suite brand-new has no readable history (no run under testdata/noise belongs to suite "brand-new"`) ||
+		!strings.HasPrefix(out, "Plan for suite brand-new (0 runs read)") || strings.Contains(out, "history  ") {
+		t.Errorf("stderr %q\n%s", errOut, out)
+	}
+	if _, _, err := runCmd(t, noCluster{}, "plan", "brand-new", "--detect", "10%", "--from-dir", "testdata/noise"); err == nil {
+		t.Error("a suite argument without runs was accepted")
+	}
+}
+
 // TestPlanYAML: -o yaml carries the plan and what it rests on.
 func TestPlanYAML(t *testing.T) {
 	out, _, err := runCmd(t, noCluster{}, "plan", "--steps", "point-query", "--half-width", "5%", "-o", "yaml")
