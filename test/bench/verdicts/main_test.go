@@ -211,3 +211,31 @@ func TestCrossedRounds(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentsFromARealLog: the committed third run's log gives the
+// components docs/noise.md quotes ("Measured on this machine").
+func TestComponentsFromARealLog(t *testing.T) {
+	c := config{rounds: 20, threads: 8, steps: []string{"read-only-count", "read-only-sum"}, scales: []int{90, 95}, quota: 0.4}
+	runs, err := readLog(filepath.Join("testdata", "run-2026-11-24-maxweight.log"), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "components.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	components(out, c, byCell(runs))
+	_ = out.Close()
+	text, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"components, read-only-count (80 runs, 4 cells, one node; within not logged): run CV 7.49 % over 76 df; rounds crossed with cells: round CV 4.76 % over 19 df (mean squares 0.01238 round, 0.00333 error over 57 df)",
+		"components, read-only-sum (80 runs, 4 cells, one node; within not logged): run CV 6.54 % over 76 df; rounds crossed with cells: round CV 3.14 % over 19 df",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("components lack %q:\n%s", want, text)
+		}
+	}
+}
