@@ -206,7 +206,14 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		if s.RowsPerSecond != nil {
 			put(&mc.RowsPerSecond, s.Step, s.Threads, *s.RowsPerSecond)
 		}
-		if sp, ok := spreadOf(s.Summary); ok {
+		sum := s.Summary
+		if sum == nil && s.Series != nil && len(s.Series.QPS) > 0 {
+			// A full document: its summary is the compact form's, made
+			// from the same steady samples.
+			x := SummarizeSeries(steadySamples(s.Series, s.WarmupSeconds), s.Series.IntervalSeconds)
+			sum = &x
+		}
+		if sp, ok := spreadOf(sum); ok {
 			if lr, ok := longRunOf(&s); ok {
 				sp.LongRunStddev, sp.LongRunDF = math.Round(math.Sqrt(lr.Variance)*100)/100, lr.DF
 			}

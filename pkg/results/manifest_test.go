@@ -44,9 +44,11 @@ func TestNewManifestCell(t *testing.T) {
 			"step-01": {1: 10000}, // the failed 4-thread step has no figure
 		},
 		RowsPerSecond: map[string]map[int]float64{"step-00": {4: 2.5e6}},
-		QPSSpread:     map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54, EffectiveSamples: 3}}},
-		LatencyP95Ms:  map[string]map[int]float64{"step-00": {1: 1.3, 4: 1.3}, "step-01": {1: 1.3}},
-		LatencyP99Ms:  map[string]map[int]float64{"step-00": {1: 2.346}},
+		// step-00@4 has no summary but a series (a full document): its
+		// two steady seconds give the spread.
+		QPSSpread:    map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54, EffectiveSamples: 3}, 4: {Samples: 2, Stddev: 448.21}}},
+		LatencyP95Ms: map[string]map[int]float64{"step-00": {1: 1.3, 4: 1.3}, "step-01": {1: 1.3}},
+		LatencyP99Ms: map[string]map[int]float64{"step-00": {1: 2.346}},
 		// Two steady seconds of a constant series (warm-up 3 s of 5); the
 		// moments of step-01@1: population sd 0.3 over 8 samples.
 		LatencySpread: map[string]map[int]Spread{"step-00": {1: {Samples: 2}, 4: {Samples: 2}}, "step-01": {1: {Samples: 8, Stddev: 0.32}}},
