@@ -40,6 +40,13 @@ the table, as a run's verdict applies it. Points whose floor rests on fewer
 than 4 df are not used by the verdict, which then falls back to the
 per-second test (docs/noise.md).
 
+A second table splits each point's noise into its variance components,
+each with its degrees of freedom: within a run (the per-second series'
+long-run variance, by batch means where the manifests keep it, else from
+the lag-1 autocorrelation), between runs on one node, and between nodes
+(cells record their node). kubectl dbbench plan chooses step lengths,
+repeats and nodes from them.
+
 Sources as for history: the cluster's runs of the suite (their results
 ConfigMaps), --from-dir DIR (a subdirectory per run) or --from-s3.`,
 		Example: `  kubectl dbbench noise nightly-mariadb
@@ -85,7 +92,7 @@ func (o *NoiseOptions) Run(ctx context.Context) error {
 		alpha = 0.05
 	}
 	rep := analysis.SuiteNoiseReport(o.Suite, runs, alpha)
-	return o.write(o.Out, o.ErrOut, []analysis.Table{rep.Table()}, rep)
+	return o.write(o.Out, o.ErrOut, rep.Tables(), rep)
 }
 
 func manifestsOf(lrs []*LocalRun) []*results.Manifest {

@@ -152,21 +152,35 @@ func SuiteNoiseOf(history []*results.Manifest, cur *results.Manifest, alpha floa
 	return out
 }
 
-// suiteNoisePoints measures one metric's floors; used collects the runs
-// they rest on.
-func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric Metric, used map[string]bool) []results.NoisePoint {
-	var hist inference.NoiseModel
+// noiseSet is a set of a history's cells that measure one configuration:
+// a combination's repeats in one run, or an A/A set (single cells of
+// several runs with one ManifestCell.AAKey).
+type noiseSet struct {
+	id    string
+	runs  []string // each cell's run
+	cells []*results.ManifestCell
+}
+
+// historySets lists history's repeat sets (every combination with two
+// cells or more in a run), then its A/A sets of two runs or more, in the
+// history's order. Runs whose identity is not recorded (AAKey "") form no
+// A/A set.
+func historySets(history []*results.Manifest) []noiseSet {
+	var out []noiseSet
 	for _, m := range history {
-		if addRepeatSets(&hist, m, metric) {
-			used[m.Run.Name] = true
+		order, groups := manifestCombinations(m)
+		for _, comb := range order {
+			if cells := groups[comb]; len(cells) >= 2 {
+				s := noiseSet{id: m.Run.Name + "\x00" + comb, cells: cells}
+				for range cells {
+					s.runs = append(s.runs, m.Run.Name)
+				}
+				out = append(out, s)
+			}
 		}
 	}
-	type member struct {
-		run  string
-		cell *results.ManifestCell
-	}
 	var ids []string
-	sets := map[string][]member{}
+	sets := map[string]*noiseSet{}
 	for _, m := range history {
 		order, groups := manifestCombinations(m)
 		for _, comb := range order {
@@ -180,33 +194,39 @@ func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric
 			}
 			if _, ok := sets[id]; !ok {
 				ids = append(ids, id)
+				sets[id] = &noiseSet{id: id}
 			}
-			sets[id] = append(sets[id], member{m.Run.Name, c})
+			sets[id].cells = append(sets[id].cells, c)
+			sets[id].runs = append(sets[id].runs, m.Run.Name)
 		}
 	}
 	for _, id := range ids {
-		ms := sets[id]
-		if len(ms) < 2 {
-			continue
+		if len(sets[id].cells) >= 2 {
+			out = append(out, *sets[id])
 		}
-		cells := make([]*results.ManifestCell, len(ms))
-		for i, mb := range ms {
-			cells[i] = mb.cell
-		}
-		for _, k := range pointsOf(cells) {
+	}
+	return out
+}
+
+// suiteNoisePoints measures one metric's floors; used collects the runs
+// they rest on.
+func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric Metric, used map[string]bool) []results.NoisePoint {
+	var hist inference.NoiseModel
+	for _, set := range historySets(history) {
+		for _, k := range pointsOf(set.cells) {
 			var xs []float64
 			var runs []string
-			for _, mb := range ms {
-				if v, ok := metric.Value(mb.cell, k.Step, k.Threads); ok && v > 0 {
+			for i, c := range set.cells {
+				if v, ok := metric.Value(c, k.Step, k.Threads); ok && v > 0 {
 					xs = append(xs, v)
-					runs = append(runs, mb.run)
+					runs = append(runs, set.runs[i])
 				}
 			}
 			if len(xs) < 2 {
 				continue
 			}
 			if err := hist.AddRepeats(k, xs); err != nil {
-				panic(fmt.Sprintf("A/A set: %v", err)) // positive finite values by construction
+				panic(fmt.Sprintf("%s: %v", set.runs[0], err)) // positive finite values by construction
 			}
 			for _, r := range runs {
 				used[r] = true
@@ -293,6 +313,9 @@ type SuiteNoiseSummary struct {
 	FloorRuns []string        `json:"floorRuns"`
 	Alpha     float64         `json:"alpha"`
 	Rows      []SuiteNoiseRow `json:"rows"`
+	// Components split each point's noise into its levels (within a run,
+	// between runs on a node, between nodes): what a plan rests on.
+	Components []ComponentsRow `json:"components"`
 }
 
 // mdePower is the power of the minimum detectable effects reported.
@@ -301,7 +324,7 @@ const mdePower = 0.8
 // SuiteNoiseReport measures the floor of a suite from its runs (oldest
 // first) and the minimum detectable slowdown of each point at alpha.
 func SuiteNoiseReport(suite string, runs []*results.Manifest, alpha float64) *SuiteNoiseSummary {
-	s := &SuiteNoiseSummary{Suite: suite, RunsRead: len(runs), Alpha: alpha}
+	s := &SuiteNoiseSummary{Suite: suite, RunsRead: len(runs), Alpha: alpha, Components: SuiteComponents(runs, MetricThroughput)}
 	f := SuiteNoise(runs, nil, alpha)
 	if f == nil {
 		return s
@@ -325,7 +348,12 @@ func SuiteNoiseReport(suite string, runs []*results.Manifest, alpha float64) *Su
 	return s
 }
 
-// Table renders the summary.
+// Tables renders the floor, then the components.
+func (s *SuiteNoiseSummary) Tables() []Table {
+	return []Table{s.Table(), ComponentsTable(s.Suite, s.Components)}
+}
+
+// Table renders the floor.
 func (s *SuiteNoiseSummary) Table() Table {
 	t := Table{ID: "suite-noise", Title: fmt.Sprintf("Noise floor of suite %s: run-to-run variation over %d runs", s.Suite, s.RunsRead),
 		Columns: []string{"step", "threads", "cv %", "df", "runs", "sets",

@@ -212,6 +212,16 @@ func (m *NoiseModel) Keys() []Key {
 // variance estimate are independent under the model, so the power is
 // still exact: E over the variance estimate of P(estimate beyond the
 // larger of MinEstimate and the test's critical difference).
+//
+// With Inflation > 1 the test's variance estimate is larger than the
+// variance of the difference it tests: runs spread over nodes in balanced
+// blocks (every node runs as many cells of each side) lose the node effect
+// from the difference of the sides' means, but a test that does not know
+// the blocks, as the verdict's, sees it in each side's spread. Such a test
+// keeps its level (conservative) and loses power; the power below divides
+// the critical value's reach by √Inflation, taking the inflated estimate as
+// the true variance times Inflation times χ²_df/df (an approximation: a
+// sum of components with different df is not exactly a scaled χ²).
 type Design struct {
 	// CV is the run-to-run coefficient of variation (0.07 = 7 %).
 	CV float64
@@ -226,7 +236,12 @@ type Design struct {
 	// MinEstimate is the estimate rule's magnitude (0.05 = the estimated
 	// slowdown must be at least 5 %); 0 is the test alone. One-sided only.
 	MinEstimate float64
+	// Inflation is the ratio of the variance the test estimates to the
+	// variance of one run's value in the difference (CV's); 0 means 1.
+	Inflation float64
 }
+
+func (d Design) inflation() float64 { return cmp.Or(d.Inflation, 1) }
 
 func (d Design) alpha() float64 {
 	if d.Alpha == 0 {
@@ -245,6 +260,8 @@ func (d Design) validate(n int) error {
 		return fmt.Errorf("design: floor df %d must be >= 0: %w", d.FloorDF, ErrInvalid)
 	case !(d.MinEstimate >= 0 && d.MinEstimate < 1):
 		return fmt.Errorf("design: min estimate %v must be in [0, 1): %w", d.MinEstimate, ErrInvalid)
+	case !(d.inflation() >= 1) || math.IsInf(d.Inflation, 0):
+		return fmt.Errorf("design: inflation %v must be finite and >= 1: %w", d.Inflation, ErrInvalid)
 	case d.MinEstimate > 0 && d.TwoSided:
 		return fmt.Errorf("design: the estimate rule (min estimate %v) is one-sided: %w", d.MinEstimate, ErrInvalid)
 	case n < 1 || (d.FloorDF == 0 && n < 2):
@@ -275,12 +292,14 @@ func (d Design) Power(n int, effect float64) (float64, error) {
 	return d.power(n, d.critical(n), -math.Log1p(-effect)), nil
 }
 
-// critical is the test's critical value of t.
+// critical is the test's critical value of t, times √Inflation: the
+// reach of the test in units of the true standard error.
 func (d Design) critical(n int) float64 {
+	k := math.Sqrt(d.inflation())
 	if d.TwoSided {
-		return tQuantile(1-d.alpha()/2, d.df(n))
+		return k * tQuantile(1-d.alpha()/2, d.df(n))
 	}
-	return tQuantile(1-d.alpha(), d.df(n))
+	return k * tQuantile(1-d.alpha(), d.df(n))
 }
 
 // power for a log-scale shift delta >= 0, given the critical value c.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/dbbench/dbbench/pkg/inference"
 )
 
 // Manifest indexes the cells of one run. It lives in the run's results
@@ -62,6 +64,10 @@ type ManifestCell struct {
 	// Image is the server image reference the cell ran (a tag or a
 	// digest): with ImageDigest, the build measured.
 	Image string `json:"image,omitempty"`
+	// Node is the node the database ran on (provenance.databaseNode), so
+	// that the suite's noise can be split between runs and nodes; empty
+	// when unknown.
+	Node string `json:"node,omitempty"`
 	// QPS is {step → {threads → steady-state QPS}}, rounded to 0.01.
 	QPS map[string]map[int]float64 `json:"qps,omitempty"`
 	// RowsPerSecond is the same for steps reported as rows/s (scan).
@@ -106,6 +112,15 @@ type Spread struct {
 	// given their autocorrelation (SeriesSummary.EffectiveSamples); absent
 	// when the summary had no autocorrelation to go by.
 	EffectiveSamples int `json:"effectiveSamples,omitempty"`
+	// LongRunStddev is the square root of the samples' long-run variance
+	// per sample by batch means (inference.BatchMeans: √n batches of √n
+	// samples), rounded to 0.01, so that the variance of the step's mean
+	// is LongRunStddev²/Samples whatever the shape of the series'
+	// autocorrelation; LongRunDF its degrees of freedom (batches − 1).
+	// Absent when the document did not carry the series (or its 1-s
+	// encoding) or it had fewer than 4 samples.
+	LongRunStddev float64 `json:"longRunStddev,omitempty"`
+	LongRunDF     int     `json:"longRunDf,omitempty"`
 }
 
 // Independent is the sample count a significance test should use.
@@ -131,6 +146,35 @@ func spreadOf(s *SeriesSummary) (Spread, bool) {
 	return sp, true
 }
 
+// longRunOf is the batch-means long-run variance per 1-s sample of a
+// step's steady QPS series: from the full series, or from its encoding in
+// a compact document (samples of R seconds, each the mean of R 1-s
+// samples, whose long-run variance per sample is 1/R of the 1-s one; the
+// agent reports every second).
+func longRunOf(s *StepResult) (inference.LongRun, bool) {
+	var xs []float64
+	scale := 1.0
+	switch {
+	case s.Series != nil && len(s.Series.QPS) > 0:
+		xs = steadySamples(s.Series, s.WarmupSeconds)
+	case s.EncodedQPS != nil && s.EncodedQPS.ResolutionSeconds >= 1:
+		v, err := s.EncodedQPS.Decode()
+		if err != nil {
+			return inference.LongRun{}, false
+		}
+		scale = s.EncodedQPS.ResolutionSeconds
+		xs = afterWarmup(v, scale, s.WarmupSeconds)
+	default:
+		return inference.LongRun{}, false
+	}
+	lr, err := inference.BatchMeans(xs)
+	if err != nil {
+		return inference.LongRun{}, false
+	}
+	lr.Variance *= scale
+	return lr, true
+}
+
 // momentsSummary is the part of a summary that spreadOf reads.
 func momentsSummary(m *SeriesMoments) *SeriesSummary {
 	if m == nil {
@@ -143,6 +187,7 @@ func momentsSummary(m *SeriesMoments) *SeriesSummary {
 func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCell {
 	mc := ManifestCell{
 		Cell: d.Cell, Phase: phase, ConfigMap: configMap, ObjectKey: objectKey,
+		Node:                 d.Provenance.DatabaseNode.NodeName,
 		ServerVersion:        d.Provenance.ServerVersion,
 		ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
 		ImageDigest:          d.Provenance.ImageDigest,
@@ -186,7 +231,17 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		if s.RowsPerSecond != nil {
 			put(&mc.RowsPerSecond, s.Step, s.Threads, *s.RowsPerSecond)
 		}
-		if sp, ok := spreadOf(s.Summary); ok {
+		sum := s.Summary
+		if sum == nil && s.Series != nil && len(s.Series.QPS) > 0 {
+			// A full document: its summary is the compact form's, made
+			// from the same steady samples.
+			x := SummarizeSeries(steadySamples(s.Series, s.WarmupSeconds), s.Series.IntervalSeconds)
+			sum = &x
+		}
+		if sp, ok := spreadOf(sum); ok {
+			if lr, ok := longRunOf(&s); ok {
+				sp.LongRunStddev, sp.LongRunDF = math.Round(math.Sqrt(lr.Variance)*100)/100, lr.DF
+			}
 			if mc.QPSSpread == nil {
 				mc.QPSSpread = map[string]map[int]Spread{}
 			}

@@ -38,14 +38,17 @@ func TestNewManifestCell(t *testing.T) {
 		Cell: d.Cell, Phase: "Succeeded", ConfigMap: "cm", ObjectKey: "key",
 		ServerVersion: "10.11.19-MariaDB-0+deb12u1", ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
 		ImageDigest: d.Provenance.ImageDigest, ConfigSHA256: ContentDigest(d.Provenance.ConfigText), Image: d.Provenance.Image,
+		Node: "node-a",
 		QPS: map[string]map[int]float64{
 			"step-00": {1: 12345.68, 4: 40000},
 			"step-01": {1: 10000}, // the failed 4-thread step has no figure
 		},
 		RowsPerSecond: map[string]map[int]float64{"step-00": {4: 2.5e6}},
-		QPSSpread:     map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54, EffectiveSamples: 3}}},
-		LatencyP95Ms:  map[string]map[int]float64{"step-00": {1: 1.3, 4: 1.3}, "step-01": {1: 1.3}},
-		LatencyP99Ms:  map[string]map[int]float64{"step-00": {1: 2.346}},
+		// step-00@4 has no summary but a series (a full document): its
+		// two steady seconds give the spread.
+		QPSSpread:    map[string]map[int]Spread{"step-00": {1: {Samples: 10, Stddev: 10.54, EffectiveSamples: 3}, 4: {Samples: 2, Stddev: 448.21}}},
+		LatencyP95Ms: map[string]map[int]float64{"step-00": {1: 1.3, 4: 1.3}, "step-01": {1: 1.3}},
+		LatencyP99Ms: map[string]map[int]float64{"step-00": {1: 2.346}},
 		// Two steady seconds of a constant series (warm-up 3 s of 5); the
 		// moments of step-01@1: population sd 0.3 over 8 samples.
 		LatencySpread: map[string]map[int]Spread{"step-00": {1: {Samples: 2}, 4: {Samples: 2}}, "step-01": {1: {Samples: 8, Stddev: 0.32}}},
@@ -53,6 +56,61 @@ func TestNewManifestCell(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// The long-run spread comes from the series by batch means, from the full
+// series or its encoding in a compact document, after the warm-up.
+func TestNewManifestCellLongRunSpread(t *testing.T) {
+	nine := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	encode := func(values []float64, res int) *EncodedSeries {
+		e, err := EncodeSeries(Downsample(values, res), float64(res), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	var eighteen []float64 // two warm-up seconds, then 0..15 in pairs
+	eighteen = append(eighteen, 100, 100)
+	for i := range 16 {
+		eighteen = append(eighteen, float64(i))
+	}
+	tests := []struct {
+		name     string
+		series   *Series
+		encoded  *EncodedSeries
+		warmup   float64
+		wantSD   float64
+		wantDF   int
+		wantNone bool
+	}{
+		// Batches of 3: means 2, 5, 8; 3·9 = 27 per sample.
+		{name: "full series", series: &Series{IntervalSeconds: 1, QPS: nine}, wantSD: 5.2, wantDF: 2},
+		{name: "warm-up dropped", series: &Series{IntervalSeconds: 1, QPS: append([]float64{1e6}, nine...)}, warmup: 1, wantSD: 5.2, wantDF: 2},
+		{name: "1-s encoding", encoded: encode(nine, 1), wantSD: 5.2, wantDF: 2},
+		// 2-s means after a 2-s warm-up: 0.5, 2.5, ..., 14.5 (8 samples),
+		// batches of 2: means 1.5, 5.5, 9.5, 13.5 (variance 26.67), 2·26.67
+		// per 2-s sample, ×2 per second: 106.67.
+		{name: "2-s encoding", encoded: encode(eighteen, 2), warmup: 2, wantSD: 10.33, wantDF: 3},
+		{name: "too short", series: &Series{IntervalSeconds: 1, QPS: []float64{1, 2, 3}}, wantNone: true},
+		{name: "no series", wantNone: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := testDocument(1, []int{1}, 5)
+			d.Steps[0].Series, d.Steps[0].EncodedQPS, d.Steps[0].WarmupSeconds = tt.series, tt.encoded, tt.warmup
+			d.Steps[0].Summary = &SeriesSummary{Samples: 9, Mean: 5, CV: 0.5}
+			sp := NewManifestCell(d, "Succeeded", "", "").QPSSpread["step-00"][1]
+			if tt.wantNone {
+				if sp.LongRunStddev != 0 || sp.LongRunDF != 0 {
+					t.Errorf("long-run spread %+v, want none", sp)
+				}
+				return
+			}
+			if sp.LongRunStddev != tt.wantSD || sp.LongRunDF != tt.wantDF {
+				t.Errorf("long-run sd %v over %d df, want %v over %d", sp.LongRunStddev, sp.LongRunDF, tt.wantSD, tt.wantDF)
+			}
+		})
 	}
 }
 

@@ -680,6 +680,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	slices.Sort(methods)
 	fmt.Fprintf(w, "methods used: %s\n", strings.Join(slices.Compact(methods), " | "))
 	modelPower(w, c, cells)
+	components(w, c, cells)
 	goals(w, c, cells)
 	fmt.Fprintln(w)
 
@@ -806,6 +807,100 @@ func modelPower(w *os.File, c config, cells map[string][]runResult) {
 		}
 		fmt.Fprintf(w, "model power, %s (CV %.2f %%; 1 run/side with floor / 3+3 / 10+10): %s\n", step, 100*benchutil.CV(xs), strings.Join(parts, ", "))
 	}
+}
+
+// components prints, per step, the run level of the suite's variance
+// components (inference.EstimateComponents: every cell a set of its own,
+// one node; the logs keep no per-second series, so the run level holds
+// the within-run noise of the bench's step length) and, as a check of the
+// runs' independence, the rounds' share: a two-way analysis of variance
+// with cells and rounds crossed (ln QPS = cell + round + error), whose
+// round component is what a drift over the bench's time shared by a
+// round's cells adds (interleaving cancels it; the between-run test does
+// not know it).
+func components(w *os.File, c config, cells map[string][]runResult) {
+	names := sortedKeys(func() map[string]bool {
+		m := map[string]bool{}
+		for k := range cells {
+			m[k] = true
+		}
+		return m
+	}())
+	for _, step := range c.steps {
+		var rv []inference.RunValue
+		byRound := map[int]map[string]float64{}
+		for _, cell := range names {
+			for _, r := range cells[cell] {
+				q := qpsOf(r, step)
+				if !(q > 0) {
+					continue
+				}
+				rv = append(rv, inference.RunValue{Set: cell, Node: "local", Value: q})
+				if byRound[r.round] == nil {
+					byRound[r.round] = map[string]float64{}
+				}
+				byRound[r.round][cell] = math.Log(q)
+			}
+		}
+		vc, err := inference.EstimateComponents(rv)
+		if err != nil {
+			fmt.Fprintf(w, "components, %s: %v\n", step, err)
+			continue
+		}
+		// Complete rounds only, for the crossed analysis.
+		var rounds [][]float64
+		for r := range c.rounds {
+			row := make([]float64, 0, len(names))
+			for _, cell := range names {
+				if y, ok := byRound[r][cell]; ok {
+					row = append(row, y)
+				}
+			}
+			if len(row) == len(names) {
+				rounds = append(rounds, row)
+			}
+		}
+		round, msRound, msErr, dfRound, dfErr := crossedRounds(rounds)
+		fmt.Fprintf(w, "components, %s (%d runs, %d cells, one node; within not logged): run CV %.2f %% over %d df; rounds crossed with cells: round CV %s over %d df (mean squares %.5f round, %.5f error over %d df)\n",
+			step, vc.Runs, vc.Sets, 100*vc.Run.CV(), vc.Run.DF, round, dfRound, msRound, msErr, dfErr)
+	}
+}
+
+// crossedRounds is the round component of ln QPS in a complete rounds ×
+// cells table without replication (two-way analysis of variance, cells
+// and rounds additive): (MS_round − MS_error)/cells, truncated at 0
+// ("0*"), with the mean squares and their df.
+func crossedRounds(y [][]float64) (component string, msRound, msErr float64, dfRound, dfErr int) {
+	r := len(y)
+	if r < 2 || len(y[0]) < 2 {
+		return "-", 0, 0, 0, 0
+	}
+	k := len(y[0])
+	rowMean := make([]float64, r)
+	colMean := make([]float64, k)
+	var grand float64
+	for i, row := range y {
+		for j, v := range row {
+			rowMean[i] += v / float64(k)
+			colMean[j] += v / float64(r)
+			grand += v / float64(r*k)
+		}
+	}
+	var ssRound, ssErr float64
+	for i, row := range y {
+		ssRound += float64(k) * (rowMean[i] - grand) * (rowMean[i] - grand)
+		for j, v := range row {
+			e := v - rowMean[i] - colMean[j] + grand
+			ssErr += e * e
+		}
+	}
+	dfRound, dfErr = r-1, (r-1)*(k-1)
+	msRound, msErr = ssRound/float64(dfRound), ssErr/float64(dfErr)
+	est := (msRound - msErr) / float64(k)
+	if est <= 0 {
+		return "0*", msRound, msErr, dfRound, dfErr
+	}
+	return fmt.Sprintf("%.2f %%", 100*math.Sqrt(math.Expm1(est))), msRound, msErr, dfRound, dfErr
 }
 
 const bootstrapN = 1000

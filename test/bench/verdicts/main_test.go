@@ -187,3 +187,55 @@ func TestGoalsFromARealLog(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossedRounds: the round component of a rounds × cells table
+// without replication, by hand.
+func TestCrossedRounds(t *testing.T) {
+	tests := []struct {
+		name          string
+		y             [][]float64
+		want          string
+		msRound, msEr float64
+	}{
+		// Rounds 0.5 and 2.5, no interaction: MS_round 2·(1 + 1) = 4 over
+		// 1 df, no error; (4 − 0)/2 = 2, CV √(e² − 1).
+		{"a round effect", [][]float64{{0, 1}, {2, 3}}, "252.77 %", 4, 0},
+		// Equal round means, all interaction: MS_error 1, truncated.
+		{"none", [][]float64{{0, 1}, {1, 0}}, "0*", 0, 1},
+		{"one round", [][]float64{{0, 1}}, "-", 0, 0},
+	}
+	for _, tt := range tests {
+		got, msRound, msErr, _, _ := crossedRounds(tt.y)
+		if got != tt.want || math.Abs(msRound-tt.msRound) > 1e-12 || math.Abs(msErr-tt.msEr) > 1e-12 {
+			t.Errorf("%s: %q (MS %v, %v), want %q (%v, %v)", tt.name, got, msRound, msErr, tt.want, tt.msRound, tt.msEr)
+		}
+	}
+}
+
+// TestComponentsFromARealLog: the committed third run's log gives the
+// components docs/noise.md quotes ("Measured on this machine").
+func TestComponentsFromARealLog(t *testing.T) {
+	c := config{rounds: 20, threads: 8, steps: []string{"read-only-count", "read-only-sum"}, scales: []int{90, 95}, quota: 0.4}
+	runs, err := readLog(filepath.Join("testdata", "run-2026-11-24-maxweight.log"), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "components.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	components(out, c, byCell(runs))
+	_ = out.Close()
+	text, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"components, read-only-count (80 runs, 4 cells, one node; within not logged): run CV 7.49 % over 76 df; rounds crossed with cells: round CV 4.76 % over 19 df (mean squares 0.01238 round, 0.00333 error over 57 df)",
+		"components, read-only-sum (80 runs, 4 cells, one node; within not logged): run CV 6.54 % over 76 df; rounds crossed with cells: round CV 3.14 % over 19 df",
+	} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("components lack %q:\n%s", want, text)
+		}
+	}
+}
