@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -101,6 +102,13 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		DatabaseImageRegistry:   opts.DatabaseImageRegistry,
 		DisableCollector:        opts.DisableCollector,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+	}
+	// The cluster's version goes into every manifest's environment; a
+	// cluster that does not say leaves it empty.
+	if dc, err := discovery.NewDiscoveryClientForConfig(cfg); err == nil {
+		if v, err := dc.ServerVersion(); err == nil {
+			r.KubernetesVersion = v.GitVersion
+		}
 	}
 	r.PodLogs = opts.PodLogs
 	if r.PodLogs == nil {
