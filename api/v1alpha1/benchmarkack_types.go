@@ -56,7 +56,7 @@ const (
 // it. cell, step, threads and metric narrow it; left out, every one
 // matches, so an ack naming only a run covers that run's whole verdict.
 // Deleting the ack un-acknowledges the change.
-// +kubebuilder:validation:XValidation:rule="self.suite == oldSelf.suite && self.run == oldSelf.run && (has(self.cell) ? self.cell : '') == (has(oldSelf.cell) ? oldSelf.cell : '') && (has(self.step) ? self.step : '') == (has(oldSelf.step) ? oldSelf.step : '') && (has(self.threads) ? self.threads : 0) == (has(oldSelf.threads) ? oldSelf.threads : 0) && (has(self.metric) ? self.metric : '') == (has(oldSelf.metric) ? oldSelf.metric : '')",message="spec: suite, run, cell, step, threads and metric are immutable (they say which change is acknowledged); create another BenchmarkAck"
+// +kubebuilder:validation:XValidation:rule="self.suite == oldSelf.suite && self.run == oldSelf.run && has(self.cell) == has(oldSelf.cell) && (!has(self.cell) || self.cell == oldSelf.cell) && has(self.step) == has(oldSelf.step) && (!has(self.step) || self.step == oldSelf.step) && has(self.threads) == has(oldSelf.threads) && (!has(self.threads) || self.threads == oldSelf.threads) && has(self.metric) == has(oldSelf.metric) && (!has(self.metric) || self.metric == oldSelf.metric)",message="spec: suite, run, cell, step, threads and metric are immutable (they say which change is acknowledged); create another BenchmarkAck"
 type BenchmarkAckSpec struct {
 	// suite is the suite (spec.suite of its runs) the change belongs to.
 	// +kubebuilder:validation:MinLength=1

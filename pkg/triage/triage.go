@@ -306,7 +306,9 @@ func Check(a Ack, runs []*results.Manifest) error {
 		for th := range threads {
 			known = append(known, fmt.Sprint(th))
 		}
-		sort.Slice(known, func(i, j int) bool { return len(known[i]) < len(known[j]) || len(known[i]) == len(known[j]) && known[i] < known[j] })
+		sort.Slice(known, func(i, j int) bool {
+			return len(known[i]) < len(known[j]) || len(known[i]) == len(known[j]) && known[i] < known[j]
+		})
 		return &NotFoundError{What: "threads", Name: fmt.Sprint(a.Threads), Suite: a.Suite, Run: a.Run, Known: known}
 	}
 	return nil
