@@ -135,6 +135,7 @@ func (p *bisectionPass) reportExtra(ctx context.Context) bisectreport.Extra {
 		x.RegressedRun = name
 		// <suite>/_bisections/<name>/report.html → <suite>/<run>/report.html
 		x.RunReport = "../../" + name + "/" + store.ObjectReport
+		x.SuiteSite = "../../" + store.ObjectSiteIndex
 		var run dbbenchv1alpha1.BenchmarkRun
 		if err := p.r.Get(ctx, types.NamespacedName{Namespace: p.bis.Namespace, Name: name}, &run); err == nil {
 			if c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c != nil {

@@ -53,6 +53,10 @@ const (
 	EventTargetReady          = "TargetReady"
 	EventResultsUploaded      = "ResultsUploaded"
 	EventUploadRetryRequested = "UploadRetryRequested"
+	// EventSitePublishFailed: the suite's site could not be regenerated
+	// after the run's upload (the run's results are uploaded; the next
+	// run, an ack or kubectl dbbench site --publish regenerates it).
+	EventSitePublishFailed = "SitePublishFailed"
 	// EventRoundAdded: workload.precision's target was not met yet, so
 	// another round of every combination was added.
 	EventRoundAdded = "RoundAdded"

@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
+	"github.com/dbbench/dbbench/pkg/triage"
 )
 
 // runPass is one reconcile pass over one run: it reads the children once,
@@ -40,6 +41,9 @@ type runPass struct {
 	// dropRetryAnnotation: remove specs.AnnotationRetryUpload once the
 	// pass's status is written.
 	dropRetryAnnotation bool
+	// acks are the suite's acknowledgements the verdict honours
+	// (verdictHistory reads them).
+	acks []triage.Ack
 }
 
 type event struct {

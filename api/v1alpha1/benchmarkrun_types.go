@@ -1629,6 +1629,10 @@ type ResultsReference struct {
 	// url is the run's location in the object store, when uploaded.
 	// +optional
 	URL string `json:"url,omitempty"`
+	// site is the suite's site (<prefix>/<suite>/index.html), regenerated
+	// once the run's manifest was uploaded.
+	// +optional
+	Site string `json:"site,omitempty"`
 }
 
 // BenchmarkRun runs a database benchmark matrix on pinned nodes and collects

@@ -129,6 +129,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := br.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkBisection controller: %w", err)
 	}
+	ar := &controllers.BenchmarkAckReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	if err := ar.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the BenchmarkAck controller: %w", err)
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err
 	}

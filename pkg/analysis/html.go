@@ -33,6 +33,8 @@ type HTMLOptions struct {
 	// Regression, when set, is drawn first: the run's verdict, what it
 	// named and links to where the chain goes on (its bisection).
 	Regression *HTMLRegression
+	// Nav, when set, are links drawn above everything (the suite's site).
+	Nav []Link
 }
 
 // HTMLRegression is a run's regression verdict as its report shows it.
@@ -141,6 +143,9 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	}
 	add := func(heading string, blocks ...htmlBlock) {
 		page.Sections = append(page.Sections, htmlSection{Heading: heading, Blocks: blocks})
+	}
+	if len(opts.Nav) > 0 {
+		add("", htmlBlock{Links: opts.Nav})
 	}
 	if rg := opts.Regression; rg != nil {
 		blocks := []htmlBlock{{Note: rg.Verdict}}
