@@ -275,7 +275,9 @@ func joinAPIChanges(cs []dbbenchv1alpha1.EnvironmentChange) string {
 	return strings.Join(s, ", ")
 }
 
-func pairKey(cell, step string, threads int) string { return fmt.Sprintf("%s\x00%s\x00%d", cell, step, threads) }
+func pairKey(cell, step string, threads int) string {
+	return fmt.Sprintf("%s\x00%s\x00%d", cell, step, threads)
+}
 
 // triageAgainstRun moves the regressed pairs of a verdict against a run
 // that acks cover to st.Acknowledged and says what else changed between
