@@ -331,6 +331,9 @@ func seriesChart(idx *Index, si int, runHref func(string) string) string {
 	s := idx.Series[si]
 	var b strings.Builder
 	title := fmt.Sprintf("%s · %s · %d threads", s.Combination, s.Step, s.Threads)
+	if s.Threads == 1 {
+		title = fmt.Sprintf("%s · %s · 1 thread", s.Combination, s.Step)
+	}
 	cls := "chart"
 	for _, ci := range s.ChangePoints {
 		cls += " has-" + idx.ChangePoints[ci].State
@@ -494,7 +497,7 @@ func legendSVG() string {
 		{colAck, "", "acknowledged or invalid"},
 	}
 	var b strings.Builder
-	b.WriteString(`<svg class="legend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1100 24" role="img" aria-label="legend">`)
+	b.WriteString(`<svg class="legend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1180 24" role="img" aria-label="legend">`)
 	xx := 4
 	for _, it := range items {
 		dash := ""
@@ -502,11 +505,11 @@ func legendSVG() string {
 			dash = fmt.Sprintf(` stroke-dasharray="%s"`, it.dash)
 		}
 		fmt.Fprintf(&b, `<line x1="%d" y1="4" x2="%d" y2="20" stroke="%s" stroke-width="2"%s/><text x="%d" y="16" font-size="12">%s</text>`, xx, xx, it.color, dash, xx+6, esc(it.label))
-		xx += 16 + 7*len(it.label)
+		xx += 20 + 6*len(it.label)
 	}
 	fmt.Fprintf(&b, `<rect x="%d" y="6" width="14" height="12" fill="%s" fill-opacity="0.12"/><text x="%d" y="16" font-size="12">noise band (level ± 2σ)</text>`, xx, colLine, xx+18)
-	xx += 190
-	fmt.Fprintf(&b, `<path d="M%d 18 l-5 -9 h10 z" fill="%s"/><text x="%d" y="16" font-size="12">environment changed</text>`, xx+5, colEnv, xx+14)
+	xx += 175
+	fmt.Fprintf(&b, `<path d="M%d 9 l-5 9 h10 z" fill="%s"/><text x="%d" y="16" font-size="12">environment changed since the run before</text>`, xx+5, colEnv, xx+14)
 	b.WriteString("</svg>")
 	return b.String()
 }

@@ -244,7 +244,7 @@ func Build(in Input, opts Options) (*Index, error) {
 				s.EnvironmentChanges = append(s.EnvironmentChanges, EnvironmentChange{Index: i, Run: hs.Runs[i], Environment: a.Environment, Build: a.Build})
 			}
 		}
-		for _, c := range hs.ChangePoints {
+		for k, c := range hs.ChangePoints {
 			cp := ChangePoint{Series: len(idx.Series), Combination: hs.Combination, Step: hs.Step, Threads: hs.Threads,
 				Run: c.Run, Index: c.Index, Before: c.MeanBefore, After: c.MeanAfter, ChangePercent: c.ChangePercent,
 				PValue: finite(c.PValue), Status: strings.ToLower(string(c.Status)), Worse: c.Worse, State: StateOpen}
@@ -264,6 +264,9 @@ func Build(in Input, opts Options) (*Index, error) {
 			cp.Attribution = attribution.Attribute(before, after)
 			ch := triage.Change{Cell: cellName(byName[c.Run], hs.Combination), Combination: hs.Combination, Step: hs.Step,
 				Threads: hs.Threads, LastBefore: cp.LastBefore, Since: cp.Run}
+			if k+1 < len(hs.ChangePoints) {
+				ch.Until = hs.ChangePoints[k+1].Run
+			}
 			if a, ok := triage.Match(in.Acks, ch, order); ok {
 				cp.Ack = &a
 				cp.State = StateAcknowledged

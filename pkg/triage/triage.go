@@ -148,6 +148,9 @@ type Change struct {
 	// baseline), Since the first run of the new level (against a run: the
 	// judged run).
 	LastBefore, Since string
+	// Until is the first run of the series' next change, "" when this is
+	// its latest: the new level lasts from Since to the run before Until.
+	Until string
 }
 
 // Order is the position of each run of a suite in time order.
@@ -163,11 +166,13 @@ func NewOrder(runs []string) Order {
 }
 
 // Covers reports whether a covers c. The fields a names must match (a
-// cell by name or combination); its run must lie after the change's last
-// run before it: an ack of a run on the new level covers the change that
-// led to it, never a later change (whose last run before is later than
-// the ack's run) nor an earlier one. A run the order does not know (out
-// of the compared window, or another suite's) covers nothing.
+// cell by name or combination); its run must lie on the change's new
+// level: after the change's last run before it and, when a later change
+// is known (c.Until), before that one. An ack of a run covers the change
+// that led to the run's level, never a later change (whose last run
+// before is at or after the ack's run) nor an earlier one. A run the
+// order does not know (out of the compared window, or another suite's)
+// covers nothing.
 func Covers(a Ack, c Change, order Order) bool {
 	if a.Cell != "" && a.Cell != c.Cell && a.Cell != c.Combination {
 		return false
@@ -180,6 +185,9 @@ func Covers(a Ack, c Change, order Order) bool {
 	}
 	at, ok := order[a.Run]
 	if !ok {
+		return false
+	}
+	if until, ok := order[c.Until]; ok && at >= until {
 		return false
 	}
 	if before, ok := order[c.LastBefore]; ok {
