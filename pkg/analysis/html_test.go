@@ -84,7 +84,9 @@ func renderHTML(t *testing.T) (string, *Report) {
 func TestHTMLSelfContained(t *testing.T) {
 	page, r := renderHTML(t)
 	for _, bad := range []string{"<script", "http://", "https://", "src=", "@import", "url("} {
-		if strings.Contains(strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""), bad) {
+		// url(#id) names a pattern of the page itself (the hatching).
+		own := strings.ReplaceAll(strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""), "url(#", "")
+		if strings.Contains(own, bad) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
