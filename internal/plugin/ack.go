@@ -31,16 +31,16 @@ var AckGVR = dbbenchv1alpha1.GroupVersion.WithResource("benchmarkacks")
 // AckOptions are the options of `ack SUITE`.
 type AckOptions struct {
 	Suite, RunName, Cell, Step string
-	Threads                int32
-	Metric                 string
-	Reason, Link           string
-	Bisection              string
-	Invalid                bool
-	Name                   string
-	DryRun                 bool
-	S3                     S3Flags
-	clients                Clients
-	cluster                *Cluster
+	Threads                    int32
+	Metric                     string
+	Reason, Link               string
+	Bisection                  string
+	Invalid                    bool
+	Name                       string
+	DryRun                     bool
+	S3                         S3Flags
+	clients                    Clients
+	cluster                    *Cluster
 	genericiooptions.IOStreams
 }
 

@@ -57,7 +57,7 @@ func manifestOf(i int, n night) *results.Manifest {
 	c := results.ManifestCell{Cell: results.Cell{Name: "mariadb-nightly", Database: "mariadb", Engine: "mariadb", Version: "nightly", Repeat: 1, Attempt: 1},
 		Phase: "Succeeded", Image: n.image, ImageDigest: n.digest, ServerVersion: "10.11.14-MariaDB", ConfigSHA256: "cfg",
 		Environment: &results.Environment{Node: "node-1", Kernel: "6.1.0-40-amd64", CPUs: 2, AgentVersion: "dev", KubernetesVersion: "v1.36.3"},
-		QPS: map[string]map[int]float64{"update-index": {1: n.update}, "point-query": {1: n.point}}}
+		QPS:         map[string]map[int]float64{"update-index": {1: n.update}, "point-query": {1: n.point}}}
 	return &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: fmt.Sprintf("night-%d", i+1), Suite: "nightly"},
 		UpdatedAt: t0.Add(time.Duration(i) * 24 * time.Hour), Cells: []results.ManifestCell{c}}
 }
@@ -101,9 +101,9 @@ func TestBuildFindsAndTriagesTheChanges(t *testing.T) {
 	idx := buildFixture(t)
 	type cp struct {
 		Series, Run, LastBefore, State string
-		Worse, EnvironmentOnly        bool
-		Environment, Build            string
-		Bisections                    []string
+		Worse, EnvironmentOnly         bool
+		Environment, Build             string
+		Bisections                     []string
 	}
 	var got []cp
 	for _, c := range idx.ChangePoints {
