@@ -135,7 +135,7 @@ func TestSuiteSiteWithTriage(t *testing.T) {
 	})
 	// A bucket holds more than dbbench writes.
 	for key, data := range map[string]string{
-		objects.Layout().AcksPrefix(suite) + "README.txt":                                   "acknowledgements live here",
+		objects.Layout().AcksPrefix(suite) + "README.txt":                                  "acknowledgements live here",
 		objects.Layout().BisectionKey(suite, "half-written", store.ObjectBisectionSummary): "{not json",
 	} {
 		if _, err := objects.Put(ctx, key, []byte(data), "text/plain"); err != nil {
