@@ -130,18 +130,6 @@ func apiChanges(cs []attribution.Change) []dbbenchv1alpha1.EnvironmentChange {
 	return out
 }
 
-// attributionNote is " (coincides with kernel a → b; the environment
-// only)" for a message, or "".
-func attributionNote(a attribution.Attribution) string {
-	switch {
-	case a.EnvironmentOnly:
-		return fmt.Sprintf(" (environment only: %s)", a.CoincidesWith())
-	case len(a.Environment) > 0:
-		return fmt.Sprintf(" (coincides with %s)", a.CoincidesWith())
-	}
-	return ""
-}
-
 // ackedList names up to five acknowledged pairs with their acks.
 func ackedList(st []dbbenchv1alpha1.AcknowledgedStep) string {
 	var names []string

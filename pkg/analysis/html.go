@@ -499,12 +499,12 @@ func whisker(b *strings.Builder, ri *RatioInference, v, x, barW float64, y func(
 		return
 	}
 	fmt.Fprintf(b, `<line class="whisker" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222" stroke-width="1.2"/>`, x, y(cl), x, y(ch))
-	cap := math.Min(barW*0.6, 8) / 2
+	half := math.Min(barW*0.6, 8) / 2
 	if l >= lo {
-		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-cap, y(l), x+cap, y(l))
+		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-half, y(l), x+half, y(l))
 	}
 	if h <= hi {
-		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-cap, y(h), x+cap, y(h))
+		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-half, y(h), x+half, y(h))
 	}
 	if ri.Marker == MarkerUnconfirmed {
 		top := math.Min(y(ch), y(math.Max(v, 1)))

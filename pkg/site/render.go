@@ -35,6 +35,9 @@ type RenderOptions struct {
 	// for the links; nil escapes the name as a URL path segment, which
 	// is the same for Kubernetes names.
 	Segment func(string) string
+	// MaxCharts bounds the charts (series with change points first); the
+	// table lists every change point. 0 means DefaultMaxCharts.
+	MaxCharts int
 }
 
 // Files renders the site: index.html and site.json.
@@ -207,10 +210,13 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 	sort.SliceStable(order, func(a, b int) bool {
 		return len(idx.Series[order[a]].ChangePoints) > 0 && len(idx.Series[order[b]].ChangePoints) == 0
 	})
-	max := DefaultMaxCharts
-	if len(order) > max {
-		p.ChartNote = fmt.Sprintf("Charts of %d of the %d series, those with change points first; the table above lists every change point.", max, len(order))
-		order = order[:max]
+	limit := opts.MaxCharts
+	if limit <= 0 {
+		limit = DefaultMaxCharts
+	}
+	if len(order) > limit {
+		p.ChartNote = fmt.Sprintf("Charts of %d of the %d series, those with change points first; the table above lists every change point.", limit, len(order))
+		order = order[:limit]
 	}
 	for _, i := range order {
 		p.Charts = append(p.Charts, template.HTML(seriesChart(idx, i, runHref)))

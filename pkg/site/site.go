@@ -41,9 +41,6 @@ type Options struct {
 	// LastRuns is how many of the newest runs the site charts (and looks
 	// for change points in); 0 means DefaultLastRuns.
 	LastRuns int
-	// MaxCharts bounds the charts (series with change points first); the
-	// table lists every change point. 0 means DefaultMaxCharts.
-	MaxCharts int
 	// Now is the generation time printed on the page.
 	Now time.Time
 }
