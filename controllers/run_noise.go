@@ -225,14 +225,7 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history
 		}
 		names = append(names, f.String())
 	}
-	reason, what := ReasonRegressed, strings.Join(names, ", ")
-	if allEnvironmentOnly(st.Regressed) {
-		reason = ReasonEnvironmentChanged
-		what += fmt.Sprintf("; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
-			strings.Join(coincidences(st.Regressed), "; "))
-	} else if notes := coincidences(st.Regressed); len(notes) > 0 {
-		what += "; coinciding with " + strings.Join(notes, "; ")
-	}
+	reason, what := reportedWhat(st.Regressed, strings.Join(names, ", "))
 	msg := fmt.Sprintf("%d step × thread pairs %s: %s (%d pairs: %s)%s%s",
 		len(pairs), claim, what, v.Pairs(), how, ackNote, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)

@@ -175,14 +175,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, ackNote, storeNote))
 		return nil
 	}
-	reason, what := ReasonRegressed, stepChangeList(found)
-	if allEnvironmentOnly(st.Regressed) {
-		reason = ReasonEnvironmentChanged
-		what += fmt.Sprintf("; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
-			strings.Join(coincidences(st.Regressed), "; "))
-	} else if notes := coincidences(st.Regressed); len(notes) > 0 {
-		what += "; coinciding with " + strings.Join(notes, "; ")
-	}
+	reason, what := reportedWhat(st.Regressed, stepChangeList(found))
 	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against, what, suspectNote, ackNote, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)
 	p.event(true, reason, "Judge", msg)

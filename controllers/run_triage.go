@@ -151,6 +151,21 @@ func acknowledgedNote(st *dbbenchv1alpha1.RegressionStatus) string {
 	return "; acknowledged, not reported: " + ackedList(st.Acknowledged)
 }
 
+// reportedWhat is a Regressed=True verdict's reason and the pairs' text
+// (names) completed with what else changed: EnvironmentChanged when every
+// reported pair is the environment's alone, else Regressed.
+func reportedWhat(rs []dbbenchv1alpha1.RegressedStep, names string) (reason, what string) {
+	notes := coincidences(rs)
+	switch {
+	case allEnvironmentOnly(rs):
+		return ReasonEnvironmentChanged, names + fmt.Sprintf("; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
+			strings.Join(notes, "; "))
+	case len(notes) > 0:
+		return ReasonRegressed, names + "; coinciding with " + strings.Join(notes, "; ")
+	}
+	return ReasonRegressed, names
+}
+
 // allEnvironmentOnly reports whether every regressed pair coincides with
 // a change of the environment alone.
 func allEnvironmentOnly(rs []dbbenchv1alpha1.RegressedStep) bool {

@@ -7,14 +7,13 @@ import (
 	"image/png"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/chromium"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
@@ -147,10 +146,7 @@ func TestHTMLInChromium(t *testing.T) {
 // apt-get install -y chromium).
 func chromiumOn(t *testing.T, name, page, size string) (run func(extra ...string) []byte, dir string) {
 	t.Helper()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		t.Skip("skipped: /usr/bin/chromium not installed (apt-get install -y chromium)")
-	}
+	chromium.Require(t)
 	dir = t.TempDir()
 	file := filepath.Join(dir, name)
 	if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
@@ -161,27 +157,7 @@ func chromiumOn(t *testing.T, name, page, size string) (run func(extra ...string
 	}
 	return func(extra ...string) []byte {
 		t.Helper()
-		args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync",
-			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=" + size}, extra...)
-		cmd := exec.Command(chromium, append(args, "file://"+file)...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
-			}
-		case <-time.After(120 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Fatalf("chromium %v timed out", extra)
-		}
-		return stdout.Bytes()
+		return chromium.Run(t, file, size, extra...)
 	}, dir
 }
 
