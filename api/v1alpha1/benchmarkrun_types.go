@@ -1505,6 +1505,7 @@ type EnvironmentChange struct {
 // AcknowledgedStep is a pair the verdict found changed but did not report
 // because a BenchmarkAck covers it.
 type AcknowledgedStep struct {
+	// cell, step and threads name the pair.
 	Cell    string `json:"cell"`
 	Step    string `json:"step"`
 	Threads int32  `json:"threads"`
@@ -1521,6 +1522,8 @@ type AcknowledgedStep struct {
 	// ack names the BenchmarkAck, resolution is its resolution.
 	Ack        string        `json:"ack"`
 	Resolution AckResolution `json:"resolution"`
+	// coincidesWith and environmentOnly say what else changed, as in
+	// regressed[].
 	// +optional
 	// +listType=atomic
 	CoincidesWith []EnvironmentChange `json:"coincidesWith,omitempty"`
