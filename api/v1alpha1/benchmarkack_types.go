@@ -66,8 +66,8 @@ type BenchmarkAckSpec struct {
 
 	// run is a run of the changed level: the change point's first run,
 	// or a later run whose verdict reported the change. An ack covers the
-	// change whose last run before it is older than this run, never a
-	// later change.
+	// change whose new level this run is on, never a later change of the
+	// series nor an earlier one.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
