@@ -103,7 +103,7 @@ func (o *SiteOptions) Run(ctx context.Context) error {
 		return err
 	}
 	for _, n := range idx.Notes {
-		fmt.Fprintf(o.ErrOut, "skipped: %s\n", n)
+		fmt.Fprintf(o.ErrOut, "note: %s\n", n)
 	}
 	if o.Dir != "" {
 		if err := o.writeDir(ctx, st, idx, files); err != nil {
@@ -125,9 +125,18 @@ func (o *SiteOptions) Run(ctx context.Context) error {
 			open++
 		}
 	}
-	fmt.Fprintf(o.Out, "suite %s: %d of %d runs charted, %d series, %d change points (%d open slowdowns, %d acknowledged or invalid)\n",
-		o.Suite, len(idx.Runs), idx.RunsInSuite, len(idx.Series), len(idx.ChangePoints), open, acked)
+	fmt.Fprintf(o.Out, "suite %s: %d of %d runs charted, %s, %s (%s, %d acknowledged or invalid)\n",
+		o.Suite, len(idx.Runs), idx.RunsInSuite, count(len(idx.Series), "series", "series"), count(len(idx.ChangePoints), "change point", "change points"),
+		count(open, "open slowdown", "open slowdowns"), acked)
 	return nil
+}
+
+// count is "1 thing" or "n things".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // writeDir writes the site's files and copies the pages they link.
@@ -152,7 +161,7 @@ func (o *SiteOptions) writeDir(ctx context.Context, st *store.Store, idx *site.I
 	copyPage := func(key, rel string) error {
 		data, err := st.Get(ctx, key)
 		if errors.Is(err, store.ErrNotFound) {
-			fmt.Fprintf(o.ErrOut, "skipped: %s is gone\n", st.URL(key))
+			fmt.Fprintf(o.ErrOut, "note: %s is gone, not copied\n", st.URL(key))
 			return nil
 		}
 		if err != nil {
