@@ -194,7 +194,7 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 		for _, b := range c.Bisections {
 			r.Bisections = append(r.Bisections, link{b, bisHref(b)})
 		}
-		if c.State == StateOpen {
+		if c.open() {
 			r.AckCommand = c.AckCommand(idx.Suite)
 		}
 		if c.Ack != nil {
