@@ -56,6 +56,9 @@ type BenchmarkRunReconciler struct {
 	// PodLogs reads database servers' logs for the object store; without
 	// it, no server.log is kept.
 	PodLogs PodLogReader
+	// KubernetesVersion is the cluster's version, recorded in every
+	// manifest cell's environment ("" when unknown).
+	KubernetesVersion string
 }
 
 // The manager patches a run's metadata only to remove the

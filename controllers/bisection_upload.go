@@ -68,6 +68,7 @@ func (p *bisectionPass) syncUpload(ctx context.Context) (ctrl.Result, error) {
 			return ctrl.Result{RequeueAfter: wait}, nil
 		}
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, uploadPassTimeout)
 	defer cancel()
 	s, ue := openS3Store(ctx, p.r.APIReader, p.bis.Namespace, o)
@@ -96,6 +97,11 @@ func (p *bisectionPass) syncUpload(ctx context.Context) (ctrl.Result, error) {
 	msg := fmt.Sprintf("Uploaded %s to %s", what, u.URL)
 	p.setUploaded(metav1.ConditionTrue, ReasonUploaded, msg)
 	p.event(false, EventResultsUploaded, "Upload", msg)
+	// The suite's site lists the bisection and links its page.
+	if _, err := PublishSite(parent, s, suite, p.now); err != nil {
+		p.log.Info("Regenerating the suite's site failed", "error", err.Error())
+		p.event(true, EventSitePublishFailed, "Publish", fmt.Sprintf("The suite's site was not regenerated: %v", err))
+	}
 	return ctrl.Result{}, nil
 }
 
@@ -135,6 +141,7 @@ func (p *bisectionPass) reportExtra(ctx context.Context) bisectreport.Extra {
 		x.RegressedRun = name
 		// <suite>/_bisections/<name>/report.html → <suite>/<run>/report.html
 		x.RunReport = "../../" + name + "/" + store.ObjectReport
+		x.SuiteSite = "../../" + store.ObjectSiteIndex
 		var run dbbenchv1alpha1.BenchmarkRun
 		if err := p.r.Get(ctx, types.NamespacedName{Namespace: p.bis.Namespace, Name: name}, &run); err == nil {
 			if c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c != nil {

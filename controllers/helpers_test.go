@@ -157,7 +157,7 @@ func markPodReady(t *testing.T, pod *corev1.Pod, node, ip string) {
 	fresh.Status.PodIPs = []corev1.PodIP{{IP: ip}}
 	fresh.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
 	fresh.Status.ContainerStatuses = []corev1.ContainerStatus{{
-		Name: specs.DatabaseContainer, Ready: true, Image: fresh.Spec.Containers[0].Image, ImageID: imageIDOf(fresh.Spec.Containers[0].Image),
+		Name: specs.DatabaseContainer, Ready: true, Image: fresh.Spec.Containers[0].Image, ImageID: podImageID(fresh.Spec.Containers[0].Image),
 		State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}},
 	}}
 	if err := k8sClient.Status().Update(ctx, fresh); err != nil {
@@ -310,6 +310,10 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 	}
 	t.Fatalf("timed out waiting for %s of run %s: %s", what, name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
 }
+
+// podImageID is what the played kubelet reports as a database
+// container's imageID; tests that re-point a tag replace it.
+var podImageID = imageIDOf
 
 // imageIDOf is the imageID a runtime reports for an image: its own digest
 // when the reference has one, else a digest made from the reference (one

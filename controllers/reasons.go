@@ -27,6 +27,15 @@ const (
 	// does not fail a suite; this verdict is not revised when the next run
 	// confirms it (that run's verdict says Regressed).
 	ReasonRegressionSuspected = "RegressionSuspected"
+	// ReasonRegressionAcknowledged: every pair that moved the wrong way is
+	// covered by a BenchmarkAck (status.regression.acknowledged); the
+	// condition is False.
+	ReasonRegressionAcknowledged = "RegressionAcknowledged"
+	// ReasonEnvironmentChanged: every reported pair coincides with a
+	// change of the environment and no change of the build
+	// (regressed[].environmentOnly); the condition is True (the figures
+	// did move) and no bisection is started.
+	ReasonEnvironmentChanged = "EnvironmentChanged"
 )
 
 // Reasons of the events about a BenchmarkRun (with the condition reasons
@@ -47,6 +56,10 @@ const (
 	EventTargetReady          = "TargetReady"
 	EventResultsUploaded      = "ResultsUploaded"
 	EventUploadRetryRequested = "UploadRetryRequested"
+	// EventSitePublishFailed: the suite's site could not be regenerated
+	// after the run's upload (the run's results are uploaded; the next
+	// run, an ack or kubectl dbbench site --publish regenerates it).
+	EventSitePublishFailed = "SitePublishFailed"
 	// EventRoundAdded: workload.precision's target was not met yet, so
 	// another round of every combination was added.
 	EventRoundAdded = "RoundAdded"

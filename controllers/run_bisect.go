@@ -57,6 +57,17 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 	if len(st.Regressed) == 0 {
 		return nil, "the verdict names no regressed step"
 	}
+	// A change that coincides with the environment alone is not among
+	// the builds: nothing to bisect there.
+	var regs []dbbenchv1alpha1.RegressedStep
+	for _, r := range st.Regressed {
+		if !r.EnvironmentOnly {
+			regs = append(regs, r)
+		}
+	}
+	if len(regs) == 0 {
+		return nil, "every regressed pair coincides with a change of the environment and none of the build (regressed[].environmentOnly): there is no build to bisect"
+	}
 	cellOf := func(name string) *dbbenchv1alpha1.CellStatus {
 		for i := range run.Status.Cells {
 			if run.Status.Cells[i].Name == name {
@@ -65,7 +76,7 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		}
 		return nil
 	}
-	top := st.Regressed[0]
+	top := regs[0]
 	first := cellOf(top.Cell)
 	if first == nil {
 		return nil, fmt.Sprintf("regressed cell %s is not in status.cells", top.Cell)
@@ -83,7 +94,7 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 	// this database and config variant, in the verdict's order.
 	judge := dbbenchv1alpha1.BisectionJudge{}
 	var metrics []dbbenchv1alpha1.RegressionMetric
-	for _, r := range st.Regressed {
+	for _, r := range regs {
 		c := cellOf(r.Cell)
 		if c == nil || c.Database != first.Database || c.Config != first.Config {
 			continue

@@ -25,7 +25,8 @@ func (p *runPass) verdictHistory(ctx context.Context) ([]suiteRun, string, error
 	if err != nil {
 		return nil, "", err
 	}
-	remote, note := p.storeHistory(ctx)
+	remote, s, note := p.storeHistory(ctx)
+	p.acks = p.verdictAcks(ctx, s)
 	return mergeHistory(history, remote), note, nil
 }
 
@@ -177,7 +178,7 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 // judgeAgainstRun sets the verdict of cur against one earlier run with
 // the between-run tests (analysis.JudgeRuns) and the noise floor recorded
 // in cur's manifest. against names the baseline for the message.
-func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against, storeNote string) {
+func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history []suiteRun, against, storeNote string) {
 	spec := p.run.Spec.Regression
 	v, err := analysis.JudgeRuns(cur, base.manifest, analysis.VerdictOptions{
 		MinMagnitude:  spec.MinMagnitude(),
@@ -191,19 +192,31 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
 		return
 	}
-	p.run.Status.Regression = regressionStatusOf(v, base.name, spec.Correction)
+	st := regressionStatusOf(v, base.name, spec.Correction)
+	p.run.Status.Regression = st
+	acked := triageAgainstRun(st, cur, base, history, p.run.Name, p.acks, float64(spec.MinMagnitudePercent)/100)
 	how := v.Summary()
 	if fallback := fallbackNote(v); fallback != "" {
 		how += "; " + fallback
 	}
 	claim := verdictClaim(worseWording(v.Metrics), spec.MinMagnitudePercent, against, v.MagnitudeRule)
-	if len(v.Regressed) == 0 {
-		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoRegression,
-			fmt.Sprintf("No step significantly %s (%d step × thread pairs: %s)%s%s",
-				claim, v.Pairs(), how, sensitivityNote(p.run.Status.Regression), storeNote))
+	ackNote := acknowledgedNote(st)
+	var pairs []analysis.RegressedPair
+	for _, pr := range v.RegressedPairs() {
+		if !acked[pairKey(pr.Cell, pr.Step, pr.Threads)] {
+			pairs = append(pairs, pr)
+		}
+	}
+	if len(pairs) == 0 {
+		reason := ReasonNoRegression
+		if len(st.Acknowledged) > 0 {
+			reason = ReasonRegressionAcknowledged
+		}
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
+			fmt.Sprintf("No step significantly %s (%d step × thread pairs: %s)%s%s%s",
+				claim, v.Pairs(), how, sensitivityNote(st), ackNote, storeNote))
 		return
 	}
-	pairs := v.RegressedPairs()
 	var names []string
 	for i, f := range pairs {
 		if i == 5 {
@@ -212,10 +225,11 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, against
 		}
 		names = append(names, f.String())
 	}
-	msg := fmt.Sprintf("%d step × thread pairs %s: %s (%d pairs: %s)%s",
-		len(pairs), claim, strings.Join(names, ", "), v.Pairs(), how, storeNote)
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
-	p.event(true, ReasonRegressed, "Judge", msg)
+	reason, what := reportedWhat(st.Regressed, strings.Join(names, ", "))
+	msg := fmt.Sprintf("%d step × thread pairs %s: %s (%d pairs: %s)%s%s",
+		len(pairs), claim, what, v.Pairs(), how, ackNote, storeNote)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)
+	p.event(true, reason, "Judge", msg)
 }
 
 // verdictClaim is what a regressed pair is under the rule: "slower by

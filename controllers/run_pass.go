@@ -21,6 +21,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
+	"github.com/dbbench/dbbench/pkg/triage"
 )
 
 // runPass is one reconcile pass over one run: it reads the children once,
@@ -41,6 +42,9 @@ type runPass struct {
 	// dropRetryAnnotation: remove specs.AnnotationRetryUpload once the
 	// pass's status is written.
 	dropRetryAnnotation bool
+	// acks are the suite's acknowledgements the verdict honours
+	// (verdictHistory reads them).
+	acks []triage.Ack
 }
 
 // children indexes a run's child objects by name.

@@ -19,6 +19,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
+	"github.com/dbbench/dbbench/pkg/store"
 )
 
 // maxRegressedSteps bounds status.regression.regressed; the full list is in
@@ -37,7 +38,9 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	st := &dbbenchv1alpha1.RegressionStatus{}
 	var found, suspected []analysis.StepChange
 	var against string
-	// seriesNames are the runs of a change-point series, in order.
+	// series and seriesNames are the runs of a change-point series and
+	// their names, in order.
+	var series []*results.Manifest
 	var seriesNames []string
 	runName := func(i int) string {
 		if i < 0 || i >= len(seriesNames) {
@@ -55,7 +58,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 			p.noHistory(storeNote)
 			return nil
 		}
-		series := make([]*results.Manifest, 0, len(history)+1)
+		series = make([]*results.Manifest, 0, len(history)+1)
 		for _, h := range history {
 			series = append(series, h.manifest)
 			st.ComparedTo = append(st.ComparedTo, h.name)
@@ -116,16 +119,29 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 			against += " (from the object store)"
 		}
 		// Between-run tests with the suite's noise floor (run_noise.go).
-		p.judgeAgainstRun(cur, base, against, storeNote)
+		p.judgeAgainstRun(cur, base, history, against, storeNote)
 		return nil
+	}
+	// Changes an ack covers are shown, not reported; the others say what
+	// else changed across them.
+	tri := changeTriage{cur: cur, series: series, names: seriesNames, acks: p.acks}
+	found, ackedFound := tri.split(found)
+	suspected, ackedSuspected := tri.split(suspected)
+	for _, a := range append(ackedFound, ackedSuspected...) {
+		if len(st.Acknowledged) == maxRegressedSteps {
+			break
+		}
+		st.Acknowledged = append(st.Acknowledged, a)
 	}
 	pairs := groupChanges(found)
 	for i, pair := range pairs {
 		if i == maxRegressedSteps {
 			break
 		}
+		attr := attributeAt(series, seriesNames, pair[0].Cell, pair[0].LastBefore, pair[0].Since)
 		rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads),
-			Since: runName(pair[0].Since), LastBefore: runName(pair[0].LastBefore)}
+			Since: runName(pair[0].Since), LastBefore: runName(pair[0].LastBefore),
+			CoincidesWith: apiChanges(attr.Environment), EnvironmentOnly: attr.EnvironmentOnly}
 		for j, f := range pair {
 			mc := dbbenchv1alpha1.MetricChange{Metric: apiMetric(metricOfChange(f)),
 				Before: formatFigure(metricOfChange(f), f.Before), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}
@@ -151,21 +167,25 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		// Invalid results have no value in the manifests the series reads.
 		invalidNote = fmt.Sprintf("; %d invalid step result(s) of the series left out", st.InvalidLeftOut)
 	}
+	ackNote := acknowledgedNote(st)
 	worse := worseWording(metricsOf(spec))
 	if len(found) == 0 {
 		reason := ReasonNoRegression
-		if len(suspected) > 0 {
+		switch {
+		case len(suspected) > 0:
 			reason = ReasonRegressionSuspected
+		case len(st.Acknowledged) > 0:
+			reason = ReasonRegressionAcknowledged
 		}
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
-			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s%s",
-				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, invalidNote, storeNote))
+			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s%s%s",
+				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, invalidNote, ackNote, storeNote))
 		return nil
 	}
-	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against,
-		stepChangeList(found), suspectNote, invalidNote, storeNote)
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, ReasonRegressed, msg)
-	p.event(true, ReasonRegressed, "Judge", msg)
+	reason, what := reportedWhat(st.Regressed, stepChangeList(found))
+	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against, what, suspectNote, invalidNote, ackNote, storeNote)
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)
+	p.event(true, reason, "Judge", msg)
 	return nil
 }
 
@@ -259,23 +279,23 @@ func (p *runPass) suiteHistory(ctx context.Context) ([]suiteRun, error) {
 // them, a namespace is recreated). Only runs whose every cell succeeded
 // count. A store that cannot be read does not hold the verdict back: the
 // note says the verdict used the cluster's history only.
-func (p *runPass) storeHistory(ctx context.Context) ([]suiteRun, string) {
+func (p *runPass) storeHistory(ctx context.Context) ([]suiteRun, *store.Store, string) {
 	if p.run.Spec.Output.S3 == nil {
-		return nil, ""
+		return nil, nil, ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, uploadPassTimeout)
 	defer cancel()
 	s, uerr := p.openStore(ctx)
 	if uerr != nil {
 		p.log.Info("Judged on the cluster's history only", "error", uerr.err.Error())
-		return nil, fmt.Sprintf(" (history from the cluster only: %v)", uerr.err)
+		return nil, nil, fmt.Sprintf(" (history from the cluster only: %v)", uerr.err)
 	}
 	manifests, err := s.ListRuns(ctx, p.run.Spec.Suite)
 	var note string
 	if err != nil {
 		p.log.Info("Reading the suite's history from the object store failed", "error", err.Error())
 		if len(manifests) == 0 {
-			return nil, fmt.Sprintf(" (history from the cluster only: reading the object store failed: %v)", err)
+			return nil, s, fmt.Sprintf(" (history from the cluster only: reading the object store failed: %v)", err)
 		}
 		note = fmt.Sprintf(" (some runs in the object store were unreadable: %v)", err)
 	}
@@ -286,7 +306,7 @@ func (p *runPass) storeHistory(ctx context.Context) ([]suiteRun, string) {
 		}
 		out = append(out, suiteRun{name: m.Run.Name, finished: metav1.NewTime(m.UpdatedAt), manifest: m, fromStore: true})
 	}
-	return out, note
+	return out, s, note
 }
 
 // manifestSucceeded reports whether every cell of a stored run succeeded,

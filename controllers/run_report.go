@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 
@@ -49,7 +50,9 @@ func (p *runPass) reportHTML(cells []matrix.Cell, m *results.Manifest) ([]byte, 
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := analysis.WriteHTML(&b, r, analysis.HTMLOptions{Regression: p.regressionSection()}); err != nil {
+	// The report sits in <suite>/<run>/, beside the suite's site.
+	nav := []analysis.Link{{Label: "The suite's site: every run, change point and acknowledgement", Href: "../" + store.ObjectSiteIndex}}
+	if err := analysis.WriteHTML(&b, r, analysis.HTMLOptions{Regression: p.regressionSection(), Nav: nav}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -75,7 +78,17 @@ func (p *runPass) regressionSection() *analysis.HTMLRegression {
 		if r.Since != "" {
 			item += fmt.Sprintf(" since run %s (last run before it: %s)", r.Since, r.LastBefore)
 		}
+		switch {
+		case r.EnvironmentOnly:
+			item += "; the environment alone changed: " + joinAPIChanges(r.CoincidesWith)
+		case len(r.CoincidesWith) > 0:
+			item += "; coincides with: " + joinAPIChanges(r.CoincidesWith)
+		}
 		rg.Items = append(rg.Items, item)
+	}
+	for _, a := range st.Acknowledged {
+		rg.Items = append(rg.Items, fmt.Sprintf("%s %s@%d %s%% since run %s: %s by %s, not reported", a.Cell, a.Step, a.Threads, a.ChangePercent, a.Since,
+			strings.ToLower(string(a.Resolution)), a.Ack))
 	}
 	switch {
 	case st.Bisection != "":

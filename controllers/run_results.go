@@ -91,9 +91,29 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 			// cannot know it (the agent runs in the client pod).
 			entry.ImageDigest = cs.ImageDigest
 		}
+		entry.Environment = p.environment(entry.Environment, cs.Node)
 		m.Cells = append(m.Cells, entry)
 	}
 	return m
+}
+
+// environment completes a cell's environment with what the controller
+// knows: the database pod's node and the cluster's version.
+func (p *runPass) environment(e *results.Environment, node string) *results.Environment {
+	var out results.Environment
+	if e != nil {
+		out = *e
+	}
+	if node != "" {
+		// The database pod's node, which the document cannot always
+		// know (its host is the client's when the server's is unknown).
+		out.Node = node
+	}
+	out.KubernetesVersion = p.r.KubernetesVersion
+	if out == (results.Environment{}) {
+		return nil
+	}
+	return &out
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
+	"github.com/dbbench/dbbench/pkg/triage"
 )
 
 // The manager reads the object store's credentials from the Secret a run
@@ -299,6 +300,7 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 	if p.uploadWaiting() {
 		return
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, uploadPassTimeout)
 	defer cancel()
 	s, uerr := p.openStore(ctx)
@@ -329,6 +331,11 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 		} else {
 			extras.ReportHTML = html
 		}
+		if v := VerdictDocument(p.run); v != nil {
+			if data, err := triage.MarshalVerdict(*v); err == nil {
+				extras.Verdict = data
+			}
+		}
 		_, err := s.UploadRun(ctx, m, extras)
 		p.recordUpload(UploadKindRun, err)
 		if err != nil {
@@ -348,6 +355,7 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 			what = "the HTML report and the manifest"
 		}
 		p.event(false, EventResultsUploaded, "Upload", fmt.Sprintf("Uploaded %d cell documents, %s to %s", u.CellsUploaded, what, st.Results.URL))
+		p.publishSite(parent, s, m.Run.Suite)
 	}
 	p.uploadProgress()
 }

@@ -32,6 +32,24 @@ nodes() {
 	return 0
 }
 
+# hack/bisect-images.sh tag SRC DST points ${REPO}:DST at the image of
+# ${REPO}:SRC in every node's containerd (a moving tag re-pointed: the same
+# reference, another digest, as the suite-site e2e's environment change);
+# hack/bisect-images.sh untag DST removes ${REPO}:DST. Both run after the
+# images are loaded.
+case "${1:-}" in
+tag | untag)
+	while read -r sock _; do
+		if [ "$1" = tag ]; then
+			ctr --address "${sock}" --namespace k8s.io images tag --force "${REPO}:$2" "${REPO}:$3" >/dev/null
+		else
+			ctr --address "${sock}" --namespace k8s.io images rm "${REPO}:$2" >/dev/null 2>&1 || true
+		fi
+	done < <(nodes)
+	exit 0
+	;;
+esac
+
 podman() { command podman --runtime runc --cgroup-manager cgroupfs --events-backend file "$@"; }
 
 if ! podman image exists "${BASE}"; then

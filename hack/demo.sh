@@ -12,6 +12,12 @@
 #   CLUSTER=kind      a kind cluster (needs Docker)
 #   CLUSTER=existing  whatever KUBECONFIG points at
 #
+# On the local cluster the run also uploads to a real S3 server (versitygw on
+# the cluster's bridge, its data under the cache, emptied at each demo), and
+# the demo ends by writing the suite's site (docs/reports.md, "The suite's
+# site") to DEMO_SITE_DIR (default bin/demo-site) and printing where to open
+# it; DEMO_S3=0 leaves the object store out.
+#
 # DEMO_VALUES=FILE installs the chart with that values file instead of
 # image.tag=dev, e.g. the images `make push REGISTRY=...` pushed (README,
 # "Install on your cluster"; hack/demo-registry.sh does that on the local cluster).
@@ -74,6 +80,29 @@ log "operator installed after $(elapsed)"
 
 "${KUBECTL}" create namespace "${NS}" --dry-run=client -o yaml | "${KUBECTL}" apply -f - >/dev/null
 "${KUBECTL}" -n "${NS}" delete benchmarkrun "${RUN}" --ignore-not-found --wait >&2
+
+# The object store the run uploads to, and the suite's site is built from.
+S3_BUCKET=dbbench-demo
+S3_PREFIX=demo
+SITE_DIR="${DEMO_SITE_DIR:-${DBBENCH_ROOT}/bin/demo-site}"
+s3=""
+if [ "${CLUSTER}" = local ] && [ "${DEMO_S3:-1}" != 0 ]; then
+	S3_DIR="${DBBENCH_CACHE}/demo/s3"
+	s3_port="${DEMO_S3_PORT:-39020}"
+	S3_HOST=10.88.0.1 hack/s3server.sh stop "${S3_DIR}" >&2
+	rm -rf "${S3_DIR}" # a new run object named demo: a new bucket
+	S3_HOST=10.88.0.1 hack/s3server.sh start "${S3_DIR}" "${s3_port}" >&2
+	eval "$(S3_HOST=10.88.0.1 hack/s3server.sh env "${S3_DIR}" "${s3_port}")"
+	# CreateBucket, signed (SigV4) by curl; 409: it exists.
+	code=$(curl -sS -o /dev/null -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" --user "${S3_ACCESS_KEY}:${S3_SECRET_KEY}" \
+		-H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" -X PUT "${S3_ENDPOINT}/${S3_BUCKET}")
+	case "${code}" in 200 | 409) ;; *) echo "creating bucket ${S3_BUCKET} at ${S3_ENDPOINT}: HTTP ${code}" >&2; exit 1 ;; esac
+	"${KUBECTL}" -n "${NS}" create secret generic dbbench-demo-s3 --from-literal=accessKeyID="${S3_ACCESS_KEY}" \
+		--from-literal=secretAccessKey="${S3_SECRET_KEY}" --dry-run=client -o yaml | "${KUBECTL}" apply -f - >/dev/null
+	s3=$(printf '  output:\n    s3:\n      endpoint: %s\n      bucket: %s\n      prefix: %s\n      credentialsSecret:\n        name: dbbench-demo-s3\n' \
+		"${S3_ENDPOINT}" "${S3_BUCKET}" "${S3_PREFIX}")
+	log "the run uploads to s3://${S3_BUCKET}/${S3_PREFIX} at ${S3_ENDPOINT}"
+fi
 # On a one-node cluster (NODES=1, a plain kind cluster) the client cannot be
 # on another node: each client goes beside its database, one cell at a time.
 spec=$(cat config/samples/benchmarkrun_demo.yaml)
@@ -81,6 +110,7 @@ if [ "$("${KUBECTL}" get nodes --no-headers | wc -l)" -lt 2 ]; then
 	log "one node: each client beside its database, one cell at a time"
 	spec=$(sed -e 's/clientNode: OtherNode/clientNode: SameNode/' -e 's/maxParallelCells: 2/maxParallelCells: 1/' <<<"${spec}")
 fi
+[ -z "${s3}" ] || spec="${spec}"$'\n'"${s3}"
 "${KUBECTL}" -n "${NS}" apply -f - <<<"${spec}" >&2
 applied=$(date +%s)
 
@@ -110,5 +140,23 @@ echo
 echo "Where and when each cell ran:"
 "${PLUGIN}" -n "${NS}" timing "${RUN}" -o table
 echo
+if [ -n "${s3}" ]; then
+	# The controller regenerated the suite's site in the bucket once the run
+	# was uploaded; copy it with the run's report to open from disk.
+	eventually_uploaded() {
+		for _ in $(seq 60); do
+			[ -n "$("${KUBECTL}" -n "${NS}" get benchmarkrun "${RUN}" -o jsonpath='{.status.results.site}')" ] && return 0
+			sleep 2
+		done
+		return 1
+	}
+	eventually_uploaded || echo "the run's upload has not regenerated the site yet; building the copy anyway" >&2
+	AWS_ACCESS_KEY_ID="${S3_ACCESS_KEY}" AWS_SECRET_ACCESS_KEY="${S3_SECRET_KEY}" \
+		"${PLUGIN}" site demo --from-s3 "s3://${S3_BUCKET}/${S3_PREFIX}" --s3-endpoint "${S3_ENDPOINT}" -o "${SITE_DIR}"
+	echo "The suite's site: open file://${SITE_DIR}/index.html in a browser (no server needed);"
+	echo "in the bucket it is s3://${S3_BUCKET}/${S3_PREFIX}/demo/index.html at ${S3_ENDPOINT}, which any static host of the bucket serves."
+	echo "Stop the S3 server with: S3_HOST=10.88.0.1 hack/s3server.sh stop ${S3_DIR}"
+	echo
+fi
 echo "make demo took $(elapsed) in all; the run took $(( $(date +%s) - applied )) s from apply to Succeeded."
 echo "Stop the local cluster with: hack/cluster/down.sh"

@@ -1406,6 +1406,10 @@ type RegressionStatus struct {
 	// move the wrong way first (a slowdown, or a latency rise; at most 50).
 	// +optional
 	Regressed []RegressedStep `json:"regressed,omitempty"`
+	// acknowledged lists the pairs that changed the wrong way but are
+	// covered by a BenchmarkAck (at most 50): not reported, still shown.
+	// +optional
+	Acknowledged []AcknowledgedStep `json:"acknowledged,omitempty"`
 	// methods counts the compared pairs per test method (against a run).
 	// +optional
 	Methods []RegressionMethodCount `json:"methods,omitempty"`
@@ -1475,6 +1479,61 @@ type RegressedStep struct {
 	Since string `json:"since,omitempty"`
 	// +optional
 	LastBefore string `json:"lastBefore,omitempty"`
+	// coincidesWith lists what changed in the environment across the
+	// change (the runs before it against the runs from it on, or the
+	// baseline against this run): the image digest behind an unchanged
+	// reference, effective server settings, node, kernel, CPU, agent,
+	// sysbench and Kubernetes versions.
+	// +optional
+	// +listType=atomic
+	CoincidesWith []EnvironmentChange `json:"coincidesWith,omitempty"`
+	// environmentOnly is true when the environment changed and the build
+	// did not (the same image reference, version, server version and
+	// config on both sides): the change is not the build's regression,
+	// and regression.bisect does not bisect it.
+	// +optional
+	EnvironmentOnly bool `json:"environmentOnly,omitempty"`
+}
+
+// EnvironmentChange is one property that changed across a change.
+type EnvironmentChange struct {
+	// field is what changed: "image digest", "server settings", "setting
+	// NAME", "node", "kernel", "CPU model", "CPUs", "memory", "agent
+	// version", "sysbench version", "client image digest", "Kubernetes
+	// version".
+	Field string `json:"field"`
+	// before and after are its values on each side.
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// AcknowledgedStep is a pair the verdict found changed but did not report
+// because a BenchmarkAck covers it.
+type AcknowledgedStep struct {
+	// cell, step and threads name the pair.
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Threads int32  `json:"threads"`
+	// metric is the metric that moved (Throughput when empty).
+	// +optional
+	Metric RegressionMetric `json:"metric,omitempty"`
+	// changePercent is 100 × (after/before − 1).
+	ChangePercent string `json:"changePercent"`
+	// since and lastBefore bound the change as in regressed[].
+	// +optional
+	Since string `json:"since,omitempty"`
+	// +optional
+	LastBefore string `json:"lastBefore,omitempty"`
+	// ack names the BenchmarkAck, resolution is its resolution.
+	Ack        string        `json:"ack"`
+	Resolution AckResolution `json:"resolution"`
+	// coincidesWith and environmentOnly say what else changed, as in
+	// regressed[].
+	// +optional
+	// +listType=atomic
+	CoincidesWith []EnvironmentChange `json:"coincidesWith,omitempty"`
+	// +optional
+	EnvironmentOnly bool `json:"environmentOnly,omitempty"`
 }
 
 // MetricChange is how one metric of a regressed pair moved.
@@ -1601,6 +1660,10 @@ type ResultsReference struct {
 	// url is the run's location in the object store, when uploaded.
 	// +optional
 	URL string `json:"url,omitempty"`
+	// site is the suite's site (<prefix>/<suite>/index.html), regenerated
+	// once the run's manifest was uploaded.
+	// +optional
+	Site string `json:"site,omitempty"`
 }
 
 // BenchmarkRun runs a database benchmark matrix on pinned nodes and collects

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -102,6 +103,13 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		DisableCollector:        opts.DisableCollector,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
+	// The cluster's version goes into every manifest's environment; a
+	// cluster that does not say leaves it empty.
+	if dc, err := discovery.NewDiscoveryClientForConfig(cfg); err == nil {
+		if v, err := dc.ServerVersion(); err == nil {
+			r.KubernetesVersion = v.GitVersion
+		}
+	}
 	r.PodLogs = opts.PodLogs
 	if r.PodLogs == nil {
 		cs, err := kubernetes.NewForConfig(cfg)
@@ -120,6 +128,10 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	br := &controllers.BenchmarkBisectionReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
 	if err := br.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkBisection controller: %w", err)
+	}
+	ar := &controllers.BenchmarkAckReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	if err := ar.SetupWithManager(mgr); err != nil {
+		return nil, fmt.Errorf("setting up the BenchmarkAck controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err

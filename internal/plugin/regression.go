@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/attribution"
 )
 
 // RegressionOptions are the options of `regression RUN`.
@@ -99,10 +100,19 @@ func writeRunVerdict(w io.Writer, run *dbbenchv1alpha1.BenchmarkRun) bool {
 		if r.Since != "" {
 			line += fmt.Sprintf(", since run %s (the last run before it: %s)", r.Since, r.LastBefore)
 		}
+		line += coincidence(r.CoincidesWith, r.EnvironmentOnly)
 		fmt.Fprintln(w, line)
+	}
+	for _, a := range st.Acknowledged {
+		line := fmt.Sprintf("  %s %s@%d %s%%, since run %s: %s by %s, not reported", a.Cell, a.Step, a.Threads, a.ChangePercent, a.Since,
+			strings.ToLower(string(a.Resolution)), a.Ack)
+		fmt.Fprintln(w, line+coincidence(a.CoincidesWith, a.EnvironmentOnly))
 	}
 	if res := run.Status.Results; res != nil && res.URL != "" {
 		fmt.Fprintf(w, "Report: %s/report.html\n", strings.TrimSuffix(res.URL, "/"))
+	}
+	if res := run.Status.Results; res != nil && res.Site != "" {
+		fmt.Fprintf(w, "The suite's site: %s\n", res.Site)
 	}
 	switch {
 	case st.Bisection != "":
@@ -112,4 +122,20 @@ func writeRunVerdict(w io.Writer, run *dbbenchv1alpha1.BenchmarkRun) bool {
 		fmt.Fprintf(w, "No bisection: %s\n", st.BisectionMessage)
 	}
 	return false
+}
+
+// coincidence is "; the environment alone changed: kernel a → b" or
+// "; coincides with: …" for a pair's line, or "".
+func coincidence(cs []dbbenchv1alpha1.EnvironmentChange, only bool) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, fmt.Sprintf("%s %s → %s", c.Field, attribution.Short(c.Before), attribution.Short(c.After)))
+	}
+	if only {
+		return "; the environment alone changed: " + strings.Join(parts, ", ")
+	}
+	return "; coincides with: " + strings.Join(parts, ", ")
 }

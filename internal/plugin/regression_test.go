@@ -65,3 +65,35 @@ Explanation (t5 against t4 at update-index@1):
 		t.Fatalf("output %q, error %v", out, err)
 	}
 }
+
+// The chain names what else changed at a pair's change and the pairs an
+// ack kept out of the verdict, and points to the suite's site.
+func TestRegressionPrintsAcknowledgedAndEnvironment(t *testing.T) {
+	run := runObj("night-9", "nightly", time.Now(), "Succeeded", nil)
+	st := run.Object["status"].(map[string]any)
+	st["conditions"] = []any{map[string]any{"type": "Regressed", "status": "True", "reason": "EnvironmentChanged", "lastTransitionTime": time.Now().Format(time.RFC3339),
+		"message": "1 step × thread pairs slower …: not the build's regression"}}
+	st["results"] = map[string]any{"url": "s3://bench/suites/nightly/night-9/", "site": "s3://bench/suites/nightly/index.html"}
+	st["regression"] = map[string]any{
+		"regressed": []any{map[string]any{"cell": "c", "step": "point-query", "threads": int64(1), "metric": "Throughput", "before": "9", "after": "7", "changePercent": "-22.0",
+			"since": "night-8", "lastBefore": "night-7", "environmentOnly": true,
+			"coincidesWith": []any{map[string]any{"field": "kernel", "before": "6.1.0", "after": "6.6.0"}}}},
+		"acknowledged": []any{map[string]any{"cell": "c", "step": "update-index", "threads": int64(1), "changePercent": "-80.0", "since": "night-5",
+			"ack": "durable", "resolution": "Acknowledged"}},
+		"bisectionMessage": "every regressed pair coincides with a change of the environment"}
+	clients, _ := bisectCluster(t, run)
+	out, _, err := runCmd(t, clients, "regression", "night-9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"c point-query@1 Throughput -22.0%, since run night-8 (the last run before it: night-7); the environment alone changed: kernel 6.1.0 → 6.6.0",
+		"c update-index@1 -80.0%, since run night-5: acknowledged by durable, not reported",
+		"The suite's site: s3://bench/suites/nightly/index.html",
+		"No bisection: every regressed pair coincides with a change of the environment",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -86,6 +86,9 @@ time, repeats, and change points across the runs of a suite.`,
 		NewCmdTiming(streams, clients),
 		NewCmdBisect(streams, clients),
 		NewCmdRegression(streams, clients),
+		NewCmdSite(streams),
+		NewCmdAck(streams, clients),
+		NewCmdUnack(streams, clients),
 	)
 	return cmd
 }

@@ -3,11 +3,14 @@ package analysis
 import (
 	_ "embed"
 	"fmt"
+	"hash/fnv"
 	"html"
 	"html/template"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/dbbench/dbbench/pkg/inference"
 )
 
 // HTMLOptions tune WriteHTML.
@@ -33,6 +36,8 @@ type HTMLOptions struct {
 	// Regression, when set, is drawn first: the run's verdict, what it
 	// named and links to where the chain goes on (its bisection).
 	Regression *HTMLRegression
+	// Nav, when set, are links drawn above everything (the suite's site).
+	Nav []Link
 }
 
 // HTMLRegression is a run's regression verdict as its report shows it.
@@ -141,6 +146,9 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	}
 	add := func(heading string, blocks ...htmlBlock) {
 		page.Sections = append(page.Sections, htmlSection{Heading: heading, Blocks: blocks})
+	}
+	if len(opts.Nav) > 0 {
+		add("", htmlBlock{Links: opts.Nav})
 	}
 	if rg := opts.Regression; rg != nil {
 		blocks := []htmlBlock{{Note: rg.Verdict}}
@@ -373,9 +381,15 @@ func legend(b *strings.Builder, names []string, y int) {
 func barChart(title string, t *RelativeTable, rows []int) string {
 	lo, hi := 1.0, 1.0
 	for _, i := range rows {
-		for _, r := range t.Ratios[i] {
+		for j, r := range t.Ratios[i] {
 			if r.State == RatioValue || r.State == RatioZeroOverZero {
 				lo, hi = math.Min(lo, r.Value), math.Max(hi, r.Value)
+			}
+			// Bounded intervals fit in the chart; a wide one is cut at
+			// its edge (the tooltip has it whole).
+			if ri := inferenceAt(t, i, j); ri != nil && finiteInterval(ri) && r.State == RatioValue {
+				lo = math.Min(lo, math.Max(float64(ri.Low), r.Value/2))
+				hi = math.Max(hi, math.Min(float64(ri.High), r.Value*2))
 			}
 		}
 	}
@@ -386,7 +400,9 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	lo, hi, ticks := niceRange(math.Max(0, lo-pad), hi+pad, false)
 	var b strings.Builder
 	svgOpen(&b, barFrame, "chart bars", title)
+	hatch := hatchPatterns(&b, title, len(t.Cells))
 	y := svgFrame(&b, barFrame, lo, hi, ticks, "relative QPS")
+	marked := false
 	plotW := float64(chartW - marginL - marginR)
 	slot := plotW / float64(len(rows))
 	n := len(t.Cells)
@@ -410,7 +426,28 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 				if top > bot {
 					top, bot = bot, top
 				}
-				fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`, x, top, barW, math.Max(bot-top, 0.8), color, esc(tip))
+				ri := inferenceAt(t, i, j)
+				fill, extra := color, ""
+				if ri != nil {
+					tip = fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], formatWithInterval(r, ri))
+					marked = marked || ri.Marker == MarkerNoise || ri.Marker == MarkerUnconfirmed
+					switch ri.Marker {
+					case MarkerNoise:
+						// Within noise: faded, so it does not read as a finding.
+						extra = fmt.Sprintf(` data-mark="%s" fill-opacity="0.3" stroke="%s" stroke-opacity="0.6"`, MarkerNoise, color)
+					case MarkerUnconfirmed:
+						// Beyond the runs' own jitter but one run per side:
+						// hatched, a finding not made yet.
+						fill = fmt.Sprintf("url(#%s)", hatch(j))
+						extra = fmt.Sprintf(` data-mark="%s" stroke="%s"`, MarkerUnconfirmed, color)
+					case MarkerSignificant:
+						extra = fmt.Sprintf(` data-mark="%s"`, MarkerSignificant)
+					}
+				}
+				fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>`, x, top, barW, math.Max(bot-top, 0.8), fill, extra, esc(tip))
+				if ri != nil {
+					whisker(&b, ri, r.Value, x+barW/2, barW, y, lo, hi)
+				}
 			}
 		}
 		// Step label, rotated.
@@ -426,8 +463,72 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	if lo == 0 {
 		note = "The y-axis starts at 0"
 	}
-	fmt.Fprintf(&b, "<figcaption>%s: it starts at %s. Bars grow from the base line at 1.0 (base: %s); above it is faster. × marks a missing result; inf bars reach the top.</figcaption></figure>\n", note, fmtTick(lo), esc(t.Base))
+	uncertainty := ""
+	if marked || t.Inference != nil {
+		uncertainty = fmt.Sprintf(" Whiskers are the ratios' %s %% intervals. Faded bars (%s) are within noise; hatched bars (%s) lie beyond the runs' own per-second jitter but compare one run per side: not a finding until repeated.",
+			pct(inference.DefaultLevel), MarkerNoise, MarkerUnconfirmed)
+	}
+	fmt.Fprintf(&b, "<figcaption>%s: it starts at %s. Bars grow from the base line at 1.0 (base: %s); above it is faster. × marks a missing result; inf bars reach the top.%s</figcaption></figure>\n", note, fmtTick(lo), esc(t.Base), uncertainty)
 	return b.String()
+}
+
+// inferenceAt is the interval and mark of t's ratio (step i, cell j), or
+// nil.
+func inferenceAt(t *RelativeTable, i, j int) *RatioInference {
+	if i >= len(t.Inference) || j >= len(t.Inference[i]) {
+		return nil
+	}
+	return t.Inference[i][j]
+}
+
+func finiteInterval(ri *RatioInference) bool {
+	l, h := float64(ri.Low), float64(ri.High)
+	return !math.IsNaN(l) && !math.IsNaN(h) && !math.IsInf(l, 0) && !math.IsInf(h, 0) && h >= l
+}
+
+// whisker draws a ratio's interval at x, cut at the chart's range [lo,
+// hi]; an open end (unbounded, or beyond the range) gets no cap.
+func whisker(b *strings.Builder, ri *RatioInference, v, x, barW float64, y func(float64) float64, lo, hi float64) {
+	l, h := float64(ri.Low), float64(ri.High)
+	if math.IsNaN(l) || math.IsNaN(h) {
+		return
+	}
+	if ri.FiellerUnbounded || math.IsInf(h, 1) {
+		h = math.Inf(1)
+	}
+	cl, ch := math.Max(l, lo), math.Min(h, hi)
+	if ch < cl {
+		return
+	}
+	fmt.Fprintf(b, `<line class="whisker" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222" stroke-width="1.2"/>`, x, y(cl), x, y(ch))
+	half := math.Min(barW*0.6, 8) / 2
+	if l >= lo {
+		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-half, y(l), x+half, y(l))
+	}
+	if h <= hi {
+		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-half, y(h), x+half, y(h))
+	}
+	if ri.Marker == MarkerUnconfirmed {
+		top := math.Min(y(ch), y(math.Max(v, 1)))
+		fmt.Fprintf(b, `<text class="mark" x="%.1f" y="%.1f" font-size="10" font-weight="700" text-anchor="middle" fill="#222">?</text>`, x, top-3)
+	}
+}
+
+// hatchPatterns defines a diagonal hatching per palette colour for the
+// chart (ids unique to its title, so charts of one page do not share
+// them) and returns the id of colour j's.
+func hatchPatterns(b *strings.Builder, title string, n int) func(int) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(title))
+	prefix := fmt.Sprintf("hatch-%08x-", h.Sum32())
+	n = min(n, len(palette))
+	b.WriteString("<defs>")
+	for j := 0; j < n; j++ {
+		fmt.Fprintf(b, `<pattern id="%s%d" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="%s" fill-opacity="0.18"/><line x1="0" y1="0" x2="0" y2="6" stroke="%s" stroke-width="3"/></pattern>`,
+			prefix, j, palette[j], palette[j])
+	}
+	b.WriteString("</defs>")
+	return func(j int) string { return fmt.Sprintf("%s%d", prefix, j%len(palette)) }
 }
 
 // polyline draws one series.

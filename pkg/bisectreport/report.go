@@ -124,6 +124,9 @@ type Extra struct {
 	RunReport string
 	// FlameGraph is the SVG of explain.Explanation.FlameGraph.
 	FlameGraph []byte
+	// SuiteSite is the relative link to the suite's site (its
+	// index.html), when the bisection's page is beside the suite's runs.
+	SuiteSite string
 }
 
 // Chart is the chart of a bisection's points, with its chain (x), the
@@ -171,6 +174,9 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 	}
 	if x.RunReport != "" {
 		c.Links = append(c.Links, analysis.Link{Label: "Report of run " + x.RegressedRun, Href: x.RunReport})
+	}
+	if x.SuiteSite != "" {
+		c.Links = append(c.Links, analysis.Link{Label: "The suite's site: every run, change point and acknowledgement", Href: x.SuiteSite})
 	}
 	c.Tables = append(c.Tables, probabilityTable(st))
 	if t, ok := environmentTable(st); ok {

@@ -92,6 +92,47 @@ type ManifestCell struct {
 	// in the maps above, so that nothing reading the manifest takes them
 	// for values, and are listed here so that what was left out is said.
 	Invalid map[string]map[int][]QualityReason `json:"invalid,omitempty"`
+	// Environment is what the cell ran on besides its build, from the
+	// document's provenance and the controller: enough to say, from
+	// manifests alone, what else changed at a change point. Absent in
+	// manifests written before it.
+	Environment *Environment `json:"environment,omitempty"`
+}
+
+// Environment is a cell's surroundings: the database node and the
+// software around the server. Every field is optional; an empty one was
+// not recorded.
+type Environment struct {
+	// Node, Kernel, CPUModel, CPUs and MemoryBytes describe the database
+	// server's node (the client's when the server's is unknown).
+	Node        string `json:"node,omitempty"`
+	Kernel      string `json:"kernel,omitempty"`
+	CPUModel    string `json:"cpuModel,omitempty"`
+	CPUs        int    `json:"cpus,omitempty"`
+	MemoryBytes int64  `json:"memoryBytes,omitempty"`
+	// AgentVersion is the dbbench agent's build version, SysbenchVersion
+	// sysbench's, ClientImageDigest the client image's digest.
+	AgentVersion      string `json:"agentVersion,omitempty"`
+	SysbenchVersion   string `json:"sysbenchVersion,omitempty"`
+	ClientImageDigest string `json:"clientImageDigest,omitempty"`
+	// KubernetesVersion is the cluster's version (the API server's
+	// gitVersion) as the controller saw it.
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+}
+
+// EnvironmentOf is the environment a document's provenance records, or
+// nil when it records none.
+func EnvironmentOf(p *Provenance) *Environment {
+	h := p.DatabaseNode
+	if h == (Host{}) && p.ClientNode != nil {
+		h = *p.ClientNode
+	}
+	e := Environment{Node: h.NodeName, Kernel: h.Kernel, CPUModel: h.CPUModel, CPUs: h.CPUs, MemoryBytes: h.MemoryBytes,
+		AgentVersion: p.DBBenchVersion, SysbenchVersion: p.SysbenchVersion, ClientImageDigest: p.ClientImageDigest}
+	if e == (Environment{}) {
+		return nil
+	}
+	return &e
 }
 
 // InvalidCount is how many of the cell's step results are invalid.
@@ -163,7 +204,7 @@ func longRunOf(s *StepResult) (inference.LongRun, bool) {
 			return inference.LongRun{}, false
 		}
 		scale = s.EncodedQPS.ResolutionSeconds
-		xs = afterWarmup(v, scale, s.WarmupSeconds)
+		xs = steadySamples(&Series{IntervalSeconds: scale, QPS: v}, s.WarmupSeconds)
 	default:
 		return inference.LongRun{}, false
 	}
@@ -193,6 +234,7 @@ func NewManifestCell(d *Document, phase, configMap, objectKey string) ManifestCe
 		ImageDigest:          d.Provenance.ImageDigest,
 		Image:                d.Provenance.Image,
 		ConfigSHA256:         ContentDigest(d.Provenance.ConfigText),
+		Environment:          EnvironmentOf(&d.Provenance),
 	}
 	putScaled := func(m *map[string]map[int]float64, step string, threads int, v, scale float64) {
 		if *m == nil {
@@ -338,8 +380,9 @@ func (m *Manifest) Validate() error {
 }
 
 // MarshalManifest validates m and encodes it, refusing one that would not
-// fit a ConfigMap. A manifest that fits only without the cells' spreads
-// and image references is encoded without them (the digests stay).
+// fit a ConfigMap. A manifest that fits only without the cells' spreads,
+// image references and environments is encoded without them (the digests
+// stay).
 func MarshalManifest(m *Manifest) ([]byte, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -354,13 +397,15 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > MaxConfigMapBytes && hasSpread(m) {
-		// The spreads only sharpen regression verdicts and the image
-		// references name builds the digests also name; the throughput
-		// figures are what the manifest is for.
+		// The spreads only sharpen regression verdicts, the image
+		// references name builds the digests also name and the
+		// environments only explain change points (the object store's
+		// copy keeps them all); the throughput figures are what the
+		// manifest is for.
 		cp := *m
 		cp.Cells = make([]ManifestCell, len(m.Cells))
 		for i, c := range m.Cells {
-			c.QPSSpread, c.LatencySpread, c.LatencyMeanMs, c.Image = nil, nil, nil, ""
+			c.QPSSpread, c.LatencySpread, c.LatencyMeanMs, c.Image, c.Environment = nil, nil, nil, "", nil
 			cp.Cells[i] = c
 		}
 		m = &cp
@@ -376,7 +421,7 @@ func MarshalManifest(m *Manifest) ([]byte, error) {
 
 func hasSpread(m *Manifest) bool {
 	for _, c := range m.Cells {
-		if len(c.QPSSpread) > 0 || len(c.LatencySpread) > 0 || c.Image != "" {
+		if len(c.QPSSpread) > 0 || len(c.LatencySpread) > 0 || c.Image != "" || c.Environment != nil {
 			return true
 		}
 	}

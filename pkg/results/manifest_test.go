@@ -38,7 +38,8 @@ func TestNewManifestCell(t *testing.T) {
 		Cell: d.Cell, Phase: "Succeeded", ConfigMap: "cm", ObjectKey: "key",
 		ServerVersion: "10.11.19-MariaDB-0+deb12u1", ServerSettingsSHA256: d.Provenance.ServerSettingsSHA256,
 		ImageDigest: d.Provenance.ImageDigest, ConfigSHA256: ContentDigest(d.Provenance.ConfigText), Image: d.Provenance.Image,
-		Node: "node-a",
+		Node:        "node-a",
+		Environment: EnvironmentOf(&d.Provenance),
 		QPS: map[string]map[int]float64{
 			"step-00": {1: 12345.68, 4: 40000},
 			"step-01": {1: 10000}, // the failed 4-thread step has no figure

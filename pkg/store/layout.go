@@ -169,3 +169,43 @@ func unhex(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// The objects of a suite's triage and site. Part of the stored format,
+// like the run objects: never rename one.
+const (
+	// ObjectVerdict is a run's regression verdict (triage.Verdict),
+	// written before its manifest.
+	ObjectVerdict = "verdict.json"
+	// AcksSegment is the directory of a suite's acknowledgements, one
+	// <name>.json (triage.Ack) each. It starts with "_", so ListRuns never
+	// takes it for a run.
+	AcksSegment = "_acks"
+	// ObjectSiteIndex is the suite's site: <prefix>/<suite>/index.html,
+	// beside the runs' directories, whose report.html it links.
+	ObjectSiteIndex = "index.html"
+	// ObjectSiteData is the site's data (site.Index) as JSON, beside it.
+	ObjectSiteData = "site.json"
+)
+
+// AckKey is the key of an acknowledgement:
+//
+//	<prefix>/<suite>/_acks/<name>.json
+func (l Layout) AckKey(suite, name string) string {
+	return l.AcksPrefix(suite) + EscapeSegment(name) + ".json"
+}
+
+// AcksPrefix is the key prefix of a suite's acknowledgements.
+func (l Layout) AcksPrefix(suite string) string {
+	return l.SuitePrefix(suite) + AcksSegment + "/"
+}
+
+// SuiteKey is the key of a suite-level object (ObjectSiteIndex,
+// ObjectSiteData).
+func (l Layout) SuiteKey(suite, object string) string {
+	return l.SuitePrefix(suite) + object
+}
+
+// BisectionsPrefix is the key prefix of a suite's bisections.
+func (l Layout) BisectionsPrefix(suite string) string {
+	return l.SuitePrefix(suite) + BisectionsSegment + "/"
+}

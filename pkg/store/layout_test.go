@@ -116,3 +116,22 @@ func FuzzSegmentRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// The triage and site keys sit under the suite beside its runs, in
+// directories and names no escaped run name can take.
+func TestLayoutSuiteKeys(t *testing.T) {
+	l := Layout{Prefix: "team/bench"}
+	for _, tt := range []struct{ got, want string }{
+		{l.AckKey("nightly", "slow-commits"), "team/bench/nightly/_acks/slow-commits.json"},
+		{l.AckKey("nightly 21/11", "_x"), "team/bench/nightly%2021%2F11/_acks/%5Fx.json"},
+		{l.AcksPrefix(""), "team/bench/_nosuite/_acks/"},
+		{l.SuiteKey("nightly", ObjectSiteIndex), "team/bench/nightly/index.html"},
+		{l.SuiteKey("nightly", ObjectSiteData), "team/bench/nightly/site.json"},
+		{l.RunKey("nightly", "n1", ObjectVerdict), "team/bench/nightly/n1/verdict.json"},
+		{l.BisectionsPrefix("nightly"), "team/bench/nightly/_bisections/"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}

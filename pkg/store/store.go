@@ -347,6 +347,17 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	return data, err
 }
 
+// Delete removes key; a key that is not there is no error.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	return s.do(ctx, "delete", key, func(ctx context.Context) error {
+		err := s.client.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{})
+		if err != nil && classify(err) == KindNotFound {
+			return nil
+		}
+		return err
+	})
+}
+
 // list returns the keys (recursive) or the common prefixes (not recursive)
 // under prefix.
 func (s *Store) list(ctx context.Context, prefix string, recursive bool) ([]string, error) {

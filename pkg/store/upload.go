@@ -45,6 +45,8 @@ type CellExtras struct {
 type RunExtras struct {
 	// ReportHTML becomes report.html when not empty.
 	ReportHTML []byte
+	// Verdict becomes verdict.json (triage.Verdict) when not empty.
+	Verdict []byte
 }
 
 type pending struct {
@@ -115,7 +117,7 @@ func (s *Store) UploadCell(ctx context.Context, doc *results.Document, extras Ce
 	})
 }
 
-// UploadRun uploads a run's report (when given) and then its manifest, under
+// UploadRun uploads a run's report and verdict (when given) and then its manifest, under
 // <prefix>/<suite>/<run>/. Upload the cells first: a run appears in ListRuns
 // once its manifest is there. The manifest's size is not limited to a
 // ConfigMap's. Same outbox contract as UploadCell.
@@ -131,6 +133,9 @@ func (s *Store) UploadRun(ctx context.Context, m *results.Manifest, extras RunEx
 	var objs []pending
 	if len(extras.ReportHTML) > 0 {
 		objs = append(objs, pending{ObjectReport, "text/html; charset=utf-8", extras.ReportHTML})
+	}
+	if len(extras.Verdict) > 0 {
+		objs = append(objs, pending{ObjectVerdict, "application/json", extras.Verdict})
 	}
 	objs = append(objs, pending{ObjectManifest, "application/json", data})
 	return s.putAll(ctx, objs, func(name string) string { return s.layout.RunKey(m.Run.Suite, m.Run.Name, name) })
