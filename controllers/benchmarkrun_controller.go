@@ -150,11 +150,3 @@ func (q *requeueAt) after(d time.Duration) {
 		q.d = d
 	}
 }
-
-func phases(run *dbbenchv1alpha1.BenchmarkRun) string {
-	out := ""
-	for _, c := range run.Status.Cells {
-		out += string(c.Phase)[:2] + " "
-	}
-	return out
-}
