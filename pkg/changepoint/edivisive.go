@@ -1,6 +1,9 @@
 package changepoint
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // The E-divisive statistic of Matteson & James (2014) with α = 1, as Otava uses
 // it. For a segment Z[s:e) split at τ and truncated at κ (s < τ < κ ≤ e), with
@@ -49,6 +52,12 @@ type window struct {
 	bounds []int
 	cands  []candidate
 	tests  tThresholds
+
+	// For hopeless: prefix sums of the window, and the critical |t| by
+	// degrees of freedom at the level critP (see critical).
+	p1, p2 []float64
+	critP  float64
+	crit   []float64
 }
 
 // candidate is the best split of one interval.
@@ -111,6 +120,8 @@ func (win *window) load(xs []float64, minSeg, st int) {
 		win.vs = make([]float64, L+1)
 		win.colS = make([]float64, L+1)
 		win.rEnd = make([]float64, L+1)
+		win.p1 = make([]float64, L+1)
+		win.p2 = make([]float64, L+1)
 	}
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
@@ -133,27 +144,39 @@ func (win *window) fill(lo int) {
 	w, rEnd := win.w, win.rEnd
 	// The rows from lo on, in full, four at a time after the last one: the
 	// four running sums are independent, so the CPU overlaps their
-	// additions. The triangle b ≤ a+1 of a block a … a−3 comes first.
+	// additions. The triangle b ≤ a+1 of a block a … a−3 comes first. The
+	// rows left over when their number is not a multiple of four are the
+	// first ones, the shortest, one at a time.
 	a := L
 	if a >= lo {
 		w[a*st+a] = 0
 		rEnd[a] = 0
 		a--
 	}
+	for ; a >= lo && (a-lo+1)%4 != 0; a-- {
+		w[a*st+a] = 0
+		rEnd[a] = win.rowSpan(a, a+1, L, 0)
+	}
 	for ; a-3 >= lo; a -= 4 {
 		r0, r1, r2, r3 := win.triangle(a)
 		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, a+2, r0, r1, r2, r3)
 	}
-	for ; a >= lo; a-- {
-		w[a*st+a] = 0
-		rEnd[a] = win.rowSpan(a, a+1, L, 0)
+	// The rows before lo, from column lo+1 on. When their number is not a
+	// multiple of four, the last block is rows 3 … 0, which overlaps the
+	// one before: its rows are computed again from the same operands (the
+	// sums they had at column lo, kept), to the same bits.
+	if a < 3 {
+		for ; a >= 0; a-- {
+			rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
+		}
+		return
 	}
-	// The rows before lo, from column lo+1 on.
+	kept := [4]float64(rEnd[:4])
 	for ; a >= 3; a -= 4 {
 		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, lo+1, rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3])
 	}
-	for ; a >= 0; a-- {
-		rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
+	if a >= 0 {
+		rEnd[3], rEnd[2], rEnd[1], rEnd[0] = win.fourRows(3, lo+1, kept[3], kept[2], kept[1], kept[0])
 	}
 }
 
@@ -468,6 +491,9 @@ func (win *window) exactQ(s, tau, kappa int) float64 {
 // It appends the local indices of the change points found, sorted, to out.
 func (win *window) split(pmax float64, out []int) []int {
 	L := len(win.xs)
+	if win.hopeless(pmax) {
+		return out
+	}
 	win.bounds = append(win.bounds[:0], 0, L)
 	win.cands = append(win.cands[:0], win.best(0, L))
 	for {
@@ -498,4 +524,117 @@ func (win *window) split(pmax float64, out []int) []int {
 	}
 	out = append(out, win.bounds[1:len(win.bounds)-1]...)
 	return out
+}
+
+// hopeless reports whether no split of the whole window can pass the
+// t-test at pmax: then split finds nothing, whichever τ best would return,
+// and the search is skipped (most windows hold no change). It bounds the
+// t statistic at every τ best may return (MinSegmentLength points on each
+// side) from prefix sums of the window, which give it to a relative
+// precision far better than 10⁻⁸ under the conditions it checks (a spread
+// of the t-test's denominator of at least 10⁻⁵ of the values' magnitude,
+// a pooled sum of squares of at least 10⁻⁶ of the window's about its first
+// value), and answers true only when every |t| is below the critical value
+// of the L−2 degrees of freedom by a relative margin of 10⁻⁵: far beyond
+// both that precision and the rounding of the t statistic that split
+// tests (describe2, otavaT), and of its p-value. Otherwise it answers
+// false and the search runs as before.
+func (win *window) hopeless(pmax float64) bool {
+	xs := win.xs
+	L := len(xs)
+	m := max(win.minSeg, 1)
+	if L < 2*m || L < 3 {
+		return false
+	}
+	df := L - 2
+	tc := win.critical(df, pmax)
+	if tc <= 0 {
+		return false
+	}
+	lim := tc * (1 - 1e-5)
+	lim2 := lim * lim
+	x0 := xs[0]
+	p1, p2 := win.p1[:L+1], win.p2[:L+1]
+	var a, b, scale float64
+	p1[0], p2[0] = 0, 0
+	for i, x := range xs {
+		y := x - x0
+		a += y
+		b += y * y
+		p1[i+1], p2[i+1] = a, b
+		scale = max(scale, math.Abs(x))
+	}
+	inv := win.inv
+	rdf := 1 / float64(df)
+	minDen2 := 1e-10 * scale * scale // (10⁻⁵ · scale)²
+	minSS := 1e-6 * b
+	for tau := m; tau <= L-m; tau++ {
+		n1, n2 := tau, L-tau
+		s1a, s2a := p1[tau], p2[tau]
+		s1b, s2b := a-s1a, b-s2a
+		ma, mb := s1a*inv[n1], s1b*inv[n2]
+		ssa := s2a - s1a*ma // sums of squares about the means
+		ssb := s2b - s1b*mb
+		ss := float64(n1-1)*ssa*inv[n1] + float64(n2-1)*ssb*inv[n2]
+		den2 := ss * rdf * (inv[n1] + inv[n2])
+		diff := ma - mb
+		if !(den2 >= minDen2) || !(ss >= minSS) || !(diff*diff < lim2*den2) {
+			return false
+		}
+	}
+	return true
+}
+
+// critical returns a |t| whose two-sided p-value at df degrees of freedom
+// (studentP) is above pmax, within a relative 10⁻¹² of the largest such,
+// or 0 when there is none below 2²⁰. The values are kept by the window and
+// shared between windows (critCache).
+func (win *window) critical(df int, pmax float64) float64 {
+	if win.critP != pmax {
+		win.critP, win.crit = pmax, win.crit[:0]
+	}
+	for len(win.crit) <= df {
+		win.crit = append(win.crit, -1)
+	}
+	if c := win.crit[df]; c >= 0 {
+		return c
+	}
+	key := critKey{df, pmax}
+	if c, ok := critCache.Load(key); ok {
+		win.crit[df] = c.(float64)
+		return win.crit[df]
+	}
+	c := criticalT(float64(df), pmax)
+	critCache.Store(key, c)
+	win.crit[df] = c
+	return c
+}
+
+type critKey struct {
+	df   int
+	pmax float64
+}
+
+// critCache holds criticalT by degrees of freedom and level.
+var critCache sync.Map
+
+// criticalT returns the largest |t| found by bisection whose p-value at df
+// degrees of freedom is above pmax, or 0 when p(2²⁰) is still above it.
+func criticalT(df, pmax float64) float64 {
+	lo, hi := 0.0, 1.0
+	for !(studentP(hi, df) <= pmax) {
+		if hi >= 1e6 {
+			return 0
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1e-12*hi {
+		mid := lo + (hi-lo)/2
+		if studentP(mid, df) <= pmax {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return lo
 }

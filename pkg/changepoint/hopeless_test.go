@@ -1,0 +1,84 @@
+package changepoint
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestHopelessNeverSkipsASplit: whenever hopeless lets split skip a
+// window, the search would have found nothing there: the best candidate's
+// t-test does not pass. The windows are built around the critical t, with
+// steps and slopes of every size, offsets, constant runs, ties and
+// outliers, so that many are decided by a hair.
+func TestHopelessNeverSkipsASplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 41))
+	var win window
+	skipped, near := 0, 0
+	for trial := range 20000 {
+		L := 3 + rng.IntN(70)
+		minSeg := 1 + rng.IntN(4)
+		pmax := []float64{0.01, 0.001, 0.05, 0.5}[rng.IntN(4)]
+		base := []float64{0, 1, 1000, 1e6, 1e12, -50}[rng.IntN(6)]
+		noise := math.Abs(base) * []float64{0.01, 1e-4, 1e-7, 1e-12, 0}[rng.IntN(5)]
+		if noise == 0 && rng.IntN(2) == 0 {
+			noise = 1
+		}
+		tau := 1 + rng.IntN(L-1)
+		step := noise * 6 * rng.Float64() / math.Sqrt(float64(L)) * 2
+		slope := 0.0
+		if rng.IntN(4) == 0 {
+			slope = noise * rng.NormFloat64() / float64(L)
+		}
+		xs := make([]float64, L)
+		for i := range xs {
+			xs[i] = base + noise*rng.NormFloat64() + slope*float64(i)
+			if i >= tau {
+				xs[i] += step
+			}
+			if trial%7 == 0 {
+				xs[i] = math.Round(xs[i])
+			}
+		}
+		if rng.IntN(10) == 0 {
+			xs[rng.IntN(L)] *= 1.3
+		}
+		win.reset(xs, minSeg)
+		hopeless := win.hopeless(pmax)
+		c := win.best(0, L)
+		if c.tau < 0 {
+			continue
+		}
+		before, after := describe2(xs[:c.tau], xs[c.tau:])
+		p := otavaTTest(before, after)
+		if hopeless {
+			skipped++
+			if p <= pmax {
+				t.Fatalf("trial %d: hopeless, but the best split at %d has p = %v ≤ %v (L %d, minSeg %d): %v", trial, c.tau, p, pmax, L, minSeg, xs)
+			}
+			if p < 1.5*pmax {
+				near++
+			}
+		}
+	}
+	t.Logf("%d windows skipped, %d of them with p < 1.5×level", skipped, near)
+	if skipped < 2000 || near < 50 {
+		t.Errorf("only %d windows skipped, %d of them near the level: the test tests little", skipped, near)
+	}
+}
+
+// TestCriticalT: the critical |t| has a p-value above the level, and one
+// 10⁻⁹ larger has not.
+func TestCriticalT(t *testing.T) {
+	for _, df := range []float64{1, 2, 3, 10, 48, 200} {
+		for _, pmax := range []float64{0.5, 0.05, 0.01, 0.001, 1e-6} {
+			c := criticalT(df, pmax)
+			if c == 0 && studentP(1<<20, df) > pmax {
+				continue // none below 2²⁰
+			}
+			if c <= 0 || !(studentP(c, df) > pmax) || studentP(c*(1+1e-9), df) > pmax {
+				t.Errorf("criticalT(%v, %v) = %v: p %v, p just above %v", df, pmax, c, studentP(c, df), studentP(c*(1+1e-9), df))
+			}
+		}
+	}
+}
