@@ -120,9 +120,12 @@ func (win *window) load(xs []float64, minSeg, st int) {
 		win.vs = make([]float64, L+1)
 		win.colS = make([]float64, L+1)
 		win.rEnd = make([]float64, L+1)
-		win.p1 = make([]float64, L+1)
-		win.p2 = make([]float64, L+1)
 	}
+	win.sizeInv(L)
+}
+
+// sizeInv makes inv and rinv hold at least L+2 entries.
+func (win *window) sizeInv(L int) {
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
 		win.rinv = make([]float64, L+2)
@@ -491,9 +494,6 @@ func (win *window) exactQ(s, tau, kappa int) float64 {
 // It appends the local indices of the change points found, sorted, to out.
 func (win *window) split(pmax float64, out []int) []int {
 	L := len(win.xs)
-	if win.hopeless(pmax) {
-		return out
-	}
 	win.bounds = append(win.bounds[:0], 0, L)
 	win.cands = append(win.cands[:0], win.best(0, L))
 	for {
@@ -526,26 +526,31 @@ func (win *window) split(pmax float64, out []int) []int {
 	return out
 }
 
-// hopeless reports whether no split of the whole window can pass the
-// t-test at pmax: then split finds nothing, whichever τ best would return,
-// and the search is skipped (most windows hold no change). It bounds the
-// t statistic at every τ best may return (MinSegmentLength points on each
-// side) from prefix sums of the window, which give it to a relative
-// precision far better than 10⁻⁸ under the conditions it checks (a spread
-// of the t-test's denominator of at least 10⁻⁵ of the values' magnitude,
-// a pooled sum of squares of at least 10⁻⁶ of the window's about its first
-// value), and answers true only when every |t| is below the critical value
-// of the L−2 degrees of freedom by a relative margin of 10⁻⁵: far beyond
-// both that precision and the rounding of the t statistic that split
-// tests (describe2, otavaT), and of its p-value. Otherwise it answers
-// false and the search runs as before.
-func (win *window) hopeless(pmax float64) bool {
-	xs := win.xs
+// hopeless reports whether no split of the window xs (with segments of
+// minSeg points) can pass split's t-test at pmax: then split would find
+// nothing, whichever τ best returned, and splitPass neither searches the
+// window nor builds its tables (most windows hold no change). It bounds
+// the t statistic at every τ best may return (minSeg points on each side)
+// from prefix sums of the window, which give it to a relative precision
+// far better than 10⁻⁸ under the conditions it checks (a spread of the
+// t-test's denominator of at least 10⁻⁵ of the values' magnitude, a pooled
+// sum of squares of at least 10⁻⁶ of the window's about its first value),
+// and answers true only when every |t| is below the critical value of the
+// L−2 degrees of freedom by a relative margin of 10⁻⁵: far beyond both
+// that precision and the rounding of the t statistic that split tests
+// (describe2, otavaT), and of its p-value. Otherwise it answers false and
+// the search runs as before. It uses the window's buffers only.
+func (win *window) hopeless(xs []float64, minSeg int, pmax float64) bool {
 	L := len(xs)
-	m := max(win.minSeg, 1)
+	m := max(minSeg, 1)
 	if L < 2*m || L < 3 {
 		return false
 	}
+	if len(win.p1) < L+1 {
+		win.p1 = make([]float64, L+1)
+		win.p2 = make([]float64, L+1)
+	}
+	win.sizeInv(L)
 	df := L - 2
 	tc := win.critical(df, pmax)
 	if tc <= 0 {

@@ -44,7 +44,7 @@ func TestHopelessNeverSkipsASplit(t *testing.T) {
 			xs[rng.IntN(L)] *= 1.3
 		}
 		win.reset(xs, minSeg)
-		hopeless := win.hopeless(pmax)
+		hopeless := win.hopeless(xs, minSeg, pmax)
 		c := win.best(0, L)
 		if c.tau < 0 {
 			continue
