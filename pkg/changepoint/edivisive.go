@@ -532,14 +532,15 @@ func (win *window) split(pmax float64, out []int) []int {
 // window nor builds its tables (most windows hold no change). It bounds
 // the t statistic at every τ best may return (minSeg points on each side)
 // from prefix sums of the window, which give it to a relative precision
-// far better than 10⁻⁸ under the conditions it checks (a spread of the
-// t-test's denominator of at least 10⁻⁵ of the values' magnitude, a pooled
-// sum of squares of at least 10⁻⁶ of the window's about its first value),
-// and answers true only when every |t| is below the critical value of the
-// L−2 degrees of freedom by a relative margin of 10⁻⁵: far beyond both
-// that precision and the rounding of the t statistic that split tests
-// (describe2, otavaT), and of its p-value. Otherwise it answers false and
-// the search runs as before. It uses the window's buffers only.
+// of 10⁻⁷ or better under the conditions it checks (a t-test denominator
+// and a pooled sum of squares large enough against the rounding errors of
+// the sums, which hold unless the noise is tiny against the values'
+// magnitude or against the window's steps), and answers true only when
+// every |t| is below the critical value tc of the L−2 degrees of freedom
+// by a relative margin of 10⁻⁵: far beyond both that precision and the
+// rounding of the t statistic that split tests (describe2, otavaT), and of
+// its p-value. Otherwise it answers false and the search runs as before.
+// It uses the window's buffers only.
 func (win *window) hopeless(xs []float64, minSeg int, pmax float64) bool {
 	L := len(xs)
 	m := max(minSeg, 1)
@@ -571,8 +572,16 @@ func (win *window) hopeless(xs []float64, minSeg int, pmax float64) bool {
 	}
 	inv := win.inv
 	rdf := 1 / float64(df)
-	minDen2 := 1e-10 * scale * scale // (10⁻⁵ · scale)²
-	minSS := 1e-6 * b
+	// The rounding errors of the prefix sums (L additions each) bound the
+	// error of a difference of means by 4L²·u·scale, and that of a sum of
+	// squares about a mean by 3L²·u·b (b ≥ the window's Σ(x−x₀)², which
+	// bounds (Σ|x−x₀|)²/L): with the denominator and the pooled sum of
+	// squares above these minimums, each moves t by at most 10⁻⁷ of tc.
+	const u = 0x1p-53
+	l2u := float64(L) * float64(L) * u
+	minDen := 4e7 * l2u * scale / tc
+	minDen2 := minDen * minDen
+	minSS := 6e7 * l2u * b
 	for tau := m; tau <= L-m; tau++ {
 		n1, n2 := tau, L-tau
 		s1a, s2a := p1[tau], p2[tau]

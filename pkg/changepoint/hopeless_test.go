@@ -17,6 +17,9 @@ func TestHopelessNeverSkipsASplit(t *testing.T) {
 	skipped, near := 0, 0
 	for trial := range 20000 {
 		L := 3 + rng.IntN(70)
+		if trial%10 == 0 {
+			L = 3 + rng.IntN(400)
+		}
 		minSeg := 1 + rng.IntN(4)
 		pmax := []float64{0.01, 0.001, 0.05, 0.5}[rng.IntN(4)]
 		base := []float64{0, 1, 1000, 1e6, 1e12, -50}[rng.IntN(6)]
