@@ -53,11 +53,10 @@ type window struct {
 	cands  []candidate
 	tests  tThresholds
 
-	// For hopeless: prefix sums of the window, and the critical |t| by
-	// degrees of freedom at the level critP (see critical).
-	p1, p2 []float64
-	critP  float64
-	crit   []float64
+	// For hopeless: the critical |t| by degrees of freedom at the level
+	// critP (see critical).
+	critP float64
+	crit  []float64
 }
 
 // candidate is the best split of one interval.
@@ -534,7 +533,7 @@ func (win *window) split(pmax float64, out []int) []int {
 // from prefix sums of the window, which give it to a relative precision
 // of 10⁻⁷ or better under the conditions it checks (a t-test denominator
 // and a pooled sum of squares large enough against the rounding errors of
-// the sums, which hold unless the noise is tiny against the values'
+// its running sums, which hold unless the noise is tiny against the values'
 // magnitude or against the window's steps), and answers true only when
 // every |t| is below the critical value tc of the L−2 degrees of freedom
 // by a relative margin of 10⁻⁵: far beyond both that precision and the
@@ -547,10 +546,6 @@ func (win *window) hopeless(xs []float64, minSeg int, pmax float64) bool {
 	if L < 2*m || L < 3 {
 		return false
 	}
-	if len(win.p1) < L+1 {
-		win.p1 = make([]float64, L+1)
-		win.p2 = make([]float64, L+1)
-	}
 	win.sizeInv(L)
 	df := L - 2
 	tc := win.critical(df, pmax)
@@ -558,43 +553,55 @@ func (win *window) hopeless(xs []float64, minSeg int, pmax float64) bool {
 		return false
 	}
 	lim := tc * (1 - 1e-5)
-	lim2 := lim * lim
+	// The sums of the window about its first value, and a bound on the
+	// magnitude of its values: |x₀| + √b ≥ max |x|.
 	x0 := xs[0]
-	p1, p2 := win.p1[:L+1], win.p2[:L+1]
-	var a, b, scale float64
-	p1[0], p2[0] = 0, 0
-	for i, x := range xs {
+	var a, b float64
+	for _, x := range xs {
 		y := x - x0
 		a += y
 		b += y * y
-		p1[i+1], p2[i+1] = a, b
-		scale = max(scale, math.Abs(x))
 	}
-	inv := win.inv
-	rdf := 1 / float64(df)
+	scale := math.Abs(x0) + math.Sqrt(b)
+	if !(scale < 1e100) {
+		return false // far from overflow below, and not NaN
+	}
 	// The rounding errors of the prefix sums (L additions each) bound the
 	// error of a difference of means by 4L²·u·scale, and that of a sum of
-	// squares about a mean by 3L²·u·b (b ≥ the window's Σ(x−x₀)², which
-	// bounds (Σ|x−x₀|)²/L): with the denominator and the pooled sum of
-	// squares above these minimums, each moves t by at most 10⁻⁷ of tc.
+	// squares about a mean by 3L²·u·b (b bounds (Σ|x−x₀|)²/L): with the
+	// denominator and the pooled sum of squares above these minimums,
+	// each moves t by at most 10⁻⁷ of tc.
 	const u = 0x1p-53
 	l2u := float64(L) * float64(L) * u
 	minDen := 4e7 * l2u * scale / tc
 	minDen2 := minDen * minDen
 	minSS := 6e7 * l2u * b
+	// diff² < lim²·den2, den2 = ss·(1/n1 + 1/n2)/df.
+	k := lim * lim / float64(df)
+	minDen2 *= float64(df)
+	inv := win.inv
+	var s1a, s2a float64 // the sums of xs[:τ]
+	for _, x := range xs[:m] {
+		y := x - x0
+		s1a += y
+		s2a += y * y
+	}
 	for tau := m; tau <= L-m; tau++ {
 		n1, n2 := tau, L-tau
-		s1a, s2a := p1[tau], p2[tau]
+		i1, i2 := inv[n1], inv[n2]
 		s1b, s2b := a-s1a, b-s2a
-		ma, mb := s1a*inv[n1], s1b*inv[n2]
+		ma, mb := s1a*i1, s1b*i2
 		ssa := s2a - s1a*ma // sums of squares about the means
 		ssb := s2b - s1b*mb
-		ss := float64(n1-1)*ssa*inv[n1] + float64(n2-1)*ssb*inv[n2]
-		den2 := ss * rdf * (inv[n1] + inv[n2])
+		ss := float64(n1-1)*ssa*i1 + float64(n2-1)*ssb*i2
+		den2 := ss * (i1 + i2) // ×df
 		diff := ma - mb
-		if !(den2 >= minDen2) || !(ss >= minSS) || !(diff*diff < lim2*den2) {
+		if !(den2 >= minDen2) || !(ss >= minSS) || !(diff*diff < k*den2) {
 			return false
 		}
+		y := xs[tau] - x0
+		s1a += y
+		s2a += y * y
 	}
 	return true
 }
