@@ -63,6 +63,9 @@ type window struct {
 type candidate struct {
 	tau int     // local index of the first point after the split, or -1
 	q   float64 // the maximised Q value
+	// hopeless: no split of the interval passes the t-test (hopeless);
+	// pending: tau and q are not computed yet (only for a hopeless one).
+	hopeless, pending bool
 }
 
 // reset loads values xs and builds the within-sum tables.
@@ -518,11 +521,38 @@ func (win *window) split(pmax float64, out []int) []int {
 		win.bounds[bi+1] = tau
 		win.cands = append(win.cands, candidate{})
 		copy(win.cands[bi+1:], win.cands[bi:])
-		win.cands[bi] = win.best(s, tau)
-		win.cands[bi+1] = win.best(tau, e)
+		win.cands[bi] = win.lazyBest(s, tau, pmax)
+		win.cands[bi+1] = win.lazyBest(tau, e, pmax)
+		// When every interval is hopeless, the next test fails whichever
+		// candidate is the best: the search ends here, as it would after
+		// that test. Otherwise every candidate takes part in the choice.
+		done := true
+		for _, c := range win.cands {
+			done = done && c.hopeless
+		}
+		if done {
+			break
+		}
+		for i := range win.cands {
+			if win.cands[i].pending {
+				win.cands[i] = win.best(win.bounds[i], win.bounds[i+1])
+				win.cands[i].hopeless = true
+			}
+		}
 	}
 	out = append(out, win.bounds[1:len(win.bounds)-1]...)
 	return out
+}
+
+// lazyBest returns best(s, e), or, for an interval where no split can
+// pass the t-test at pmax, a pending candidate marked hopeless. An interval
+// too short for a split or for a p-value below 1 (fewer than 3 points) is
+// hopeless without a check.
+func (win *window) lazyBest(s, e int, pmax float64) candidate {
+	if e-s < 2*win.minSeg || e-s < 3 || win.hopeless(win.xs[s:e], win.minSeg, pmax) {
+		return candidate{tau: -1, hopeless: true, pending: true}
+	}
+	return win.best(s, e)
 }
 
 // hopeless reports whether no split of the window xs (with segments of

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -83,5 +84,68 @@ func TestCriticalT(t *testing.T) {
 				t.Errorf("criticalT(%v, %v) = %v: p %v, p just above %v", df, pmax, c, studentP(c, df), studentP(c*(1+1e-9), df))
 			}
 		}
+	}
+}
+
+// splitEager is split without hopeless: every interval's best split is
+// computed, as before hopeless existed.
+func splitEager(win *window, pmax float64) []int {
+	L := len(win.xs)
+	bounds := []int{0, L}
+	cands := []candidate{win.best(0, L)}
+	for {
+		bi := -1
+		for i, c := range cands {
+			if c.tau >= 0 && (bi < 0 || c.q > cands[bi].q) {
+				bi = i
+			}
+		}
+		if bi < 0 {
+			break
+		}
+		s, e, tau := bounds[bi], bounds[bi+1], cands[bi].tau
+		if before, after := describe2(win.xs[s:tau], win.xs[tau:e]); !(otavaTTest(before, after) <= pmax) {
+			break
+		}
+		bounds = append(bounds[:bi+1], append([]int{tau}, bounds[bi+1:]...)...)
+		cands = append(cands[:bi], append([]candidate{win.best(s, tau), win.best(tau, e)}, cands[bi+1:]...)...)
+	}
+	return bounds[1 : len(bounds)-1]
+}
+
+// TestSplitMatchesEager: split, which skips the search of hopeless
+// intervals, finds the change points of the eager search, in windows with
+// several steps of every size near the significance level.
+func TestSplitMatchesEager(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var win window
+	multi := 0
+	for trial := range 3000 {
+		L := 6 + rng.IntN(120)
+		minSeg := 1 + rng.IntN(4)
+		pmax := []float64{0.01, 0.001, 0.05}[rng.IntN(3)]
+		xs := make([]float64, L)
+		level := 1000.0
+		for i := range xs {
+			if rng.IntN(15) == 0 {
+				level += 10 * rng.NormFloat64()
+			}
+			xs[i] = level + 10*rng.NormFloat64()
+			if trial%5 == 0 {
+				xs[i] = math.Round(xs[i] / 10)
+			}
+		}
+		win.reset(xs, minSeg)
+		got := win.split(pmax, nil)
+		want := splitEager(&win, pmax)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d (L %d, minSeg %d, pmax %v): split %v, eager %v", trial, L, minSeg, pmax, got, want)
+		}
+		if len(want) >= 2 {
+			multi++
+		}
+	}
+	if multi < 300 {
+		t.Errorf("only %d windows with two change points or more: the test tests little", multi)
 	}
 }
