@@ -44,8 +44,11 @@ func TestHopelessNeverSkipsASplit(t *testing.T) {
 				xs[i] = math.Round(xs[i])
 			}
 		}
-		if rng.IntN(10) == 0 {
+		switch rng.IntN(10) {
+		case 0:
 			xs[rng.IntN(L)] *= 1.3
+		case 1:
+			xs[rng.IntN(L)] += 1e4 * noise // a spike far above the noise
 		}
 		win.reset(xs, minSeg)
 		hopeless := win.hopeless(xs, minSeg, pmax)
@@ -56,6 +59,16 @@ func TestHopelessNeverSkipsASplit(t *testing.T) {
 		before, after := describe2(xs[:c.tau], xs[c.tau:])
 		p := otavaTTest(before, after)
 		if hopeless {
+			// Every τ the search may return, not only the best one, has
+			// |t| below the critical value by most of the margin.
+			tc := criticalT(float64(L-2), pmax)
+			for tau := minSeg; tau <= L-minSeg; tau++ {
+				before, after := describe2(xs[:tau], xs[tau:])
+				tt, _, p, done := otavaT(before, after)
+				if (done && p <= pmax) || (!done && math.Abs(tt) >= tc*(1-0.9e-5)) {
+					t.Fatalf("trial %d: hopeless, but at %d t = %v (critical %v), p %v, done %v", trial, tau, tt, tc, p, done)
+				}
+			}
 			skipped++
 			if p <= pmax {
 				t.Fatalf("trial %d: hopeless, but the best split at %d has p = %v ≤ %v (L %d, minSeg %d): %v", trial, c.tau, p, pmax, L, minSeg, xs)
