@@ -94,6 +94,11 @@ func FromManifestCell(run string, c *results.ManifestCell) Snapshot {
 	return s
 }
 
+// serverBuild is a server's VERSION() without the "-log" that MySQL and
+// MariaDB append while the binary or general log is on: a setting (the
+// server settings name it), not another build.
+func serverBuild(v string) string { return strings.TrimSuffix(v, "-log") }
+
 func (s Snapshot) value(f Field) string {
 	switch f {
 	case FieldImage:
@@ -101,7 +106,7 @@ func (s Snapshot) value(f Field) string {
 	case FieldVersion:
 		return s.Version
 	case FieldServerVersion:
-		return s.ServerVersion
+		return serverBuild(s.ServerVersion)
 	case FieldConfig:
 		return s.ConfigSHA256
 	case FieldImageDigest:
