@@ -162,8 +162,8 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 	t.Helper()
 	deadline := time.Now().Add(3 * driveTimeout)
 	for time.Now().Before(deadline) {
-		pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleDatabase})
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleClient})
+		pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRole: specs.RoleDatabase})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRole: specs.RoleClient})
 		bis := &dbbenchv1alpha1.BenchmarkBisection{}
 		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, bis); err != nil {
 			t.Fatal(err)
@@ -175,7 +175,7 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 			if pod.DeletionTimestamp != nil || pod.Status.PodIP != "" || len(pod.Status.ContainerStatuses) > 0 {
 				continue
 			}
-			if pt, _ := cellPoint(t, pod.Labels[specs.LabelCell]); failed[pt] {
+			if pt, _ := cellPoint(t, pod.Labels[dbbenchv1alpha1.LabelCell]); failed[pt] {
 				markPodImageNeverPull(t, &pod)
 				continue
 			}
@@ -185,8 +185,8 @@ func driveBisection(t *testing.T, ns, name string, scale func(int) float64, fail
 			if len(job.Status.Conditions) > 0 {
 				continue
 			}
-			pt, rep := cellPoint(t, job.Labels[specs.LabelCell])
-			attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt])
+			pt, rep := cellPoint(t, job.Labels[dbbenchv1alpha1.LabelCell])
+			attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt])
 			agentCompletes(t, ns, &job, attempt, scale(pt)*(1+float64(rep)/100))
 		}
 		time.Sleep(100 * time.Millisecond)

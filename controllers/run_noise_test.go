@@ -62,12 +62,12 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 				markPodReady(t, &pod, "node-1", "10.88.0.20")
 			}
 		}
-		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name}) {
+		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: name}) {
 			if len(job.Status.Conditions) > 0 {
 				continue
 			}
-			attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt]) // set by the controller
-			cell := job.Labels[specs.LabelCell]
+			attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt]) // set by the controller
+			cell := job.Labels[dbbenchv1alpha1.LabelCell]
 			// Cell names end in -r<repeat> when the run has repeats.
 			repeat := 1
 			if i := strings.LastIndex(cell, "-r"); i >= 0 {

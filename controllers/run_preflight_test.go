@@ -65,7 +65,7 @@ func livePods(t *testing.T, ns, run string, of map[string]string) map[string]cor
 	out := map[string]corev1.Pod{}
 	for _, p := range dbPods(t, ns, run) {
 		if p.DeletionTimestamp == nil {
-			out[of[p.Labels[specs.LabelCell]]] = p
+			out[of[p.Labels[dbbenchv1alpha1.LabelCell]]] = p
 		}
 	}
 	return out
@@ -77,12 +77,12 @@ func requireNoCellStarted(t *testing.T, ns string, run *dbbenchv1alpha1.Benchmar
 	t.Helper()
 	cells := objectBases(matrix.Expand(run))
 	for _, p := range dbPods(t, ns, run.Name) {
-		if name, ok := cells[p.Labels[specs.LabelCell]]; ok {
+		if name, ok := cells[p.Labels[dbbenchv1alpha1.LabelCell]]; ok {
 			t.Errorf("cell %s has database pod %s during or after a pre-flight that did not pass", name, p.Name)
 		}
 	}
-	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
-		if name, ok := cells[j.Labels[specs.LabelCell]]; ok {
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
+		if name, ok := cells[j.Labels[dbbenchv1alpha1.LabelCell]]; ok {
 			t.Errorf("cell %s has client Job %s during or after a pre-flight that did not pass", name, j.Name)
 		}
 	}
@@ -346,8 +346,8 @@ func requirePreflightGone(t *testing.T, ns string, run *dbbenchv1alpha1.Benchmar
 			}
 		}
 		slices.Sort(left)
-		for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
-			if _, isPair := of[j.Labels[specs.LabelCell]]; isPair && j.DeletionTimestamp == nil {
+		for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
+			if _, isPair := of[j.Labels[dbbenchv1alpha1.LabelCell]]; isPair && j.DeletionTimestamp == nil {
 				left = append(left, j.Name)
 			}
 		}
@@ -475,7 +475,7 @@ func TestPreflightResumesAfterRestart(t *testing.T) {
 	// garbage collector: deleted pods bound to a node stay, terminating).
 	perPair := map[string]int{}
 	for _, p := range dbPods(t, ns, run.Name) {
-		if name, ok := of[p.Labels[specs.LabelCell]]; ok {
+		if name, ok := of[p.Labels[dbbenchv1alpha1.LabelCell]]; ok {
 			perPair[name]++
 		}
 	}

@@ -109,7 +109,7 @@ func TestExclusiveNodesOnRealNodes(t *testing.T) {
 					continue
 				}
 				for i, r := range runs {
-					if p.Labels[specs.LabelRun] == r.Name {
+					if p.Labels[dbbenchv1alpha1.LabelRun] == r.Name {
 						nodes[i][p.Spec.NodeName] = true
 					}
 				}
@@ -239,7 +239,7 @@ func TestNodeLoss(t *testing.T) {
 		if !nodeReady(node) {
 			return "node not Ready"
 		}
-		if left := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name, specs.LabelAttempt: "1"}); len(left) > 0 {
+		if left := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelAttempt: "1"}); len(left) > 0 {
 			return fmt.Sprintf("attempt 1's pods still there: %v", podNodes(left))
 		}
 		return ""
@@ -251,7 +251,7 @@ func TestNodeLoss(t *testing.T) {
 	if after.Status.Phase != run.Status.Phase || ac.Attempts != cs.Attempts || ac.ResultConfigMap != cs.ResultConfigMap || after.Status.RetriesUsed != run.Status.RetriesUsed {
 		t.Errorf("after the node came back: %s, result %s; before: %s, result %s", runSummary(after), ac.ResultConfigMap, runSummary(run), cs.ResultConfigMap)
 	}
-	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleDatabase}); len(pods) > 0 {
+	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelRole: specs.RoleDatabase}); len(pods) > 0 {
 		t.Errorf("database pods after the run ended: %v", podNodes(pods))
 	}
 	if got := resultDocument(t, ns, ac); got.Cell.Attempt != 2 {

@@ -88,10 +88,10 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 		}
 	}
 	for _, c := range matrix.Expand(run) {
-		if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelCell: c.ObjectBase}); len(pods) > 0 {
+		if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase}); len(pods) > 0 {
 			t.Errorf("cell %s has pods: %s", c.Name, pods[0].Name)
 		}
-		if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelCell: c.ObjectBase}); len(jobs) > 0 {
+		if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase}); len(jobs) > 0 {
 			t.Errorf("cell %s has client Jobs: %s", c.Name, jobs[0].Name)
 		}
 	}
@@ -99,7 +99,7 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 	eventually(t, time.Minute, "the pre-flight's pods to go", func() string {
 		var left []string
 		for _, c := range matrix.PreflightCells(run) {
-			for _, p := range kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelCell: c.ObjectBase, specs.LabelRole: specs.RoleDatabase}) {
+			for _, p := range kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase, dbbenchv1alpha1.LabelRole: specs.RoleDatabase}) {
 				if p.DeletionTimestamp == nil {
 					left = append(left, p.Name)
 				}

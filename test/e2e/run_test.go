@@ -126,7 +126,7 @@ func TestDatabasePodDeleted(t *testing.T) {
 	requireAllSteps(t, run, cs, doc, 2)
 	// The first attempt's client went with its server; one Job remains.
 	jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
-	if len(jobs) != 1 || jobs[0].Labels[specs.LabelAttempt] != "2" {
+	if len(jobs) != 1 || jobs[0].Labels[dbbenchv1alpha1.LabelAttempt] != "2" {
 		t.Errorf("client jobs %v, want only attempt 2's", jobNames(jobs))
 	}
 }
@@ -181,7 +181,7 @@ func TestManagerPodDeleted(t *testing.T) {
 		jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
 		perAttempt := map[string]int{}
 		for _, j := range jobs {
-			perAttempt[j.Labels[specs.LabelAttempt]]++
+			perAttempt[j.Labels[dbbenchv1alpha1.LabelAttempt]]++
 		}
 		for a := 1; a <= int(cs.Attempts); a++ {
 			if n := perAttempt[strconv.Itoa(a)]; n != 1 {
@@ -299,7 +299,7 @@ func waitForStepInProgress(t *testing.T, ns, name, what string) *dbbenchv1alpha1
 }
 
 func withAttempt(l map[string]string, attempt int) map[string]string {
-	l[specs.LabelAttempt] = strconv.Itoa(attempt)
+	l[dbbenchv1alpha1.LabelAttempt] = strconv.Itoa(attempt)
 	return l
 }
 
