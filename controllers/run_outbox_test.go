@@ -308,6 +308,8 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 	driveCellsToCompletion(t, ns, run.Name)
 	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadFailed)
 	c := uploadCondition(got)
+	// The text is the contract: UploadFailed tells the user what to fix
+	// (which Secret, which bucket, which annotation retries at once).
 	for _, want := range []string{s3Bucket, "credentials refused", "fix the Secret " + run.Name + "-s3", "retrying in", dbbenchv1alpha1.AnnotationRetryUpload} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("the condition should say %q: %s", want, condString(c))
@@ -375,6 +377,8 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 
 	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonPreflightFailed)
 	c := uploadCondition(got)
+	// The text is the contract: the pre-flight finding names the field, the
+	// bucket, the endpoint and the Secret the user must check.
 	for _, want := range []string{"spec.output.s3", missing, srv.Endpoint(), run.Name + "-s3", "bucket does not exist", "runs anyway"} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("the pre-flight condition should say %q: %s", want, condString(c))
@@ -402,7 +406,9 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 	}
 	driveCellsToCompletion(t, ns, run.Name)
 	got = waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadFailed)
-	if c := uploadCondition(got); !got.Status.Upload.RetryRequiresAnnotation || !strings.Contains(c.Message, "Not retried until the run is annotated "+dbbenchv1alpha1.AnnotationRetryUpload) {
+	// retryRequiresAnnotation says it to programs; the message must name the
+	// annotation that retries to people.
+	if c := uploadCondition(got); !got.Status.Upload.RetryRequiresAnnotation || !strings.Contains(c.Message, dbbenchv1alpha1.AnnotationRetryUpload) {
 		t.Errorf("a missing bucket is not retried by itself (retryRequiresAnnotation %v), and the message says how to retry: %s",
 			got.Status.Upload.RetryRequiresAnnotation, condString(c))
 	}

@@ -231,6 +231,7 @@ func TestUploadSurvivesAnOutage(t *testing.T) {
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Fatalf("run did not succeed during the outage: %s", cellPhases(got))
 	}
+	// The message must name the bucket it cannot reach: no field does.
 	if c := uploadCondition(got); !strings.Contains(c.Message, s3Bucket) {
 		t.Errorf("the pending condition does not name the bucket: %s", condString(c))
 	}
