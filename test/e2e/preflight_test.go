@@ -69,6 +69,9 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 		t.Fatalf("condition PreflightPassed = %+v, want False with reason %s", cond, dbbenchv1alpha1.ReasonPreflightFailed)
 	}
 	t.Logf("PreflightPassed: %s", cond.Message)
+	// The text is the contract: the condition names every failing pair and
+	// quotes the server's own "unknown variable" line to the user (the
+	// pairs' reasons are checked above), and names no pair that passed.
 	for _, want := range []string{"mariadb-11.8-typo", "unknown variable 'innodb_bufer_pool_size=64M'"} {
 		if !strings.Contains(cond.Message, want) {
 			t.Errorf("condition message does not contain %q: %s", want, cond.Message)

@@ -119,8 +119,8 @@ func TestDatabasePodDeleted(t *testing.T) {
 	if run.Status.RetriesUsed != 1 {
 		t.Errorf("retriesUsed = %d, want 1", run.Status.RetriesUsed)
 	}
-	if !strings.Contains(cs.Message, "DatabasePodDeleted") {
-		t.Errorf("cell message %q does not name the deleted database pod (DatabasePodDeleted)", cs.Message)
+	if cs.Reason != dbbenchv1alpha1.ReasonDatabasePodDeleted {
+		t.Errorf("cell reason %q (%s), want %s", cs.Reason, cs.Message, dbbenchv1alpha1.ReasonDatabasePodDeleted)
 	}
 	doc := resultDocument(t, ns, cs)
 	requireAllSteps(t, run, cs, doc, 2)
