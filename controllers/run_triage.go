@@ -190,6 +190,10 @@ func VerdictDocument(run *dbbenchv1alpha1.BenchmarkRun) *triage.Verdict {
 	}
 	v := &triage.Verdict{SchemaVersion: triage.VerdictSchemaV1, Run: run.Name, Suite: run.Spec.Suite, Against: against,
 		Status: string(c.Status), Reason: c.Reason, Message: c.Message, JudgedAt: c.LastTransitionTime.UTC()}
+	if run.Spec.Regression.Against == dbbenchv1alpha1.RegressAgainstChangePoints {
+		// The change-point rule, for the site's change points.
+		v.MaxPValue, v.MinMagnitude = run.Spec.Regression.SignificanceLevel(), run.Spec.Regression.MinMagnitude()
+	}
 	st := run.Status.Regression
 	if st == nil {
 		return v

@@ -300,8 +300,13 @@ func (d *Detector) splitPass(xs []float64) {
 	d.win.forget()
 	for start := 0; start < n; {
 		end := min(start+wl, n)
-		d.win.slide(xs, start, end, d.opts.MinSegmentLength)
-		d.local = d.win.split(d.firstPass, d.local[:0])
+		d.local = d.local[:0]
+		// A hopeless window is neither searched nor built: the next one
+		// slides from the last one built.
+		if !d.win.hopeless(xs[start:end], d.opts.MinSegmentLength, d.firstPass) {
+			d.win.slide(xs, start, end, d.opts.MinSegmentLength)
+			d.local = d.win.split(d.firstPass, d.local)
+		}
 		last := 0
 		for _, li := range d.local {
 			d.mark[start+li] = true

@@ -1,6 +1,9 @@
 package changepoint
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // The E-divisive statistic of Matteson & James (2014) with α = 1, as Otava uses
 // it. For a segment Z[s:e) split at τ and truncated at κ (s < τ < κ ≤ e), with
@@ -49,12 +52,20 @@ type window struct {
 	bounds []int
 	cands  []candidate
 	tests  tThresholds
+
+	// For hopeless: the critical |t| by degrees of freedom at the level
+	// critP (see critical).
+	critP float64
+	crit  []float64
 }
 
 // candidate is the best split of one interval.
 type candidate struct {
 	tau int     // local index of the first point after the split, or -1
 	q   float64 // the maximised Q value
+	// hopeless: no split of the interval passes the t-test (hopeless);
+	// pending: tau and q are not computed yet (only for a hopeless one).
+	hopeless, pending bool
 }
 
 // reset loads values xs and builds the within-sum tables.
@@ -112,6 +123,11 @@ func (win *window) load(xs []float64, minSeg, st int) {
 		win.colS = make([]float64, L+1)
 		win.rEnd = make([]float64, L+1)
 	}
+	win.sizeInv(L)
+}
+
+// sizeInv makes inv and rinv hold at least L+2 entries.
+func (win *window) sizeInv(L int) {
 	if len(win.inv) < L+2 {
 		win.inv = make([]float64, L+2)
 		win.rinv = make([]float64, L+2)
@@ -133,27 +149,39 @@ func (win *window) fill(lo int) {
 	w, rEnd := win.w, win.rEnd
 	// The rows from lo on, in full, four at a time after the last one: the
 	// four running sums are independent, so the CPU overlaps their
-	// additions. The triangle b ≤ a+1 of a block a … a−3 comes first.
+	// additions. The triangle b ≤ a+1 of a block a … a−3 comes first. The
+	// rows left over when their number is not a multiple of four are the
+	// first ones, the shortest, one at a time.
 	a := L
 	if a >= lo {
 		w[a*st+a] = 0
 		rEnd[a] = 0
 		a--
 	}
+	for ; a >= lo && (a-lo+1)%4 != 0; a-- {
+		w[a*st+a] = 0
+		rEnd[a] = win.rowSpan(a, a+1, L, 0)
+	}
 	for ; a-3 >= lo; a -= 4 {
 		r0, r1, r2, r3 := win.triangle(a)
 		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, a+2, r0, r1, r2, r3)
 	}
-	for ; a >= lo; a-- {
-		w[a*st+a] = 0
-		rEnd[a] = win.rowSpan(a, a+1, L, 0)
+	// The rows before lo, from column lo+1 on. When their number is not a
+	// multiple of four, the last block is rows 3 … 0, which overlaps the
+	// one before: its rows are computed again from the same operands (the
+	// sums they had at column lo, kept), to the same bits.
+	if a < 3 {
+		for ; a >= 0; a-- {
+			rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
+		}
+		return
 	}
-	// The rows before lo, from column lo+1 on.
+	kept := [4]float64(rEnd[:4])
 	for ; a >= 3; a -= 4 {
 		rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3] = win.fourRows(a, lo+1, rEnd[a], rEnd[a-1], rEnd[a-2], rEnd[a-3])
 	}
-	for ; a >= 0; a-- {
-		rEnd[a] = win.rowSpan(a, lo+1, L, rEnd[a])
+	if a >= 0 {
+		rEnd[3], rEnd[2], rEnd[1], rEnd[0] = win.fourRows(3, lo+1, kept[3], kept[2], kept[1], kept[0])
 	}
 }
 
@@ -493,9 +521,171 @@ func (win *window) split(pmax float64, out []int) []int {
 		win.bounds[bi+1] = tau
 		win.cands = append(win.cands, candidate{})
 		copy(win.cands[bi+1:], win.cands[bi:])
-		win.cands[bi] = win.best(s, tau)
-		win.cands[bi+1] = win.best(tau, e)
+		win.cands[bi] = win.lazyBest(s, tau, pmax)
+		win.cands[bi+1] = win.lazyBest(tau, e, pmax)
+		// When every interval is hopeless, the next test fails whichever
+		// candidate is the best: the search ends here, as it would after
+		// that test. Otherwise every candidate takes part in the choice.
+		done := true
+		for _, c := range win.cands {
+			done = done && c.hopeless
+		}
+		if done {
+			break
+		}
+		for i := range win.cands {
+			if win.cands[i].pending {
+				win.cands[i] = win.best(win.bounds[i], win.bounds[i+1])
+				win.cands[i].hopeless = true
+			}
+		}
 	}
 	out = append(out, win.bounds[1:len(win.bounds)-1]...)
 	return out
+}
+
+// lazyBest returns best(s, e), or, for an interval where no split can
+// pass the t-test at pmax, a pending candidate marked hopeless. An interval
+// too short for a split or for a p-value below 1 (fewer than 3 points) is
+// hopeless without a check.
+func (win *window) lazyBest(s, e int, pmax float64) candidate {
+	if e-s < 2*win.minSeg || e-s < 3 || win.hopeless(win.xs[s:e], win.minSeg, pmax) {
+		return candidate{tau: -1, hopeless: true, pending: true}
+	}
+	return win.best(s, e)
+}
+
+// hopeless reports whether no split of the window xs (with segments of
+// minSeg points) can pass split's t-test at pmax: then split would find
+// nothing, whichever τ best returned, and splitPass neither searches the
+// window nor builds its tables (most windows hold no change). It bounds
+// the t statistic at every τ best may return (minSeg points on each side)
+// from prefix sums of the window, which give it to a relative precision
+// of 10⁻⁷ or better under the conditions it checks (a t-test denominator
+// and a pooled sum of squares large enough against the rounding errors of
+// its running sums, which hold unless the noise is tiny against the values'
+// magnitude or against the window's steps), and answers true only when
+// every |t| is below the critical value tc of the L−2 degrees of freedom
+// by a relative margin of 10⁻⁵: far beyond both that precision and the
+// rounding of the t statistic that split tests (describe2, otavaT), and of
+// its p-value. Otherwise it answers false and the search runs as before.
+// It uses the window's buffers only.
+func (win *window) hopeless(xs []float64, minSeg int, pmax float64) bool {
+	L := len(xs)
+	m := max(minSeg, 1)
+	if L < 2*m || L < 3 {
+		return false
+	}
+	win.sizeInv(L)
+	df := L - 2
+	tc := win.critical(df, pmax)
+	if tc <= 0 {
+		return false
+	}
+	lim := tc * (1 - 1e-5)
+	// The sums of the window about its first value, and a bound on the
+	// magnitude of its values: |x₀| + √b ≥ max |x|.
+	x0 := xs[0]
+	var a, b float64
+	for _, x := range xs {
+		y := x - x0
+		a += y
+		b += y * y
+	}
+	scale := math.Abs(x0) + math.Sqrt(b)
+	if !(scale < 1e100) {
+		return false // far from overflow below, and not NaN
+	}
+	// The rounding errors of the prefix sums (L additions each) bound the
+	// error of a difference of means by 4L²·u·scale, and that of a sum of
+	// squares about a mean by 3L²·u·b (b bounds (Σ|x−x₀|)²/L): with the
+	// denominator and the pooled sum of squares above these minimums,
+	// each moves t by at most 10⁻⁷ of tc.
+	const u = 0x1p-53
+	l2u := float64(L) * float64(L) * u
+	minDen := 4e7 * l2u * scale / tc
+	minDen2 := minDen * minDen
+	minSS := 6e7 * l2u * b
+	// diff² < lim²·den2, den2 = ss·(1/n1 + 1/n2)/df.
+	k := lim * lim / float64(df)
+	minDen2 *= float64(df)
+	inv := win.inv
+	var s1a, s2a float64 // the sums of xs[:τ]
+	for _, x := range xs[:m] {
+		y := x - x0
+		s1a += y
+		s2a += y * y
+	}
+	for tau := m; tau <= L-m; tau++ {
+		n1, n2 := tau, L-tau
+		i1, i2 := inv[n1], inv[n2]
+		s1b, s2b := a-s1a, b-s2a
+		ma, mb := s1a*i1, s1b*i2
+		ssa := s2a - s1a*ma // sums of squares about the means
+		ssb := s2b - s1b*mb
+		ss := float64(n1-1)*ssa*i1 + float64(n2-1)*ssb*i2
+		den2 := ss * (i1 + i2) // ×df
+		diff := ma - mb
+		if !(den2 >= minDen2) || !(ss >= minSS) || !(diff*diff < k*den2) {
+			return false
+		}
+		y := xs[tau] - x0
+		s1a += y
+		s2a += y * y
+	}
+	return true
+}
+
+// critical returns a |t| whose two-sided p-value at df degrees of freedom
+// (studentP) is above pmax, within a relative 10⁻¹² of the largest such,
+// or 0 when there is none below 2²⁰. The values are kept by the window and
+// shared between windows (critCache).
+func (win *window) critical(df int, pmax float64) float64 {
+	if win.critP != pmax {
+		win.critP, win.crit = pmax, win.crit[:0]
+	}
+	for len(win.crit) <= df {
+		win.crit = append(win.crit, -1)
+	}
+	if c := win.crit[df]; c >= 0 {
+		return c
+	}
+	key := critKey{df, pmax}
+	if c, ok := critCache.Load(key); ok {
+		win.crit[df] = c.(float64)
+		return win.crit[df]
+	}
+	c := criticalT(float64(df), pmax)
+	critCache.Store(key, c)
+	win.crit[df] = c
+	return c
+}
+
+type critKey struct {
+	df   int
+	pmax float64
+}
+
+// critCache holds criticalT by degrees of freedom and level.
+var critCache sync.Map
+
+// criticalT returns the largest |t| found by bisection whose p-value at df
+// degrees of freedom is above pmax, or 0 when p(2²⁰) is still above it.
+func criticalT(df, pmax float64) float64 {
+	lo, hi := 0.0, 1.0
+	for !(studentP(hi, df) <= pmax) {
+		if hi >= 1e6 {
+			return 0
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1e-12*hi {
+		mid := lo + (hi-lo)/2
+		if studentP(mid, df) <= pmax {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return lo
 }

@@ -223,7 +223,7 @@ func Build(in Input, opts Options) (*Index, error) {
 	if len(hist) == 0 {
 		return idx, nil
 	}
-	h, err := analysis.History(hist, analysis.HistoryOptions{})
+	h, err := analysis.History(hist, analysis.HistoryOptions{ChangePoint: changePointRule(idx.Latest)})
 	if err != nil {
 		return nil, fmt.Errorf("suite %s: %w", in.Suite, err)
 	}
@@ -438,4 +438,23 @@ func DecodeBisection(data []byte) (Bisection, error) {
 	}
 	b.Report = false // the store says, not the document
 	return b, nil
+}
+
+// changePointRule is the detector's options for the site's change points:
+// the defaults with the change-point rule of the suite's newest verdict
+// (its MaxPValue and MinMagnitude, recorded by verdicts against change
+// points), so that the site marks the changes the verdicts judged by; the
+// defaults alone without a verdict that records a rule.
+func changePointRule(latest *triage.Verdict) *changepoint.Options {
+	opts := changepoint.DefaultOptions()
+	if latest == nil {
+		return &opts
+	}
+	if latest.MaxPValue > 0 && latest.MaxPValue < 1 {
+		opts.MaxPValue = latest.MaxPValue
+	}
+	if latest.MinMagnitude > 0 {
+		opts.MinMagnitude = latest.MinMagnitude
+	}
+	return &opts
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -328,3 +329,51 @@ func TestNiceCeilAndTick(t *testing.T) {
 }
 
 var _ = attribution.Short
+
+// The site finds change points by the rule of the suite's newest verdict
+// (recorded in verdict.json), not the detector's defaults: on the site
+// e2e's real series (a durable build, the tag re-pointed at a fast build,
+// then the durable build again; five, five and three nights) the verdicts'
+// rule, p < 0.01 and 30 %, finds both changes, the defaults (p < 0.001)
+// neither.
+func TestBuildJudgesByTheVerdictsRule(t *testing.T) {
+	update := []float64{3372, 2483, 2987, 2799, 3325, 27569, 26415, 25885, 22110, 25833, 3072, 2445, 3100}
+	in := Input{Suite: "nightly", Verdicts: map[string]triage.Verdict{}}
+	for i, v := range update {
+		n := night{image: "bisect:site", digest: digestT7, update: v, point: 5000}
+		switch {
+		case i >= 10:
+			n.image = "bisect:t7"
+		case i >= 5:
+			n.digest = digestT2
+		}
+		in.Runs = append(in.Runs, manifestOf(i, n))
+	}
+	last := fmt.Sprintf("night-%d", len(update))
+	for _, tc := range []struct {
+		name            string
+		maxP, magnitude float64
+		want            []string
+	}{
+		{"the verdict's rule", 0.01, 0.3, []string{"night-6", "night-11"}},
+		{"a verdict without a rule: the defaults", 0, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in.Verdicts[last] = triage.Verdict{Run: last, Suite: "nightly", Against: "ChangePoints", Status: "True", Reason: "Regressed",
+				MaxPValue: tc.maxP, MinMagnitude: tc.magnitude}
+			idx, err := Build(in, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, cp := range idx.ChangePoints {
+				if cp.Step == "update-index" {
+					got = append(got, cp.Run)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("update-index change points at %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -32,6 +32,13 @@ type Verdict struct {
 	// covered.
 	Regressed    []VerdictPair `json:"regressed,omitempty"`
 	Acknowledged []VerdictPair `json:"acknowledged,omitempty"`
+	// MaxPValue and MinMagnitude (a fraction: 0.05 is 5 %) are the
+	// change-point rule a verdict against change points judged with, so
+	// that whatever draws the suite's change points (the site) finds them
+	// by the same rule. Absent for other verdicts and in documents
+	// written before them.
+	MaxPValue    float64 `json:"maxPValue,omitempty"`
+	MinMagnitude float64 `json:"minMagnitude,omitempty"`
 	// Bisection names the BenchmarkBisection the verdict started.
 	Bisection string    `json:"bisection,omitempty"`
 	JudgedAt  time.Time `json:"judgedAt,omitzero"`
