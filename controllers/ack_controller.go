@@ -26,17 +26,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/triage"
 )
 
-// AckFinalizer keeps a published BenchmarkAck until its object is removed
-// from the suite's object store and the suite's site regenerated without
-// it: deleting the ack un-acknowledges the change there too.
-const AckFinalizer = "dbbench.io/ack-published"
-
-// Events about a BenchmarkAck (with the Published condition's reasons).
-const (
-	EventAckPublished   = "AckPublished"
-	EventAckUnpublished = "AckUnpublished"
-)
-
 // ackRecheck is how soon an ack that names a run not found (yet) is
 // checked again: the run may still be uploading.
 const ackRecheck = 2 * time.Minute
@@ -171,9 +160,9 @@ func resolutionOf(a *dbbenchv1alpha1.BenchmarkAck) dbbenchv1alpha1.AckResolution
 // when the object changed (or was never confirmed).
 func (p *ackPass) publish(ctx context.Context, s *store.Store) (ctrl.Result, error) {
 	a := p.ack
-	if !controllerutil.ContainsFinalizer(a, AckFinalizer) {
+	if !controllerutil.ContainsFinalizer(a, dbbenchv1alpha1.AckFinalizer) {
 		patch := client.MergeFrom(a.DeepCopy())
-		controllerutil.AddFinalizer(a, AckFinalizer)
+		controllerutil.AddFinalizer(a, dbbenchv1alpha1.AckFinalizer)
 		if err := p.r.Patch(ctx, a, patch); err != nil {
 			return ctrl.Result{}, fmt.Errorf("adding the finalizer: %w", err)
 		}
@@ -224,7 +213,7 @@ func (p *ackPass) publishFailed(err error) (ctrl.Result, error) {
 // this ack's) and regenerates the site, then lets the ack go.
 func (p *ackPass) withdraw(ctx context.Context) (ctrl.Result, error) {
 	a := p.ack
-	if !controllerutil.ContainsFinalizer(a, AckFinalizer) {
+	if !controllerutil.ContainsFinalizer(a, dbbenchv1alpha1.AckFinalizer) {
 		return ctrl.Result{}, nil
 	}
 	out, err := suiteOutput(ctx, p.r.Client, a.Namespace, a.Spec.Suite)
@@ -254,7 +243,7 @@ func (p *ackPass) withdraw(ctx context.Context) (ctrl.Result, error) {
 		}
 	}
 	patch := client.MergeFrom(a.DeepCopy())
-	controllerutil.RemoveFinalizer(a, AckFinalizer)
+	controllerutil.RemoveFinalizer(a, dbbenchv1alpha1.AckFinalizer)
 	return ctrl.Result{}, client.IgnoreNotFound(p.r.Patch(ctx, a, patch))
 }
 

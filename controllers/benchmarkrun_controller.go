@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/specs"
 )
 
 // DefaultAgentImage is the agent image used when neither the manager's flag
@@ -110,7 +109,7 @@ func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, original, run 
 // their Job, not by the run) carry too.
 func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toRun := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-		name, ok := o.GetLabels()[specs.LabelRun]
+		name, ok := o.GetLabels()[dbbenchv1alpha1.LabelRun]
 		if !ok {
 			return nil
 		}

@@ -94,8 +94,8 @@ func TestBisectionSetupFromARun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if run.Name != "find-r2" || run.Labels[dbbenchv1alpha1.LabelBisectionRound] != "2" || run.Annotations[annotationBisectionPoints] != "0,1,2,3" ||
-			run.Annotations[annotationBisectionReferences] != "0,3" || run.Annotations[annotationBisectionRoundKind] != "Search" {
+		if run.Name != "find-r2" || run.Labels[dbbenchv1alpha1.LabelBisectionRound] != "2" || run.Annotations[dbbenchv1alpha1.AnnotationBisectionPoints] != "0,1,2,3" ||
+			run.Annotations[dbbenchv1alpha1.AnnotationBisectionReferences] != "0,3" || run.Annotations[dbbenchv1alpha1.AnnotationBisectionRoundKind] != "Search" {
 			t.Fatalf("round run %s %v %v", run.Name, run.Labels, run.Annotations)
 		}
 		got := [][3]string{}

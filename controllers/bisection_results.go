@@ -27,7 +27,7 @@ func runFinished(run *dbbenchv1alpha1.BenchmarkRun) bool {
 // invalid spec) rather than cell by cell, with the condition's message.
 func runFailedWhole(run *dbbenchv1alpha1.BenchmarkRun) (string, bool) {
 	c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionFailed)
-	if c == nil || c.Status != "True" || c.Reason != ReasonInvalidSpec {
+	if c == nil || c.Status != "True" || c.Reason != dbbenchv1alpha1.ReasonInvalidSpec {
 		return "", false
 	}
 	return c.Message, true

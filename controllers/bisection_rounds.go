@@ -21,15 +21,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/bisect"
 )
 
-// Annotations a bisection records on a round's run, so that the search
-// can be recomputed from the runs alone: the indexes of the points it
-// measures, those of them that are references, and the round's kind.
-const (
-	annotationBisectionPoints     = "dbbench.io/bisection-points"
-	annotationBisectionReferences = "dbbench.io/bisection-references"
-	annotationBisectionRoundKind  = "dbbench.io/bisection-round-kind"
-)
-
 // bisectionSetup is what every round is built from.
 type bisectionSetup struct {
 	// base is the run spec with exactly one database and config variant;
@@ -260,19 +251,19 @@ func (p *bisectionPass) listRounds(ctx context.Context) ([]round, error) {
 			p.log.Info("Ignored a run without a round label", "run", klog.KObj(run))
 			continue
 		}
-		pts, err := parsePoints(run.Annotations[annotationBisectionPoints])
+		pts, err := parsePoints(run.Annotations[dbbenchv1alpha1.AnnotationBisectionPoints])
 		if err != nil {
 			p.log.Info("Ignored a run with unreadable points", "run", klog.KObj(run), "error", err)
 			continue
 		}
 		var refs []int
-		if a := run.Annotations[annotationBisectionReferences]; a != "" {
+		if a := run.Annotations[dbbenchv1alpha1.AnnotationBisectionReferences]; a != "" {
 			if refs, err = parsePoints(a); err != nil {
 				p.log.Info("Ignored a run with unreadable references", "run", klog.KObj(run), "error", err)
 				continue
 			}
 		}
-		kind := bisect.RoundKind(run.Annotations[annotationBisectionRoundKind])
+		kind := bisect.RoundKind(run.Annotations[dbbenchv1alpha1.AnnotationBisectionRoundKind])
 		if kind == "" {
 			// Rounds made before round kinds: the endpoint round
 			// measured exactly good and bad.
@@ -292,7 +283,7 @@ func parsePoints(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, fmt.Errorf("annotation %s %q: %w", annotationBisectionPoints, s, err)
+			return nil, fmt.Errorf("annotation %s %q: %w", dbbenchv1alpha1.AnnotationBisectionPoints, s, err)
 		}
 		out = append(out, v)
 	}
@@ -332,14 +323,14 @@ func (p *bisectionPass) buildRound(s *bisectionSetup, index int, r bisect.Round)
 				dbbenchv1alpha1.LabelBisectionRound: strconv.Itoa(index),
 			},
 			Annotations: map[string]string{
-				annotationBisectionPoints:    formatPoints(r.Points),
-				annotationBisectionRoundKind: string(r.Kind),
+				dbbenchv1alpha1.AnnotationBisectionPoints:    formatPoints(r.Points),
+				dbbenchv1alpha1.AnnotationBisectionRoundKind: string(r.Kind),
 			},
 		},
 		Spec: *s.base.DeepCopy(),
 	}
 	if len(r.Refs) > 0 {
-		run.Annotations[annotationBisectionReferences] = formatPoints(r.Refs)
+		run.Annotations[dbbenchv1alpha1.AnnotationBisectionReferences] = formatPoints(r.Refs)
 	}
 	tpl := s.base.Databases[0]
 	run.Spec.Databases = nil

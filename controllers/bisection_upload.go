@@ -95,7 +95,7 @@ func (p *bisectionPass) syncUpload(ctx context.Context) (ctrl.Result, error) {
 		what = "the HTML report and the summary"
 	}
 	msg := fmt.Sprintf("Uploaded %s to %s", what, u.URL)
-	p.setUploaded(metav1.ConditionTrue, ReasonUploaded, msg)
+	p.setUploaded(metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded, msg)
 	p.event(false, EventResultsUploaded, "Upload", msg)
 	// The suite's site lists the bisection and links its page.
 	if _, err := PublishSite(parent, s, suite, p.now); err != nil {
@@ -111,9 +111,9 @@ func (p *bisectionPass) uploadFailed(ue *uploadError) ctrl.Result {
 	u.Failures++
 	u.LastFailureTime = &metav1.Time{Time: p.now}
 	wait := uploadRetryDelay(p.bis.UID, u.Failures)
-	reason := ReasonUploadPending
+	reason := dbbenchv1alpha1.ReasonUploadPending
 	if ue.policy != retryWait {
-		reason = ReasonUploadFailed
+		reason = dbbenchv1alpha1.ReasonUploadFailed
 	}
 	msg := fmt.Sprintf("%s (attempt %d failed; retrying in %s; the bisection's status keeps its results)", ue.err, u.Failures, wait.Round(time.Second))
 	p.log.Info("Bisection upload failed", "reason", reason, "error", ue.err.Error())

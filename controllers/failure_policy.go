@@ -185,8 +185,8 @@ func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.P
 func clientPodsOf(pods map[string]*corev1.Pod, cell string, attempt int32) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, pod := range pods {
-		if pod.Labels[specs.LabelCell] == cell && pod.Labels[specs.LabelRole] == specs.RoleClient &&
-			pod.Labels[specs.LabelAttempt] == strconv.Itoa(int(attempt)) {
+		if pod.Labels[dbbenchv1alpha1.LabelCell] == cell && pod.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleClient &&
+			pod.Labels[dbbenchv1alpha1.LabelAttempt] == strconv.Itoa(int(attempt)) {
 			out = append(out, pod)
 		}
 	}

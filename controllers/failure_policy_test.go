@@ -434,7 +434,7 @@ func TestEveryReasonHasAClassAndAMetricLabel(t *testing.T) {
 func TestClientPodsOf(t *testing.T) {
 	labelled := func(name, cell, role, attempt string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-			specs.LabelCell: cell, specs.LabelRole: role, specs.LabelAttempt: attempt,
+			dbbenchv1alpha1.LabelCell: cell, dbbenchv1alpha1.LabelRole: role, dbbenchv1alpha1.LabelAttempt: attempt,
 		}}}
 	}
 	pods := map[string]*corev1.Pod{}

@@ -113,7 +113,7 @@ func onlyCell(run *dbbenchv1alpha1.BenchmarkRun) *dbbenchv1alpha1.CellStatus {
 }
 
 func dbPods(t *testing.T, ns, run string) []corev1.Pod {
-	return kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleDatabase})
+	return kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run, dbbenchv1alpha1.LabelRole: specs.RoleDatabase})
 }
 
 // markPodReady plays the kubelet: the pod runs on node with an IP and is ready.
@@ -124,7 +124,7 @@ func attemptPod(t *testing.T, ns, run string, attempt int) corev1.Pod {
 	var pod corev1.Pod
 	eventually(t, fmt.Sprintf("attempt %d's database pod", attempt), func() string {
 		for _, p := range dbPods(t, ns, run) {
-			if p.Labels[specs.LabelAttempt] == fmt.Sprint(attempt) && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
+			if p.Labels[dbbenchv1alpha1.LabelAttempt] == fmt.Sprint(attempt) && p.Status.Phase != corev1.PodFailed && p.DeletionTimestamp == nil {
 				pod = p
 				return ""
 			}
@@ -275,7 +275,7 @@ func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scal
 	if len(scale) > 0 {
 		f = scale[0]
 	}
-	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, scaledDocument(job.Labels[specs.LabelCell], f))
+	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, scaledDocument(job.Labels[dbbenchv1alpha1.LabelCell], f))
 	finishJob(t, job, true)
 }
 
@@ -291,7 +291,7 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 	deadline := time.Now().Add(driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: name})
 		if done(kubetest.GetRun(t, k8sClient, ns, name)) {
 			return
 		}
@@ -302,7 +302,7 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 		}
 		for _, job := range jobs {
 			if len(job.Status.Conditions) == 0 {
-				attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt]) // set by the controller
+				attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt]) // set by the controller
 				agentCompletes(t, ns, &job, attempt, scale...)
 			}
 		}

@@ -1,45 +1,13 @@
 package controllers
 
-// Reasons of the conditions and events the controllers set, declared once.
-// The ResultsUploaded condition's reasons are in run_upload.go, the cell
-// failure reasons are dbbenchv1alpha1.FailureReason (failure_policy.go),
-// and the BenchmarkSchedule's Ready reasons are in the API package.
-
-// Reasons of a BenchmarkRun's Progressing, Succeeded and Failed conditions.
-const (
-	ReasonCellsRunning      = "CellsRunning"
-	ReasonFinished          = "Finished"
-	ReasonInvalidSpec       = "InvalidSpec"
-	ReasonCellsFailed       = "CellsFailed"
-	ReasonAllCellsSucceeded = "AllCellsSucceeded"
-)
-
-// Reasons of a BenchmarkRun's Regressed condition.
-const (
-	ReasonRegressed        = "Regressed"
-	ReasonNoRegression     = "NoRegression"
-	ReasonNoHistory        = "NoHistory"
-	ReasonBaselineNotFound = "BaselineNotFound"
-	ReasonAnalysisFailed   = "AnalysisFailed"
-	// ReasonRegressionSuspected: only this run, the newest of a
-	// ChangePoints history, shows a drop (changepoint.Suspected); the next
-	// run confirms it or clears it. Not a regression yet, so one outlier run
-	// does not fail a suite; this verdict is not revised when the next run
-	// confirms it (that run's verdict says Regressed).
-	ReasonRegressionSuspected = "RegressionSuspected"
-	// ReasonRegressionAcknowledged: every pair that moved the wrong way is
-	// covered by a BenchmarkAck (status.regression.acknowledged); the
-	// condition is False.
-	ReasonRegressionAcknowledged = "RegressionAcknowledged"
-	// ReasonEnvironmentChanged: every reported pair coincides with a
-	// change of the environment and no change of the build
-	// (regressed[].environmentOnly); the condition is True (the figures
-	// did move) and no bisection is started.
-	ReasonEnvironmentChanged = "EnvironmentChanged"
-)
+// Reasons of the events the controllers record, declared once. The reasons
+// of conditions (and of status.cells[].reason) are API and live in the API
+// package, one file per kind (api/v1alpha1/*_reasons.go); label, annotation
+// and finalizer keys in api/v1alpha1/labels.go. See docs/design.md,
+// "Reasons, keys and labels".
 
 // Reasons of the events about a BenchmarkRun (with the condition reasons
-// above where an event announces a condition: Regressed, PreflightFailed,
+// of the API package where an event announces a condition: Regressed, PreflightFailed,
 // UploadPending, UploadFailed).
 const (
 	EventRunStarted    = "RunStarted"
@@ -90,4 +58,11 @@ const (
 	EventBisectionExplained    = "Explained"
 	EventBisectionLocalized    = "Localized"
 	EventBisectionNotLocalized = "NotLocalized"
+)
+
+// Reasons of the events about a BenchmarkAck (with the Published
+// condition's reasons).
+const (
+	EventAckPublished   = "AckPublished"
+	EventAckUnpublished = "AckUnpublished"
 )

@@ -48,7 +48,7 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 		records = p.externalAttemptObjects(c)
 	}
 	for _, pod := range p.kids.pods {
-		if pod.Labels[specs.LabelCell] == c.ObjectBase && pod.Labels[specs.LabelRole] == specs.RoleDatabase {
+		if pod.Labels[dbbenchv1alpha1.LabelCell] == c.ObjectBase && pod.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleDatabase {
 			records = append(records, pod)
 		}
 	}
@@ -75,9 +75,9 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 			cs.CurrentStep, cs.StepsDone, cs.Node, cs.ImageDigest = "", 0, "", ""
 			// The pass that created the pod failed to record why; the pod
 			// says.
-			if why := pod.GetAnnotations()[specs.AnnotationRetryOf]; why != "" {
+			if why := pod.GetAnnotations()[dbbenchv1alpha1.AnnotationRetryOf]; why != "" {
 				cs.Message = why
-				cs.Reason = dbbenchv1alpha1.FailureReason(pod.GetAnnotations()[specs.AnnotationRetryReason])
+				cs.Reason = dbbenchv1alpha1.FailureReason(pod.GetAnnotations()[dbbenchv1alpha1.AnnotationRetryReason])
 				p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s", c.Name, n, why))
 			}
 		}
@@ -197,8 +197,8 @@ func hasConfig(c matrix.Cell) bool {
 }
 
 // cs, for attempts after the first, says why the previous attempt ended
-// (reason and message); the pod carries both (specs.AnnotationRetryReason,
-// specs.AnnotationRetryOf) for a pass that adopts it after a lost status
+// (reason and message); the pod carries both (dbbenchv1alpha1.AnnotationRetryReason,
+// dbbenchv1alpha1.AnnotationRetryOf) for a pass that adopts it after a lost status
 // write.
 func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, cs *dbbenchv1alpha1.CellStatus) error {
 	if c.External() {
@@ -215,9 +215,9 @@ func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int
 		if pod.Annotations == nil {
 			pod.Annotations = map[string]string{}
 		}
-		pod.Annotations[specs.AnnotationRetryOf] = cs.Message
+		pod.Annotations[dbbenchv1alpha1.AnnotationRetryOf] = cs.Message
 		if cs.Reason != "" {
-			pod.Annotations[specs.AnnotationRetryReason] = string(cs.Reason)
+			pod.Annotations[dbbenchv1alpha1.AnnotationRetryReason] = string(cs.Reason)
 		}
 	}
 	return p.create(ctx, pod)
@@ -543,7 +543,7 @@ func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 		}
 	}
 	for _, pod := range p.kids.pods {
-		if pod.Labels[specs.LabelCell] != c.ObjectBase || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+		if pod.Labels[dbbenchv1alpha1.LabelCell] != c.ObjectBase || pod.Labels[dbbenchv1alpha1.LabelRole] != specs.RoleDatabase {
 			continue
 		}
 		if err := p.remove(ctx, pod); err != nil {

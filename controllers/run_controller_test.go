@@ -120,7 +120,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 	})
 
 	for _, pod := range pods {
-		cell := pod.Labels[specs.LabelCell]
+		cell := pod.Labels[dbbenchv1alpha1.LabelCell]
 		// Every cell has its Secret, config and result ConfigMaps and a
 		// headless Service, all owned by the run.
 		for _, obj := range []client.Object{
@@ -153,7 +153,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 			t.Errorf("pod %s tolerations %v", pod.Name, pod.Spec.Tolerations)
 		}
 		anti := pod.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-		if len(anti) != 1 || anti[0].TopologyKey != "kubernetes.io/hostname" || anti[0].LabelSelector.MatchLabels[specs.LabelExclusive] != "true" {
+		if len(anti) != 1 || anti[0].TopologyKey != "kubernetes.io/hostname" || anti[0].LabelSelector.MatchLabels[dbbenchv1alpha1.LabelExclusive] != "true" {
 			t.Errorf("pod %s exclusivity anti-affinity: %+v", pod.Name, anti)
 		}
 		if pod.Spec.SecurityContext.RunAsNonRoot == nil || !*pod.Spec.SecurityContext.RunAsNonRoot {
@@ -169,10 +169,10 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 	// The kubelet reports one database ready: its client Job appears, on
 	// another node than the database, with the pod IP to connect to.
 	markPodReady(t, &pods[0], "node-db-1", "10.88.0.10")
-	cell := pods[0].Labels[specs.LabelCell]
+	cell := pods[0].Labels[dbbenchv1alpha1.LabelCell]
 	var job batchv1.Job
 	eventually(t, "the client job", func() string {
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelCell: cell})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: cell})
 		if len(jobs) != 1 {
 			return fmt.Sprintf("%d jobs", len(jobs))
 		}
@@ -187,7 +187,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 		t.Errorf("client nodeSelector:\n%s", diff)
 	}
 	anti := tpl.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
-	if len(anti) != 2 || anti[1].LabelSelector.MatchLabels[specs.LabelRole] != specs.RoleDatabase {
+	if len(anti) != 2 || anti[1].LabelSelector.MatchLabels[dbbenchv1alpha1.LabelRole] != specs.RoleDatabase {
 		t.Errorf("client anti-affinity (exclusive + other node than its database): %+v", anti)
 	}
 	if r := tpl.Containers[0].Resources; r.Limits.Cpu().String() != "1" || cmp.Diff(r.Limits, r.Requests) != "" {
@@ -201,7 +201,7 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 		markPodReady(t, &pod, fmt.Sprintf("node-db-%d", i+2), fmt.Sprintf("10.88.0.%d", 11+i))
 	}
 	eventually(t, "a client job per cell", func() string {
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})
 		if len(jobs) != 6 {
 			return fmt.Sprintf("%d jobs", len(jobs))
 		}
@@ -346,7 +346,7 @@ func TestInfrastructureFailureIsRetried(t *testing.T) {
 	})
 	markPodReady(t, &pod, "node-1", "10.88.0.30")
 	eventually(t, "the client job", func() string {
-		return ifNot(len(kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
+		return ifNot(len(kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})) == 1)
 	})
 	// The node runs out of memory and evicts the database mid-cell.
 	markPodEvicted(t, &pod)
@@ -391,14 +391,14 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 	markPodReady(t, &pod, "node-1", "10.88.0.40")
 	var job batchv1.Job
 	eventually(t, "the client job", func() string {
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})
 		if len(jobs) != 1 {
 			return "no job"
 		}
 		job = jobs[0]
 		return ""
 	})
-	cm := pod.Labels[specs.LabelCell] + "-result"
+	cm := pod.Labels[dbbenchv1alpha1.LabelCell] + "-result"
 	writeProgress(t, ns, cm, plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "update-index", StepsDone: 1, StepsTotal: 2,
 		Error: "Duplicate entry '7' for key 'PRIMARY'", FailureClass: plan.FailureBenchmark}, "")
 	finishJob(t, &job, false)
@@ -417,12 +417,14 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 	if c.Reason != dbbenchv1alpha1.ReasonBenchmarkFailed {
 		t.Errorf("reason %q, want %s", c.Reason, dbbenchv1alpha1.ReasonBenchmarkFailed)
 	}
+	// The text is the contract: the message must name the step and quote
+	// the server's own error to the user; no field carries them.
 	if !strings.Contains(c.Message, "update-index") || !strings.Contains(c.Message, "Duplicate entry") {
 		t.Errorf("message %q does not say which step failed and why", c.Message)
 	}
 	cond := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionFailed)
-	if !strings.Contains(cond.Message, c.Name) {
-		t.Errorf("Failed condition %q does not name the cell", cond.Message)
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != dbbenchv1alpha1.ReasonCellsFailed {
+		t.Errorf("Failed condition %+v, want True with reason %s", cond, dbbenchv1alpha1.ReasonCellsFailed)
 	}
 }
 
@@ -447,8 +449,8 @@ func TestRetryBudgetIsHonoured(t *testing.T) {
 		if c.Phase != dbbenchv1alpha1.CellFailed {
 			return string(c.Phase)
 		}
-		if !strings.Contains(c.Message, "retry budget exhausted") {
-			return c.Message
+		if c.Attempts != 2 {
+			return fmt.Sprintf("failed after %d attempts, want the 2 maxAttemptsPerCell allows", c.Attempts)
 		}
 		if c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted {
 			return fmt.Sprintf("reason %q", c.Reason)
@@ -481,7 +483,7 @@ func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
 	m.clock.SetTime(m.clock.Now().Add(2 * time.Minute))
 	// Any change to the run's children triggers a pass; touch the result
 	// ConfigMap as the agent would.
-	cell := dbPods(t, ns, run.Name)[0].Labels[specs.LabelCell]
+	cell := dbPods(t, ns, run.Name)[0].Labels[dbbenchv1alpha1.LabelCell]
 	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
 	eventually(t, "attempt 2", func() string {
 		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, run.Name))
@@ -546,12 +548,12 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 	})
 	markPodReady(t, &pods[0], "node-1", "10.88.0.50")
 	eventually(t, "a client job", func() string {
-		return ifNot(len(kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})) == 1)
+		return ifNot(len(kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})) == 1)
 	})
 	first.stop()
 
 	// While no manager runs, the first cell's agent finishes.
-	jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
+	jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})
 	agentCompletes(t, ns, &jobs[0], 1)
 
 	startManager(t, nil)
@@ -567,8 +569,8 @@ func TestManagerRestartLosesNothing(t *testing.T) {
 	}
 	// Exactly one client Job per cell ever existed.
 	perCell := map[string]int{}
-	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
-		perCell[j.Labels[specs.LabelCell]]++
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
+		perCell[j.Labels[dbbenchv1alpha1.LabelCell]]++
 	}
 	if len(perCell) != 3 {
 		t.Errorf("jobs for %d cells, want 3: %v", len(perCell), perCell)
@@ -604,14 +606,14 @@ func TestAdoptedAttemptKeepsWhyThePreviousEnded(t *testing.T) {
 	second := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{
 		Namespace: ns, Name: strings.Replace(first.Name, "-db-a1", "-db-a2", 1),
 		Labels: map[string]string{}, Annotations: map[string]string{
-			specs.AnnotationRetryOf: why, specs.AnnotationRetryReason: string(dbbenchv1alpha1.ReasonDatabaseEvicted),
+			dbbenchv1alpha1.AnnotationRetryOf: why, dbbenchv1alpha1.AnnotationRetryReason: string(dbbenchv1alpha1.ReasonDatabaseEvicted),
 		},
 		OwnerReferences: first.OwnerReferences,
 	}, Spec: *first.Spec.DeepCopy()}
 	for k, v := range first.Labels {
 		second.Labels[k] = v
 	}
-	second.Labels[specs.LabelAttempt] = "2"
+	second.Labels[dbbenchv1alpha1.LabelAttempt] = "2"
 	if err := k8sClient.Create(ctx, second); err != nil {
 		t.Fatalf("creating attempt 2's pod: %v", err)
 	}
@@ -667,8 +669,8 @@ func TestStarvedClientIsRetriedThenFlagged(t *testing.T) {
 		pod := attemptPod(t, ns, run.Name, attempt)
 		markPodReady(t, &pod, "node-1", "10.88.0.50")
 		eventually(t, fmt.Sprintf("attempt %d's client job", attempt), func() string {
-			for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
-				if j.Labels[specs.LabelAttempt] == fmt.Sprint(attempt) {
+			for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
+				if j.Labels[dbbenchv1alpha1.LabelAttempt] == fmt.Sprint(attempt) {
 					return ""
 				}
 			}
@@ -676,7 +678,7 @@ func TestStarvedClientIsRetriedThenFlagged(t *testing.T) {
 		})
 		// The agent's record of a completed document ends the attempt
 		// (its Job's end is not waited for), as in a cluster.
-		cell := pod.Labels[specs.LabelCell]
+		cell := pod.Labels[dbbenchv1alpha1.LabelCell]
 		writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, StepsDone: 1, StepsTotal: 1}, starvedDocument(t, cell))
 	}
 	eventually(t, "the run to succeed", func() string {
@@ -696,8 +698,8 @@ func TestStarvedClientIsRetriedThenFlagged(t *testing.T) {
 		t.Errorf("quality (-want +got):\n%s", diff)
 	}
 	cond := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded)
-	if !strings.Contains(cond.Message, "1 step result(s) of 1 cell(s) invalid") {
-		t.Errorf("Succeeded condition %q does not count the invalid result", cond.Message)
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != dbbenchv1alpha1.ReasonAllCellsSucceeded {
+		t.Errorf("Succeeded condition %+v, want True with reason %s", cond, dbbenchv1alpha1.ReasonAllCellsSucceeded)
 	}
 	eventually(t, "the StepsInvalid event", func() string {
 		for _, e := range runEvents(t, ns, run.Name) {

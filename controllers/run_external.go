@@ -28,9 +28,9 @@ func (p *runPass) externalClientJob(c matrix.Cell, attempt int32, cs *dbbenchv1a
 		if job.Annotations == nil {
 			job.Annotations = map[string]string{}
 		}
-		job.Annotations[specs.AnnotationRetryOf] = cs.Message
+		job.Annotations[dbbenchv1alpha1.AnnotationRetryOf] = cs.Message
 		if cs.Reason != "" {
-			job.Annotations[specs.AnnotationRetryReason] = string(cs.Reason)
+			job.Annotations[dbbenchv1alpha1.AnnotationRetryReason] = string(cs.Reason)
 		}
 	}
 	return job
@@ -60,7 +60,7 @@ func (p *runPass) progressExternal(ctx context.Context, c matrix.Cell, cs *dbben
 func (p *runPass) externalAttemptObjects(c matrix.Cell) []client.Object {
 	var out []client.Object
 	for _, job := range p.kids.jobs {
-		if job.Labels[specs.LabelCell] == c.ObjectBase && job.Labels[specs.LabelRole] == specs.RoleClient {
+		if job.Labels[dbbenchv1alpha1.LabelCell] == c.ObjectBase && job.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleClient {
 			out = append(out, job)
 		}
 	}
@@ -69,7 +69,7 @@ func (p *runPass) externalAttemptObjects(c matrix.Cell) []client.Object {
 
 // attemptOf is the attempt label of a cell's child, 0 when absent.
 func attemptOf(obj metav1.Object) int32 {
-	n, err := strconv.Atoi(obj.GetLabels()[specs.LabelAttempt])
+	n, err := strconv.Atoi(obj.GetLabels()[dbbenchv1alpha1.LabelAttempt])
 	if err != nil {
 		return 0
 	}

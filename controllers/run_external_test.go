@@ -53,7 +53,7 @@ func TestExternalCellHasAClientJobOnly(t *testing.T) {
 	}
 	var job batchv1.Job
 	eventually(t, "the cell's client Job", func() string {
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})
 		if len(jobs) != 1 {
 			return fmt.Sprintf("%d Jobs", len(jobs))
 		}

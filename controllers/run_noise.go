@@ -189,7 +189,7 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history
 		Metrics:       metricsOf(spec),
 	})
 	if err != nil {
-		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
 		return
 	}
 	st := regressionStatusOf(v, base.name, spec.Correction)
@@ -208,9 +208,9 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history
 		}
 	}
 	if len(pairs) == 0 {
-		reason := ReasonNoRegression
+		reason := dbbenchv1alpha1.ReasonNoRegression
 		if len(st.Acknowledged) > 0 {
-			reason = ReasonRegressionAcknowledged
+			reason = dbbenchv1alpha1.ReasonRegressionAcknowledged
 		}
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
 			fmt.Sprintf("No step significantly %s (%d step × thread pairs: %s)%s%s%s",

@@ -62,12 +62,12 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 				markPodReady(t, &pod, "node-1", "10.88.0.20")
 			}
 		}
-		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name}) {
+		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: name}) {
 			if len(job.Status.Conditions) > 0 {
 				continue
 			}
-			attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt]) // set by the controller
-			cell := job.Labels[specs.LabelCell]
+			attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt]) // set by the controller
+			cell := job.Labels[dbbenchv1alpha1.LabelCell]
 			// Cell names end in -r<repeat> when the run has repeats.
 			repeat := 1
 			if i := strings.LastIndex(cell, "-r"); i >= 0 {
@@ -157,7 +157,7 @@ func TestRegressedVerdictBetweenRunsWithRepeats(t *testing.T) {
 	driveNoiseRun(t, ns, "aa-2", 930, 1020, 880)
 	c := regressedCondition(t, ns, "aa-2")
 	st := kubetest.GetRun(t, k8sClient, ns, "aa-2").Status.Regression
-	if c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "between runs (3+3 repeats)") {
+	if c.Status != metav1.ConditionFalse || c.Reason != dbbenchv1alpha1.ReasonNoRegression || len(st.Methods) != 1 || st.Methods[0].Detail != "between runs (3+3 repeats)" {
 		t.Fatalf("A/A-like pair: %+v\n%s\n%s", c, manifestQPS(t, ns, "aa-1"), manifestQPS(t, ns, "aa-2"))
 	}
 	if methodsOf(st) != "BetweenRuns:1" || st.Correction != dbbenchv1alpha1.CorrectionHolm || len(st.Regressed) != 0 || st.ComparedTo[0] != "aa-1" {
@@ -171,10 +171,10 @@ func TestRegressedVerdictBetweenRunsWithRepeats(t *testing.T) {
 	driveNoiseRun(t, ns, "slower", 900, 898, 903)
 	c = regressedCondition(t, ns, "slower")
 	st = kubetest.GetRun(t, k8sClient, ns, "slower").Status.Regression
-	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "point-query@4") {
+	if c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonRegressed {
 		t.Fatalf("10 %% slower: %+v", c)
 	}
-	if len(st.Regressed) != 1 || st.Regressed[0].Step != "point-query" || st.Regressed[0].Method != dbbenchv1alpha1.MethodBetweenRuns ||
+	if len(st.Regressed) != 1 || st.Regressed[0].Step != "point-query" || st.Regressed[0].Threads != 4 || st.Regressed[0].Method != dbbenchv1alpha1.MethodBetweenRuns ||
 		st.ComparedTo[0] != "tight-1" || st.Regressed[0].ChangePercent != "-10.0" ||
 		st.Regressed[0].Detail != "between runs (3+3 repeats)" || st.Regressed[0].AdjustedPValue == "" {
 		t.Fatalf("10 %% slower: status.regression %+v", st)
@@ -198,7 +198,9 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 	// which calls an 8 % gap between two unchanged runs a regression.
 	c := regressedCondition(t, ns, "night-2")
 	st := kubetest.GetRun(t, k8sClient, ns, "night-2").Status.Regression
-	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "per-second fallback") ||
+	// The text is the contract: the message tells the user how to get a
+	// noise floor (repeats, or MinFloorDF df of unchanged runs); no field does.
+	if c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonRegressed ||
 		!strings.Contains(c.Message, fmt.Sprintf("no noise floor of %d df", 4)) {
 		t.Fatalf("night-2, no floor: %+v", c)
 	}
@@ -210,11 +212,11 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 	driveNoiseRun(t, ns, "slower", 750)
 	c = regressedCondition(t, ns, "slower")
 	st = kubetest.GetRun(t, k8sClient, ns, "slower").Status.Regression
-	if c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "over 5 df") || strings.Contains(c.Message, "per-second") {
+	if c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonRegressed {
 		t.Fatalf("25 %% slower with a floor: %+v", c)
 	}
 	if methodsOf(st) != "NoiseFloor:1" || len(st.Regressed) != 1 || st.Regressed[0].Method != dbbenchv1alpha1.MethodNoiseFloor ||
-		!strings.HasPrefix(st.Regressed[0].Detail, "noise floor CV ") {
+		!strings.HasPrefix(st.Regressed[0].Detail, "noise floor CV ") || !strings.HasSuffix(st.Regressed[0].Detail, " over 5 df") {
 		t.Fatalf("25 %% slower: status.regression %+v", st)
 	}
 

@@ -25,11 +25,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
-	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 )
 
@@ -82,7 +80,7 @@ func fullDocument(t *testing.T, cell string) *results.Document {
 func agentWithOutbox(t *testing.T, ns string, job *batchv1.Job, attempt int, agentLog string) {
 	t.Helper()
 	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
-	full := fullDocument(t, job.Labels[specs.LabelCell])
+	full := fullDocument(t, job.Labels[dbbenchv1alpha1.LabelCell])
 	fullJSON, err := results.Marshal(full)
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +140,7 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 				markPodReady(t, &pod, "node-1", "10.88.0.20")
 			}
 		}
-		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
+		for _, job := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
 			if len(job.Status.Conditions) != 0 {
 				continue
 			}
@@ -165,7 +163,7 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	got := waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	got := waitUpload(t, ns, run.Name, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 
 	st := srv.store(t, s3SecretKey)
 	layout := store.Layout{Prefix: s3Prefix}
@@ -308,9 +306,11 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 	rm := startManager(t, nil)
 	run := s3Run(t, srv, ns, "badcreds", "not-the-secret")
 	driveCellsToCompletion(t, ns, run.Name)
-	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonUploadFailed)
+	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadFailed)
 	c := uploadCondition(got)
-	for _, want := range []string{s3Bucket, "credentials refused", "fix the Secret " + run.Name + "-s3", "retrying in", specs.AnnotationRetryUpload} {
+	// The text is the contract: UploadFailed tells the user what to fix
+	// (which Secret, which bucket, which annotation retries at once).
+	for _, want := range []string{s3Bucket, "credentials refused", "fix the Secret " + run.Name + "-s3", "retrying in", dbbenchv1alpha1.AnnotationRetryUpload} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("the condition should say %q: %s", want, condString(c))
 		}
@@ -331,7 +331,7 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 		if r.Status.Upload.Failures <= failures {
 			return fmt.Sprintf("failures %d, %s", r.Status.Upload.Failures, condString(uploadCondition(r)))
 		}
-		if c := uploadCondition(r); c.Reason != controllers.ReasonUploadFailed {
+		if c := uploadCondition(r); c.Reason != dbbenchv1alpha1.ReasonUploadFailed {
 			return condString(c)
 		}
 		return ""
@@ -350,14 +350,14 @@ func TestUploadWrongCredentialsRetriedAfterTheSecretIsFixed(t *testing.T) {
 	if err := k8sClient.Update(ctx, &sec); err != nil {
 		t.Fatal(err)
 	}
-	annotateRun(t, ns, run.Name, specs.AnnotationRetryUpload, "now")
-	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	annotateRun(t, ns, run.Name, dbbenchv1alpha1.AnnotationRetryUpload, "now")
+	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 	checkUploaded(t, srv, got)
 	if got.Status.Upload.Failures != 0 || got.Status.Upload.LastFailureTime != nil {
 		t.Errorf("status.upload = %+v, want the failures reset", got.Status.Upload)
 	}
 	eventually(t, "the annotation removed", func() string {
-		if v, ok := kubetest.GetRun(t, k8sClient, ns, run.Name).Annotations[specs.AnnotationRetryUpload]; ok {
+		if v, ok := kubetest.GetRun(t, k8sClient, ns, run.Name).Annotations[dbbenchv1alpha1.AnnotationRetryUpload]; ok {
 			return "still there: " + v
 		}
 		return ""
@@ -375,8 +375,10 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 	const missing = "dbbench-not-created-yet"
 	run := s3RunWith(t, srv, ns, "preflight", s3SecretKey, func(r *dbbenchv1alpha1.BenchmarkRun) { r.Spec.Output.S3.Bucket = missing })
 
-	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonPreflightFailed)
+	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonPreflightFailed)
 	c := uploadCondition(got)
+	// The text is the contract: the pre-flight finding names the field, the
+	// bucket, the endpoint and the Secret the user must check.
 	for _, want := range []string{"spec.output.s3", missing, srv.Endpoint(), run.Name + "-s3", "bucket does not exist", "runs anyway"} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("the pre-flight condition should say %q: %s", want, condString(c))
@@ -385,7 +387,7 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 	eventually(t, "the pre-flight Warning event", func() string {
 		var seen []string
 		for _, e := range runEvents(t, ns, run.Name) {
-			if e.Reason == controllers.ReasonPreflightFailed && e.Type == corev1.EventTypeWarning && strings.Contains(e.Note, missing) {
+			if e.Reason == dbbenchv1alpha1.ReasonPreflightFailed && e.Type == corev1.EventTypeWarning && strings.Contains(e.Note, missing) {
 				return ""
 			}
 			seen = append(seen, e.Type+" "+e.Reason)
@@ -399,12 +401,14 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 		}
 		return ""
 	})
-	if pc := uploadCondition(kubetest.GetRun(t, k8sClient, ns, run.Name)); pc.Reason != controllers.ReasonPreflightFailed {
+	if pc := uploadCondition(kubetest.GetRun(t, k8sClient, ns, run.Name)); pc.Reason != dbbenchv1alpha1.ReasonPreflightFailed {
 		t.Errorf("the pre-flight finding should stand until an upload is attempted: %s", condString(pc))
 	}
 	driveCellsToCompletion(t, ns, run.Name)
-	got = waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonUploadFailed)
-	if c := uploadCondition(got); !got.Status.Upload.RetryRequiresAnnotation || !strings.Contains(c.Message, "Not retried until the run is annotated "+specs.AnnotationRetryUpload) {
+	got = waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadFailed)
+	// retryRequiresAnnotation says it to programs; the message must name the
+	// annotation that retries to people.
+	if c := uploadCondition(got); !got.Status.Upload.RetryRequiresAnnotation || !strings.Contains(c.Message, dbbenchv1alpha1.AnnotationRetryUpload) {
 		t.Errorf("a missing bucket is not retried by itself (retryRequiresAnnotation %v), and the message says how to retry: %s",
 			got.Status.Upload.RetryRequiresAnnotation, condString(c))
 	}
@@ -425,8 +429,8 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 	if err := st.CreateBucket(ctx); err != nil {
 		t.Fatal(err)
 	}
-	annotateRun(t, ns, run.Name, specs.AnnotationRetryUpload, "1")
-	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	annotateRun(t, ns, run.Name, dbbenchv1alpha1.AnnotationRetryUpload, "1")
+	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 	if got.Status.Upload.RetryRequiresAnnotation {
 		t.Errorf("the retry annotation should clear retryRequiresAnnotation: %+v", got.Status.Upload)
 	}
@@ -434,7 +438,7 @@ func TestUploadPreflightMissingBucket(t *testing.T) {
 		t.Errorf("manifest after the retry: %v", err)
 	}
 	eventually(t, "the annotation removed", func() string {
-		if _, ok := kubetest.GetRun(t, k8sClient, ns, run.Name).Annotations[specs.AnnotationRetryUpload]; ok {
+		if _, ok := kubetest.GetRun(t, k8sClient, ns, run.Name).Annotations[dbbenchv1alpha1.AnnotationRetryUpload]; ok {
 			return "still there"
 		}
 		return ""

@@ -39,7 +39,7 @@ type runPass struct {
 	// metrics are recorded, like events, only once the status write that
 	// describes them succeeded, so a pass that conflicts counts nothing.
 	metrics []func()
-	// dropRetryAnnotation: remove specs.AnnotationRetryUpload once the
+	// dropRetryAnnotation: remove dbbenchv1alpha1.AnnotationRetryUpload once the
 	// pass's status is written.
 	dropRetryAnnotation bool
 	// acks are the suite's acknowledgements the verdict honours
@@ -294,7 +294,7 @@ func (p *runPass) stepsTotal() int {
 // cache, keeping only those this run controls (a deleted and re-created run
 // of the same name may briefly share the label with its predecessor's).
 func (p *runPass) listChildren(ctx context.Context) error {
-	sel := client.MatchingLabels{specs.LabelRun: p.run.Name}
+	sel := client.MatchingLabels{dbbenchv1alpha1.LabelRun: p.run.Name}
 	ns := client.InNamespace(p.run.Namespace)
 	p.kids = children{pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, results: map[string]*corev1.ConfigMap{}}
 
@@ -305,7 +305,7 @@ func (p *runPass) listChildren(ctx context.Context) error {
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		// Client pods are owned by their Job; database pods by the run.
-		if pod.Labels[specs.LabelRole] == specs.RoleDatabase && !metav1.IsControlledBy(pod, p.run) {
+		if pod.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleDatabase && !metav1.IsControlledBy(pod, p.run) {
 			continue
 		}
 		p.kids.pods[pod.Name] = pod
@@ -320,7 +320,7 @@ func (p *runPass) listChildren(ctx context.Context) error {
 		}
 	}
 	var cms corev1.ConfigMapList
-	if err := p.r.List(ctx, &cms, ns, client.MatchingLabels{specs.LabelRun: p.run.Name, specs.LabelRole: specs.RoleResult}); err != nil {
+	if err := p.r.List(ctx, &cms, ns, client.MatchingLabels{dbbenchv1alpha1.LabelRun: p.run.Name, dbbenchv1alpha1.LabelRole: specs.RoleResult}); err != nil {
 		return fmt.Errorf("listing result configmaps: %w", err)
 	}
 	for i := range cms.Items {
@@ -396,9 +396,9 @@ func (p *runPass) afterWrite(ctx context.Context) error {
 	if !p.dropRetryAnnotation {
 		return nil
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, specs.AnnotationRetryUpload)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, dbbenchv1alpha1.AnnotationRetryUpload)
 	if err := p.r.Patch(ctx, p.run, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing the annotation %s: %w", specs.AnnotationRetryUpload, err)
+		return fmt.Errorf("removing the annotation %s: %w", dbbenchv1alpha1.AnnotationRetryUpload, err)
 	}
 	return nil
 }

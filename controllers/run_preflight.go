@@ -124,14 +124,14 @@ func (p *runPass) removePreflight(ctx context.Context, pairs []matrix.Cell) erro
 		byBase[c.ObjectBase] = c
 	}
 	for _, pod := range p.kids.pods {
-		c, ok := byBase[pod.Labels[specs.LabelCell]]
-		if !ok || pod.Labels[specs.LabelRole] != specs.RoleDatabase {
+		c, ok := byBase[pod.Labels[dbbenchv1alpha1.LabelCell]]
+		if !ok || pod.Labels[dbbenchv1alpha1.LabelRole] != specs.RoleDatabase {
 			continue
 		}
 		if err := p.remove(ctx, pod); err != nil {
 			return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
 		}
-		if a, err := strconv.Atoi(pod.Labels[specs.LabelAttempt]); err == nil {
+		if a, err := strconv.Atoi(pod.Labels[dbbenchv1alpha1.LabelAttempt]); err == nil {
 			for _, pvc := range specs.Claims(p.run, c, int32(a)) {
 				if err := p.remove(ctx, pvc); err != nil {
 					return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
@@ -140,7 +140,7 @@ func (p *runPass) removePreflight(ctx context.Context, pairs []matrix.Cell) erro
 		}
 	}
 	for _, job := range p.kids.jobs {
-		if c, ok := byBase[job.Labels[specs.LabelCell]]; ok {
+		if c, ok := byBase[job.Labels[dbbenchv1alpha1.LabelCell]]; ok {
 			if err := p.remove(ctx, job); err != nil {
 				return fmt.Errorf("removing the pre-flight of %s: %w", c.Name, err)
 			}
@@ -173,12 +173,12 @@ func (p *runPass) hasPreflightChildren(pairs []matrix.Cell) bool {
 		bases[c.ObjectBase] = true
 	}
 	for _, pod := range p.kids.pods {
-		if bases[pod.Labels[specs.LabelCell]] && pod.Labels[specs.LabelRole] == specs.RoleDatabase && pod.DeletionTimestamp.IsZero() {
+		if bases[pod.Labels[dbbenchv1alpha1.LabelCell]] && pod.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleDatabase && pod.DeletionTimestamp.IsZero() {
 			return true
 		}
 	}
 	for _, job := range p.kids.jobs {
-		if bases[job.Labels[specs.LabelCell]] && job.DeletionTimestamp.IsZero() {
+		if bases[job.Labels[dbbenchv1alpha1.LabelCell]] && job.DeletionTimestamp.IsZero() {
 			return true
 		}
 	}

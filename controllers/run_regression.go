@@ -72,7 +72,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		for _, m := range metricsOf(spec) {
 			all, err := analysis.ChangePointRegressionsOf(series, opts, m)
 			if err != nil {
-				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonAnalysisFailed, err.Error())
+				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
 				return nil
 			}
 			for _, f := range all {
@@ -103,7 +103,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 				}
 			}
 			if base == nil {
-				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, ReasonBaselineNotFound,
+				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonBaselineNotFound,
 					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
 				return nil
 			}
@@ -170,12 +170,12 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	ackNote := acknowledgedNote(st)
 	worse := worseWording(metricsOf(spec))
 	if len(found) == 0 {
-		reason := ReasonNoRegression
+		reason := dbbenchv1alpha1.ReasonNoRegression
 		switch {
 		case len(suspected) > 0:
-			reason = ReasonRegressionSuspected
+			reason = dbbenchv1alpha1.ReasonRegressionSuspected
 		case len(st.Acknowledged) > 0:
-			reason = ReasonRegressionAcknowledged
+			reason = dbbenchv1alpha1.ReasonRegressionAcknowledged
 		}
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
 			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s%s%s",
@@ -230,7 +230,7 @@ func stepChangeList(changes []analysis.StepChange) string {
 }
 
 func (p *runPass) noHistory(storeNote string) {
-	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, ReasonNoHistory,
+	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, dbbenchv1alpha1.ReasonNoHistory,
 		fmt.Sprintf("No earlier successful run of suite %s in this namespace or the object store to compare with%s", p.run.Spec.Suite, storeNote))
 }
 

@@ -41,7 +41,7 @@ func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) erro
 	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.run.Namespace, Labels: map[string]string{
-			specs.LabelManagedBy: specs.ManagedByValue, specs.LabelRun: p.run.Name, specs.LabelRole: specs.RoleRunData,
+			dbbenchv1alpha1.LabelManagedBy: dbbenchv1alpha1.ManagedByValue, dbbenchv1alpha1.LabelRun: p.run.Name, dbbenchv1alpha1.LabelRole: specs.RoleRunData,
 		}},
 		Immutable: boolPtr(true),
 		Data:      map[string]string{plan.RunResultKeyManifest: string(data)},

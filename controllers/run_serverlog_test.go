@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/internal/manager"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -45,7 +44,7 @@ func TestUploadKeepsTheServerLog(t *testing.T) {
 	startManagerWith(t, nil, func(o *manager.Options) { o.PodLogs = logs })
 	run := s3Run(t, srv, ns, "serverlog", s3SecretKey)
 	driveUntil(t, ns, run.Name, "the run to finish", finishedRun)
-	got := waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	got := waitUpload(t, ns, run.Name, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 
 	st := srv.store(t, s3SecretKey)
 	layout := store.Layout{Prefix: s3Prefix}

@@ -33,7 +33,7 @@ func (p *runPass) summarize() {
 	if running == 0 && done == 0 {
 		st.Phase = dbbenchv1alpha1.RunPending
 	}
-	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, ReasonCellsRunning,
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionTrue, dbbenchv1alpha1.ReasonCellsRunning,
 		fmt.Sprintf("%d running, %d pending, %d finished", running, pending, done))
 }
 
@@ -72,15 +72,15 @@ func (p *runPass) finish(invalid string) {
 		st.CompletionTime = &metav1.Time{Time: p.now}
 	}
 	st.CurrentStep = ""
-	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonFinished, "No cells are running")
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, dbbenchv1alpha1.ReasonFinished, "No cells are running")
 	switch {
 	case invalid != "":
-		p.finishFailed(ReasonInvalidSpec, invalid)
+		p.finishFailed(dbbenchv1alpha1.ReasonInvalidSpec, invalid)
 	case len(failed) > 0:
 		msg := fmt.Sprintf("%d of %d cells failed: %s", len(failed), len(st.Cells), strings.Join(failed, ", "))
 		st.Phase = dbbenchv1alpha1.RunFailed
-		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, ReasonCellsFailed, msg)
-		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, ReasonCellsFailed, msg)
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, dbbenchv1alpha1.ReasonCellsFailed, msg)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonCellsFailed, msg)
 		p.event(true, EventRunFailed, "Finish", msg)
 	default:
 		msg := fmt.Sprintf("All %d cells succeeded", len(st.Cells))
@@ -88,8 +88,8 @@ func (p *runPass) finish(invalid string) {
 			msg += fmt.Sprintf("; %d step result(s) of %d cell(s) invalid, flagged and left out of verdicts (status.cells[].quality)", n, cells)
 		}
 		st.Phase = dbbenchv1alpha1.RunSucceeded
-		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionTrue, ReasonAllCellsSucceeded, msg)
-		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionFalse, ReasonAllCellsSucceeded, msg)
+		p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionTrue, dbbenchv1alpha1.ReasonAllCellsSucceeded, msg)
+		p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionFalse, dbbenchv1alpha1.ReasonAllCellsSucceeded, msg)
 		p.event(false, EventRunSucceeded, "Finish", msg)
 	}
 }
@@ -116,10 +116,10 @@ func (p *runPass) finishFailed(reason, msg string) {
 	}
 	st.CurrentStep = ""
 	st.Phase = dbbenchv1alpha1.RunFailed
-	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, ReasonFinished, "No cells are running")
+	p.setCondition(dbbenchv1alpha1.ConditionProgressing, metav1.ConditionFalse, dbbenchv1alpha1.ReasonFinished, "No cells are running")
 	p.setCondition(dbbenchv1alpha1.ConditionFailed, metav1.ConditionTrue, reason, msg)
 	p.setCondition(dbbenchv1alpha1.ConditionSucceeded, metav1.ConditionFalse, reason, msg)
-	if reason != ReasonInvalidSpec {
+	if reason != dbbenchv1alpha1.ReasonInvalidSpec {
 		p.event(true, EventRunFailed, "Finish", msg)
 	}
 }

@@ -67,7 +67,7 @@ func templatedObject(t *testing.T, ns, run string) appsv1.Deployment {
 	var dep appsv1.Deployment
 	eventually(t, "the templated Deployment", func() string {
 		var list appsv1.DeploymentList
-		if err := k8sClient.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels(map[string]string{specs.LabelRun: run, specs.LabelRole: specs.RoleTarget})); err != nil {
+		if err := k8sClient.List(ctx, &list, client.InNamespace(ns), client.MatchingLabels(map[string]string{dbbenchv1alpha1.LabelRun: run, dbbenchv1alpha1.LabelRole: specs.RoleTarget})); err != nil {
 			return err.Error()
 		}
 		if len(list.Items) != 1 {
@@ -115,7 +115,7 @@ func TestTemplateTargetLifecycle(t *testing.T) {
 	if img := dep.Spec.Template.Spec.Containers[0].Image; img != "mariadb:10.11" {
 		t.Errorf("image %q, want {version} replaced: mariadb:10.11", img)
 	}
-	if dep.Labels["team"] != "db" || dep.Labels[specs.LabelCell] != c.ObjectBase {
+	if dep.Labels["team"] != "db" || dep.Labels[dbbenchv1alpha1.LabelCell] != c.ObjectBase {
 		t.Errorf("labels %v, want the template's and the cell's", dep.Labels)
 	}
 	if !metav1.IsControlledBy(&dep, run) {
@@ -131,14 +131,14 @@ func TestTemplateTargetLifecycle(t *testing.T) {
 	// Not ready: no attempt, no Job, however many passes.
 	setAvailable(t, &dep, corev1.ConditionFalse)
 	time.Sleep(2 * time.Second)
-	if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}); len(jobs) != 0 {
+	if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}); len(jobs) != 0 {
 		t.Fatalf("%d Jobs before the object is ready", len(jobs))
 	}
 
 	setAvailable(t, &dep, corev1.ConditionTrue)
 	var job batchv1.Job
 	eventually(t, "the cell's client Job", func() string {
-		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name})
+		jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name})
 		if len(jobs) != 1 {
 			return fmt.Sprintf("%d Jobs", len(jobs))
 		}
@@ -228,7 +228,7 @@ func TestTemplateTargetFailures(t *testing.T) {
 			if cs.Reason != tc.want || cs.Attempts > 0 {
 				t.Errorf("reason %q after %d attempts (%s), want %q and no attempt", cs.Reason, cs.Attempts, cs.Message, tc.want)
 			}
-			if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelRun: run.Name}); len(jobs) != 0 {
+			if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}); len(jobs) != 0 {
 				t.Errorf("%d Jobs; a cell whose target never came has none", len(jobs))
 			}
 			if tc.neverReady {

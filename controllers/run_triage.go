@@ -158,12 +158,12 @@ func reportedWhat(rs []dbbenchv1alpha1.RegressedStep, names string) (reason, wha
 	notes := coincidences(rs)
 	switch {
 	case allEnvironmentOnly(rs):
-		return ReasonEnvironmentChanged, names + fmt.Sprintf("; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
+		return dbbenchv1alpha1.ReasonEnvironmentChanged, names + fmt.Sprintf("; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
 			strings.Join(notes, "; "))
 	case len(notes) > 0:
-		return ReasonRegressed, names + "; coinciding with " + strings.Join(notes, "; ")
+		return dbbenchv1alpha1.ReasonRegressed, names + "; coinciding with " + strings.Join(notes, "; ")
 	}
-	return ReasonRegressed, names
+	return dbbenchv1alpha1.ReasonRegressed, names
 }
 
 // allEnvironmentOnly reports whether every regressed pair coincides with

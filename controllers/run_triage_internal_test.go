@@ -91,7 +91,7 @@ func TestVerdictDocument(t *testing.T) {
 	}
 	run.Spec.Suite = "nightly"
 	run.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstChangePoints, MaxPValue: "0.01", MinMagnitudePercent: 30}
-	run.Status.Conditions = []metav1.Condition{{Type: dbbenchv1alpha1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: ReasonEnvironmentChanged, Message: "m", LastTransitionTime: at}}
+	run.Status.Conditions = []metav1.Condition{{Type: dbbenchv1alpha1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: dbbenchv1alpha1.ReasonEnvironmentChanged, Message: "m", LastTransitionTime: at}}
 	env := []dbbenchv1alpha1.EnvironmentChange{{Field: "kernel", Before: "6.1", After: "6.6"}}
 	run.Status.Regression = &dbbenchv1alpha1.RegressionStatus{ComparedTo: []string{"night-6"}, Bisection: "b",
 		Regressed: []dbbenchv1alpha1.RegressedStep{{Cell: "c", Step: "s", Threads: 1, MetricChange: dbbenchv1alpha1.MetricChange{Metric: "Throughput", Before: "10", After: "8", ChangePercent: "-20.0"},
@@ -99,7 +99,7 @@ func TestVerdictDocument(t *testing.T) {
 		Acknowledged: []dbbenchv1alpha1.AcknowledgedStep{{Cell: "c", Step: "t", Threads: 1, ChangePercent: "-9.0", Since: "night-3", Ack: "a", Resolution: dbbenchv1alpha1.AckInvalid}}}
 	got := VerdictDocument(run)
 	want := &triage.Verdict{SchemaVersion: triage.VerdictSchemaV1, Run: "night-7", Suite: "nightly", Against: "ChangePoints", Status: "True",
-		Reason: ReasonEnvironmentChanged, Message: "m", JudgedAt: at.Time, ComparedTo: []string{"night-6"}, Bisection: "b", MaxPValue: 0.01, MinMagnitude: 0.3,
+		Reason: dbbenchv1alpha1.ReasonEnvironmentChanged, Message: "m", JudgedAt: at.Time, ComparedTo: []string{"night-6"}, Bisection: "b", MaxPValue: 0.01, MinMagnitude: 0.3,
 		Regressed: []triage.VerdictPair{{Cell: "c", Step: "s", Threads: 1, Metric: "Throughput", Before: "10", After: "8", ChangePercent: "-20.0",
 			Since: "night-6", LastBefore: "night-5", CoincidesWith: []attribution.Change{{Field: "kernel", Before: "6.1", After: "6.6"}}, EnvironmentOnly: true}},
 		Acknowledged: []triage.VerdictPair{{Cell: "c", Step: "t", Threads: 1, ChangePercent: "-9.0", Since: "night-3", Ack: "a", Resolution: triage.ResolutionInvalid}}}

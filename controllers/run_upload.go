@@ -18,7 +18,6 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
-	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 	"github.com/dbbench/dbbench/pkg/triage"
 )
@@ -28,22 +27,9 @@ import (
 // (one GET per upload attempt; Secrets are never cached or listed).
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
-// Reasons of the ResultsUploaded condition.
-const (
-	ReasonUploading     = "Uploading"
-	ReasonUploadPending = "UploadPending"
-	ReasonUploadFailed  = "UploadFailed"
-	ReasonUploaded      = "Uploaded"
-	// ReasonPreflightFailed: the check of spec.output.s3 before the run's
-	// first cell failed; the benchmark runs anyway, and the reason stays
-	// until an upload is attempted. The same word as the PreflightPassed
-	// condition's reason, declared once in the API package.
-	ReasonPreflightFailed = dbbenchv1alpha1.ReasonPreflightFailed
-)
-
 // notRetried tells people, in the UploadFailed message, what
 // status.upload.retryRequiresAnnotation says to programs.
-const notRetried = "Not retried until the run is annotated " + specs.AnnotationRetryUpload
+const notRetried = "Not retried until the run is annotated " + dbbenchv1alpha1.AnnotationRetryUpload
 
 // Keys of the credentials Secret.
 const (
@@ -83,7 +69,7 @@ const (
 	retryFixSecret
 	// retryNever: a missing bucket, an invalid endpoint, a run directory
 	// owned by another run: UploadFailed, retried only when the run is
-	// annotated with specs.AnnotationRetryUpload.
+	// annotated with dbbenchv1alpha1.AnnotationRetryUpload.
 	retryNever
 )
 
@@ -173,13 +159,13 @@ func (p *runPass) uploadFailedForGood() bool {
 	return u != nil && u.RetryRequiresAnnotation
 }
 
-// takeRetryRequest handles specs.AnnotationRetryUpload: on a run whose
+// takeRetryRequest handles dbbenchv1alpha1.AnnotationRetryUpload: on a run whose
 // upload failed or waits for its backoff, the backoff is reset and the
 // condition set to UploadPending, so that this pass (or, if it ends early,
 // the next) makes an attempt. The annotation is removed after the pass's
 // status write (see Reconcile), whatever the upload's state.
 func (p *runPass) takeRetryRequest() {
-	if _, ok := p.run.Annotations[specs.AnnotationRetryUpload]; !ok {
+	if _, ok := p.run.Annotations[dbbenchv1alpha1.AnnotationRetryUpload]; !ok {
 		return
 	}
 	p.dropRetryAnnotation = true
@@ -189,7 +175,7 @@ func (p *runPass) takeRetryRequest() {
 	u := p.run.Status.Upload
 	stopped, waiting := p.uploadFailedForGood(), u != nil && u.Failures > 0
 	if !stopped && !waiting {
-		p.log.Info("Retry of the upload requested, but it has not failed", "annotation", specs.AnnotationRetryUpload)
+		p.log.Info("Retry of the upload requested, but it has not failed", "annotation", dbbenchv1alpha1.AnnotationRetryUpload)
 		return
 	}
 	if u != nil {
@@ -202,10 +188,10 @@ func (p *runPass) takeRetryRequest() {
 			last = last[:30000]
 		}
 	}
-	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploadPending,
-		fmt.Sprintf("Retrying at once (annotation %s)%s", specs.AnnotationRetryUpload, last))
-	p.log.Info("Retrying the upload now", "annotation", specs.AnnotationRetryUpload)
-	p.event(false, EventUploadRetryRequested, "Upload", fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", specs.AnnotationRetryUpload))
+	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadPending,
+		fmt.Sprintf("Retrying at once (annotation %s)%s", dbbenchv1alpha1.AnnotationRetryUpload, last))
+	p.log.Info("Retrying the upload now", "annotation", dbbenchv1alpha1.AnnotationRetryUpload)
+	p.event(false, EventUploadRetryRequested, "Upload", fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", dbbenchv1alpha1.AnnotationRetryUpload))
 }
 
 // preflight checks spec.output.s3 once, when the run starts (before its
@@ -231,15 +217,15 @@ func (p *runPass) preflight(ctx context.Context) {
 	where := fmt.Sprintf("bucket %q at endpoint %s with the credentials of Secret %q", o.Bucket, o.Endpoint, o.CredentialsSecret.Name)
 	if err == nil {
 		p.log.Info("Checked spec.output.s3", "bucket", o.Bucket, "endpoint", o.Endpoint)
-		p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploading,
+		p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploading,
 			fmt.Sprintf("spec.output.s3 checked: %s is reachable; cell documents are uploaded as cells finish", where))
 		return
 	}
 	msg := fmt.Sprintf("Pre-flight check of spec.output.s3 (%s) failed: %v. The benchmark runs anyway and its results stay in the cluster; uploads are attempted as cells finish (fix spec.output.s3, the Secret or the bucket)",
 		where, err)
 	p.log.Info("Pre-flight check of spec.output.s3 failed", "error", err.Error())
-	p.event(true, ReasonPreflightFailed, "Preflight", msg)
-	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonPreflightFailed, msg)
+	p.event(true, dbbenchv1alpha1.ReasonPreflightFailed, "Preflight", msg)
+	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonPreflightFailed, msg)
 }
 
 // cellDocument is a finished cell's readable document from its result
@@ -444,16 +430,16 @@ func (p *runPass) uploadFailed(ue *uploadError) {
 	u.RetryRequiresAnnotation = ue.policy == retryNever
 	switch wait := p.retryDelay(u.Failures).Round(time.Second); ue.policy {
 	case retryWait:
-		reason = ReasonUploadPending
+		reason = dbbenchv1alpha1.ReasonUploadPending
 		msg = fmt.Sprintf("%s (attempt %d failed; retrying in %s; the results stay in the cluster)", cause, u.Failures, wait)
 		p.requeue.after(wait)
 	case retryFixSecret:
-		reason = ReasonUploadFailed
+		reason = dbbenchv1alpha1.ReasonUploadFailed
 		msg = fmt.Sprintf("%s (attempt %d failed): fix the Secret %s; retrying in %s, or at once when the run is annotated %s; the results stay in the cluster",
-			cause, u.Failures, p.run.Spec.Output.S3.CredentialsSecret.Name, wait, specs.AnnotationRetryUpload)
+			cause, u.Failures, p.run.Spec.Output.S3.CredentialsSecret.Name, wait, dbbenchv1alpha1.AnnotationRetryUpload)
 		p.requeue.after(wait)
 	default:
-		reason = ReasonUploadFailed
+		reason = dbbenchv1alpha1.ReasonUploadFailed
 		msg = fmt.Sprintf("%s. %s (fix spec.output.s3 or the store first); the results stay in the cluster", cause, notRetried)
 	}
 	p.log.Info("Upload failed", "reason", reason, "error", ue.err.Error())
@@ -471,14 +457,14 @@ func (p *runPass) uploadProgress() {
 		return // the last failure's message stands until an attempt succeeds
 	}
 	if c := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c != nil &&
-		c.Reason == ReasonPreflightFailed && u.CellsUploaded == 0 && !u.ManifestUploaded {
+		c.Reason == dbbenchv1alpha1.ReasonPreflightFailed && u.CellsUploaded == 0 && !u.ManifestUploaded {
 		return // the pre-flight's finding stands until an upload is attempted
 	}
 	if u.ManifestUploaded {
-		p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionTrue, ReasonUploaded,
+		p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded,
 			fmt.Sprintf("%d cell documents and the run manifest are in the object store", u.CellsUploaded))
 		return
 	}
-	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploading,
+	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploading,
 		fmt.Sprintf("%d cell documents uploaded; the run manifest follows the last cell", u.CellsUploaded))
 }

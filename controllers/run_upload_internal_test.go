@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/specs"
 )
 
 // uploadState is what the controller acts on after an upload attempt, read
@@ -52,9 +51,9 @@ func TestUploadStateAfterAFailure(t *testing.T) {
 		policy retryPolicy
 		want   uploadState
 	}{
-		{"a transient error waits", retryWait, uploadState{Pending: true, Failures: 1, Reason: ReasonUploadPending}},
-		{"refused credentials retry on the backoff", retryFixSecret, uploadState{Pending: true, Failures: 1, Reason: ReasonUploadFailed}},
-		{"a missing bucket stops until annotated", retryNever, uploadState{Stopped: true, Failures: 1, Reason: ReasonUploadFailed}},
+		{"a transient error waits", retryWait, uploadState{Pending: true, Failures: 1, Reason: dbbenchv1alpha1.ReasonUploadPending}},
+		{"refused credentials retry on the backoff", retryFixSecret, uploadState{Pending: true, Failures: 1, Reason: dbbenchv1alpha1.ReasonUploadFailed}},
+		{"a missing bucket stops until annotated", retryNever, uploadState{Stopped: true, Failures: 1, Reason: dbbenchv1alpha1.ReasonUploadFailed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := uploadPass(nil)
@@ -68,9 +67,9 @@ func TestUploadStateAfterAFailure(t *testing.T) {
 
 			// The annotation clears the stop and the backoff.
 			p = &runPass{run: p.run, now: p.now.Add(time.Minute), log: logr.Discard()}
-			p.run.Annotations = map[string]string{specs.AnnotationRetryUpload: "now"}
+			p.run.Annotations = map[string]string{dbbenchv1alpha1.AnnotationRetryUpload: "now"}
 			p.takeRetryRequest()
-			want := uploadState{Pending: true, Reason: ReasonUploadPending}
+			want := uploadState{Pending: true, Reason: dbbenchv1alpha1.ReasonUploadPending}
 			if d := cmp.Diff(want, uploadStateOf(p)); d != "" {
 				t.Errorf("after the retry annotation (-want +got):\n%s", d)
 			}
@@ -86,7 +85,7 @@ func TestUploadStateAfterAFailure(t *testing.T) {
 func TestUploadStopIsNotReadFromTheMessage(t *testing.T) {
 	p := uploadPass(nil)
 	p.run.Status.Upload.Failures = 1
-	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, ReasonUploadFailed,
+	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadFailed,
 		fmt.Sprintf("get s3://b/m.json: failed (not retried). %s", notRetried))
 	if p.uploadFailedForGood() || !p.uploadPending() {
 		t.Errorf("stopped %v pending %v, want an upload still pending", p.uploadFailedForGood(), p.uploadPending())

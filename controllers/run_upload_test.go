@@ -206,7 +206,7 @@ func TestUploadRunResultsToRealS3(t *testing.T) {
 	startManager(t, nil)
 	run := s3Run(t, srv, ns, "upload", s3SecretKey)
 	driveCellsToCompletion(t, ns, run.Name)
-	got := waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	got := waitUpload(t, ns, run.Name, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Fatalf("run did not succeed: %s", cellPhases(got))
 	}
@@ -227,10 +227,11 @@ func TestUploadSurvivesAnOutage(t *testing.T) {
 	})
 	srv.Stop(t)
 	driveCellsToCompletion(t, ns, run.Name)
-	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, controllers.ReasonUploadPending)
+	got := waitUpload(t, ns, run.Name, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadPending)
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 		t.Fatalf("run did not succeed during the outage: %s", cellPhases(got))
 	}
+	// The message must name the bucket it cannot reach: no field does.
 	if c := uploadCondition(got); !strings.Contains(c.Message, s3Bucket) {
 		t.Errorf("the pending condition does not name the bucket: %s", condString(c))
 	}
@@ -249,6 +250,6 @@ func TestUploadSurvivesAnOutage(t *testing.T) {
 	// The manager's clock is fake: move it past any backoff; the requeue
 	// (real time, at most the first backoff step here) does the rest.
 	rm.clock.SetTime(rm.clock.Now().Add(10 * time.Minute))
-	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, controllers.ReasonUploaded)
+	got = waitUpload(t, ns, run.Name, metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 	checkUploaded(t, srv, got)
 }

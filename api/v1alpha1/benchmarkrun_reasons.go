@@ -1,5 +1,78 @@
 package v1alpha1
 
+// Condition types of a BenchmarkRun.
+const (
+	// ConditionProgressing is True while cells are pending or running.
+	ConditionProgressing = "Progressing"
+	// ConditionSucceeded is True when every cell succeeded.
+	ConditionSucceeded = "Succeeded"
+	// ConditionFailed is True when the run finished with failed cells.
+	ConditionFailed = "Failed"
+	// ConditionPreflightPassed is Unknown while the pre-flight checks the
+	// run's (database, version, config variant) pairs, True when every pair
+	// started with its settings in effect, and False, naming every failing
+	// pair, when one did not (the run then fails without starting a cell).
+	// Absent when the run made no pre-flight (status.preflight says why).
+	ConditionPreflightPassed = "PreflightPassed"
+	// ConditionRegressed is True when spec.regression found steps slower
+	// than the suite's history, False when it found none.
+	ConditionRegressed = "Regressed"
+	// ConditionResultsUploaded, with spec.output.s3 only, is True once every
+	// finished cell's document and the run manifest are confirmed in the
+	// object store; False with reason Uploading while cells still run,
+	// PreflightFailed when the check before the first cell could not reach
+	// the bucket (the benchmark proceeds), UploadPending while a failed
+	// upload is retried, and UploadFailed when the user must act: refused
+	// credentials or a bad Secret (still retried, up to every 5 minutes,
+	// so fixing the Secret is enough) or a permanent error such as a missing
+	// bucket (retried only when the run is annotated
+	// dbbench.io/retry-upload).
+	ConditionResultsUploaded = "ResultsUploaded"
+)
+
+// Reasons of a BenchmarkRun's Progressing, Succeeded and Failed conditions.
+const (
+	ReasonCellsRunning      = "CellsRunning"
+	ReasonFinished          = "Finished"
+	ReasonInvalidSpec       = "InvalidSpec"
+	ReasonCellsFailed       = "CellsFailed"
+	ReasonAllCellsSucceeded = "AllCellsSucceeded"
+)
+
+// Reasons of a BenchmarkRun's Regressed condition.
+const (
+	ReasonRegressed        = "Regressed"
+	ReasonNoRegression     = "NoRegression"
+	ReasonNoHistory        = "NoHistory"
+	ReasonBaselineNotFound = "BaselineNotFound"
+	ReasonAnalysisFailed   = "AnalysisFailed"
+	// ReasonRegressionSuspected: only this run, the newest of a
+	// ChangePoints history, shows a drop (changepoint.Suspected); the next
+	// run confirms it or clears it. Not a regression yet, so one outlier run
+	// does not fail a suite; this verdict is not revised when the next run
+	// confirms it (that run's verdict says Regressed).
+	ReasonRegressionSuspected = "RegressionSuspected"
+	// ReasonRegressionAcknowledged: every pair that moved the wrong way is
+	// covered by a BenchmarkAck (status.regression.acknowledged); the
+	// condition is False.
+	ReasonRegressionAcknowledged = "RegressionAcknowledged"
+	// ReasonEnvironmentChanged: every reported pair coincides with a
+	// change of the environment and no change of the build
+	// (regressed[].environmentOnly); the condition is True (the figures
+	// did move) and no bisection is started.
+	ReasonEnvironmentChanged = "EnvironmentChanged"
+)
+
+// Reasons of the ResultsUploaded condition (with ReasonPreflightFailed:
+// the check of spec.output.s3 before the run's first cell failed; the
+// benchmark runs anyway, and the reason stays until an upload is attempted).
+const (
+	ReasonUploading     = "Uploading"
+	ReasonUploadPending = "UploadPending"
+	ReasonUploadFailed  = "UploadFailed"
+	ReasonUploaded      = "Uploaded"
+)
+
 // FailureReason names why an attempt of a cell ended badly. The controller
 // records the last one in status.cells[].reason (with the details for people
 // in status.cells[].message) and counts retries by it in the metric

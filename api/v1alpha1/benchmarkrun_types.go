@@ -1143,36 +1143,6 @@ const (
 	CellFailed CellPhase = "Failed"
 )
 
-// Condition types of a BenchmarkRun.
-const (
-	// ConditionProgressing is True while cells are pending or running.
-	ConditionProgressing = "Progressing"
-	// ConditionSucceeded is True when every cell succeeded.
-	ConditionSucceeded = "Succeeded"
-	// ConditionFailed is True when the run finished with failed cells.
-	ConditionFailed = "Failed"
-	// ConditionPreflightPassed is Unknown while the pre-flight checks the
-	// run's (database, version, config variant) pairs, True when every pair
-	// started with its settings in effect, and False, naming every failing
-	// pair, when one did not (the run then fails without starting a cell).
-	// Absent when the run made no pre-flight (status.preflight says why).
-	ConditionPreflightPassed = "PreflightPassed"
-	// ConditionRegressed is True when spec.regression found steps slower
-	// than the suite's history, False when it found none.
-	ConditionRegressed = "Regressed"
-	// ConditionResultsUploaded, with spec.output.s3 only, is True once every
-	// finished cell's document and the run manifest are confirmed in the
-	// object store; False with reason Uploading while cells still run,
-	// PreflightFailed when the check before the first cell could not reach
-	// the bucket (the benchmark proceeds), UploadPending while a failed
-	// upload is retried, and UploadFailed when the user must act: refused
-	// credentials or a bad Secret (still retried, up to every 5 minutes,
-	// so fixing the Secret is enough) or a permanent error such as a missing
-	// bucket (retried only when the run is annotated
-	// dbbench.io/retry-upload).
-	ConditionResultsUploaded = "ResultsUploaded"
-)
-
 // BenchmarkRunStatus is the observed state of a run: a small summary and
 // references to where the full results live.
 type BenchmarkRunStatus struct {

@@ -21,28 +21,6 @@ const (
 	ConcurrencyReplace ConcurrencyPolicy = "Replace"
 )
 
-// Condition types and reasons of a BenchmarkSchedule.
-const (
-	// ScheduleConditionReady is True while the schedule parses and runs are
-	// being created on time; False (reason InvalidSchedule, InvalidTimeZone
-	// or Suspended) when no run will be created.
-	ScheduleConditionReady = "Ready"
-
-	ScheduleReasonScheduled       = "Scheduled"
-	ScheduleReasonSuspended       = "Suspended"
-	ScheduleReasonInvalidSchedule = "InvalidSchedule"
-	ScheduleReasonInvalidTimeZone = "InvalidTimeZone"
-)
-
-// Labels and annotations the schedule puts on the runs it creates.
-const (
-	// LabelSchedule names the BenchmarkSchedule that created a run.
-	LabelSchedule = "dbbench.io/schedule"
-	// AnnotationScheduledTime is the schedule time (RFC 3339, UTC) a run
-	// was created for.
-	AnnotationScheduledTime = "dbbench.io/scheduled-time"
-)
-
 // BenchmarkScheduleSpec creates BenchmarkRuns from a template on a cron
 // schedule, like a CronJob creates Jobs: for nightly regression suites.
 type BenchmarkScheduleSpec struct {

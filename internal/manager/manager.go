@@ -27,7 +27,6 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/controllers"
-	"github.com/dbbench/dbbench/pkg/specs"
 )
 
 // Options configure the manager.
@@ -74,7 +73,7 @@ const LeaderElectionID = "dbbench-manager.dbbench.io"
 // and ConfigMaps are cached only when dbbench manages them: a benchmark
 // operator must not hold every pod of a large cluster in memory.
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
-	managed := labels.SelectorFromSet(labels.Set{specs.LabelManagedBy: specs.ManagedByValue})
+	managed := labels.SelectorFromSet(labels.Set{dbbenchv1alpha1.LabelManagedBy: dbbenchv1alpha1.ManagedByValue})
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},

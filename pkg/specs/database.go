@@ -325,7 +325,7 @@ func Service(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell) *corev1.Service {
 		ObjectMeta: metav1.ObjectMeta{Name: ServiceName(c), Namespace: run.Namespace, Labels: CellLabels(run, c, RoleDatabase)},
 		Spec: corev1.ServiceSpec{
 			ClusterIP: corev1.ClusterIPNone,
-			Selector:  map[string]string{LabelCell: c.ObjectBase, LabelRole: RoleDatabase},
+			Selector:  map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase, dbbenchv1alpha1.LabelRole: RoleDatabase},
 			Ports:     []corev1.ServicePort{{Name: k.portName, Port: k.port, TargetPort: intstr.FromInt32(k.port)}},
 		},
 	}

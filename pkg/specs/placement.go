@@ -27,9 +27,9 @@ func withCellTerms(user *corev1.Affinity, run *dbbenchv1alpha1.BenchmarkRun, c m
 	if exclusive(run) {
 		term := corev1.PodAffinityTerm{
 			LabelSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{LabelExclusive: "true"},
+				MatchLabels: map[string]string{dbbenchv1alpha1.LabelExclusive: "true"},
 				MatchExpressions: []metav1.LabelSelectorRequirement{{
-					Key: LabelCell, Operator: metav1.LabelSelectorOpNotIn, Values: []string{c.ObjectBase},
+					Key: dbbenchv1alpha1.LabelCell, Operator: metav1.LabelSelectorOpNotIn, Values: []string{c.ObjectBase},
 				}},
 			},
 			// An empty selector means every namespace: other runs'
@@ -45,7 +45,7 @@ func withCellTerms(user *corev1.Affinity, run *dbbenchv1alpha1.BenchmarkRun, c m
 	// know, so the policy cannot be enforced there (docs/design.md).
 	if client && !c.External() {
 		dbTerm := corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelCell: c.ObjectBase, LabelRole: RoleDatabase}},
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase, dbbenchv1alpha1.LabelRole: RoleDatabase}},
 			TopologyKey:   HostnameTopologyKey,
 		}
 		switch run.Spec.Placement.ClientNode {

@@ -76,7 +76,7 @@ func TestDatabasePodFollowsTheOfficialImageContract(t *testing.T) {
 			if c.Ports[0].ContainerPort != tt.wantPort || c.ReadinessProbe.TCPSocket.Port.IntVal != tt.wantPort {
 				t.Errorf("port %d / readiness %v", c.Ports[0].ContainerPort, c.ReadinessProbe.TCPSocket.Port)
 			}
-			if pod.Name != cell.ObjectBase+"-db-a2" || pod.Labels[LabelAttempt] != "2" || pod.Labels[LabelExclusive] != "true" {
+			if pod.Name != cell.ObjectBase+"-db-a2" || pod.Labels[dbbenchv1alpha1.LabelAttempt] != "2" || pod.Labels[dbbenchv1alpha1.LabelExclusive] != "true" {
 				t.Errorf("name %s labels %v", pod.Name, pod.Labels)
 			}
 			sc := pod.Spec.SecurityContext

@@ -376,7 +376,7 @@ func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout ti
 // timeout.
 func waitForNewChild(t *testing.T, ns string, names []string, timeout time.Duration) bool {
 	t.Helper()
-	managed := map[string]string{specs.LabelManagedBy: specs.ManagedByValue}
+	managed := map[string]string{dbbenchv1alpha1.LabelManagedBy: dbbenchv1alpha1.ManagedByValue}
 	children := func() map[string]bool {
 		out := map[string]bool{}
 		for _, p := range kubetest.ListPods(t, k8sClient, ns, managed) {
@@ -464,8 +464,8 @@ func countResults(t *testing.T, st *store.Store, run *dbbenchv1alpha1.BenchmarkR
 		perAttempt := map[string]int{}
 		var twice []string
 		for _, j := range kubetest.ListJobs(t, k8sClient, run.Namespace, cellLabels(run, cs.Name, specs.RoleClient)) {
-			if perAttempt[j.Labels[specs.LabelAttempt]]++; perAttempt[j.Labels[specs.LabelAttempt]] == 2 {
-				twice = append(twice, j.Labels[specs.LabelAttempt])
+			if perAttempt[j.Labels[dbbenchv1alpha1.LabelAttempt]]++; perAttempt[j.Labels[dbbenchv1alpha1.LabelAttempt]] == 2 {
+				twice = append(twice, j.Labels[dbbenchv1alpha1.LabelAttempt])
 			}
 		}
 		switch {
@@ -500,7 +500,7 @@ func waitForNoChildren(t *testing.T, ns string, names []string, timeout time.Dur
 	for {
 		left = left[:0]
 		for _, name := range names {
-			opts := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{specs.LabelRun: name}}
+			opts := []client.ListOption{client.InNamespace(ns), client.MatchingLabels{dbbenchv1alpha1.LabelRun: name}}
 			for _, l := range []struct {
 				kind string
 				list client.ObjectList

@@ -244,7 +244,7 @@ func TestExternal(t *testing.T) {
 			run = waitForRunFinished(t, ns, run.Name, 10*time.Minute)
 			requireSucceeded(t, run)
 
-			if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleDatabase}); len(pods) != 0 {
+			if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}); len(pods) != 0 {
 				t.Errorf("%d database pods in the run's namespace; an external cell has none", len(pods))
 			}
 			want := string(u.engine) + "-" + matrix.ExternalVersion + "-default"
@@ -328,7 +328,7 @@ func TestTemplateDeployment(t *testing.T) {
 	if tg := cs.Target; tg == nil || tg.Kind != "Deployment" || tg.ReadyTime == nil || tg.Host != svc.Name || !tg.Deleted {
 		t.Errorf("status target %+v, want a Deployment, ready, at %s, deleted", tg, svc.Name)
 	}
-	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelRole: specs.RoleDatabase}); len(pods) != 0 {
+	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}); len(pods) != 0 {
 		t.Errorf("%d database pods of dbbench's; the templated object runs the server", len(pods))
 	}
 	requireExternalResults(t, ns, cs, svc.Name, u.version)

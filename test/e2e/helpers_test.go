@@ -314,7 +314,7 @@ func podLogs(p corev1.Pod, container string, lines int64) string {
 
 // cellLabels select a cell's children of one role.
 func cellLabels(run *dbbenchv1alpha1.BenchmarkRun, cell, role string) map[string]string {
-	return map[string]string{specs.LabelRun: run.Name, specs.LabelCell: matrix.ObjectBase(run.Name, string(run.UID), cell), specs.LabelRole: role}
+	return map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelCell: matrix.ObjectBase(run.Name, string(run.UID), cell), dbbenchv1alpha1.LabelRole: role}
 }
 
 func jobNames(jobs []batchv1.Job) []string {
@@ -348,12 +348,12 @@ func progressRecords(run *dbbenchv1alpha1.BenchmarkRun) string {
 // until its own timeout (10 min) instead of the test's.
 func requireClientJobsHaveHost(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) {
 	t.Helper()
-	for _, j := range kubetest.ListJobs(t, k8sClient, run.Namespace, map[string]string{specs.LabelRun: run.Name, specs.LabelRole: specs.RoleClient}) {
+	for _, j := range kubetest.ListJobs(t, k8sClient, run.Namespace, map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelRole: specs.RoleClient}) {
 		for _, c := range j.Spec.Template.Spec.Containers {
 			for _, e := range c.Env {
 				if e.Name == plan.EnvHost && e.Value == "" && e.ValueFrom == nil {
 					t.Fatalf("client job %s (attempt %s) was created with an empty %s: its database pod had no IP yet; %s",
-						j.Name, j.Labels[specs.LabelAttempt], plan.EnvHost, runSummary(run))
+						j.Name, j.Labels[dbbenchv1alpha1.LabelAttempt], plan.EnvHost, runSummary(run))
 				}
 			}
 		}

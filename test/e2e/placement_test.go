@@ -179,11 +179,11 @@ func waitForPlacement(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun, what stri
 func observePlacement(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) placement {
 	t.Helper()
 	p := placement{run: run}
-	for _, pod := range kubetest.ListPods(t, k8sClient, run.Namespace, map[string]string{specs.LabelRun: run.Name}) {
+	for _, pod := range kubetest.ListPods(t, k8sClient, run.Namespace, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}) {
 		if pod.DeletionTimestamp != nil {
 			continue
 		}
-		pp := podPlace{cell: pod.Labels[specs.LabelCell], role: pod.Labels[specs.LabelRole], pod: pod.Name, node: pod.Spec.NodeName}
+		pp := podPlace{cell: pod.Labels[dbbenchv1alpha1.LabelCell], role: pod.Labels[dbbenchv1alpha1.LabelRole], pod: pod.Name, node: pod.Spec.NodeName}
 		for _, c := range pod.Status.Conditions {
 			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
 				pp.unschedulable = true

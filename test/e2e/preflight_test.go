@@ -69,6 +69,9 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 		t.Fatalf("condition PreflightPassed = %+v, want False with reason %s", cond, dbbenchv1alpha1.ReasonPreflightFailed)
 	}
 	t.Logf("PreflightPassed: %s", cond.Message)
+	// The text is the contract: the condition names every failing pair and
+	// quotes the server's own "unknown variable" line to the user (the
+	// pairs' reasons are checked above), and names no pair that passed.
 	for _, want := range []string{"mariadb-11.8-typo", "unknown variable 'innodb_bufer_pool_size=64M'"} {
 		if !strings.Contains(cond.Message, want) {
 			t.Errorf("condition message does not contain %q: %s", want, cond.Message)
@@ -88,10 +91,10 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 		}
 	}
 	for _, c := range matrix.Expand(run) {
-		if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelCell: c.ObjectBase}); len(pods) > 0 {
+		if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase}); len(pods) > 0 {
 			t.Errorf("cell %s has pods: %s", c.Name, pods[0].Name)
 		}
-		if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{specs.LabelCell: c.ObjectBase}); len(jobs) > 0 {
+		if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase}); len(jobs) > 0 {
 			t.Errorf("cell %s has client Jobs: %s", c.Name, jobs[0].Name)
 		}
 	}
@@ -99,7 +102,7 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 	eventually(t, time.Minute, "the pre-flight's pods to go", func() string {
 		var left []string
 		for _, c := range matrix.PreflightCells(run) {
-			for _, p := range kubetest.ListPods(t, k8sClient, ns, map[string]string{specs.LabelCell: c.ObjectBase, specs.LabelRole: specs.RoleDatabase}) {
+			for _, p := range kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelCell: c.ObjectBase, dbbenchv1alpha1.LabelRole: specs.RoleDatabase}) {
 				if p.DeletionTimestamp == nil {
 					left = append(left, p.Name)
 				}

@@ -4,7 +4,7 @@ package e2e
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -97,21 +97,21 @@ func TestRegressionVerdictsOnRealRuns(t *testing.T) {
 	}
 	defer func() { t.Logf("the regression test took %s", time.Since(began).Round(time.Second)) }()
 
-	if c := verdict(nightly("night-1", nil)); c.Status != metav1.ConditionFalse || c.Reason != "NoHistory" {
+	if c := verdict(nightly("night-1", nil)); c.Status != metav1.ConditionFalse || c.Reason != dbbenchv1alpha1.ReasonNoHistory {
 		t.Fatalf("first run of the suite: want Regressed=False NoHistory")
 	}
 
 	second := nightly("night-2", nil)
 	ratios("night-1", "night-2")
-	if c := verdict(second); c.Status != metav1.ConditionFalse || c.Reason != "NoRegression" || !strings.Contains(c.Message, "run night-1") {
+	if c := verdict(second); c.Status != metav1.ConditionFalse || c.Reason != dbbenchv1alpha1.ReasonNoRegression {
 		t.Fatalf("A/A pair (unchanged spec): want Regressed=False NoRegression against night-1")
 	}
-	if st := second.Status.Regression; st == nil || st.ComparedPairs != 1 {
+	if st := second.Status.Regression; st == nil || st.ComparedPairs != 1 || len(st.ComparedTo) == 0 || st.ComparedTo[0] != "night-1" {
 		t.Fatalf("unchanged spec compared %+v, want 1 pair (1 step × 1 thread count)", st)
 	}
 	// Regressed=False says what it could have missed: the change its one
 	// pair finds with 80 % power at the CV of the repeats.
-	if st := second.Status.Regression; st.DetectableChangePercent == "" || !strings.Contains(verdict(second).Message, "would have been found with 80% power") {
+	if st := second.Status.Regression; st.DetectableChangePercent == "" {
 		t.Errorf("A/A verdict without its sensitivity: detectableChangePercent %q, detectableAt %q", st.DetectableChangePercent, st.DetectableAt)
 	} else {
 		t.Logf("A/A verdict's sensitivity: %s%% at %s", st.DetectableChangePercent, st.DetectableAt)
@@ -120,14 +120,16 @@ func TestRegressionVerdictsOnRealRuns(t *testing.T) {
 	third := nightly("night-3", ptr.To[int32](slowdownPercent))
 	ratios("night-2", "night-3")
 	c := verdict(third)
-	if c.Status != metav1.ConditionTrue || c.Reason != "Regressed" || !strings.Contains(c.Message, "run night-2") {
+	st := third.Status.Regression
+	if c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonRegressed || st == nil || len(st.ComparedTo) == 0 || st.ComparedTo[0] != "night-2" {
 		t.Fatalf("CPU limit at %d %%: want Regressed=True against night-2 at the default 5 %% magnitude", slowdownPercent)
 	}
-	if !strings.Contains(c.Message, "between runs (3+3 repeats)") {
-		t.Errorf("the verdict did not use the between-run test of the repeats: %s", c.Message)
+	if !slices.ContainsFunc(st.Methods, func(m dbbenchv1alpha1.RegressionMethodCount) bool {
+		return m.Method == dbbenchv1alpha1.MethodBetweenRuns && m.Detail == "between runs (3+3 repeats)"
+	}) {
+		t.Errorf("the verdict did not use the between-run test of the repeats: %+v", st.Methods)
 	}
-	st := third.Status.Regression
-	if st == nil || len(st.Regressed) == 0 {
+	if len(st.Regressed) == 0 {
 		t.Fatalf("no status.regression.regressed: %+v", st)
 	}
 	for _, r := range st.Regressed {

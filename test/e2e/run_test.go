@@ -119,14 +119,14 @@ func TestDatabasePodDeleted(t *testing.T) {
 	if run.Status.RetriesUsed != 1 {
 		t.Errorf("retriesUsed = %d, want 1", run.Status.RetriesUsed)
 	}
-	if !strings.Contains(cs.Message, "DatabasePodDeleted") {
-		t.Errorf("cell message %q does not name the deleted database pod (DatabasePodDeleted)", cs.Message)
+	if cs.Reason != dbbenchv1alpha1.ReasonDatabasePodDeleted {
+		t.Errorf("cell reason %q (%s), want %s", cs.Reason, cs.Message, dbbenchv1alpha1.ReasonDatabasePodDeleted)
 	}
 	doc := resultDocument(t, ns, cs)
 	requireAllSteps(t, run, cs, doc, 2)
 	// The first attempt's client went with its server; one Job remains.
 	jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
-	if len(jobs) != 1 || jobs[0].Labels[specs.LabelAttempt] != "2" {
+	if len(jobs) != 1 || jobs[0].Labels[dbbenchv1alpha1.LabelAttempt] != "2" {
 		t.Errorf("client jobs %v, want only attempt 2's", jobNames(jobs))
 	}
 }
@@ -181,7 +181,7 @@ func TestManagerPodDeleted(t *testing.T) {
 		jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
 		perAttempt := map[string]int{}
 		for _, j := range jobs {
-			perAttempt[j.Labels[specs.LabelAttempt]]++
+			perAttempt[j.Labels[dbbenchv1alpha1.LabelAttempt]]++
 		}
 		for a := 1; a <= int(cs.Attempts); a++ {
 			if n := perAttempt[strconv.Itoa(a)]; n != 1 {
@@ -299,7 +299,7 @@ func waitForStepInProgress(t *testing.T, ns, name, what string) *dbbenchv1alpha1
 }
 
 func withAttempt(l map[string]string, attempt int) map[string]string {
-	l[specs.LabelAttempt] = strconv.Itoa(attempt)
+	l[dbbenchv1alpha1.LabelAttempt] = strconv.Itoa(attempt)
 	return l
 }
 

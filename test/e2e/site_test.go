@@ -109,7 +109,7 @@ func TestSuiteSiteWithTriage(t *testing.T) {
 	}
 	c := meta.FindStatusCondition(last.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
 	st := last.Status.Regression
-	if c.Status != metav1.ConditionTrue || c.Reason != "Regressed" || st == nil || len(st.Regressed) != 1 || st.Regressed[0].Since != slowNight || st.Regressed[0].EnvironmentOnly {
+	if c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonRegressed || st == nil || len(st.Regressed) != 1 || st.Regressed[0].Since != slowNight || st.Regressed[0].EnvironmentOnly {
 		t.Fatalf("%s: Regressed=%s %s %q, regression %+v: want the build's slowdown since %s", verdictNight, c.Status, c.Reason, c.Message, st, slowNight)
 	}
 
@@ -157,7 +157,7 @@ func TestSuiteSiteWithTriage(t *testing.T) {
 	last = night(len(nights)+1, siteNight{"t7", ""})
 	c = meta.FindStatusCondition(last.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
 	st = last.Status.Regression
-	if c.Status != metav1.ConditionFalse || c.Reason != "RegressionAcknowledged" || st == nil || len(st.Acknowledged) != 1 || st.Acknowledged[0].Ack != "durable-commits" {
+	if c.Status != metav1.ConditionFalse || c.Reason != dbbenchv1alpha1.ReasonRegressionAcknowledged || st == nil || len(st.Acknowledged) != 1 || st.Acknowledged[0].Ack != "durable-commits" {
 		t.Fatalf("%s after the ack: Regressed=%s %s %q, regression %+v", lastNight, c.Status, c.Reason, c.Message, st)
 	}
 
@@ -195,7 +195,7 @@ func TestSuiteSiteWithTriage(t *testing.T) {
 		!strings.Contains(slow.Attribution.BuildChanged(), ":t7") || slow.Attribution.EnvironmentOnly {
 		t.Errorf("the site's change at %s: %+v; want the build's slowdown, acknowledged", slowNight, slow)
 	}
-	if idx.Latest == nil || idx.Latest.Run != lastNight || idx.Latest.Reason != "RegressionAcknowledged" {
+	if idx.Latest == nil || idx.Latest.Run != lastNight || idx.Latest.Reason != dbbenchv1alpha1.ReasonRegressionAcknowledged {
 		t.Errorf("the site's latest verdict: %+v", idx.Latest)
 	}
 	notes := strings.Join(idx.Notes, "\n")

@@ -332,7 +332,7 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 	go func() {
 		for ctx.Err() == nil {
 			var pods corev1.PodList
-			if err := s.c.List(ctx, &pods, client.MatchingLabels{specs.LabelRole: specs.RoleDatabase}, client.MatchingFields{"spec.nodeName": ""}); err == nil {
+			if err := s.c.List(ctx, &pods, client.MatchingLabels{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}, client.MatchingFields{"spec.nodeName": ""}); err == nil {
 				for i := range pods.Items {
 					pod := &pods.Items[i]
 					key := "pod/" + pod.Namespace + "/" + pod.Name
@@ -344,7 +344,7 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 				}
 			}
 			var jobs batchv1.JobList
-			if err := s.c.List(ctx, &jobs, client.HasLabels{specs.LabelManagedBy}, notDone{}); err == nil {
+			if err := s.c.List(ctx, &jobs, client.HasLabels{dbbenchv1alpha1.LabelManagedBy}, notDone{}); err == nil {
 				for i := range jobs.Items {
 					job := &jobs.Items[i]
 					key := "job/" + job.Namespace + "/" + job.Name
@@ -380,7 +380,7 @@ func (s *simulator) seenPod(pod *corev1.Pod) {
 	}
 	s.seen[pod.Name] = true
 	now := time.Now()
-	if start, ok := s.runStart[pod.Labels[specs.LabelRun]]; ok {
+	if start, ok := s.runStart[pod.Labels[dbbenchv1alpha1.LabelRun]]; ok {
 		s.latencies = append(s.latencies, now.Sub(start).Seconds())
 	}
 	if now.After(s.last) {
@@ -418,12 +418,12 @@ func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
 }
 
 func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
-	cell := job.Labels[specs.LabelCell]
-	attempt, _ := strconv.Atoi(job.Labels[specs.LabelAttempt])
+	cell := job.Labels[dbbenchv1alpha1.LabelCell]
+	attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt])
 	now := time.Now().UTC()
 	doc := &results.Document{
 		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
-		Run: results.Run{Name: job.Labels[specs.LabelRun]}, Cell: results.Cell{Name: cell, Engine: "mariadb", Version: "11", Repeat: 1, Attempt: attempt},
+		Run: results.Run{Name: job.Labels[dbbenchv1alpha1.LabelRun]}, Cell: results.Cell{Name: cell, Engine: "mariadb", Version: "11", Repeat: 1, Attempt: attempt},
 		StartedAt: now, FinishedAt: &now, Status: results.Status{Outcome: results.OutcomeSucceeded},
 		Steps: []results.StepResult{{Step: "point-query", Group: "point", Threads: 1, DurationSeconds: 1, SteadyQPS: 1000, SteadyTPS: 1000, SteadySamples: 1, FinalQPS: 1000, FinalTPS: 1000, Queries: 1000, Transactions: 1000, LatencyAvgMs: 1, LatencyMaxMs: 1}},
 	}
