@@ -139,6 +139,8 @@ type Detector struct {
 	drifts  []driftState
 	pre     prefix
 	sortBuf []float64
+	// holdLast: the merge pass keeps the last change point (mergePass).
+	holdLast bool
 }
 
 // cpState is a change point during the split and merge passes.
@@ -457,14 +459,36 @@ func relChange(before, after float64) (change, magnitude float64) {
 // the point at position k refreshes the statistics of its two new neighbours
 // (positions k−1 and k); with OtavaCompat it refreshes positions k and k+1
 // instead, as Otava 0.8 does.
+//
+// With NewestRuns, the last change point is held (never removed here; the
+// tail pass may move it and settle judges it, as it judges every last
+// point) when it is less than 2·MinSegmentLength runs from the end and
+// removing it would make the change point before it fail its p-value. The
+// split pass cannot place a change closer than MinSegmentLength runs to
+// the end, so a drop in the newest runs is often put a run or two early
+// there, where it fails; removed, it would hand the newest runs to the
+// segment before it, whose change point, tested against two levels mixed,
+// would go too, leaving the tail pass no level to test the newest runs
+// against (a speed-up, then a drop in the newest two runs:
+// TestTwoOppositeShiftsInAShortSeries).
 func (d *Detector) mergePass(xs []float64) {
 	minMag := d.minMag
+	d.holdLast = false
+	defer func() { d.holdLast = false }()
 	for len(d.cps) > 0 {
-		k := d.shortSegment(len(xs))
+		// The candidates for removal are cps[:end].
+		end := len(d.cps)
+		if d.holdLast {
+			end--
+		}
+		if end == 0 {
+			return
+		}
+		k := d.shortSegment(len(xs), end)
 		if k < 0 {
 			// The first of the highest p-values, if it is not below
 			// maxP: the first highest of those not below maxP.
-			for i := range d.cps {
+			for i := range d.cps[:end] {
 				c := &d.cps[i]
 				if d.pBelow(c) {
 					continue
@@ -476,17 +500,21 @@ func (d *Detector) mergePass(xs []float64) {
 			}
 			if k < 0 {
 				k = 0
-				for i, c := range d.cps {
+				for i, c := range d.cps[:end] {
 					if c.mag < d.cps[k].mag {
 						k = i
 					}
 				}
 				if d.cps[k].mag > minMag {
-					if k = d.fragile(xs); k < 0 {
+					if k = d.fragile(xs, end); k < 0 {
 						return
 					}
 				}
 			}
+		}
+		if !d.holdLast && d.holdsTheLevelBefore(xs, k) {
+			d.holdLast = true
+			continue
 		}
 		d.cps = append(d.cps[:k], d.cps[k+1:]...)
 		if d.opts.OtavaCompat {
@@ -500,15 +528,41 @@ func (d *Detector) mergePass(xs []float64) {
 	}
 }
 
-// fragile returns the position of the least robust change point that fails
-// the MaxOutliers check, or -1 when all pass (or the check is off).
-func (d *Detector) fragile(xs []float64) int {
+// holdsTheLevelBefore reports whether the merge pass is to hold change
+// point k instead of removing it (mergePass): k is the last, fewer than
+// 2·MinSegmentLength runs from the end, with NewestRuns, and the change
+// point before it passes its p-value now but would fail a filter of the
+// merge pass (p-value, magnitude, outliers) with k's runs.
+func (d *Detector) holdsTheLevelBefore(xs []float64, k int) bool {
+	m, n := d.opts.MinSegmentLength, len(xs)
+	if !d.opts.NewestRuns || d.opts.OtavaCompat || m < 2 || k == 0 || k != len(d.cps)-1 || n-d.cps[k].idx >= 2*m {
+		return false
+	}
+	prev := &d.cps[k-1]
+	if !d.pBelow(prev) {
+		return false
+	}
+	lo := 0
+	if k > 1 {
+		lo = d.cps[k-2].idx
+	}
+	merged := *prev
+	merged.after = describe(xs[prev.idx:n])
+	merged.finish()
+	return !d.pBelow(&merged) || merged.mag <= d.minMag ||
+		(d.opts.MaxOutliers > 0 && !d.trimmedPasses(xs[lo:prev.idx], xs[prev.idx:n], merged.before, merged.after, merged.after.mean >= merged.before.mean))
+}
+
+// fragile returns the position, among cps[:end], of the least robust change
+// point that fails the MaxOutliers check, or -1 when all pass (or the check
+// is off).
+func (d *Detector) fragile(xs []float64, end int) int {
 	k := d.opts.MaxOutliers
 	if k == 0 {
 		return -1
 	}
 	worst, worstP := -1, 0.0
-	for i, c := range d.cps {
+	for i, c := range d.cps[:end] {
 		lo, hi := 0, len(xs)
 		if i > 0 {
 			lo = d.cps[i-1].idx
@@ -628,15 +682,16 @@ func (f fullStats) without(removed []float64) segmentStats {
 	return segmentStats{n: n, mean: f.mean + dm, stddev: math.Sqrt(v)}
 }
 
-// shortSegment returns the position of the weakest (highest p-value) change
-// point that borders a segment shorter than MinSegmentLength, or -1.
-func (d *Detector) shortSegment(n int) int {
+// shortSegment returns the position, among cps[:end], of the weakest
+// (highest p-value) change point that borders a segment shorter than
+// MinSegmentLength, or -1.
+func (d *Detector) shortSegment(n, end int) int {
 	m := d.opts.MinSegmentLength
 	if m <= 1 {
 		return -1
 	}
 	k := -1
-	for i := range d.cps {
+	for i := range d.cps[:end] {
 		c := &d.cps[i]
 		lo, hi := 0, n
 		if i > 0 {

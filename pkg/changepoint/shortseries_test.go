@@ -4,7 +4,7 @@ import "testing"
 
 // TestTwoOppositeShiftsInAShortSeries pins the shortest series of two
 // opposite shifts whose change points the defaults find at the right runs
-// (docs/changepoints.md, "Limits"): a durable build's writes, a
+// (docs/changepoints.md, "Newest runs after a come-back"): a durable build's writes, a
 // re-pointed tag's fast build, then the durable build again, as the site
 // e2e measured them on the local cluster (QPS of a 4-s update-index step).
 func TestTwoOppositeShiftsInAShortSeries(t *testing.T) {
@@ -18,6 +18,8 @@ func TestTwoOppositeShiftsInAShortSeries(t *testing.T) {
 		name                   string
 		run, before, fast, end int
 	}{
+		{"run 1, 5+5+2", 0, 5, 5, 2},
+		{"run 2, 5+5+2: Confirmed on the drop's second run", 1, 5, 5, 2},
 		{"run 1, 5+5+3", 0, 5, 5, 3},
 		{"run 1, 4+4+3", 0, 4, 4, 3},
 		{"run 2, 5+5+3", 1, 5, 5, 3},
