@@ -11,13 +11,17 @@ import (
 )
 
 // TestRealAdaptiveDuration: on MariaDB, with workload.adaptive (5 s
-// minimum, a between-run CV of 5 %: Converged once the within-run 95 %
-// half-width is ±4.9 %), point-query at 2 threads with a 20-s maximum
-// stops early, Converged, and update-index with a 7-s maximum (fewer than
-// the 8 steady samples the rule judges) runs to it, MaxDuration. Both keep
-// sysbench's final report and histogram and pass the quality gate on the
-// window they had. ≈ 45 s (the load's warm-up read step runs its fixed
-// 20 s).
+// minimum), point-query at 2 threads with a 20-s maximum stops early,
+// Converged, and update-index with a 7-s maximum (fewer than the 8 steady
+// samples the rule judges) runs to it, MaxDuration. Both keep sysbench's
+// final report and histogram and pass the quality gate on the window they
+// had. The between-run CV is 100 % (Converged at a half-width of ±98 %):
+// this test is the mechanism — the stop file, sysbench's early end with
+// its final report, the record — and the rule's arithmetic is
+// pkg/inference's; with 5 % (±4.9 %), point-query converged after 8 s on
+// a quiet machine (±1.1 %) but ran its 20 s (±41 % after 19 s) while a
+// local cluster's end-to-end suite shared the 2 cores. ≈ 45 s (the load's
+// warm-up read step runs its fixed 20 s).
 func TestRealAdaptiveDuration(t *testing.T) {
 	needRealDB(t)
 	e := plan.MariaDB
@@ -27,7 +31,7 @@ func TestRealAdaptiveDuration(t *testing.T) {
 	p := realPlan(e, t.TempDir(), "point-query", "update-index")
 	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 20, 7, 2
 	p.Workload.Threads = []int{2}
-	p.Workload.Adaptive = &plan.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 5}
+	p.Workload.Adaptive = &plan.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 100}
 	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test"}
 	res, _, full := runRealAgent(t, a, 5*time.Minute, true)
 	if res.ExitCode != plan.ExitOK {
