@@ -41,22 +41,26 @@ func TestRealAdaptiveDuration(t *testing.T) {
 	for _, s := range full.Steps {
 		byStep[s.Step] = s
 	}
-	check := func(name, reason string, max float64) {
+	check := func(name, reason string, maxSec float64) {
 		s, ok := byStep[name]
 		if !ok {
 			t.Fatalf("no result for %s", name)
 		}
 		ad := s.Adaptive
+		if ad == nil {
+			t.Errorf("%s: no adaptive record (stop reason %q, error %q)", name, s.StopReason, s.Error)
+			return
+		}
 		el := 0.0
 		if s.ElapsedSeconds != nil {
 			el = *s.ElapsedSeconds
 		}
 		t.Logf("%s: %s after %v steady s of at most %g (half-width %v, converged at %v); durationSeconds %g, sysbench's total time %.2f s, %d steady samples, steady %.0f QPS, final %.0f QPS, p99 %v ms, quality %+v",
-			name, s.StopReason, ad.SteadySeconds, max, deref(ad.RelHalfWidth), deref(ad.ConvergedHalfWidth), s.DurationSeconds, el, s.SteadySamples, s.SteadyQPS, s.FinalQPS, deref(s.LatencyP99Ms), s.Quality)
+			name, s.StopReason, ad.SteadySeconds, maxSec, deref(ad.RelHalfWidth), deref(ad.ConvergedHalfWidth), s.DurationSeconds, el, s.SteadySamples, s.SteadyQPS, s.FinalQPS, deref(s.LatencyP99Ms), s.Quality)
 		if s.Series != nil {
 			t.Logf("%s: QPS series %.0f", name, s.Series.QPS)
 		}
-		if s.Error != "" || s.StopReason != reason || ad == nil || ad.MaxSeconds != max || ad.MinSeconds != 5 {
+		if s.Error != "" || s.StopReason != reason || ad.MaxSeconds != maxSec || ad.MinSeconds != 5 {
 			t.Errorf("%s: error %q, stop reason %q (want %s), adaptive %+v", name, s.Error, s.StopReason, reason, ad)
 			return
 		}
@@ -70,15 +74,15 @@ func TestRealAdaptiveDuration(t *testing.T) {
 			t.Errorf("%s: command %q does not run the wrapper", name, s.Command)
 		}
 		if reason == inference.StopConverged {
-			if s.DurationSeconds != 2+float64(ad.SteadySeconds) || s.DurationSeconds >= 2+max || el > s.DurationSeconds+2.5 {
+			if s.DurationSeconds != 2+float64(ad.SteadySeconds) || s.DurationSeconds >= 2+maxSec || el > s.DurationSeconds+2.5 {
 				t.Errorf("%s: durationSeconds %g, total time %.2f s after %d steady s: want warm-up + steady s, below the maximum, sysbench ending within 2.5 s",
 					name, s.DurationSeconds, el, ad.SteadySeconds)
 			}
 			if ad.RelHalfWidth == nil || ad.ConvergedHalfWidth == nil || *ad.RelHalfWidth > *ad.ConvergedHalfWidth {
 				t.Errorf("%s: half-width %v above the converged one %v", name, deref(ad.RelHalfWidth), deref(ad.ConvergedHalfWidth))
 			}
-		} else if s.DurationSeconds != 2+max {
-			t.Errorf("%s: durationSeconds %g, want the whole %g", name, s.DurationSeconds, 2+max)
+		} else if s.DurationSeconds != 2+maxSec {
+			t.Errorf("%s: durationSeconds %g, want the whole %g", name, s.DurationSeconds, 2+maxSec)
 		}
 	}
 	check("point-query", inference.StopConverged, 20)
