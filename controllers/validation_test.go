@@ -309,6 +309,26 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		{"precision target not a number", func(s map[string]any) {
 			set(s, "workload.precision", map[string]any{"targetPercent": "1%", "maxRepeats": 5})
 		}, "targetPercent: must be a number above 0"},
+		{"adaptive without a criterion", func(s map[string]any) {
+			set(s, "workload.adaptive", map[string]any{"minSeconds": 5})
+		}, "adaptive: set betweenRunCVPercent, targetHalfWidthPercent or both"},
+		{"adaptive CV 0", func(s map[string]any) {
+			set(s, "workload.adaptive", map[string]any{"betweenRunCVPercent": 0})
+		}, "betweenRunCVPercent: must be a number above 0"},
+		{"adaptive target above 100", func(s map[string]any) {
+			set(s, "workload.adaptive", map[string]any{"targetHalfWidthPercent": "100.5"})
+		}, "targetHalfWidthPercent: must be a number above 0"},
+		{"adaptive target not a number", func(s map[string]any) {
+			set(s, "workload.adaptive", map[string]any{"targetHalfWidthPercent": "half"})
+		}, "targetHalfWidthPercent: must be a number above 0"},
+		{"adaptive minSeconds above readSeconds", func(s map[string]any) {
+			set(s, "workload.readSeconds", 20)
+			set(s, "workload.adaptive", map[string]any{"minSeconds": 21, "betweenRunCVPercent": "1.5"})
+		}, "adaptive.minSeconds: must not exceed readSeconds and writeSeconds"},
+		{"adaptive default minSeconds above writeSeconds", func(s map[string]any) {
+			set(s, "workload.writeSeconds", 20)
+			set(s, "workload.adaptive", map[string]any{"targetHalfWidthPercent": 1})
+		}, "adaptive.minSeconds: must not exceed readSeconds and writeSeconds"},
 		{"precision minRepeats above maxRepeats", func(s map[string]any) {
 			set(s, "workload.precision", map[string]any{"targetPercent": 2, "minRepeats": 6, "maxRepeats": 5})
 		}, "minRepeats: must not exceed maxRepeats"},

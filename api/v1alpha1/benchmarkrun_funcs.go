@@ -76,6 +76,40 @@ func (p *PrecisionSpec) Target() float64 {
 	return v
 }
 
+// DefaultAdaptiveMinSeconds is adaptive.minSeconds' default (its CRD
+// marker says the same).
+const DefaultAdaptiveMinSeconds = 30
+
+// Min returns adaptive.minSeconds (default DefaultAdaptiveMinSeconds).
+func (a *AdaptiveSpec) Min() int32 {
+	if a.MinSeconds < 1 {
+		return DefaultAdaptiveMinSeconds
+	}
+	return a.MinSeconds
+}
+
+// BetweenRunCV returns betweenRunCVPercent as a number in percent, 0 when
+// unset (or, against the schema, unreadable).
+func (a *AdaptiveSpec) BetweenRunCV() float64 { return percentOf(a.BetweenRunCVPercent) }
+
+// TargetHalfWidth returns targetHalfWidthPercent as a number in percent, 0
+// when unset (or, against the schema, unreadable).
+func (a *AdaptiveSpec) TargetHalfWidth() float64 { return percentOf(a.TargetHalfWidthPercent) }
+
+func percentOf(v *intstr.IntOrString) float64 {
+	if v == nil {
+		return 0
+	}
+	if v.Type == intstr.Int {
+		return float64(v.IntVal)
+	}
+	f, err := strconv.ParseFloat(v.StrVal, 64)
+	if err != nil || !(f > 0 && f <= 100) {
+		return 0
+	}
+	return f
+}
+
 // Min returns minRepeats (default 2), never above maxRepeats.
 func (p *PrecisionSpec) Min() int32 {
 	n := p.MinRepeats

@@ -419,6 +419,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.warmupSeconds) || ((!has(self.readSeconds) || self.warmupSeconds < self.readSeconds) && (!has(self.writeSeconds) || self.warmupSeconds < self.writeSeconds))",message="warmupSeconds: must be shorter than readSeconds and writeSeconds"
 // +kubebuilder:validation:XValidation:rule="!has(self.fixedRate) || !has(self.fixedRate.steps) || self.fixedRate.steps.all(s, (has(self.steps) ? s in self.steps : s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only'] && (!s.endsWith('.pre') || (has(self.stepSet) && self.stepSet == 'extended'))))",messageExpression="'fixedRate.steps: ' + self.fixedRate.steps.filter(s, !(has(self.steps) ? s in self.steps : s in ['delete','hot-points','insert','point-query','point-query.pre','points-covered-pk','points-covered-pk.pre','points-covered-si','points-covered-si.pre','points-notcovered-pk','points-notcovered-pk.pre','points-notcovered-si','points-notcovered-si.pre','random-points_range=10','random-points_range=100','random-points_range=100.pre','random-points_range=1000','range-covered-pk','range-covered-pk.pre','range-covered-si','range-covered-si.pre','range-notcovered-pk','range-notcovered-pk.pre','range-notcovered-si','range-notcovered-si.pre','read-only-count','read-only-distinct','read-only-order','read-only-simple','read-only-sum','read-only_range=10','read-only_range=100','read-only_range=10000','read-write_range=10','read-write_range=100','scan','update-index','update-inlist','update-nonindex','update-one','update-zipf','write-only'] && (!s.endsWith('.pre') || (has(self.stepSet) && self.stepSet == 'extended'))))[0] + ' is not one of workload.steps (or of the stepSet when steps is empty)'"
 // +kubebuilder:validation:XValidation:rule="!has(self.profile) || !has(self.steps) || self.profile.steps.all(s, s in self.steps)",message="profile.steps: every step must be one of workload.steps"
+// +kubebuilder:validation:XValidation:rule="!has(self.adaptive) || !has(self.adaptive.minSeconds) || ((!has(self.readSeconds) || self.adaptive.minSeconds <= self.readSeconds) && (!has(self.writeSeconds) || self.adaptive.minSeconds <= self.writeSeconds))",message="adaptive.minSeconds: must not exceed readSeconds and writeSeconds (the maximum)"
 type WorkloadSpec struct {
 	// stepSet selects a predefined step list when steps is empty: standard
 	// (the 32 reported steps) or extended (the 42-step variant, which also
@@ -554,6 +555,51 @@ type WorkloadSpec struct {
 	// privileged collector sidecar; see ProfileSpec). Off by default.
 	// +optional
 	Profile *ProfileSpec `json:"profile,omitempty"`
+
+	// adaptive makes every closed-loop step end once more seconds would no
+	// longer improve its value meaningfully: after the warm-up and at least
+	// minSeconds, when its mean's within-run 95 % interval is at most half
+	// the between-run noise's (betweenRunCVPercent), or at most
+	// ±targetHalfWidthPercent %; at the latest after readSeconds,
+	// writeSeconds, a custom step's or TPC-C's durationSeconds, which
+	// become the maximum. Each result says what the step ran and why it
+	// stopped (stopReason). Unset (the default) runs the reference
+	// method's fixed durations. Fixed-rate runs, the profiled pass and the
+	// load's warm-up step keep their configured time. docs/agent.md,
+	// "Adaptive step duration".
+	// +optional
+	Adaptive *AdaptiveSpec `json:"adaptive,omitempty"`
+}
+
+// AdaptiveSpec is the adaptive step duration's rule.
+// +kubebuilder:validation:XValidation:rule="has(self.betweenRunCVPercent) || has(self.targetHalfWidthPercent)",message="adaptive: set betweenRunCVPercent, targetHalfWidthPercent or both"
+// +kubebuilder:validation:XValidation:rule="!has(self.betweenRunCVPercent) || (type(self.betweenRunCVPercent) == int ? (self.betweenRunCVPercent > 0 && self.betweenRunCVPercent <= 100) : (self.betweenRunCVPercent.matches('^[0-9]{1,3}([.][0-9]{1,6})?$') && double(self.betweenRunCVPercent) > 0.0 && double(self.betweenRunCVPercent) <= 100.0))",message="betweenRunCVPercent: must be a number above 0 and at most 100, a whole number or a decimal string such as \"1.5\""
+// +kubebuilder:validation:XValidation:rule="!has(self.targetHalfWidthPercent) || (type(self.targetHalfWidthPercent) == int ? (self.targetHalfWidthPercent > 0 && self.targetHalfWidthPercent <= 100) : (self.targetHalfWidthPercent.matches('^[0-9]{1,3}([.][0-9]{1,6})?$') && double(self.targetHalfWidthPercent) > 0.0 && double(self.targetHalfWidthPercent) <= 100.0))",message="targetHalfWidthPercent: must be a number above 0 and at most 100, a whole number or a decimal string such as \"0.5\""
+type AdaptiveSpec struct {
+	// minSeconds steady seconds (after the warm-up) run before a step may
+	// stop; at most readSeconds and writeSeconds.
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=86400
+	// +optional
+	MinSeconds int32 `json:"minSeconds,omitempty"`
+
+	// betweenRunCVPercent is the between-run noise of a step's value, a
+	// coefficient of variation in percent (the run level of `kubectl
+	// dbbench noise`): a step stops, Converged, once its mean's within-run
+	// 95 % half-width is at most 0.5 × 1.96 × this, when the within-run
+	// error adds at most a quarter to a run's variance and more seconds
+	// barely change it. A whole number or a decimal string such as "1.5".
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	BetweenRunCVPercent *intstr.IntOrString `json:"betweenRunCVPercent,omitempty"`
+
+	// targetHalfWidthPercent stops a step, TargetReached, once its mean's
+	// within-run 95 % half-width is at most this percent of it. A whole
+	// number or a decimal string such as "0.5".
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	TargetHalfWidthPercent *intstr.IntOrString `json:"targetHalfWidthPercent,omitempty"`
 }
 
 // PrecisionSpec is the precision target of adaptive repeats.

@@ -1,6 +1,10 @@
 package v1alpha1
 
-import "testing"
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
 
 // The accessors of defaulted fields: one place for each default and each
 // conversion (issue 25).
@@ -21,9 +25,17 @@ func TestDefaultedFieldAccessors(t *testing.T) {
 		{"bisection confidence given", (&BenchmarkBisectionSpec{Confidence: "0.95"}).ConfidenceLevel(), 0.95},
 		{"bisection maxPValue empty", (&BenchmarkBisectionSpec{}).SignificanceLevel(), DefaultBisectionMaxPValue},
 		{"bisection maxPValue given", (&BenchmarkBisectionSpec{MaxPValue: ".1"}).SignificanceLevel(), 0.1},
+		{"adaptive minSeconds unset", float64((&AdaptiveSpec{}).Min()), DefaultAdaptiveMinSeconds},
+		{"adaptive minSeconds given", float64((&AdaptiveSpec{MinSeconds: 5}).Min()), 5},
+		{"adaptive CV unset", (&AdaptiveSpec{}).BetweenRunCV(), 0},
+		{"adaptive CV whole", (&AdaptiveSpec{BetweenRunCVPercent: ptr(intstr.FromInt32(2))}).BetweenRunCV(), 2},
+		{"adaptive target decimal", (&AdaptiveSpec{TargetHalfWidthPercent: ptr(intstr.FromString("0.5"))}).TargetHalfWidth(), 0.5},
+		{"adaptive target unreadable", (&AdaptiveSpec{TargetHalfWidthPercent: ptr(intstr.FromString("1%"))}).TargetHalfWidth(), 0},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -84,7 +84,9 @@ type Agent struct {
 	progress plan.Progress
 	reporter *Reporter
 	sb       *Sysbench
-	srv      *Server
+	// stopFiles counts the stop files of adaptive runs (adaptive.go).
+	stopFiles int
+	srv       *Server
 }
 
 // FullSink is a ResultSink that also keeps the full form (per-second
@@ -569,7 +571,7 @@ func (a *Agent) load(ctx context.Context) error {
 	a.logf("load: %d rows in %.1f s (%.0f inserts/s, index included)", rows, ld.InsertSeconds, ld.InsertsPerSecond)
 	a.reportProgress(ctx, true)
 	// Warm-up read step, recorded in the extension, not as a reported step.
-	warm := RunStep{Name: "read-only.warm", Kind: KindCatalog, Script: "oltp_read_only", Args: []string{"--range-size=100"},
+	warm := RunStep{Name: warmStepName, Kind: KindCatalog, Script: "oltp_read_only", Args: []string{"--range-size=100"},
 		Seconds: wl.ReadSeconds, Catalog: workload.Step{Group: workload.GroupRangeAgg}}
 	th := 1
 	if len(wl.Threads) > 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -56,14 +57,34 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 		}
 	}
 
-	a.logf("step %s threads=%d: %ds + %ds warm-up", res.Step, threads, s.Seconds, warm)
-	inv, hw := a.measure(ctx, warm, func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }, bounds...)
+	run := func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }
+	var watch *stopWatch
+	if rule := a.stopRule(s, rate); rule != nil {
+		w, err := a.newStopWatch(*rule, warm)
+		if err != nil {
+			res.Error = err.Error()
+			return res
+		}
+		watch = w
+		run = func() *Invocation { return a.sb.RunStoppable(ctx, s.Script, args, w.stopFile, w) }
+		a.logf("step %s threads=%d: %d to %ds (adaptive) + %ds warm-up", res.Step, threads, rule.MinSeconds, s.Seconds, warm)
+	} else {
+		a.logf("step %s threads=%d: %ds + %ds warm-up", res.Step, threads, s.Seconds, warm)
+	}
+	inv, hw := a.measure(ctx, warm, run, bounds...)
 	if inv.RepeatedIntervals > 0 {
 		a.logf("step %s threads=%d: dropped %d interval line(s) whose second repeated the previous one's", s.Name, threads, inv.RepeatedIntervals)
 	}
 	r.Ended = time.Now().UTC()
 	res.Command = inv.Command
 	readOutput(&res, &ext, inv, warm)
+	if watch != nil {
+		if inv.Err == nil && res.Error == "" && watch.err != nil {
+			res.Error = "adaptive duration: " + watch.err.Error()
+		}
+		watch.record(&res, inv.Err != nil || res.Error != "" || inv.Parsed == nil || inv.Parsed.Final == nil)
+		_ = os.Remove(watch.stopFile)
+	}
 	if rate != nil {
 		rate.record(&res, s.Name, inv.Parsed, threads, warm)
 	}

@@ -116,19 +116,45 @@ func (s *Sysbench) ConnArgs() []string {
 // Run executes `sysbench SCRIPT CONN... ARGS... COMMAND` and parses the
 // output. A non-zero exit, a FATAL line or unreadable output is an error.
 func (s *Sysbench) Run(ctx context.Context, script string, args []string, command string, log io.Writer) *Invocation {
+	return s.run(ctx, script, args, command, log, "")
+}
+
+// StopEarlyScript is the wrapper that runs a step's script and ends it
+// when a file appears (lua/dbbench/stop_early.lua).
+const StopEarlyScript = OursPrefix + "stop_early"
+
+// RunStoppable is Run of `run` through StopEarlyScript: creating stopFile
+// (which must not exist yet) ends the run early, each thread after its
+// current event, and sysbench still prints its final report. The recorded
+// command names the wrapper and, before it, the two environment variables
+// that tell it the step's script and the file ("env" first, as a shell
+// would run it).
+func (s *Sysbench) RunStoppable(ctx context.Context, script string, args []string, stopFile string, log io.Writer) *Invocation {
+	return s.run(ctx, script, args, "run", log, stopFile)
+}
+
+func (s *Sysbench) run(ctx context.Context, script string, args []string, command string, log io.Writer, stopFile string) *Invocation {
 	inv := &Invocation{}
 	bin, err := s.binary()
 	if err != nil {
 		inv.Err = err
 		return inv
 	}
-	full := append([]string{s.ScriptPath(script)}, s.ConnArgs()...)
+	var env, prefix []string
+	scriptArg := s.ScriptPath(script)
+	if stopFile != "" {
+		env = []string{"DBBENCH_STEP_SCRIPT=" + scriptArg, "DBBENCH_STOP_FILE=" + stopFile}
+		prefix = append([]string{"env"}, env...)
+		scriptArg = s.ScriptPath(StopEarlyScript)
+	}
+	full := append([]string{scriptArg}, s.ConnArgs()...)
 	full = append(full, args...)
 	full = append(full, command)
-	inv.Command = results.RedactCommand(append([]string{filepath.Base(bin)}, full...))
+	inv.Command = results.RedactCommand(append(append(prefix, filepath.Base(bin)), full...))
 
 	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Env = append(os.Environ(), "PGSSLMODE=disable", "LUA_PATH="+filepath.Join(s.ScriptsDir, "dbbench", "?.lua")+";;")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.WaitDelay = 5 * time.Second
 	var buf bytes.Buffer
 	var w io.Writer = &buf

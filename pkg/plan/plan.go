@@ -236,6 +236,9 @@ type Workload struct {
 	// Profile asks for an unmeasured, profiled pass of some steps after
 	// the measured ones (nil: none; docs/explain.md).
 	Profile *Profile `json:"profile,omitempty"`
+	// Adaptive ends each closed-loop step once more seconds stop helping
+	// (adaptive.go; nil: the configured seconds, the default).
+	Adaptive *Adaptive `json:"adaptive,omitempty"`
 }
 
 // Profile is the profiled pass: for each of Steps, one more run at
@@ -361,6 +364,7 @@ func (p *Plan) Validate() error {
 	}
 	wl.FixedRate.validate(wl.Steps, add)
 	wl.Profile.validate(wl.Steps, add)
+	wl.Adaptive.validate(add)
 	for i, n := range wl.ExtraCounters {
 		if !CounterNameRE.MatchString(n) {
 			add("workload.extraCounters[%d]: %q is not a counter name (%s)", i, n, CounterNameRE)

@@ -54,6 +54,24 @@ func (f *WorkloadFlags) AddFlags(fs *flag.FlagSet) {
 	f.positive(fs, "profile-threads", "threads of the profiled pass (default: the step's largest)", func(w *Workload) *int { return &w.profile().Threads })
 	f.positive(fs, "profile-seconds", "sampled seconds of the profiled pass, after the warm-up (default 30)", func(w *Workload) *int { return &w.profile().Seconds })
 	f.positive(fs, "profile-frequency", "samples per second per CPU of the profiled pass (default 99)", func(w *Workload) *int { return &w.profile().FrequencyHz })
+	f.positive(fs, "adaptive-min-seconds", "adaptive step duration: steady seconds before a step may stop (default 30; the step's seconds are the maximum; docs/agent.md)", func(w *Workload) *int { return &w.adaptive().MinSeconds })
+	f.positiveFloat(fs, "adaptive-between-run-cv", "adaptive step duration: the between-run CV in percent; a step stops once its mean's error is small beside it", func(w *Workload) *float64 { return &w.adaptive().BetweenRunCVPercent })
+	f.positiveFloat(fs, "adaptive-target-half-width", "adaptive step duration: stop once a step's 95 % half-width is this percent of its mean", func(w *Workload) *float64 { return &w.adaptive().TargetHalfWidthPercent })
+}
+
+// DefaultAdaptiveMinSeconds is local mode's adaptive minSeconds when an
+// adaptive flag is given without --adaptive-min-seconds (the API's default
+// too).
+const DefaultAdaptiveMinSeconds = 30
+
+// adaptive returns the adaptive duration's settings, created with their
+// defaults on first use: a plan has them only when an adaptive knob is
+// given.
+func (w *Workload) adaptive() *Adaptive {
+	if w.Adaptive == nil {
+		w.Adaptive = &Adaptive{MinSeconds: DefaultAdaptiveMinSeconds}
+	}
+	return w.Adaptive
 }
 
 // profile returns the profiled pass's settings, created with their
@@ -152,6 +170,20 @@ func (f *WorkloadFlags) integer(fs *flag.FlagSet, name, usage string, least int,
 			return nil, nil // not given
 		}
 		return func(w *Workload) error { *field(w) = int(v); return nil }, nil
+	})
+}
+
+// positiveFloat is a number knob; 0 or less is "not given".
+func (f *WorkloadFlags) positiveFloat(fs *flag.FlagSet, name, usage string, field func(*Workload) *float64) {
+	f.register(fs, name, usage, func(s string) (func(*Workload) error, error) {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, err
+		}
+		if !(v > 0) {
+			return nil, nil // not given
+		}
+		return func(w *Workload) error { *field(w) = v; return nil }, nil
 	})
 }
 

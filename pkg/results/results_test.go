@@ -130,6 +130,10 @@ func TestValidate(t *testing.T) {
 		{"queue column length", func(d *Document) { d.Steps[0].Series.QueueLength = []float64{1, 2} }, []string{"steps[0].series.queueLength: has 2 samples, qps has 5"}},
 		{"queue column value", func(d *Document) { d.Steps[0].Series.Concurrency = []float64{0, 1, math.NaN(), 0, 0} }, []string{"steps[0].series.concurrency[2]:"}},
 		{"rate of another step", func(d *Document) { d.Steps[0].Rate = &Rate{Step: "point-query", TargetTPS: 10} }, []string{"steps[0].rate.step: \"point-query\" does not name this step"}},
+		{"stop reason without a record", func(d *Document) { d.Steps[0].StopReason = "Converged" }, []string{"steps[0].stopReason: \"Converged\" without an adaptive record"}},
+		{"adaptive bounds", func(d *Document) {
+			d.Steps[0].StopReason, d.Steps[0].Adaptive = "MaxDuration", &AdaptiveDuration{MinSeconds: 30, MaxSeconds: 20}
+		}, []string{"steps[0].adaptive.minSeconds: 30 is above maxSeconds 20"}},
 		{"series value", func(d *Document) { d.Steps[0].Series.QPS[2] = -5 }, []string{"steps[0].series.qps[2]:"}},
 		{"series interval", func(d *Document) { d.Steps[0].Series.IntervalSeconds = 0 }, []string{"steps[0].series.intervalSeconds:"}},
 		{"encoded in full", func(d *Document) {

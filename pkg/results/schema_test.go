@@ -142,7 +142,7 @@ func TestSchemaMatchesGoTypes(t *testing.T) {
 		"series": reflect.TypeFor[Series](), "summary": reflect.TypeFor[SeriesSummary](),
 		"encodedSeries": reflect.TypeFor[EncodedSeries](), "hardware": reflect.TypeFor[Hardware](), "volumeIO": reflect.TypeFor[VolumeIO](), "step": reflect.TypeFor[StepResult](),
 		"configCheck": reflect.TypeFor[ConfigCheck](), "configSetting": reflect.TypeFor[ConfigSetting](),
-		"rate":     reflect.TypeFor[Rate](),
+		"rate": reflect.TypeFor[Rate](), "adaptive": reflect.TypeFor[AdaptiveDuration](),
 		"counters": reflect.TypeFor[Counters](),
 		"quality":  reflect.TypeFor[Quality](), "replacedRun": reflect.TypeFor[ReplacedRun](),
 	}

@@ -275,7 +275,10 @@ type StepResult struct {
 	// metrics from elsewhere.
 	StartedAt *time.Time `json:"startedAt,omitempty"`
 	// DurationSeconds is the requested run time (--time); ElapsedSeconds the
-	// time the final report measured.
+	// time the final report measured. For a step of adaptive duration
+	// (Adaptive set) it is the warm-up plus the steady seconds the step
+	// ran before it was asked to stop, so the quality gate judges the
+	// window it actually had.
 	DurationSeconds float64  `json:"durationSeconds"`
 	ElapsedSeconds  *float64 `json:"elapsedSeconds,omitempty"`
 	// WarmupSeconds were dropped from the start of the series before the
@@ -313,6 +316,14 @@ type StepResult struct {
 	// histogram of the whole run (--histogram=on); absent without one.
 	LatencyP50Ms  *float64 `json:"latencyP50Ms,omitempty"`
 	LatencyP999Ms *float64 `json:"latencyP999Ms,omitempty"`
+	// StopReason says why a step of adaptive duration ended: Converged
+	// (its mean's error is small beside the between-run noise),
+	// TargetReached (its interval is as narrow as asked) or MaxDuration
+	// (the configured time ran out). Empty for a step of fixed duration.
+	StopReason string `json:"stopReason,omitempty"`
+	// Adaptive is the adaptive duration's record (docs/agent.md, "Adaptive
+	// step duration"); absent for a step of fixed duration.
+	Adaptive *AdaptiveDuration `json:"adaptive,omitempty"`
 	// Rate is set when the run was open-loop, at a fixed target rate (a
 	// variant of the closed-loop step; Step then carries RateSuffix).
 	Rate *Rate `json:"rate,omitempty"`
@@ -668,4 +679,28 @@ type Profile struct {
 	// Error says why there is no profile (perf missing, not permitted);
 	// the measured results are unaffected.
 	Error string `json:"error,omitempty"`
+}
+
+// AdaptiveDuration records how a step of adaptive duration was run and
+// judged (inference.StopRule): the bounds it ran between, what it was
+// compared with, and where the within-run interval stood when it stopped.
+type AdaptiveDuration struct {
+	// MinSeconds and MaxSeconds bound the steady seconds (after the
+	// warm-up); sysbench ran with --time = warm-up + MaxSeconds.
+	MinSeconds float64 `json:"minSeconds"`
+	MaxSeconds float64 `json:"maxSeconds"`
+	// SteadySeconds are the steady per-second samples the rule had seen
+	// when it stopped the step (the step's last second ends within about
+	// a second after).
+	SteadySeconds int `json:"steadySeconds"`
+	// RelHalfWidth is the within-run relative half-width of the mean at the
+	// stop (95 %, the long-run variance's t quantile; 0.01 = ±1 %), DF its
+	// degrees of freedom; absent when there were too few samples to judge.
+	RelHalfWidth *float64 `json:"relHalfWidth,omitempty"`
+	DF           int      `json:"df,omitempty"`
+	// ConvergedHalfWidth is the half-width at which the step counts as
+	// Converged (0.5 × 1.96 × the between-run CV); TargetHalfWidth the
+	// target's. Absent when not asked for.
+	ConvergedHalfWidth *float64 `json:"convergedHalfWidth,omitempty"`
+	TargetHalfWidth    *float64 `json:"targetHalfWidth,omitempty"`
 }

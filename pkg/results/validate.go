@@ -156,6 +156,12 @@ func validateStep(c *checker, path string, s *StepResult) {
 	if j := unredacted(s.Command); j >= 0 {
 		c.add(fmt.Sprintf("%s.command[%d]", path, j), "holds an unredacted password (use RedactCommand)")
 	}
+	if ad := s.Adaptive; ad != nil && ad.MinSeconds > ad.MaxSeconds {
+		c.add(path+".adaptive.minSeconds", "%v is above maxSeconds %v", ad.MinSeconds, ad.MaxSeconds)
+	}
+	if s.StopReason != "" && s.Adaptive == nil {
+		c.add(path+".stopReason", "%q without an adaptive record", s.StopReason)
+	}
 	if ct := s.Counters; ct != nil {
 		validateCounters(c, path+".counters", ct)
 	}

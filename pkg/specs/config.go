@@ -165,6 +165,10 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 			wl.Profile.FrequencyHz = plan.DefaultProfileFrequencyHz
 		}
 	}
+	if ad := w.Adaptive; ad != nil {
+		wl.Adaptive = &plan.Adaptive{MinSeconds: int(ad.Min()), BetweenRunCVPercent: ad.BetweenRunCV(),
+			TargetHalfWidthPercent: ad.TargetHalfWidth()}
+	}
 	for _, cs := range w.CustomSteps {
 		d := int(cs.DurationSeconds)
 		if d == 0 {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
@@ -387,6 +388,8 @@ func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 		FixedRate:   &dbbenchv1alpha1.FixedRateSpec{FractionsOfPeak: []string{"0.5"}, Rates: []int32{100}, Steps: []string{"point-query"}},
 		Counters:    &dbbenchv1alpha1.CountersSpec{Extra: []string{"Innodb_pages_written"}},
 		Profile:     &dbbenchv1alpha1.ProfileSpec{Steps: []string{"point-query"}, Threads: 8, Seconds: 20, FrequencyHz: 49},
+		Adaptive: &dbbenchv1alpha1.AdaptiveSpec{MinSeconds: 15, BetweenRunCVPercent: ptr.To(intstr.FromString("1.5")),
+			TargetHalfWidthPercent: ptr.To(intstr.FromInt32(1))},
 	}
 	got := WorkloadPlan(w, []string{"point-query", "tpcc", "mine"})
 	want := plan.Workload{
@@ -397,6 +400,7 @@ func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 		FixedRate:     &plan.FixedRate{FractionsOfPeak: []string{"0.5"}, Rates: []int{100}, Steps: []string{"point-query"}},
 		ExtraCounters: []string{"Innodb_pages_written"},
 		Profile:       &plan.Profile{Steps: []string{"point-query"}, Threads: 8, Seconds: 20, FrequencyHz: 49},
+		Adaptive:      &plan.Adaptive{MinSeconds: 15, BetweenRunCVPercent: 1.5, TargetHalfWidthPercent: 1},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("WorkloadPlan (-want +got):\n%s", d)
