@@ -45,11 +45,16 @@ func TestRunCompletes(t *testing.T) {
 		t.Fatalf("cells %v, want mariadb-10.11-small and mariadb-11.8-small", got)
 	}
 	for _, cs := range run.Status.Cells {
-		if cs.Attempts != 1 {
-			t.Errorf("cell %s took %d attempts, want 1: %s", cs.Name, cs.Attempts, cs.Message)
+		// One attempt, or two when the quality gate found the first
+		// attempt's client starved (ClientStarved, the infrastructure's:
+		// seconds of 3-s steps that no report covers, which this shared
+		// 2-core machine running three nodes and other e2e tests beside
+		// this one can cause) and the controller retried it.
+		if cs.Attempts != 1 && (cs.Attempts != 2 || cs.Reason != dbbenchv1alpha1.ReasonClientStarved) {
+			t.Errorf("cell %s took %d attempts (%s), want 1, or 2 after a ClientStarved first: %s", cs.Name, cs.Attempts, cs.Reason, cs.Message)
 		}
 		doc := resultDocument(t, ns, cs)
-		requireAllSteps(t, run, cs, doc, 1)
+		requireAllSteps(t, run, cs, doc, int(cs.Attempts))
 	}
 
 	// The run manifest.
@@ -76,10 +81,19 @@ func TestRunCompletes(t *testing.T) {
 		if mc.Phase != string(dbbenchv1alpha1.CellSucceeded) || mc.ConfigMap != cs.ResultConfigMap {
 			t.Errorf("manifest cell %s: phase %q configMap %q, want Succeeded and %s", cs.Name, mc.Phase, mc.ConfigMap, cs.ResultConfigMap)
 		}
+		// Every point has a value, or is listed invalid with the quality
+		// gate's reasons (a write step with too few steady samples on a
+		// loaded machine is flagged, not re-run): nothing is left out
+		// without a word.
 		for _, step := range run.Spec.Workload.Steps {
 			for _, th := range run.Spec.Workload.Threads {
-				if q := mc.QPS[step][int(th)]; q <= 0 {
-					t.Errorf("manifest cell %s: %s at %d threads has QPS %v, want > 0", cs.Name, step, th, q)
+				q, reasons := mc.QPS[step][int(th)], mc.Invalid[step][int(th)]
+				switch {
+				case q > 0 && len(reasons) == 0:
+				case q == 0 && len(reasons) > 0:
+					t.Logf("manifest cell %s: %s at %d threads invalid: %v", cs.Name, step, th, reasons)
+				default:
+					t.Errorf("manifest cell %s: %s at %d threads has QPS %v and invalid %v, want a QPS > 0 or the reasons it is invalid", cs.Name, step, th, q, reasons)
 				}
 			}
 		}
