@@ -24,17 +24,19 @@ import (
 // steady between runs, and 75 % of the quota gives about 75 % of the QPS.
 // 85 % passed 3 of 3 runs at load 12-18 but failed under heavier load,
 // where the A/A pair itself drifted to 0.95 and the slowdown measured 0.91
-// against it: 75 % stays far past the 5 % magnitude.
+// against it; 75 % failed once in a fresh-clone CI, where one of night-2's
+// three repeats measured 0.73 of the others (CV 13 %) and 0.76 was then
+// within its noise. 50 % stays past the 5 % magnitude with such a repeat.
 const (
 	suiteCPULimit   = "500m"
-	slowdownPercent = 75
+	slowdownPercent = 50
 )
 
 // TestRegressionVerdictsOnRealRuns: a nightly suite of three real runs with 3
 // repeats each, judged against the previous run at the default magnitude
 // (5 %). The first has no history; the second is the same spec, an A/A pair
 // (Regressed=False); the third runs the same config variant with a CPU limit
-// scaled to 75 % (configs[].cpuScalePercent), a slowdown the server cannot
+// scaled to 50 % (configs[].cpuScalePercent), a slowdown the server cannot
 // see (Regressed=True, every regressed point in that cell). Each run's
 // repeats give the between-run test its variance. The test is not parallel:
 // the other tests' load would be noise in the comparison. It logs each
