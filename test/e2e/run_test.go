@@ -127,21 +127,28 @@ func TestDatabasePodDeleted(t *testing.T) {
 	run = waitForRunFinished(t, ns, run.Name, runTimeout)
 	requireSucceeded(t, run)
 	cs = run.Status.Cells[0]
-	if cs.Attempts != 2 {
-		t.Errorf("cell %s made %d attempts, want 2", cs.Name, cs.Attempts)
+	// The deletion costs one retry. A later attempt whose client the loaded
+	// machine starved (ClientStarved, the quality gate's infrastructure
+	// failure) may cost one more; then the cell's last reason is that one.
+	extra := 0
+	if cs.Reason == dbbenchv1alpha1.ReasonClientStarved {
+		extra = 1
 	}
-	if run.Status.RetriesUsed != 1 {
-		t.Errorf("retriesUsed = %d, want 1", run.Status.RetriesUsed)
+	if cs.Attempts != int32(2+extra) {
+		t.Errorf("cell %s made %d attempts, want %d", cs.Name, cs.Attempts, 2+extra)
 	}
-	if cs.Reason != dbbenchv1alpha1.ReasonDatabasePodDeleted {
+	if run.Status.RetriesUsed != int32(1+extra) {
+		t.Errorf("retriesUsed = %d, want %d", run.Status.RetriesUsed, 1+extra)
+	}
+	if extra == 0 && cs.Reason != dbbenchv1alpha1.ReasonDatabasePodDeleted {
 		t.Errorf("cell reason %q (%s), want %s", cs.Reason, cs.Message, dbbenchv1alpha1.ReasonDatabasePodDeleted)
 	}
 	doc := resultDocument(t, ns, cs)
-	requireAllSteps(t, run, cs, doc, 2)
-	// The first attempt's client went with its server; one Job remains.
+	requireAllSteps(t, run, cs, doc, 2+extra)
+	// The earlier attempts' clients went with their servers; one Job remains.
 	jobs := kubetest.ListJobs(t, k8sClient, ns, cellLabels(run, cs.Name, specs.RoleClient))
-	if len(jobs) != 1 || jobs[0].Labels[dbbenchv1alpha1.LabelAttempt] != "2" {
-		t.Errorf("client jobs %v, want only attempt 2's", jobNames(jobs))
+	if len(jobs) != 1 || jobs[0].Labels[dbbenchv1alpha1.LabelAttempt] != fmt.Sprint(2+extra) {
+		t.Errorf("client jobs %v, want only attempt %d's", jobNames(jobs), 2+extra)
 	}
 }
 
