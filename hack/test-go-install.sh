@@ -29,5 +29,9 @@ GOBIN="${tmp}/bin" GOPROXY="file://${tmp}/proxy,$(go env GOPROXY)" GONOSUMDB="${
 bin="${tmp}/bin/kubectl-dbbench"
 built=$(go version -m "${bin}" | awk '$1 == "mod" { print $2, $3 }')
 [ "${built}" = "${module} ${version}" ] || { log "FAIL: the binary says it was built from '${built}', not ${module} ${version}"; exit 1; }
-"${bin}" --help | grep -q "kubectl dbbench" || { log "FAIL: kubectl-dbbench --help does not describe the plugin"; exit 1; }
+# Captured first: `--help | grep -q` races, since grep exits at its first match
+# and a later write of the help text then dies of SIGPIPE, which pipefail
+# reports as a failure (it did in CI once the help text grew).
+help=$("${bin}" --help)
+grep -q "kubectl dbbench" <<<"${help}" || { log "FAIL: kubectl-dbbench --help does not describe the plugin"; exit 1; }
 log "ok: go install ${module}/cmd/kubectl-dbbench@${version} built a working plugin in $((SECONDS - start)) s"

@@ -134,7 +134,9 @@ fi
 
 # iptables: kube-proxy's own cleanup, then any KUBE-* / DBBENCH-* chain left
 # (the kubelet's canaries, our FORWARD guard).
-if [ -x "${K8S_BIN}/kube-proxy" ] && iptables -w -t nat -S 2>/dev/null | grep -q -- '-N KUBE-'; then
+# (The rules are captured first: `iptables -S | grep -q` can die of SIGPIPE
+# under pipefail once grep has its match.)
+if [ -x "${K8S_BIN}/kube-proxy" ] && grep -q -- '-N KUBE-' <<<"$(iptables -w -t nat -S 2>/dev/null || true)"; then
 	"${K8S_BIN}/kube-proxy" --cleanup >/dev/null 2>&1 || true
 fi
 for ipt in iptables ip6tables; do
