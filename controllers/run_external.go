@@ -69,13 +69,7 @@ func (t externalTarget) progress(ctx context.Context, cs *dbbenchv1alpha1.CellSt
 
 // attempts are the cell's client Jobs (it has no database pods).
 func (t externalTarget) attempts() []client.Object {
-	var out []client.Object
-	for _, job := range t.p.kids.jobs {
-		if job.Labels[dbbenchv1alpha1.LabelCell] == t.c.ObjectBase && job.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleClient {
-			out = append(out, job)
-		}
-	}
-	return out
+	return cellChildren(t.p.kids.jobs, t.c.ObjectBase, specs.RoleClient)
 }
 
 // release: an external cell holds no node of its own; its Jobs and results

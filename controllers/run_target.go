@@ -71,6 +71,18 @@ func (p *runPass) targetsFor(cells []matrix.Cell, statuses []dbbenchv1alpha1.Cel
 	return out
 }
 
+// cellChildren is the objects of kids labelled with the cell base and the
+// role.
+func cellChildren[T client.Object](kids map[string]T, base, role string) []client.Object {
+	var out []client.Object
+	for _, obj := range kids {
+		if l := obj.GetLabels(); l[dbbenchv1alpha1.LabelCell] == base && l[dbbenchv1alpha1.LabelRole] == role {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
 // retryAnnotations records on attempt's first child why the attempt before
 // it ended (cs.Message, cs.Reason), for adoptAttempts after a lost status
 // write.
@@ -119,13 +131,7 @@ func (t serverPodTarget) start(ctx context.Context, cs *dbbenchv1alpha1.CellStat
 
 // attempts are the cell's database pods.
 func (t serverPodTarget) attempts() []client.Object {
-	var out []client.Object
-	for _, pod := range t.p.kids.pods {
-		if pod.Labels[dbbenchv1alpha1.LabelCell] == t.c.ObjectBase && pod.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleDatabase {
-			out = append(out, pod)
-		}
-	}
-	return out
+	return cellChildren(t.p.kids.pods, t.c.ObjectBase, specs.RoleDatabase)
 }
 
 // createAttempt creates the attempt's claims and database pod; its client
