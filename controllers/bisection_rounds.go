@@ -376,7 +376,7 @@ func (p *bisectionPass) createRound(ctx context.Context, s *bisectionSetup, inde
 			names[j] = pointName(s.points[i])
 		}
 		p.log.Info("Created round", "run", klog.KObj(run), "round", index, "points", names)
-		p.runEvent(run, true, false, EventRoundCreated, "Create", fmt.Sprintf("Round %d measures %s in run %s", index, strings.Join(names, ", "), run.Name))
+		p.runEvent(run, true, EventRoundCreated, "Create", fmt.Sprintf("Round %d measures %s in run %s", index, strings.Join(names, ", "), run.Name))
 	}
 	return run, nil
 }

@@ -84,7 +84,7 @@ func linePlot(class, title, xlabel, ylabel, caption string, lines []plotLine) st
 		}
 		flush()
 	}
-	legend(&b, names, 38)
+	legend(&b, names)
 	fmt.Fprintf(&b, "</svg><figcaption>%s</figcaption></figure>\n", esc(caption))
 	return b.String()
 }

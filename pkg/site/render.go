@@ -373,14 +373,13 @@ func seriesChart(idx *Index, si int, runHref func(string) string) string {
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#444"/>`, mL, chartH-mB, chartW-mR, chartH-mB)
 	fmt.Fprintf(&b, `<text x="12" y="%d" font-size="10" fill="#555" transform="rotate(-90 12 %d)" text-anchor="middle">QPS</text>`, (mT+chartH-mB)/2, (mT+chartH-mB)/2)
 	// Levels and noise bands.
-	half := func(i float64) float64 {
-		if n <= 1 {
-			return plotW / 2
-		}
-		return plotW / float64(n-1) / 2
+	// A band reaches half the gap between runs past its first and last run.
+	half := plotW / 2
+	if n > 1 {
+		half = plotW / float64(n-1) / 2
 	}
 	for _, sg := range segs {
-		x0, x1 := x(sg[0])-half(sg[0]), x(sg[1]-1)+half(sg[1])
+		x0, x1 := x(sg[0])-half, x(sg[1]-1)+half
 		x0, x1 = math.Max(x0, float64(mL)), math.Min(x1, float64(chartW-mR))
 		lo, up := sg[2]*(1-2*s.NoiseCV), sg[2]*(1+2*s.NoiseCV)
 		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.12"><title>level %.2f QPS ± 2 × noise (CV %.1f %%): runs inside the band are within noise</title></rect>`,
