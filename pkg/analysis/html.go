@@ -165,8 +165,9 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		if name == "" {
 			name = "B"
 		}
-		var blocks []htmlBlock
-		for _, grp := range groupSteps(p.Steps, g) {
+		groups := groupSteps(p.Steps, g)
+		blocks := make([]htmlBlock, 0, len(groups))
+		for _, grp := range groups {
 			blocks = append(blocks, chartSVG(barChart(fmt.Sprintf("%s: QPS(%s) / QPS(%s), %d threads", grp.name, name, p.Base, p.Threads), p, grp.steps)))
 		}
 		add(fmt.Sprintf("%s compared with %s, cell by cell", name, p.Base), append(blocks, tableBlocks(PairedTableText(p, p.Base, name))...)...)
@@ -196,7 +197,7 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		add("History and change points", append(blocks, tableBlocks(opts.History.Tables()...)...)...)
 	}
 	if len(opts.Profiles) > 0 {
-		var blocks []htmlBlock
+		blocks := make([]htmlBlock, 0, 2*len(opts.Profiles))
 		for i := range opts.Profiles {
 			blocks = append(blocks, htmlBlock{Table: &opts.Profiles[i].Table}, htmlBlock{Chart: opts.Profiles[i].SVG})
 		}
@@ -634,7 +635,7 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 	x := xAxis(&b, lineFrame, float64(t.Threads[0]), float64(t.Top), "client threads")
 	polyline(&b, []float64{float64(t.Threads[0]), float64(t.Top)}, []float64{float64(t.Threads[0]) / float64(t.BaseThreads), ideal}, x, y, "#000", "ideal", "ideal")
 	b.WriteString(`<text x="` + fmt.Sprintf("%.1f", x(float64(t.Top))-40) + `" y="` + fmt.Sprintf("%.1f", y(ideal)+14) + `" font-size="11">ideal</text>`)
-	var names []string
+	names := make([]string, 0, len(grp.steps))
 	for n, i := range grp.steps {
 		s := t.Steps[i]
 		names = append(names, s)

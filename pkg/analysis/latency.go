@@ -381,7 +381,8 @@ func (t *LatencyTable) Tables() []Table {
 		rel.Columns = append(rel.Columns, c+" p95", c+" p99")
 	}
 	for i, s := range t.Steps {
-		a, r := []string{s}, []string{s}
+		a, r := make([]string, 1, 1+2*len(t.Cells)), make([]string, 1, 1+2*len(t.Cells))
+		a[0], r[0] = s, s
 		for j := range t.Cells {
 			a = append(a, msText(t.P95[i][j]), msText(t.P99[i][j]))
 			r = append(r, t.RelP95[i][j].String(), t.RelP99[i][j].String())
@@ -402,7 +403,8 @@ func (t *ConcurrencyTable) Table() Table {
 		out.Columns = append(out.Columns, fmt.Sprintf("QPS t%d", th), fmt.Sprintf("p95 t%d", th), fmt.Sprintf("p99 t%d", th))
 	}
 	for i, s := range t.Steps {
-		row := []string{s}
+		row := make([]string, 1, 1+3*len(t.Threads))
+		row[0] = s
 		for k := range t.Threads {
 			q := "missing"
 			if t.QPS[i][k] != nil {
@@ -526,7 +528,8 @@ func (t *PairedLatency) Table() Table {
 		out.Columns = append(out.Columns, c+" "+t.A+" ms", c+" "+t.B+" ms", c+" ratio")
 	}
 	for i, s := range t.Steps {
-		row := []string{s}
+		row := make([]string, 1, 1+3*len(t.Cells))
+		row[0] = s
 		for j := range t.Cells {
 			row = append(row, msText(t.P99A[i][j]), msText(t.P99B[i][j]), t.Ratio[i][j].String())
 		}

@@ -199,7 +199,7 @@ func (t *ScaleUpTable) Tables() []Table {
 		}
 		rt.Rows = append(rt.Rows, row)
 	}
-	var edges []string
+	edges := make([]string, 0, len(t.Edges))
 	for _, e := range t.Edges {
 		edges = append(edges, trimFloat(e))
 	}

@@ -387,7 +387,7 @@ func seriesChart(idx *Index, si int, runHref func(string) string) string {
 		fmt.Fprintf(&b, `<line class="level" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-opacity="0.5" stroke-dasharray="5 3"/>`, x0, y(sg[2]), x1, y(sg[2]), colLine)
 	}
 	// The line and the runs.
-	var pts []string
+	pts := make([]string, 0, len(s.Values))
 	for i, v := range s.Values {
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(float64(i)), y(v)))
 	}
