@@ -221,9 +221,9 @@ func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1a
 func pointField(i, n int) string {
 	switch i {
 	case 0:
-		return "good"
+		return sideGood
 	case n - 1:
-		return "bad"
+		return sideBad
 	}
 	return fmt.Sprintf("candidates[%d]", i-1)
 }

@@ -124,7 +124,7 @@ func (p *PerfProfiler) Start(ctx context.Context, frequencyHz int) error {
 	p.cmd, p.done, p.dir, p.stderr, p.started, p.freq = cmd, done, dir, stderr, time.Now(), frequencyHz
 	p.symfs = ""
 	if p.SymbolsFromTarget {
-		p.symfs = filepath.Join("/proc", strconv.Itoa(pids[0]), "root")
+		p.symfs = filepath.Join(defaultProc, strconv.Itoa(pids[0]), "root")
 	}
 	return nil
 }
@@ -204,7 +204,7 @@ func tailLines(s string) string {
 // lists them now: a PostgreSQL postmaster and its backends.
 func ProcessTree(proc string, pid int) ([]int, error) {
 	if proc == "" {
-		proc = "/proc"
+		proc = defaultProc
 	}
 	if _, err := os.Stat(filepath.Join(proc, strconv.Itoa(pid))); err != nil {
 		return nil, fmt.Errorf("process %d: %w", pid, err)
@@ -255,7 +255,7 @@ func parentPID(proc string, pid int) (int, bool) {
 // process namespace.
 func PodProcesses(proc string) ([]int, error) {
 	if proc == "" {
-		proc = "/proc"
+		proc = defaultProc
 	}
 	entries, err := os.ReadDir(proc)
 	if err != nil {
@@ -288,7 +288,7 @@ func (s *Server) LocalPID(ctx context.Context) (int, error) {
 		if err := s.db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 			return 0, err
 		}
-		ppid, ok := parentPID("/proc", backend)
+		ppid, ok := parentPID(defaultProc, backend)
 		if !ok {
 			return 0, fmt.Errorf("backend %d is not a process of this machine", backend)
 		}
