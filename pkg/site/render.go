@@ -145,13 +145,9 @@ type ackRow struct {
 
 type link struct{ Label, Href string }
 
-// Render writes the index page.
-func Render(w io.Writer, idx *Index, opts RenderOptions) error {
-	seg := opts.Segment
-	if seg == nil {
-		seg = url.PathEscape
-	}
-	runHref := func(run string) string {
+// runLinker links a run's name to its report, "" for a run without one.
+func runLinker(idx *Index, seg func(string) string) func(string) string {
+	return func(run string) string {
 		for _, r := range idx.Runs {
 			if r.Name == run && r.Report {
 				return url.PathEscape(seg(run)) + "/" + ReportFile
@@ -159,7 +155,12 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 		}
 		return ""
 	}
-	bisHref := func(name string) string {
+}
+
+// bisectionLinker links a bisection's name to its report, "" for one
+// without.
+func bisectionLinker(idx *Index, seg func(string) string) func(string) string {
+	return func(name string) string {
 		for _, b := range idx.Bisections {
 			if b.Name == name && b.Report {
 				return BisectionsDir + "/" + url.PathEscape(seg(name)) + "/" + ReportFile
@@ -167,6 +168,15 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 		}
 		return ""
 	}
+}
+
+// Render writes the index page.
+func Render(w io.Writer, idx *Index, opts RenderOptions) error {
+	seg := opts.Segment
+	if seg == nil {
+		seg = url.PathEscape
+	}
+	runHref, bisHref := runLinker(idx, seg), bisectionLinker(idx, seg)
 	p := page{Index: idx, CSS: template.CSS(css), Legend: template.HTML(legendSVG())}
 	if idx.Latest != nil {
 		p.LatestHref = runHref(idx.Latest.Run)
