@@ -153,9 +153,7 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err := p.writeRunResults(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}
-		if err := p.judgeRegression(m, history, p.precisionNote()+storeNote); err != nil {
-			return ctrl.Result{}, err
-		}
+		p.judgeRegression(m, history, p.precisionNote()+storeNote)
 		if err := p.startBisection(ctx, m, history); err != nil {
 			return ctrl.Result{}, err
 		}
