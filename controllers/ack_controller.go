@@ -124,9 +124,9 @@ func (p *ackPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		reason := dbbenchv1alpha1.AckReasonRunNotFound
 		var nf *triage.NotFoundError
 		if errors.As(err, &nf) {
-			reason = map[string]string{"suite": dbbenchv1alpha1.AckReasonSuiteNotFound, "run": dbbenchv1alpha1.AckReasonRunNotFound,
-				"cell": dbbenchv1alpha1.AckReasonCellNotFound, "step": dbbenchv1alpha1.AckReasonStepNotFound,
-				"threads": dbbenchv1alpha1.AckReasonThreadsNotFound}[nf.What]
+			reason = map[string]string{triage.WhatSuite: dbbenchv1alpha1.AckReasonSuiteNotFound, triage.WhatRun: dbbenchv1alpha1.AckReasonRunNotFound,
+				triage.WhatCell: dbbenchv1alpha1.AckReasonCellNotFound, triage.WhatStep: dbbenchv1alpha1.AckReasonStepNotFound,
+				triage.WhatThreads: dbbenchv1alpha1.AckReasonThreadsNotFound}[nf.What]
 		}
 		msg := fmt.Sprintf("Nothing acknowledged: %v", err)
 		if p.setCondition(dbbenchv1alpha1.AckConditionAccepted, metav1.ConditionFalse, reason, msg) {

@@ -221,9 +221,9 @@ func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1a
 func pointField(i, n int) string {
 	switch i {
 	case 0:
-		return "good"
+		return sideGood
 	case n - 1:
-		return "bad"
+		return sideBad
 	}
 	return fmt.Sprintf("candidates[%d]", i-1)
 }
@@ -376,7 +376,7 @@ func (p *bisectionPass) createRound(ctx context.Context, s *bisectionSetup, inde
 			names[j] = pointName(s.points[i])
 		}
 		p.log.Info("Created round", "run", klog.KObj(run), "round", index, "points", names)
-		p.runEvent(run, true, false, EventRoundCreated, "Create", fmt.Sprintf("Round %d measures %s in run %s", index, strings.Join(names, ", "), run.Name))
+		p.runEvent(run, true, EventRoundCreated, "Create", fmt.Sprintf("Round %d measures %s in run %s", index, strings.Join(names, ", "), run.Name))
 	}
 	return run, nil
 }

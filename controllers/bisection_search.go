@@ -134,7 +134,7 @@ func outcomeMessage(s *bisectionSetup, state bisect.State, d bisect.Decision, ma
 	name := func(i int) string { return pointName(s.points[i]) }
 	more := ""
 	if len(state.Changes) > 1 {
-		var others []string
+		others := make([]string, 0, len(state.Changes)-1)
 		for _, c := range state.Changes[1:] {
 			others = append(others, changeText(changeStatus(s, c)))
 		}

@@ -145,8 +145,9 @@ func (q *passEvents) doneEvent(warning bool, reason, action, note string) {
 	*q = append(*q, passEvent{warning: warning, reason: reason, action: action, note: note, done: true})
 }
 
-func (q *passEvents) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done, warning bool, reason, action, note string) {
-	*q = append(*q, passEvent{warning: warning, reason: reason, action: action, note: note, related: run, done: done})
+// runEvent queues a normal event about run, the object it names.
+func (q *passEvents) runEvent(run *dbbenchv1alpha1.BenchmarkRun, done bool, reason, action, note string) {
+	*q = append(*q, passEvent{reason: reason, action: action, note: note, related: run, done: done})
 }
 
 // emit records the queued events on obj; without a status write only those

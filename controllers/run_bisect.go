@@ -147,7 +147,7 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		}
 		m := manifestOf(name)
 		switch {
-		case side == "good" && name == "":
+		case side == sideGood && name == "":
 			return build{}, "the verdict names no compared run; give regression.bisect.good"
 		case m == nil:
 			return build{}, fmt.Sprintf("the %s run %s has no readable results; give regression.bisect.%s", runRole[side], name, side)
@@ -158,11 +158,11 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		}
 		return build{point: pointOfCell(db, mc.Version, mc.ImageDigest), digest: mc.ImageDigest, image: mc.Image}, ""
 	}
-	gb, why := buildOf(goodRun, "good", rb.Good)
+	gb, why := buildOf(goodRun, sideGood, rb.Good)
 	if why != "" {
 		return nil, why
 	}
-	bb, why := buildOf(badRun, "bad", rb.Bad)
+	bb, why := buildOf(badRun, sideBad, rb.Bad)
 	if why != "" {
 		return nil, why
 	}
@@ -208,7 +208,14 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 }
 
 // runRole names the run whose build is a bisection's good or bad point.
-var runRole = map[string]string{"good": "compared", "bad": "regressed"}
+// The two ends of a bisection, as regression.bisect and the bisection's
+// spec name them.
+const (
+	sideGood = "good"
+	sideBad  = "bad"
+)
+
+var runRole = map[string]string{sideGood: "compared", sideBad: "regressed"}
 
 // maxBisectionCandidates is spec.candidates' MaxItems.
 const maxBisectionCandidates = 62

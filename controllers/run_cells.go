@@ -37,22 +37,12 @@ func (p *runPass) createAgentRBAC(ctx context.Context, cells []matrix.Cell) erro
 // adoptAttempts makes the status count the attempts whose children exist:
 // if a manager created attempt N+1 and died before recording it, the next
 // manager continues with N+1 rather than creating a duplicate.
-func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
+func (p *runPass) adoptAttempts(t cellTarget, cs *dbbenchv1alpha1.CellStatus) {
 	if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
 		return
 	}
-	// A cell's attempts are its database pods, or an external cell's
-	// client Jobs.
-	var records []client.Object
-	if c.External() {
-		records = p.externalAttemptObjects(c)
-	}
-	for _, pod := range p.kids.pods {
-		if pod.Labels[dbbenchv1alpha1.LabelCell] == c.ObjectBase && pod.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleDatabase {
-			records = append(records, pod)
-		}
-	}
-	for _, pod := range records {
+	c := t.cell()
+	for _, pod := range t.attempts() {
 		n := attemptOf(pod)
 		if n > cs.Attempts {
 			if cs.Attempts > 0 {
@@ -84,19 +74,15 @@ func (p *runPass) adoptAttempts(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
 	}
 }
 
-// startCell creates the cell's long-lived children and its first database pod.
-func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
-	if c.Templated() && !c.External() {
-		// Its object first; the cell starts like an external one once
-		// the object is ready (run_template.go).
-		return p.startTarget(ctx, c, cs)
-	}
+// startCell creates the cell's plan and results ConfigMaps and its
+// target's own children (own: the first attempt's), and makes the cell
+// Starting with its first attempt.
+func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, own []client.Object) error {
 	serverConfig, scripts, ferr := p.cellInputs(ctx, c)
 	if ferr != nil {
 		p.failCell(ctx, c, cs, ferr)
 		return nil
 	}
-	cred := specs.Credentials{Password: randomPassword(), RootPassword: randomPassword()}
 	cm, err := specs.ConfigMap(p.run, c, specs.Plan(p.run, c, 1, p.steps), serverConfig, scripts)
 	if err != nil {
 		return err
@@ -104,24 +90,7 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	// The cell's objects do not depend on each other at the API level (the
 	// kubelet waits for a pod's Secret and ConfigMap), so they are created
 	// concurrently: a cell's database pod exists after one round trip.
-	objs := []client.Object{cm, specs.ResultConfigMap(p.run, c)}
-	switch {
-	case c.External():
-		// No server of ours: the plan, the results and the client Job,
-		// which uses the user's Secret.
-		objs = append(objs, p.externalClientJob(c, 1, cs))
-	case !c.Preflight:
-		// A stable name for people debugging the cell; a pre-flight pair
-		// lives seconds.
-		objs = append(objs, specs.Service(p.run, c))
-	}
-	if !c.External() {
-		objs = append(objs, specs.Secret(p.run, c, cred))
-		for _, pvc := range specs.Claims(p.run, c, 1) {
-			objs = append(objs, pvc)
-		}
-		objs = append(objs, p.databasePod(c, 1))
-	}
+	objs := append([]client.Object{cm, specs.ResultConfigMap(p.run, c)}, own...)
 	var g errgroup.Group
 	for _, obj := range objs {
 		g.Go(func() error { return p.create(ctx, obj) })
@@ -196,51 +165,21 @@ func hasConfig(c matrix.Cell) bool {
 	return (c.Config.Inline != nil && *c.Config.Inline != "") || c.Config.ConfigMapKeyRef != nil
 }
 
-// cs, for attempts after the first, says why the previous attempt ended
-// (reason and message); the pod carries both (dbbenchv1alpha1.AnnotationRetryReason,
-// dbbenchv1alpha1.AnnotationRetryOf) for a pass that adopts it after a lost status
-// write.
-func (p *runPass) createDatabase(ctx context.Context, c matrix.Cell, attempt int32, cs *dbbenchv1alpha1.CellStatus) error {
-	if c.External() {
-		// An external attempt starts with its client.
-		return p.create(ctx, p.externalClientJob(c, attempt, cs))
-	}
-	for _, pvc := range specs.Claims(p.run, c, attempt) {
-		if err := p.create(ctx, pvc); err != nil {
-			return err
-		}
-	}
-	pod := p.databasePod(c, attempt)
-	if attempt > 1 && cs.Message != "" {
-		if pod.Annotations == nil {
-			pod.Annotations = map[string]string{}
-		}
-		pod.Annotations[dbbenchv1alpha1.AnnotationRetryOf] = cs.Message
-		if cs.Reason != "" {
-			pod.Annotations[dbbenchv1alpha1.AnnotationRetryReason] = string(cs.Reason)
-		}
-	}
-	return p.create(ctx, pod)
-}
-
-// progressCell follows an attempt: database pod → ready → client Job →
-// finished, and turns what it sees into the cell's phase. A finished client
-// Job decides first: once the agent is done, what happens to the database
-// pod (which this controller deletes itself) no longer matters.
-func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
-	if c.Templated() && !targetReady(cs) {
-		return p.progressTarget(ctx, c, cs)
-	}
+// progressClient follows the current attempt's client Job, the part every
+// target shares, and reports whether it ended the attempt: a finished
+// client Job decides first (once the agent is done, what happens to the
+// database pod, which this controller deletes itself, no longer matters).
+// Otherwise it returns what the target's progress needs.
+func (p *runPass) progressClient(ctx context.Context, t cellTarget, cs *dbbenchv1alpha1.CellStatus) (attemptState, bool, error) {
+	c := t.cell()
 	attempt := cs.Attempts
-	pod := p.kids.pods[specs.DatabasePodName(c, attempt)]
 	job := p.kids.jobs[specs.ClientJobName(c, attempt)]
 	if cs.AttemptStartTime == nil {
 		cs.AttemptStartTime = &metav1.Time{Time: p.now}
 	}
-	started := cs.AttemptStartTime.Time
-
-	prog := p.progress(c, attempt)
-	if job != nil && (jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobFailed)) && !terminal(prog) {
+	a := attemptState{job: job, started: cs.AttemptStartTime.Time}
+	a.prog = p.progress(c, attempt)
+	if job != nil && (jobCondition(job, batchv1.JobComplete) || jobCondition(job, batchv1.JobFailed)) && !terminal(a.prog) {
 		// The Job and the results ConfigMap come from different
 		// informers: the Job's end can arrive before the agent's last
 		// write, made before it exited. Judge the attempt on the
@@ -248,77 +187,39 @@ func (p *runPass) progressCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1
 		// would have "no results" and a benchmark failure would be
 		// retried as the infrastructure's.
 		if err := p.refreshResult(ctx, c); err != nil {
-			return err
+			return a, true, err
 		}
-		prog = p.progress(c, attempt)
+		a.prog = p.progress(c, attempt)
 	}
-	if prog != nil {
+	if prog := a.prog; prog != nil {
 		cs.CurrentStep = prog.Step
 		cs.StepsDone = int32(prog.StepsDone)
 		if prog.StepsTotal > 0 {
 			cs.StepsTotal = int32(prog.StepsTotal)
 		}
 	}
-	done, f := clientOutcome(prog, p.hasDocument(c), job, clientPodsOf(p.kids.pods, c.ObjectBase, attempt))
+	done, f := clientOutcome(a.prog, p.hasDocument(c), job, clientPodsOf(p.kids.pods, c.ObjectBase, attempt))
 	if f != nil {
-		return p.attemptFailed(ctx, c, cs, f)
+		return a, true, p.attemptFailed(ctx, t, cs, f)
 	}
 	if done {
 		q, starved := p.attemptQuality(c)
 		if starved != nil && p.canRetry(cs) {
-			return p.attemptFailed(ctx, c, cs, starved)
+			return a, true, p.attemptFailed(ctx, t, cs, starved)
 		}
 		cs.Quality = q
-		p.succeedCell(ctx, c, cs)
-		return nil
+		p.succeedCell(ctx, t, cs)
+		return a, true, nil
 	}
+	return a, false, nil
+}
 
-	if c.External() {
-		return p.progressExternal(ctx, c, cs, job)
-	}
-	if f := databaseFailure(specs.DatabasePodName(c, attempt), pod, cs.Phase == dbbenchv1alpha1.CellRunning, serverAnswered(prog)); f != nil {
-		p.startFailureFromLog(ctx, pod, f)
-		return p.attemptFailed(ctx, c, cs, f)
-	}
-	if pod == nil {
-		// Not in the cache yet, or deleted before it ran anything:
-		// creating it again is harmless either way.
-		return p.createDatabase(ctx, c, attempt, cs)
-	}
-	cs.Node = pod.Spec.NodeName
-	if d := imageDigestOf(pod, specs.DatabaseContainer); d != "" {
-		cs.ImageDigest = d
-	}
-
-	if cs.Phase == dbbenchv1alpha1.CellStarting {
-		// The client starts as soon as the server's pod runs and has an IP,
-		// not when it is ready: the agent waits for the server at the SQL
-		// level (bounded by timeouts.databaseReady, and retried as an
-		// infrastructure failure when it gives up), so the client pod's
-		// start-up overlaps the server's initialisation.
-		if !podRunning(pod) {
-			limit := p.run.Spec.Timeouts.DatabaseReadyTimeout()
-			if f := notReadyFailure(pod, p.now.Sub(started), limit); f != nil {
-				return p.attemptFailed(ctx, c, cs, f)
-			}
-			p.requeue.after(started.Add(limit).Sub(p.now))
-			return nil
-		}
-		if job == nil {
-			if err := p.create(ctx, specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), pod.Status.PodIP, p.collectorImage() != "")); err != nil {
-				return err
-			}
-		}
-		cs.Phase = dbbenchv1alpha1.CellRunning
-	} else if job == nil && podRunning(pod) {
-		// Running without a Job: created by a pass whose status write was
-		// lost, or deleted. Never without the database's address.
-		return p.create(ctx, specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), pod.Status.PodIP, p.collectorImage() != ""))
-	}
-
-	limit := p.attemptTimeout(c)
-	if f := cellTimeoutFailure(attempt, p.now.Sub(started), limit); f != nil {
-		return p.attemptFailed(ctx, c, cs, f)
+// attemptDeadline fails the attempt once it has run longer than
+// attemptTimeout, and requeues the run for that moment otherwise.
+func (p *runPass) attemptDeadline(ctx context.Context, t cellTarget, cs *dbbenchv1alpha1.CellStatus, started time.Time) error {
+	limit := p.attemptTimeout(t.cell())
+	if f := cellTimeoutFailure(cs.Attempts, p.now.Sub(started), limit); f != nil {
+		return p.attemptFailed(ctx, t, cs, f)
 	}
 	p.requeue.after(started.Add(limit).Sub(p.now))
 	return nil
@@ -410,7 +311,8 @@ func (p *runPass) resultData(c matrix.Cell, key string) (string, bool) {
 
 // attemptFailed retries an infrastructure failure while the budget lasts,
 // and fails the cell otherwise.
-func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) error {
+func (p *runPass) attemptFailed(ctx context.Context, t cellTarget, cs *dbbenchv1alpha1.CellStatus, f *failure) error {
+	c := t.cell()
 	st := &p.run.Status
 	if !f.retried() {
 		p.failCell(ctx, c, cs, f)
@@ -434,7 +336,7 @@ func (p *runPass) attemptFailed(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	reason := string(f.reason)
 	p.metrics = append(p.metrics, func() { RecordRetry(reason) })
 	p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s: %s", c.Name, cs.Attempts, f.reason, f.message))
-	return p.createDatabase(ctx, c, cs.Attempts, cs)
+	return t.createAttempt(ctx, cs.Attempts, cs)
 }
 
 // canRetry reports whether spec.retry allows another attempt of the cell.
@@ -479,7 +381,8 @@ func (p *runPass) removeAttempt(ctx context.Context, c matrix.Cell, attempt int3
 	return nil
 }
 
-func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
+func (p *runPass) succeedCell(ctx context.Context, t cellTarget, cs *dbbenchv1alpha1.CellStatus) {
+	c := t.cell()
 	cs.Phase = dbbenchv1alpha1.CellSucceeded
 	cs.CompletionTime = &metav1.Time{Time: p.now}
 	cs.CurrentStep = ""
@@ -493,7 +396,7 @@ func (p *runPass) succeedCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1a
 				c.Name, q.Invalid, strings.Join(q.InvalidSteps, "; ")))
 		}
 	}
-	p.endCell(ctx, c, cs)
+	p.endCell(ctx, t, cs)
 }
 
 func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, f *failure) {
@@ -507,9 +410,9 @@ func (p *runPass) failCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alph
 	}
 	// The database pod may be the only record of why the attempt failed
 	// (an eviction): it goes on a pass after a status write recorded the
-	// failure (releaseCell, from the loop or releaseFinished). Deleted now,
-	// a lost status write would leave the next pass without a pod and
-	// without a reason, and it would start the attempt again.
+	// failure (cellTarget.release, from stepCells or releaseFinished).
+	// Deleted now, a lost status write would leave the next pass without a
+	// pod and without a reason, and it would start the attempt again.
 	p.keepServerLog(ctx, c, cs, p.kids.pods[specs.DatabasePodName(c, cs.Attempts)])
 }
 
@@ -522,35 +425,13 @@ func (p *runPass) recordFinished(cs *dbbenchv1alpha1.CellStatus, outcome string)
 }
 
 // endCell keeps what the cell's database pod alone has (its log), once,
-// when the cell ends, and releases the cell.
-func (p *runPass) endCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) {
+// when the cell ends, and releases the cell: its target frees the node (the
+// database pods go; the Job, with the agent's logs, and the results stay
+// until the run is deleted).
+func (p *runPass) endCell(ctx context.Context, t cellTarget, cs *dbbenchv1alpha1.CellStatus) {
+	c := t.cell()
 	p.keepServerLog(ctx, c, cs, p.kids.pods[specs.DatabasePodName(c, cs.Attempts)])
-	p.releaseCell(ctx, c, cs) //nolint:errcheck // retried by the next pass
-}
-
-// releaseCell frees a finished cell's node: the database pod goes, the Job
-// (with the agent's logs) and the results stay until the run is deleted.
-//
-// Every database pod of the cell goes, whatever its attempt: a pass that
-// worked from a stale copy of the run can create attempt N+1 of a cell that
-// had already ended (it saw the pod of attempt N going and took it for a
-// failure); its status write is refused, and the pod would otherwise keep
-// its node.
-func (p *runPass) releaseCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) error {
-	if c.Templated() {
-		if err := p.releaseTarget(ctx, cs); err != nil {
-			return err
-		}
-	}
-	for _, pod := range p.kids.pods {
-		if pod.Labels[dbbenchv1alpha1.LabelCell] != c.ObjectBase || pod.Labels[dbbenchv1alpha1.LabelRole] != specs.RoleDatabase {
-			continue
-		}
-		if err := p.remove(ctx, pod); err != nil {
-			return err
-		}
-	}
-	return nil
+	t.release(ctx, cs) //nolint:errcheck // retried by the next pass
 }
 
 // randomPassword returns 24 URL-safe characters (144 random bits).

@@ -231,7 +231,7 @@ func TestAdoptedPendingCellRecordsItsResultConfigMap(t *testing.T) {
 	p := &runPass{run: run, now: now, kids: children{pods: map[string]*corev1.Pod{pod.Name: pod}}}
 
 	cs := &run.Status.Cells[0]
-	p.adoptAttempts(cell, cs)
+	p.adoptAttempts(p.targetFor(cell, cs), cs)
 
 	if cs.Phase != dbbenchv1alpha1.CellStarting || cs.Attempts != 1 || run.Status.RetriesUsed != 0 {
 		t.Errorf("phase %s, attempts %d, retries %d; want Starting, 1, 0", cs.Phase, cs.Attempts, run.Status.RetriesUsed)

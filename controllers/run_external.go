@@ -19,53 +19,62 @@ import (
 // Its children are the config ConfigMap (the plan), the results ConfigMap
 // and one client Job per attempt.
 
-// externalClientJob is attempt `attempt` of an external cell's client Job,
-// annotated like a database pod with why the attempt before it failed (for
-// adoptAttempts after a lost status write).
-func (p *runPass) externalClientJob(c matrix.Cell, attempt int32, cs *dbbenchv1alpha1.CellStatus) *batchv1.Job {
-	job := specs.ClientJob(p.run, c, attempt, specs.AgentImage(p.run, p.r.AgentImage), c.Database.External.Host, false)
-	if attempt > 1 && cs.Message != "" {
-		if job.Annotations == nil {
-			job.Annotations = map[string]string{}
-		}
-		job.Annotations[dbbenchv1alpha1.AnnotationRetryOf] = cs.Message
-		if cs.Reason != "" {
-			job.Annotations[dbbenchv1alpha1.AnnotationRetryReason] = string(cs.Reason)
-		}
-	}
+// externalTarget is an external cell: a cell of databases[].external, or a
+// templated cell whose object is ready (templatedTarget).
+type externalTarget struct {
+	p *runPass
+	c matrix.Cell
+}
+
+func (t externalTarget) cell() matrix.Cell { return t.c }
+
+// start creates the plan and results ConfigMaps and the first attempt's
+// client Job, which uses the user's Secret.
+func (t externalTarget) start(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
+	return t.p.startCell(ctx, t.c, cs, []client.Object{t.clientJob(1, cs)})
+}
+
+// clientJob is attempt `attempt` of the cell's client Job, annotated like a
+// database pod with why the attempt before it failed.
+func (t externalTarget) clientJob(attempt int32, cs *dbbenchv1alpha1.CellStatus) *batchv1.Job {
+	p := t.p
+	job := specs.ClientJob(p.run, t.c, attempt, specs.AgentImage(p.run, p.r.AgentImage), t.c.Database.External.Host, false)
+	retryAnnotations(job, attempt, cs)
 	return job
 }
 
-// progressExternal follows an external cell's attempt: its client Job alone
-// decides. The agent waits for the server itself (timeouts.databaseReady),
-// so the cell is Running as soon as its Job exists.
-func (p *runPass) progressExternal(ctx context.Context, c matrix.Cell, cs *dbbenchv1alpha1.CellStatus, job *batchv1.Job) error {
-	if job == nil {
-		if err := p.create(ctx, p.externalClientJob(c, cs.Attempts, cs)); err != nil {
+// createAttempt: an external attempt starts with its client.
+func (t externalTarget) createAttempt(ctx context.Context, attempt int32, cs *dbbenchv1alpha1.CellStatus) error {
+	return t.p.create(ctx, t.clientJob(attempt, cs))
+}
+
+// progress follows an external cell's attempt: its client Job alone
+// decides (progressClient). The agent waits for the server itself
+// (timeouts.databaseReady), so the cell is Running as soon as its Job
+// exists.
+func (t externalTarget) progress(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
+	p := t.p
+	a, ended, err := p.progressClient(ctx, t, cs)
+	if ended || err != nil {
+		return err
+	}
+	if a.job == nil {
+		if err := t.createAttempt(ctx, cs.Attempts, cs); err != nil {
 			return err
 		}
 	}
 	cs.Phase = dbbenchv1alpha1.CellRunning
-	limit := p.attemptTimeout(c)
-	started := cs.AttemptStartTime.Time
-	if f := cellTimeoutFailure(cs.Attempts, p.now.Sub(started), limit); f != nil {
-		return p.attemptFailed(ctx, c, cs, f)
-	}
-	p.requeue.after(started.Add(limit).Sub(p.now))
-	return nil
+	return p.attemptDeadline(ctx, t, cs, a.started)
 }
 
-// externalAttemptObjects lists an external cell's attempt records for
-// adoptAttempts: its client Jobs (it has no database pods).
-func (p *runPass) externalAttemptObjects(c matrix.Cell) []client.Object {
-	var out []client.Object
-	for _, job := range p.kids.jobs {
-		if job.Labels[dbbenchv1alpha1.LabelCell] == c.ObjectBase && job.Labels[dbbenchv1alpha1.LabelRole] == specs.RoleClient {
-			out = append(out, job)
-		}
-	}
-	return out
+// attempts are the cell's client Jobs (it has no database pods).
+func (t externalTarget) attempts() []client.Object {
+	return cellChildren(t.p.kids.jobs, t.c.ObjectBase, specs.RoleClient)
 }
+
+// release: an external cell holds no node of its own; its Jobs and results
+// stay until the run is deleted.
+func (externalTarget) release(context.Context, *dbbenchv1alpha1.CellStatus) error { return nil }
 
 // attemptOf is the attempt label of a cell's child, 0 when absent.
 func attemptOf(obj metav1.Object) int32 {

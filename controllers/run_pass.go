@@ -153,9 +153,7 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err := p.writeRunResults(ctx, m); err != nil {
 			return ctrl.Result{}, err
 		}
-		if err := p.judgeRegression(m, history, p.precisionNote()+storeNote); err != nil {
-			return ctrl.Result{}, err
-		}
+		p.judgeRegression(m, history, p.precisionNote()+storeNote)
 		if err := p.startBisection(ctx, m, history); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -175,15 +173,16 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 // and returns the error, which requeues the run.
 func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 	st := &p.run.Status
-	// A templated cell whose object is ready runs as an external cell.
-	cells = p.targetViews(cells)
+	// Each cell's target, chosen once for the pass: a templated cell whose
+	// object is ready runs as an external cell.
+	targets := p.targetsFor(cells, st.Cells)
 	// Adopt children first: a pass that works from a stale status must
 	// count the cells that already have pods as active, or it would start
 	// more cells than maxParallelCells allows.
-	for i, c := range cells {
-		p.adoptAttempts(c, &st.Cells[i])
+	for i, t := range targets {
+		p.adoptAttempts(t, &st.Cells[i])
 	}
-	if name, err := p.stepCells(ctx, cells, st.Cells); err != nil {
+	if name, err := p.stepCells(ctx, targets, st.Cells); err != nil {
 		// Keep what this pass changed; the error requeues the run.
 		p.summarize()
 		return fmt.Errorf("cell %s: %w", name, err)
@@ -191,12 +190,12 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 	return nil
 }
 
-// stepCells moves each of cells (statuses[i] is cells[i]'s) one step:
-// pending ones start while fewer than placement.maxParallelCells are
+// stepCells moves each of targets' cells (statuses[i] is targets[i]'s) one
+// step: pending ones start while fewer than placement.maxParallelCells are
 // starting or running, running ones are followed and ended ones release
 // their nodes. The measured cells and the pre-flight pairs go through it
 // alike. It stops at the first cell whose step fails and returns its name.
-func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses []dbbenchv1alpha1.CellStatus) (string, error) {
+func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses []dbbenchv1alpha1.CellStatus) (string, error) {
 	active := 0
 	for i := range statuses {
 		if ph := statuses[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
@@ -204,7 +203,7 @@ func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses [
 		}
 	}
 	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
-	for i, c := range cells {
+	for i, t := range targets {
 		cs := &statuses[i]
 		var err error
 		switch cs.Phase {
@@ -213,14 +212,14 @@ func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses [
 				continue
 			}
 			active++
-			err = p.startCell(ctx, c, cs)
+			err = t.start(ctx, cs)
 		case dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellRunning:
-			err = p.progressCell(ctx, c, cs)
+			err = t.progress(ctx, cs)
 		default:
-			err = p.releaseCell(ctx, c, cs)
+			err = t.release(ctx, cs)
 		}
 		if err != nil {
-			return c.Name, err
+			return t.cell().Name, err
 		}
 	}
 	return "", nil
@@ -228,8 +227,9 @@ func (p *runPass) stepCells(ctx context.Context, cells []matrix.Cell, statuses [
 
 // releaseFinished frees the nodes of a finished run's cells.
 func (p *runPass) releaseFinished(ctx context.Context, cells []matrix.Cell) error {
-	for i, c := range p.targetViews(cells) {
-		if err := p.releaseCell(ctx, c, &p.run.Status.Cells[i]); err != nil {
+	for i, c := range cells {
+		cs := &p.run.Status.Cells[i]
+		if err := p.targetFor(c, cs).release(ctx, cs); err != nil {
 			return fmt.Errorf("cell %s: %w", c.Name, err)
 		}
 	}

@@ -16,12 +16,13 @@ import (
 // The pre-flight (spec.preflight): before the first cell, each (database,
 // version, config variant) pair is run once as a cell whose agent stops
 // after its config check (matrix.PreflightCells, plan.Plan.Preflight). The
-// pairs go through the cells' own machinery (startCell, progressCell,
-// attemptFailed, the failure policy), so a pair fails for the reasons and
-// with the messages a cell would (ConfigRejected with the server's error
-// lines, ConfigNotApplied naming the setting), and infrastructure failures
-// are retried within spec.retry. Their state is status.preflight.pairs, so a
-// restarted manager adopts the pairs' pods like it adopts cells'.
+// pairs go through the cells' own machinery (serverPodTarget's start and
+// progress, attemptFailed, the failure policy), so a pair fails for the
+// reasons and with the messages a cell would (ConfigRejected with the
+// server's error lines, ConfigNotApplied naming the setting), and
+// infrastructure failures are retried within spec.retry. Their state is
+// status.preflight.pairs, so a restarted manager adopts the pairs' pods like
+// it adopts cells'.
 
 // preflightMessageLimit bounds one pair's part of the condition message
 // (a condition message may hold 32 KiB; a run has at most 8×100 pairs, but
@@ -70,10 +71,11 @@ func (p *runPass) progressPreflight(ctx context.Context, pairs []matrix.Cell) er
 	st := &p.run.Status
 	pf := st.Preflight
 	p.syncPairEntries(pairs)
-	for i, c := range pairs {
-		p.adoptAttempts(c, &pf.Pairs[i])
+	targets := p.targetsFor(pairs, pf.Pairs)
+	for i, t := range targets {
+		p.adoptAttempts(t, &pf.Pairs[i])
 	}
-	if name, err := p.stepCells(ctx, pairs, pf.Pairs); err != nil {
+	if name, err := p.stepCells(ctx, targets, pf.Pairs); err != nil {
 		return fmt.Errorf("pre-flight of %s: %w", name, err)
 	}
 
@@ -115,9 +117,10 @@ func pairFailure(c matrix.Cell, cs dbbenchv1alpha1.CellStatus) string {
 
 // removePreflight deletes the pairs' pods, Jobs and claims once the
 // pre-flight has ended, so the cells get the nodes: every one listed with a
-// pair's cell label, whatever its attempt (see releaseCell). Later passes
-// call it again while any is listed (deletions are idempotent). The pairs'
-// Secrets and ConfigMaps, small and idle, go with the run like the cells'.
+// pair's cell label, whatever its attempt (see serverPodTarget.release).
+// Later passes call it again while any is listed (deletions are
+// idempotent). The pairs' Secrets and ConfigMaps, small and idle, go with
+// the run like the cells'.
 func (p *runPass) removePreflight(ctx context.Context, pairs []matrix.Cell) error {
 	byBase := make(map[string]matrix.Cell, len(pairs))
 	for _, c := range pairs {

@@ -29,10 +29,10 @@ const maxRegressedSteps = 50
 // judgeRegression sets the Regressed condition and status.regression by
 // comparing the finished run's manifest with the suite's earlier successful
 // runs (verdictHistory: the namespace's and the object store's).
-func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, storeNote string) error {
+func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, storeNote string) {
 	spec := p.run.Spec.Regression
 	if spec == nil {
-		return nil
+		return
 	}
 	minMag := spec.MinMagnitude()
 	st := &dbbenchv1alpha1.RegressionStatus{}
@@ -56,7 +56,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		}
 		if len(history) == 0 {
 			p.noHistory(storeNote)
-			return nil
+			return
 		}
 		series = make([]*results.Manifest, 0, len(history)+1)
 		for _, h := range history {
@@ -73,7 +73,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 			all, err := analysis.ChangePointRegressionsOf(series, opts, m)
 			if err != nil {
 				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
-				return nil
+				return
 			}
 			for _, f := range all {
 				if f.Status == changepoint.Suspected {
@@ -105,14 +105,14 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 			if base == nil {
 				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonBaselineNotFound,
 					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
-				return nil
+				return
 			}
 		} else if len(history) > 0 {
 			base = &history[len(history)-1]
 		}
 		if base == nil {
 			p.noHistory(storeNote)
-			return nil
+			return
 		}
 		against = "run " + base.name
 		if base.fromStore {
@@ -120,7 +120,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		}
 		// Between-run tests with the suite's noise floor (run_noise.go).
 		p.judgeAgainstRun(cur, base, history, against, storeNote)
-		return nil
+		return
 	}
 	// Changes an ack covers are shown, not reported; the others say what
 	// else changed across them.
@@ -180,13 +180,12 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionFalse, reason,
 			fmt.Sprintf("No step significantly %s (p < %g) by %d%% or more than %s (%d step × thread pairs compared)%s%s%s%s",
 				worse, spec.SignificanceLevel(), spec.MinMagnitudePercent, against, st.ComparedPairs, suspectNote, invalidNote, ackNote, storeNote))
-		return nil
+		return
 	}
 	reason, what := reportedWhat(st.Regressed, stepChangeList(found))
 	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against, what, suspectNote, invalidNote, ackNote, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)
 	p.event(true, reason, "Judge", msg)
-	return nil
 }
 
 // metricOfChange is a change's metric; throughput's changes are unnamed.

@@ -20,17 +20,56 @@ import (
 
 // A templated cell (databases[].template) lives in two stages:
 //
-//  1. its object: startCell creates it from the template (owned by the run,
-//     so it goes with it) and the cell is Starting with no attempt;
-//     progressCell reads it from the API server (the manager caches no
-//     templated kind, so it needs no list or watch right on it) until its
-//     readyCondition is True, then records the endpoint in
-//     status.cells[].target;
-//  2. from then on the cell is an external cell: targetViews gives it an
-//     external view of the endpoint, and startCell, the attempts, the
-//     retries and the results are the external path's (run_external.go).
+//  1. its object: start creates it from the template (owned by the run, so
+//     it goes with it) and the cell is Starting with no attempt; progress
+//     reads it from the API server (the manager caches no templated kind,
+//     so it needs no list or watch right on it) until its readyCondition
+//     is True, then records the endpoint in status.cells[].target;
+//  2. from then on the cell is an external cell: targetFor gives it an
+//     external view of the endpoint, and the attempts, the retries and the
+//     results are the external target's (run_external.go).
 //
-// releaseCell deletes the object when the cell ends, whatever its outcome.
+// release deletes the object when the cell ends, whatever its outcome.
+
+// templatedTarget is a templated cell: its object until the object is
+// ready, then the external target at the object's endpoint.
+type templatedTarget struct {
+	// externalTarget's cell is the external view once ready, the spec's
+	// cell before.
+	externalTarget
+	// ready: status.cells[].target had the ready object's endpoint when
+	// targetFor chose the target.
+	ready bool
+}
+
+func (t templatedTarget) start(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
+	if !t.ready {
+		return t.p.startTarget(ctx, t.c, cs)
+	}
+	return t.externalTarget.start(ctx, cs)
+}
+
+func (t templatedTarget) progress(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
+	if !t.ready {
+		return t.p.progressTarget(ctx, t.c, cs)
+	}
+	return t.externalTarget.progress(ctx, cs)
+}
+
+// attempts: none before the object is ready (no attempt has started).
+func (t templatedTarget) attempts() []client.Object {
+	if !t.ready {
+		return nil
+	}
+	return t.externalTarget.attempts()
+}
+
+func (t templatedTarget) release(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
+	if err := t.p.releaseTarget(ctx, cs); err != nil {
+		return err
+	}
+	return t.externalTarget.release(ctx, cs)
+}
 
 // templatePollInterval is how often a pass looks at an object that is not
 // ready: the manager does not watch templated kinds.
@@ -39,28 +78,6 @@ const templatePollInterval = 5 * time.Second
 // targetReady reports whether a templated cell's endpoint is known.
 func targetReady(cs *dbbenchv1alpha1.CellStatus) bool {
 	return cs.Target != nil && cs.Target.ReadyTime != nil
-}
-
-// targetViews is cells with each templated cell whose object is ready seen
-// as an external cell at the endpoint recorded in its status.
-func (p *runPass) targetViews(cells []matrix.Cell) []matrix.Cell {
-	out := cells
-	copied := false
-	for i, c := range cells {
-		if !c.Templated() || i >= len(p.run.Status.Cells) {
-			continue
-		}
-		cs := &p.run.Status.Cells[i]
-		if cs.Name != c.Name || !targetReady(cs) {
-			continue
-		}
-		if !copied {
-			out = append([]matrix.Cell(nil), cells...)
-			copied = true
-		}
-		out[i].Database = specs.TargetDatabase(c.Database, cs.Target)
-	}
-	return out
 }
 
 // startTarget creates a templated cell's object and makes the cell Starting;
@@ -152,7 +169,7 @@ func (p *runPass) progressTarget(ctx context.Context, c matrix.Cell, cs *dbbench
 	cs.Target = &target
 	p.event(false, EventTargetReady, "Start", fmt.Sprintf("Cell %s: %s %s is ready at %s", c.Name, target.Kind, target.Name, target.Host))
 	c.Database = specs.TargetDatabase(c.Database, cs.Target)
-	return p.startCell(ctx, c, cs)
+	return externalTarget{p: p, c: c}.start(ctx, cs)
 }
 
 // releaseTarget deletes a templated cell's object once, when the cell has

@@ -275,8 +275,9 @@ func coincidences(rs []dbbenchv1alpha1.RegressedStep) []string {
 }
 
 func joinAPIChanges(cs []dbbenchv1alpha1.EnvironmentChange) string {
-	var s []string
-	for _, c := range changesOf(cs) {
+	changes := changesOf(cs)
+	s := make([]string, 0, len(changes))
+	for _, c := range changes {
 		s = append(s, c.String())
 	}
 	return strings.Join(s, ", ")

@@ -184,7 +184,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		default: // Forbid, and the zero value of an object the API server did not default.
 			msg := fmt.Sprintf("The run for %s waits for active run %s (concurrencyPolicy Forbid)", due.UTC().Format(time.RFC3339), runs.active[0].Name)
 			if p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, msg) {
-				p.runEvent(runs.active[0], false, false, EventRunSkipped, "Schedule", msg)
+				p.runEvent(runs.active[0], false, EventRunSkipped, "Schedule", msg)
 			}
 			// The run that finishes wakes the schedule; the time still
 			// starts then if it is within startingDeadlineSeconds.
@@ -204,7 +204,7 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, fmt.Errorf("creating run %s: %w", run.Name, err)
 	default:
 		p.log.Info("Created run", "run", klog.KObj(run), "scheduledTime", due)
-		p.runEvent(run, true, false, EventRunCreated, "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
+		p.runEvent(run, true, EventRunCreated, "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
 	}
 	st.LastScheduleTime = &metav1.Time{Time: due}
 	p.addActive(run)

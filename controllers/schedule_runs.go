@@ -151,6 +151,6 @@ func (p *schedulePass) deleteRun(ctx context.Context, run *dbbenchv1alpha1.Bench
 		return fmt.Errorf("deleting run %s: %w", run.Name, err)
 	}
 	p.log.Info("Deleted run", "run", klog.KObj(run), "reason", reason)
-	p.runEvent(run, true, false, reason, "Delete", note)
+	p.runEvent(run, true, reason, "Delete", note)
 	return nil
 }

@@ -145,7 +145,7 @@ func constraints(p *apiextensionsv1.JSONSchemaProps, required []string, name str
 		}
 	}
 	if len(p.Enum) > 0 {
-		var vals []string
+		vals := make([]string, 0, len(p.Enum))
 		for _, e := range p.Enum {
 			vals = append(vals, strings.Trim(string(e.Raw), `"`))
 		}

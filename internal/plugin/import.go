@@ -294,9 +294,9 @@ type parsedFile struct {
 // tool is the client that wrote the run.
 func (f parsedFile) tool() string {
 	if f.pg != nil {
-		return "pgbench"
+		return toolPgbench
 	}
-	return "sysbench"
+	return toolSysbench
 }
 
 // importTally counts what the import skipped, for its summary lines.
@@ -842,7 +842,7 @@ func (o *ImportOptions) stepResult(f parsedFile, prepared float64) (*results.Ste
 		Errors: sql.IgnoredErrors, ErrorsPerSecond: sql.IgnoredErrorsPerSec, Reconnects: sql.Reconnects, ReconnectsPerSecond: sql.ReconnectsPerSec,
 		SteadyQPS: sql.QueriesPerSec, SteadyTPS: sql.TransactionsPerSec}
 	if out.Command != nil {
-		s.Command = results.RedactCommand(append([]string{"sysbench"}, out.Command.Args...))
+		s.Command = results.RedactCommand(append([]string{toolSysbench}, out.Command.Args...))
 	}
 	if cs, ok := catalogStep(f.step); ok {
 		s.Group = string(cs.Group)

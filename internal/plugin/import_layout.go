@@ -48,12 +48,18 @@ var (
 	layoutDefault = importLayout{Name: "<step>[.<threads>][.txt|.log|.out]", Pattern: DefaultFilePattern}
 )
 
+// The benchmark clients whose output the importer reads.
+const (
+	toolSysbench = "sysbench"
+	toolPgbench  = "pgbench"
+)
+
 // tool is the benchmark client whose runs the layout holds, for notes.
 func (l importLayout) tool() string {
 	if l.Pgbench {
-		return "pgbench"
+		return toolPgbench
 	}
-	return "sysbench"
+	return toolSysbench
 }
 
 // patternName is how notes name the layout's pattern.

@@ -13,7 +13,6 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 )

@@ -114,6 +114,23 @@ func (a *Agent) logf(format string, args ...any) {
 	}
 }
 
+// bindSteps binds each resolved step to its kind and checks it; on an error
+// it names the step that failed.
+func (a *Agent) bindSteps(resolved []RunStep) ([]step, string, error) {
+	steps := make([]step, 0, len(resolved))
+	for _, s := range resolved {
+		st, err := a.bindStep(s)
+		if err != nil {
+			return nil, s.Name, err
+		}
+		if err := st.check(); err != nil {
+			return nil, s.Name, err
+		}
+		steps = append(steps, st)
+	}
+	return steps, "", nil
+}
+
 // Run executes the plan. Every failure becomes an exit code (pkg/plan), a
 // Failed progress and a Failed document that keeps every step measured
 // before it.
@@ -139,16 +156,9 @@ func (a *Agent) Run(ctx context.Context) Result {
 		// The contract classes an unknown step as a benchmark failure.
 		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
 	}
-	steps := make([]step, 0, len(resolved))
-	for _, s := range resolved {
-		st, err := a.bindStep(s)
-		if err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
-		}
-		if err := st.check(); err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
-		}
-		steps = append(steps, st)
+	steps, badStep, err := a.bindSteps(resolved)
+	if err != nil {
+		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, badStep, err)
 	}
 
 	scripts, err := os.MkdirTemp("", "dbbench-lua-")

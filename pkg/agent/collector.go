@@ -19,6 +19,9 @@ import (
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
+// defaultProc is where the host's (or the pod's) proc filesystem is mounted.
+const defaultProc = "/proc"
+
 // Collector measures hardware activity between Start and Stop (methodology
 // §4): CPU user+system and context switches from /proc/stat, device reads
 // and KB read/written from /proc/diskstats, and optionally the database
@@ -50,7 +53,7 @@ type HWSample struct {
 
 // ProcCollector reads /proc of the machine it runs on.
 type ProcCollector struct {
-	// Proc is the /proc mount (default "/proc").
+	// Proc is the /proc mount (default "/proc", defaultProc).
 	Proc string
 	// Devices are the block devices to count (default: every whole disk in
 	// /sys/block except loop, ram and zram devices).
@@ -86,7 +89,7 @@ type procSnap struct {
 
 func (p *ProcCollector) proc() string {
 	if p.Proc == "" {
-		return "/proc"
+		return defaultProc
 	}
 	return p.Proc
 }

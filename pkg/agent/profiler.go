@@ -118,13 +118,13 @@ func (p *PerfProfiler) Start(ctx context.Context, frequencyHz int) error {
 	select {
 	case err := <-done:
 		os.RemoveAll(dir)
-		return fmt.Errorf("profiler: perf record exited at once (%v): %s", err, tailLines(stderr.String(), 5))
+		return fmt.Errorf("profiler: perf record exited at once (%v): %s", err, tailLines(stderr.String()))
 	case <-time.After(perfAttachWait):
 	}
 	p.cmd, p.done, p.dir, p.stderr, p.started, p.freq = cmd, done, dir, stderr, time.Now(), frequencyHz
 	p.symfs = ""
 	if p.SymbolsFromTarget {
-		p.symfs = filepath.Join("/proc", strconv.Itoa(pids[0]), "root")
+		p.symfs = filepath.Join(defaultProc, strconv.Itoa(pids[0]), "root")
 	}
 	return nil
 }
@@ -151,11 +151,11 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 		if waitErr := <-done; waitErr != nil {
 			p.stderr.WriteString("\n" + waitErr.Error())
 		}
-		return out, fmt.Errorf("profiler: perf record did not stop within 30 s: %s", tailLines(p.stderr.String(), 5))
+		return out, fmt.Errorf("profiler: perf record did not stop within 30 s: %s", tailLines(p.stderr.String()))
 	}
 	data := filepath.Join(dir, "perf.data")
 	if _, err := os.Stat(data); err != nil {
-		return out, fmt.Errorf("profiler: perf record wrote no data: %s", tailLines(p.stderr.String(), 5))
+		return out, fmt.Errorf("profiler: perf record wrote no data: %s", tailLines(p.stderr.String()))
 	}
 	args := []string{"script", "-i", data, "-F", "comm,pid,tid,time,event,ip,sym,dso"}
 	if p.symfs != "" {
@@ -165,7 +165,7 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 	var stdout, stderr bytes.Buffer
 	script.Stdout, script.Stderr = &stdout, &stderr
 	if err := script.Run(); err != nil {
-		return out, fmt.Errorf("profiler: perf script: %w: %s", err, tailLines(stderr.String(), 5))
+		return out, fmt.Errorf("profiler: perf script: %w: %s", err, tailLines(stderr.String()))
 	}
 	// perf names what it can read itself; the rest (a sidecar's perf
 	// cannot read the server's binaries) is named from the binaries under
@@ -187,10 +187,15 @@ func (p *PerfProfiler) Stop(ctx context.Context) (results.Profile, error) {
 	return out, nil
 }
 
-func tailLines(s string, n int) string {
+// perfStderrLines is how much of perf's stderr an error quotes: the last few
+// lines say why it failed, the rest is progress noise.
+const perfStderrLines = 5
+
+// tailLines joins the last perfStderrLines lines of s into one line.
+func tailLines(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if len(lines) > perfStderrLines {
+		lines = lines[len(lines)-perfStderrLines:]
 	}
 	return strings.Join(lines, " | ")
 }
@@ -199,7 +204,7 @@ func tailLines(s string, n int) string {
 // lists them now: a PostgreSQL postmaster and its backends.
 func ProcessTree(proc string, pid int) ([]int, error) {
 	if proc == "" {
-		proc = "/proc"
+		proc = defaultProc
 	}
 	if _, err := os.Stat(filepath.Join(proc, strconv.Itoa(pid))); err != nil {
 		return nil, fmt.Errorf("process %d: %w", pid, err)
@@ -250,7 +255,7 @@ func parentPID(proc string, pid int) (int, bool) {
 // process namespace.
 func PodProcesses(proc string) ([]int, error) {
 	if proc == "" {
-		proc = "/proc"
+		proc = defaultProc
 	}
 	entries, err := os.ReadDir(proc)
 	if err != nil {
@@ -283,7 +288,7 @@ func (s *Server) LocalPID(ctx context.Context) (int, error) {
 		if err := s.db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 			return 0, err
 		}
-		ppid, ok := parentPID("/proc", backend)
+		ppid, ok := parentPID(defaultProc, backend)
 		if !ok {
 			return 0, fmt.Errorf("backend %d is not a process of this machine", backend)
 		}

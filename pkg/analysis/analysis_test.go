@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/dbbench/dbbench/pkg/stats"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/stats"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 

@@ -211,7 +211,8 @@ func (t *CounterTable) Tables() []Table {
 	if len(t.NoCounters) > 0 {
 		abs.Notes = append(abs.Notes, "no engine counters for "+listNames(t.NoCounters, 8))
 	}
-	out := []Table{abs}
+	out := make([]Table, 1, 2) // the absolute table, then maybe the relative one
+	out[0] = abs
 	if len(t.Cells) < 2 {
 		return out
 	}

@@ -233,7 +233,8 @@ func (t *HWTable) volumeTables() []Table {
 		abs.Notes = append(abs.Notes, "shared device: the volumes of "+listNames(t.SharedDevice, 8)+
 			" are on one device, so their columns repeat the device's figures; they are not a split between data and log")
 	}
-	out := []Table{abs}
+	out := make([]Table, 1, 2) // the absolute table, then maybe the relative one
+	out[0] = abs
 	if len(t.VolumeRelative) == 0 {
 		return out
 	}

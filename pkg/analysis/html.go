@@ -165,8 +165,9 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		if name == "" {
 			name = "B"
 		}
-		var blocks []htmlBlock
-		for _, grp := range groupSteps(p.Steps, g) {
+		groups := groupSteps(p.Steps, g)
+		blocks := make([]htmlBlock, 0, len(groups))
+		for _, grp := range groups {
 			blocks = append(blocks, chartSVG(barChart(fmt.Sprintf("%s: QPS(%s) / QPS(%s), %d threads", grp.name, name, p.Base, p.Threads), p, grp.steps)))
 		}
 		add(fmt.Sprintf("%s compared with %s, cell by cell", name, p.Base), append(blocks, tableBlocks(PairedTableText(p, p.Base, name))...)...)
@@ -196,7 +197,7 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		add("History and change points", append(blocks, tableBlocks(opts.History.Tables()...)...)...)
 	}
 	if len(opts.Profiles) > 0 {
-		var blocks []htmlBlock
+		blocks := make([]htmlBlock, 0, 2*len(opts.Profiles))
 		for i := range opts.Profiles {
 			blocks = append(blocks, htmlBlock{Table: &opts.Profiles[i].Table}, htmlBlock{Chart: opts.Profiles[i].SVG})
 		}
@@ -356,7 +357,11 @@ func svgOpen(b *strings.Builder, f frame, class, title string) {
 	fmt.Fprintf(b, `<text x="%d" y="20" font-size="14" font-weight="600">%s</text>`, marginL, esc(title))
 }
 
-func legend(b *strings.Builder, names []string, y int) {
+// legendY is the baseline of a chart's legend row, under its title.
+const legendY = 38
+
+func legend(b *strings.Builder, names []string) {
+	y := legendY
 	x := marginL
 	for i, n := range names {
 		label := n
@@ -457,7 +462,7 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	}
 	fmt.Fprintf(&b, `<line class="baseline" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-width="1.5" stroke-dasharray="6 3"/>`, marginL, y(1), chartW-marginR, y(1))
 	fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11">base 1.0</text>`, chartW-marginR+4, y(1)+4)
-	legend(&b, t.Cells, 38)
+	legend(&b, t.Cells)
 	b.WriteString("</svg>")
 	note := "The y-axis does not start at 0"
 	if lo == 0 {
@@ -604,7 +609,7 @@ func seriesCharts(r *Report, maxCharts int) string {
 		for i, l := range lines {
 			polyline(&b, l[0], l[1], x, y, palette[i%len(palette)], "line", names[i])
 		}
-		legend(&b, names, 38)
+		legend(&b, names)
 		b.WriteString("</svg><figcaption>Per-second throughput after the warm-up; the y-axis starts at 0 so stalls show at their true depth.</figcaption></figure>\n")
 	}
 	return b.String()
@@ -630,7 +635,7 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 	x := xAxis(&b, lineFrame, float64(t.Threads[0]), float64(t.Top), "client threads")
 	polyline(&b, []float64{float64(t.Threads[0]), float64(t.Top)}, []float64{float64(t.Threads[0]) / float64(t.BaseThreads), ideal}, x, y, "#000", "ideal", "ideal")
 	b.WriteString(`<text x="` + fmt.Sprintf("%.1f", x(float64(t.Top))-40) + `" y="` + fmt.Sprintf("%.1f", y(ideal)+14) + `" font-size="11">ideal</text>`)
-	var names []string
+	names := make([]string, 0, len(grp.steps))
 	for n, i := range grp.steps {
 		s := t.Steps[i]
 		names = append(names, s)
@@ -645,7 +650,7 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 			polyline(&b, xs, ys, x, y, palette[n%len(palette)], "line", s)
 		}
 	}
-	legend(&b, names, 38)
+	legend(&b, names)
 	b.WriteString("</svg><figcaption>A line near the dashed ideal scales perfectly; hover a line for its step.</figcaption></figure>\n")
 	// The dashed style goes on the ideal line.
 	return strings.Replace(b.String(), `class="ideal" points=`, `class="ideal" stroke-dasharray="6 3" points=`, 1)

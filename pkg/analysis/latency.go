@@ -198,29 +198,7 @@ func BuildLatencyReport(ds *Dataset, opts LatencyOptions) (*LatencyReport, error
 	}
 	cells := ds.CellNames()
 	for _, th := range ds.Threads() {
-		t := &LatencyTable{Threads: th, Base: r.Base, Cells: cells}
-		for _, s := range steps {
-			p95, p99 := make([]*float64, len(cells)), make([]*float64, len(cells))
-			found := false
-			for j, c := range cells {
-				if o, ok := ds.Get(c, s, th); ok && o.Latency != nil {
-					p95[j], p99[j] = o.Latency.P95Ms, o.Latency.P99Ms
-					found = found || p95[j] != nil || p99[j] != nil
-				}
-			}
-			if !found {
-				continue
-			}
-			b := slices.Index(cells, r.Base)
-			rel95, rel99 := make([]Ratio, len(cells)), make([]Ratio, len(cells))
-			for j := range cells {
-				rel95[j], rel99[j] = DivideOpt(p95[j], p95[b]), DivideOpt(p99[j], p99[b])
-			}
-			t.Steps = append(t.Steps, s)
-			t.P95, t.P99 = append(t.P95, p95), append(t.P99, p99)
-			t.RelP95, t.RelP99 = append(t.RelP95, rel95), append(t.RelP99, rel99)
-		}
-		if len(t.Steps) > 0 {
+		if t := percentileTable(ds, cells, steps, th, r.Base); len(t.Steps) > 0 {
 			r.Percentiles = append(r.Percentiles, t)
 		}
 	}
@@ -248,6 +226,34 @@ func BuildLatencyReport(ds *Dataset, opts LatencyOptions) (*LatencyReport, error
 		}
 	}
 	return r, nil
+}
+
+// percentileTable is the p95 and p99 of the steps at th threads, each
+// relative to base's; a step no cell has a percentile of is left out.
+func percentileTable(ds *Dataset, cells, steps []string, th int, base string) *LatencyTable {
+	t := &LatencyTable{Threads: th, Base: base, Cells: cells}
+	for _, s := range steps {
+		p95, p99 := make([]*float64, len(cells)), make([]*float64, len(cells))
+		found := false
+		for j, c := range cells {
+			if o, ok := ds.Get(c, s, th); ok && o.Latency != nil {
+				p95[j], p99[j] = o.Latency.P95Ms, o.Latency.P99Ms
+				found = found || p95[j] != nil || p99[j] != nil
+			}
+		}
+		if !found {
+			continue
+		}
+		b := slices.Index(cells, base)
+		rel95, rel99 := make([]Ratio, len(cells)), make([]Ratio, len(cells))
+		for j := range cells {
+			rel95[j], rel99[j] = DivideOpt(p95[j], p95[b]), DivideOpt(p99[j], p99[b])
+		}
+		t.Steps = append(t.Steps, s)
+		t.P95, t.P99 = append(t.P95, p95), append(t.P99, p99)
+		t.RelP95, t.RelP99 = append(t.RelP95, rel95), append(t.RelP99, rel99)
+	}
+	return t
 }
 
 // concurrencyTable is nil when the cell has fewer than two thread counts or
@@ -381,7 +387,8 @@ func (t *LatencyTable) Tables() []Table {
 		rel.Columns = append(rel.Columns, c+" p95", c+" p99")
 	}
 	for i, s := range t.Steps {
-		a, r := []string{s}, []string{s}
+		a, r := make([]string, 1, 1+2*len(t.Cells)), make([]string, 1, 1+2*len(t.Cells))
+		a[0], r[0] = s, s
 		for j := range t.Cells {
 			a = append(a, msText(t.P95[i][j]), msText(t.P99[i][j]))
 			r = append(r, t.RelP95[i][j].String(), t.RelP99[i][j].String())
@@ -402,7 +409,8 @@ func (t *ConcurrencyTable) Table() Table {
 		out.Columns = append(out.Columns, fmt.Sprintf("QPS t%d", th), fmt.Sprintf("p95 t%d", th), fmt.Sprintf("p99 t%d", th))
 	}
 	for i, s := range t.Steps {
-		row := []string{s}
+		row := make([]string, 1, 1+3*len(t.Threads))
+		row[0] = s
 		for k := range t.Threads {
 			q := "missing"
 			if t.QPS[i][k] != nil {
@@ -526,7 +534,8 @@ func (t *PairedLatency) Table() Table {
 		out.Columns = append(out.Columns, c+" "+t.A+" ms", c+" "+t.B+" ms", c+" ratio")
 	}
 	for i, s := range t.Steps {
-		row := []string{s}
+		row := make([]string, 1, 1+3*len(t.Cells))
+		row[0] = s
 		for j := range t.Cells {
 			row = append(row, msText(t.P99A[i][j]), msText(t.P99B[i][j]), t.Ratio[i][j].String())
 		}

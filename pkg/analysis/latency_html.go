@@ -41,7 +41,7 @@ type plotLine struct {
 // linePlot draws lines against a numeric x-axis with the y-axis from 0.
 func linePlot(class, title, xlabel, ylabel, caption string, lines []plotLine) string {
 	xlo, xhi, ymax := math.Inf(1), math.Inf(-1), 0.0
-	var names []string
+	names := make([]string, 0, len(lines))
 	for _, l := range lines {
 		names = append(names, l.name)
 		for i, x := range l.xs {
@@ -84,7 +84,7 @@ func linePlot(class, title, xlabel, ylabel, caption string, lines []plotLine) st
 		}
 		flush()
 	}
-	legend(&b, names, 38)
+	legend(&b, names)
 	fmt.Fprintf(&b, "</svg><figcaption>%s</figcaption></figure>\n", esc(caption))
 	return b.String()
 }

@@ -2,8 +2,9 @@ package analysis
 
 import (
 	"fmt"
-	"github.com/dbbench/dbbench/pkg/stats"
 	"math"
+
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // RepeatStat is the spread of one step across the repeats of a combination.

@@ -58,6 +58,23 @@ type Report struct {
 	Counters []*CounterTable `json:"counters,omitempty"`
 }
 
+// stepsMeasuredAt is those of steps that some cell measured at th threads
+// (an invalid value was measured: its row says so).
+func stepsMeasuredAt(ds *Dataset, steps []string, th int) []string {
+	var out []string
+	for _, s := range steps {
+		for _, c := range ds.cells {
+			_, ok := ds.Get(c.Name, s, th)
+			_, invalid := ds.Invalid(c.Name, s, th)
+			if ok || invalid {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // BuildReport computes every report of ds.
 func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 	if len(ds.obs) == 0 {
@@ -107,19 +124,7 @@ func BuildReport(ds *Dataset, opts ReportOptions) (*Report, error) {
 		}
 	}
 	for _, th := range ds.Threads() {
-		// Only the steps someone measured at this concurrency (an
-		// invalid value was measured: its row says so).
-		var thSteps []string
-		for _, s := range steps {
-			for _, c := range ds.cells {
-				_, ok := ds.Get(c.Name, s, th)
-				_, invalid := ds.Invalid(c.Name, s, th)
-				if ok || invalid {
-					thSteps = append(thSteps, s)
-					break
-				}
-			}
-		}
+		thSteps := stepsMeasuredAt(ds, steps, th)
 		if len(thSteps) == 0 {
 			// Only left-out steps ran at this concurrency; an empty step
 			// list would mean every step to Relative, each one missing.

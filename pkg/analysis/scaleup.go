@@ -183,7 +183,8 @@ func trimFloat(v float64) string {
 
 // Tables renders the ratio table and the buckets.
 func (t *ScaleUpTable) Tables() []Table {
-	cols := []string{"step"}
+	cols := make([]string, 0, 1+len(t.Threads))
+	cols = append(cols, "step")
 	for _, th := range t.Threads {
 		cols = append(cols, fmt.Sprint(th))
 	}
@@ -199,7 +200,7 @@ func (t *ScaleUpTable) Tables() []Table {
 		}
 		rt.Rows = append(rt.Rows, row)
 	}
-	var edges []string
+	edges := make([]string, 0, len(t.Edges))
 	for _, e := range t.Edges {
 		edges = append(edges, trimFloat(e))
 	}

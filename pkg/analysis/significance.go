@@ -271,7 +271,7 @@ func formatWithInterval(r Ratio, ri *RatioInference) string {
 // intervalNotes explain the intervals and markers of a table over repeats.
 func (t *RelativeTable) intervalNotes() []string {
 	sig := t.Significance
-	var runs []string
+	runs := make([]string, 0, 1+len(t.Cells))
 	for _, c := range append([]string{t.Base}, t.Cells...) {
 		runs = append(runs, fmt.Sprintf("%s %d", c, t.Runs[c]))
 	}

@@ -351,7 +351,7 @@ const (
 // message: "62 between runs (3+3 repeats), 2 per-second fallback; holm
 // over 64 tests at α 0.05".
 func (v *Verdict) Summary() string {
-	var parts []string
+	parts := make([]string, 0, len(v.Methods()))
 	for _, mc := range v.Methods() {
 		parts = append(parts, fmt.Sprintf("%d %s", mc.Points, mc.Detail))
 	}

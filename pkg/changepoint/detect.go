@@ -196,7 +196,7 @@ func (d *Detector) Detect(values []float64) ([]ChangePoint, error) {
 	d.splitPass(values)
 	d.mergePass(values)
 	d.nightlyPasses(values)
-	return d.export(values, nil), nil
+	return d.export(nil), nil
 }
 
 // DetectSeries is Detect for a Series: it also fills Time and Label and the
@@ -208,13 +208,13 @@ func (d *Detector) DetectSeries(s Series) (Result, error) {
 	}
 	d.setThreshold(s.Values)
 	d.splitPass(s.Values)
-	res.Weak = d.export(s.Values, &s)
+	res.Weak = d.export(&s)
 	for i := range res.Weak {
 		res.Weak[i].Status = ""
 	}
 	d.mergePass(s.Values)
 	d.nightlyPasses(s.Values)
-	res.ChangePoints = d.export(s.Values, &s)
+	res.ChangePoints = d.export(&s)
 	res.Drifts = d.exportDrifts(&s)
 	res.NoiseCV, res.MagnitudeThreshold = d.noiseCV, d.minMag
 	return res, nil
@@ -712,7 +712,7 @@ func (d *Detector) shortSegment(n, end int) int {
 }
 
 // export converts the current change points to the public type.
-func (d *Detector) export(xs []float64, s *Series) []ChangePoint {
+func (d *Detector) export(s *Series) []ChangePoint {
 	out := make([]ChangePoint, 0, len(d.cps))
 	for i := range d.cps {
 		d.cps[i].resolve()

@@ -3,9 +3,10 @@ package changepoint
 import (
 	"errors"
 	"fmt"
-	"github.com/dbbench/dbbench/pkg/stats"
 	"math"
 	"slices"
+
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // Threshold tests are the simple alternative to E-divisive for suites with

@@ -21,12 +21,14 @@ import (
 // builds do; Oracle's images do not): it is left out, so a setting there is
 // reported unverified rather than compared on a server that may ignore it.
 // Sections are matched case-insensitively, as the servers do.
+const groupMysqld = "mysqld" // the server's own group, read by MySQL and MariaDB
+
 var (
-	mysqlServerGroups   = []string{"mysqld", "server"}
-	mariadbServerGroups = []string{"mysqld", "server", "mariadb", "mariadbd", "client-server", "galera"}
+	mysqlServerGroups   = []string{groupMysqld, "server"}
+	mariadbServerGroups = []string{groupMysqld, "server", "mariadb", "mariadbd", "client-server", "galera"}
 	// Version-suffixed groups: "<prefix>-X.Y".
-	mysqlVersionPrefixes   = []string{"mysqld"}
-	mariadbVersionPrefixes = []string{"mysqld", "mariadb", "mariadbd"}
+	mysqlVersionPrefixes   = []string{groupMysqld}
+	mariadbVersionPrefixes = []string{groupMysqld, "mariadb", "mariadbd"}
 )
 
 var (

@@ -88,7 +88,7 @@ type NotAppliedError struct {
 }
 
 func (e *NotAppliedError) Error() string {
-	var parts []string
+	parts := make([]string, 0, len(e.Settings))
 	for _, c := range e.Settings {
 		req := c.Requested
 		if c.Normalized != "" {
@@ -109,7 +109,7 @@ func (e *NotAppliedError) Error() string {
 	}
 	msg := fmt.Sprintf("config variant not in effect: %d setting(s) differ: %s", len(e.Settings), strings.Join(parts, "; "))
 	if len(e.Mistakes) > 0 {
-		var ms []string
+		ms := make([]string, 0, len(e.Mistakes))
 		for _, m := range e.Mistakes {
 			ms = append(ms, m.String())
 		}

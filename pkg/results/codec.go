@@ -147,6 +147,28 @@ const DefaultCompactBudget = 900 << 10
 // smallest form exceeds the budget.
 var ErrTooLarge = errors.New("document exceeds the size budget")
 
+// summarizeSteps gives each step of c, the compact copy of full without
+// series, the summary and latency moments of full's series (unless it has
+// them), and drops its counters' deltas and any encoding.
+func summarizeSteps(c, full *Document) {
+	for i := range c.Steps {
+		s, series := &c.Steps[i], full.Steps[i].Series
+		s.EncodedQPS = nil
+		// The per-op values and their divisor give the deltas back.
+		if s.Counters != nil {
+			s.Counters.Delta = nil
+		}
+		if series != nil && s.Summary == nil {
+			sum := SummarizeSeries(steadySamples(series, s.WarmupSeconds), series.IntervalSeconds)
+			s.Summary = &sum
+		}
+		if series != nil && len(series.LatencyMs) > 0 && s.LatencyMoments == nil {
+			m := MomentsOf(SummarizeSeries(steadyLatency(series, s.WarmupSeconds), series.IntervalSeconds))
+			s.LatencyMoments = &m
+		}
+	}
+}
+
 // Compact derives the compact form of a full document: every step's series
 // is replaced by its summary (computed over the samples after the step's
 // warm-up, unless a summary is already there) and, at the finest resolution
@@ -184,22 +206,7 @@ func Compact(full *Document, opts CompactOptions) (*Document, []byte, error) {
 		return nil, nil, err
 	}
 	c.Form = FormCompact
-	for i := range c.Steps {
-		s, series := &c.Steps[i], full.Steps[i].Series
-		s.EncodedQPS = nil
-		// The per-op values and their divisor give the deltas back.
-		if s.Counters != nil {
-			s.Counters.Delta = nil
-		}
-		if series != nil && s.Summary == nil {
-			sum := SummarizeSeries(steadySamples(series, s.WarmupSeconds), series.IntervalSeconds)
-			s.Summary = &sum
-		}
-		if series != nil && len(series.LatencyMs) > 0 && s.LatencyMoments == nil {
-			m := MomentsOf(SummarizeSeries(steadyLatency(series, s.WarmupSeconds), series.IntervalSeconds))
-			s.LatencyMoments = &m
-		}
-	}
+	summarizeSteps(c, full)
 	base, err := Marshal(c)
 	if err != nil {
 		return nil, nil, err

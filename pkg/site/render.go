@@ -145,13 +145,9 @@ type ackRow struct {
 
 type link struct{ Label, Href string }
 
-// Render writes the index page.
-func Render(w io.Writer, idx *Index, opts RenderOptions) error {
-	seg := opts.Segment
-	if seg == nil {
-		seg = url.PathEscape
-	}
-	runHref := func(run string) string {
+// runLinker links a run's name to its report, "" for a run without one.
+func runLinker(idx *Index, seg func(string) string) func(string) string {
+	return func(run string) string {
 		for _, r := range idx.Runs {
 			if r.Name == run && r.Report {
 				return url.PathEscape(seg(run)) + "/" + ReportFile
@@ -159,7 +155,12 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 		}
 		return ""
 	}
-	bisHref := func(name string) string {
+}
+
+// bisectionLinker links a bisection's name to its report, "" for one
+// without.
+func bisectionLinker(idx *Index, seg func(string) string) func(string) string {
+	return func(name string) string {
 		for _, b := range idx.Bisections {
 			if b.Name == name && b.Report {
 				return BisectionsDir + "/" + url.PathEscape(seg(name)) + "/" + ReportFile
@@ -167,6 +168,15 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 		}
 		return ""
 	}
+}
+
+// Render writes the index page.
+func Render(w io.Writer, idx *Index, opts RenderOptions) error {
+	seg := opts.Segment
+	if seg == nil {
+		seg = url.PathEscape
+	}
+	runHref, bisHref := runLinker(idx, seg), bisectionLinker(idx, seg)
 	p := page{Index: idx, CSS: template.CSS(css), Legend: template.HTML(legendSVG())}
 	if idx.Latest != nil {
 		p.LatestHref = runHref(idx.Latest.Run)
@@ -373,14 +383,13 @@ func seriesChart(idx *Index, si int, runHref func(string) string) string {
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#444"/>`, mL, chartH-mB, chartW-mR, chartH-mB)
 	fmt.Fprintf(&b, `<text x="12" y="%d" font-size="10" fill="#555" transform="rotate(-90 12 %d)" text-anchor="middle">QPS</text>`, (mT+chartH-mB)/2, (mT+chartH-mB)/2)
 	// Levels and noise bands.
-	half := func(i float64) float64 {
-		if n <= 1 {
-			return plotW / 2
-		}
-		return plotW / float64(n-1) / 2
+	// A band reaches half the gap between runs past its first and last run.
+	half := plotW / 2
+	if n > 1 {
+		half = plotW / float64(n-1) / 2
 	}
 	for _, sg := range segs {
-		x0, x1 := x(sg[0])-half(sg[0]), x(sg[1]-1)+half(sg[1])
+		x0, x1 := x(sg[0])-half, x(sg[1]-1)+half
 		x0, x1 = math.Max(x0, float64(mL)), math.Min(x1, float64(chartW-mR))
 		lo, up := sg[2]*(1-2*s.NoiseCV), sg[2]*(1+2*s.NoiseCV)
 		fmt.Fprintf(&b, `<rect class="band" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.12"><title>level %.2f QPS ± 2 × noise (CV %.1f %%): runs inside the band are within noise</title></rect>`,
@@ -388,7 +397,7 @@ func seriesChart(idx *Index, si int, runHref func(string) string) string {
 		fmt.Fprintf(&b, `<line class="level" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-opacity="0.5" stroke-dasharray="5 3"/>`, x0, y(sg[2]), x1, y(sg[2]), colLine)
 	}
 	// The line and the runs.
-	var pts []string
+	pts := make([]string, 0, len(s.Values))
 	for i, v := range s.Values {
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(float64(i)), y(v)))
 	}

@@ -374,7 +374,7 @@ func appendNew(xs []string, ys ...string) []string {
 // segments are the levels of a series between its change points: [start,
 // end) index ranges with their mean.
 func (s Series) segments(cps []ChangePoint) [][3]float64 {
-	var cuts []int
+	cuts := make([]int, 0, len(s.ChangePoints)+1)
 	for _, i := range s.ChangePoints {
 		cuts = append(cuts, cps[i].Index)
 	}

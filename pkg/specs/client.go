@@ -37,7 +37,8 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 
 	// The variant's text goes beside the plan: the agent verifies that the
 	// server runs with it (the config ConfigMap always has the key).
-	items := []corev1.KeyToPath{{Key: plan.ConfigKeyPlan, Path: plan.PlanFile}, {Key: plan.ConfigKeyServer, Path: plan.ServerConfigFile}}
+	items := make([]corev1.KeyToPath, 0, 2+len(run.Spec.Workload.CustomSteps))
+	items = append(items, corev1.KeyToPath{Key: plan.ConfigKeyPlan, Path: plan.PlanFile}, corev1.KeyToPath{Key: plan.ConfigKeyServer, Path: plan.ServerConfigFile})
 	for _, cs := range run.Spec.Workload.CustomSteps {
 		items = append(items, corev1.KeyToPath{Key: CustomScriptKey(cs.Name), Path: path.Join("custom", cs.Name+".lua")})
 	}
@@ -87,7 +88,7 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 						SecurityContext: &corev1.SecurityContext{
 							AllowPrivilegeEscalation: ptr.To(false),
 							ReadOnlyRootFilesystem:   ptr.To(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{dropAll}},
 						},
 					}},
 					Volumes: []corev1.Volume{

@@ -21,6 +21,16 @@ const CollectorPort = 9100
 // CollectorContainer is the collector sidecar's name.
 const CollectorContainer = "collector"
 
+// runVolume is the emptyDir a database server keeps its socket and pid
+// file in (/var/run/postgresql, /run/mysqld).
+const runVolume = "run"
+
+// dropAll is the capability a container drops to start from none.
+const dropAll corev1.Capability = "ALL"
+
+// labelTrue is the value of a boolean label (LabelExclusive).
+const labelTrue = "true"
+
 // collectorResources are small and fixed; requests equal limits so the pod
 // stays Guaranteed when asked to be (the sidecar's fraction of a CPU only
 // keeps it out of the static CPU manager's pinning, which it does not need).
@@ -43,7 +53,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 	args := []string{}
 	var mounts []corev1.VolumeMount
 	volumes := []corev1.Volume{dataVolume(c, attempt), {
-		Name: "run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
+		Name: runVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}},
 	}}
 	mounts = append(mounts, corev1.VolumeMount{Name: DataVolume, MountPath: k.dataDir})
 	if lv := logVolume(c, attempt); lv != nil {
@@ -61,9 +71,9 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 	if db.Engine == dbbenchv1alpha1.EnginePostgres {
 		// The official image's entrypoint passes arguments starting with
 		// "-" to postgres.
-		mounts = append(mounts, corev1.VolumeMount{Name: "run", MountPath: "/var/run/postgresql"})
+		mounts = append(mounts, corev1.VolumeMount{Name: runVolume, MountPath: "/var/run/postgresql"})
 	} else {
-		mounts = append(mounts, corev1.VolumeMount{Name: "run", MountPath: "/run/mysqld"})
+		mounts = append(mounts, corev1.VolumeMount{Name: runVolume, MountPath: "/run/mysqld"})
 	}
 	args = append(args, db.Args...)
 
@@ -94,7 +104,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 		TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		SecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{dropAll}},
 			// The official images write sockets, pid files and init
 			// scratch outside the data directory.
 			ReadOnlyRootFilesystem: ptr.To(false),
@@ -116,7 +126,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 			SecurityContext: &corev1.SecurityContext{
 				AllowPrivilegeEscalation: ptr.To(false),
 				ReadOnlyRootFilesystem:   ptr.To(true),
-				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{dropAll}},
 			},
 			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		}

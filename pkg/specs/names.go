@@ -72,7 +72,7 @@ func attemptLabels(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, role string
 	l := CellLabels(run, c, role)
 	l[dbbenchv1alpha1.LabelAttempt] = fmt.Sprint(attempt)
 	if exclusive(run) {
-		l[dbbenchv1alpha1.LabelExclusive] = "true"
+		l[dbbenchv1alpha1.LabelExclusive] = labelTrue
 	}
 	return l
 }

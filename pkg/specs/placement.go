@@ -27,7 +27,7 @@ func withCellTerms(user *corev1.Affinity, run *dbbenchv1alpha1.BenchmarkRun, c m
 	if exclusive(run) {
 		term := corev1.PodAffinityTerm{
 			LabelSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{dbbenchv1alpha1.LabelExclusive: "true"},
+				MatchLabels: map[string]string{dbbenchv1alpha1.LabelExclusive: labelTrue},
 				MatchExpressions: []metav1.LabelSelectorRequirement{{
 					Key: dbbenchv1alpha1.LabelCell, Operator: metav1.LabelSelectorOpNotIn, Values: []string{c.ObjectBase},
 				}},

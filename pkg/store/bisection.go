@@ -51,7 +51,7 @@ type BisectionObjects struct {
 func (s *Store) UploadBisection(ctx context.Context, b BisectionObjects) ([]Object, error) {
 	key := func(name string) string { return s.layout.BisectionKey(b.Suite, b.Name, name) }
 	if len(b.Summary) == 0 {
-		return nil, &Error{Op: "encode", Bucket: s.bucket, Key: key(ObjectBisectionSummary), Kind: KindPermanent, Err: errEmptySummary}
+		return nil, &Error{Op: opEncode, Bucket: s.bucket, Key: key(ObjectBisectionSummary), Kind: KindPermanent, Err: errEmptySummary}
 	}
 	id := RunIdentity{SchemaVersion: RunIdentitySchemaV1, Name: b.Name, Namespace: b.Namespace, UID: b.UID, Suite: b.Suite}
 	if err := s.claim(ctx, key(ObjectBisectionIdentity), id, "bisection"); err != nil {
@@ -59,8 +59,8 @@ func (s *Store) UploadBisection(ctx context.Context, b BisectionObjects) ([]Obje
 	}
 	var objs []pending
 	if len(b.ReportHTML) > 0 {
-		objs = append(objs, pending{ObjectReport, "text/html; charset=utf-8", b.ReportHTML})
+		objs = append(objs, pending{ObjectReport, contentTypeHTML, b.ReportHTML})
 	}
-	objs = append(objs, pending{ObjectBisectionSummary, "application/json", b.Summary})
+	objs = append(objs, pending{ObjectBisectionSummary, contentTypeJSON, b.Summary})
 	return s.putAll(ctx, objs, key)
 }

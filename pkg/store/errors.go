@@ -14,6 +14,9 @@ import (
 // Kind classifies a store error by what the caller should do about it.
 type Kind int
 
+// opEncode is the Op of an Error from marshalling an object before its put.
+const opEncode = "encode"
+
 const (
 	// KindTransient: the store could not be reached or was briefly unable
 	// to serve (connection refused or reset, timeouts, 5xx, throttling).

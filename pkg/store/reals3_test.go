@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"maps"
 	"net/http"
 	"os"
@@ -30,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/dbbench/dbbench/internal/testutil/versitygw"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 

@@ -226,9 +226,9 @@ func (s *Store) settingsReader(ctx context.Context, suite string) func(run, cell
 func (s *Store) PutAck(ctx context.Context, a triage.Ack) (Object, error) {
 	data, err := triage.MarshalAck(a)
 	if err != nil {
-		return Object{}, &Error{Op: "encode", Bucket: s.bucket, Key: s.layout.AckKey(a.Suite, a.Name), Kind: KindPermanent, Err: err}
+		return Object{}, &Error{Op: opEncode, Bucket: s.bucket, Key: s.layout.AckKey(a.Suite, a.Name), Kind: KindPermanent, Err: err}
 	}
-	return s.Put(ctx, s.layout.AckKey(a.Suite, a.Name), data, "application/json")
+	return s.Put(ctx, s.layout.AckKey(a.Suite, a.Name), data, contentTypeJSON)
 }
 
 // GetAck reads one acknowledgement (ErrNotFound when there is none).
@@ -241,10 +241,10 @@ func (s *Store) GetAck(ctx context.Context, suite, name string) (triage.Ack, err
 func (s *Store) PublishSite(ctx context.Context, suite string, files map[string][]byte) ([]Object, error) {
 	var objs []pending
 	if d, ok := files[site.FileData]; ok {
-		objs = append(objs, pending{ObjectSiteData, "application/json", d})
+		objs = append(objs, pending{ObjectSiteData, contentTypeJSON, d})
 	}
 	if p, ok := files[site.FileIndex]; ok {
-		objs = append(objs, pending{ObjectSiteIndex, "text/html; charset=utf-8", p})
+		objs = append(objs, pending{ObjectSiteIndex, contentTypeHTML, p})
 	}
 	return s.putAll(ctx, objs, func(name string) string { return s.layout.SuiteKey(suite, name) })
 }

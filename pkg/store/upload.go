@@ -9,6 +9,12 @@ import (
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
+// The content types of the objects the store writes.
+const (
+	contentTypeJSON = "application/json"
+	contentTypeHTML = "text/html; charset=utf-8"
+)
+
 // Uploader is what the controller needs to move a run's results out of the
 // cluster; *Store implements it. The contract is an outbox: the caller keeps
 // its in-cluster copy (the results ConfigMap) until a call returns nil, and
@@ -86,14 +92,14 @@ func cellObjects(doc *results.Document, extras CellExtras) ([]pending, error) {
 	if csv, ok := EncodeSeriesCSV(doc); ok {
 		out = append(out, pending{ObjectSeries, "text/csv; charset=utf-8", csv})
 	}
-	out = append(out, pending{ObjectProvenance, "application/json", prov})
+	out = append(out, pending{ObjectProvenance, contentTypeJSON, prov})
 	if len(extras.AgentLog) > 0 {
 		out = append(out, pending{ObjectAgentLog, "text/plain; charset=utf-8", extras.AgentLog})
 	}
 	if len(extras.ServerLog) > 0 {
 		out = append(out, pending{ObjectServerLog, "text/plain; charset=utf-8", extras.ServerLog})
 	}
-	return append(out, pending{ObjectResult, "application/json", result}), nil
+	return append(out, pending{ObjectResult, contentTypeJSON, result}), nil
 }
 
 // UploadCell uploads a cell's full document and its derived objects
@@ -107,7 +113,7 @@ func cellObjects(doc *results.Document, extras CellExtras) ([]pending, error) {
 func (s *Store) UploadCell(ctx context.Context, doc *results.Document, extras CellExtras) ([]Object, error) {
 	objs, err := cellObjects(doc, extras)
 	if err != nil {
-		return nil, &Error{Op: "encode", Bucket: s.bucket, Key: s.layout.CellPrefix(doc.Run.Suite, doc.Run.Name, doc.Cell.Name), Kind: KindPermanent, Err: err}
+		return nil, &Error{Op: opEncode, Bucket: s.bucket, Key: s.layout.CellPrefix(doc.Run.Suite, doc.Run.Name, doc.Cell.Name), Kind: KindPermanent, Err: err}
 	}
 	if err := s.claimRun(ctx, doc.Run); err != nil {
 		return nil, err
@@ -125,19 +131,19 @@ func (s *Store) UploadRun(ctx context.Context, m *results.Manifest, extras RunEx
 	key := s.layout.RunKey(m.Run.Suite, m.Run.Name, ObjectManifest)
 	data, err := marshalManifest(m)
 	if err != nil {
-		return nil, &Error{Op: "encode", Bucket: s.bucket, Key: key, Kind: KindPermanent, Err: err}
+		return nil, &Error{Op: opEncode, Bucket: s.bucket, Key: key, Kind: KindPermanent, Err: err}
 	}
 	if err := s.claimRun(ctx, m.Run); err != nil {
 		return nil, err
 	}
 	var objs []pending
 	if len(extras.ReportHTML) > 0 {
-		objs = append(objs, pending{ObjectReport, "text/html; charset=utf-8", extras.ReportHTML})
+		objs = append(objs, pending{ObjectReport, contentTypeHTML, extras.ReportHTML})
 	}
 	if len(extras.Verdict) > 0 {
-		objs = append(objs, pending{ObjectVerdict, "application/json", extras.Verdict})
+		objs = append(objs, pending{ObjectVerdict, contentTypeJSON, extras.Verdict})
 	}
-	objs = append(objs, pending{ObjectManifest, "application/json", data})
+	objs = append(objs, pending{ObjectManifest, contentTypeJSON, data})
 	return s.putAll(ctx, objs, func(name string) string { return s.layout.RunKey(m.Run.Suite, m.Run.Name, name) })
 }
 
@@ -183,7 +189,7 @@ func (s *Store) claim(ctx context.Context, key string, want RunIdentity, what st
 		if err != nil {
 			return err
 		}
-		_, err = s.Put(ctx, key, b, "application/json")
+		_, err = s.Put(ctx, key, b, contentTypeJSON)
 		return err
 	case err != nil:
 		return err

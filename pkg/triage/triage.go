@@ -216,10 +216,20 @@ func Match(acks []Ack, c Change, order Order) (Ack, bool) {
 	return Ack{}, false
 }
 
+// The values of NotFoundError.What: the part of an acknowledgement the
+// suite does not have.
+const (
+	WhatSuite   = "suite"
+	WhatRun     = "run"
+	WhatCell    = "cell"
+	WhatStep    = "step"
+	WhatThreads = "threads"
+)
+
 // NotFoundError says what an acknowledgement names that the suite does
 // not have.
 type NotFoundError struct {
-	// What is "suite", "run", "cell", "step" or "threads"; Name the value
+	// What is one of the What constants (WhatSuite ...); Name the value
 	// asked for; Run the run a cell, step or threads was looked for in;
 	// Known what there is.
 	What, Name string
@@ -230,9 +240,9 @@ type NotFoundError struct {
 func (e *NotFoundError) Error() string {
 	var msg string
 	switch e.What {
-	case "suite":
+	case WhatSuite:
 		msg = fmt.Sprintf("suite %q has no runs", e.Name)
-	case "run":
+	case WhatRun:
 		msg = fmt.Sprintf("run %q is not a run of suite %q", e.Name, e.Suite)
 	default:
 		msg = fmt.Sprintf("%s %q is not measured by run %q of suite %q", e.What, e.Name, e.Run, e.Suite)
@@ -245,9 +255,9 @@ func (e *NotFoundError) Error() string {
 
 func plural(what string) string {
 	switch what {
-	case "suite":
+	case WhatSuite:
 		return "runs"
-	case "threads":
+	case WhatThreads:
 		return "thread counts there"
 	}
 	return what + "s there"
@@ -271,7 +281,7 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 // step or the thread count, in that order. nil when everything exists.
 func Check(a Ack, runs []*results.Manifest) error {
 	if len(runs) == 0 {
-		return &NotFoundError{What: "suite", Name: a.Suite, Suite: a.Suite}
+		return &NotFoundError{What: WhatSuite, Name: a.Suite, Suite: a.Suite}
 	}
 	var m *results.Manifest
 	names := make([]string, 0, len(runs))
@@ -282,7 +292,7 @@ func Check(a Ack, runs []*results.Manifest) error {
 		}
 	}
 	if m == nil {
-		return &NotFoundError{What: "run", Name: a.Run, Suite: a.Suite, Known: names}
+		return &NotFoundError{What: WhatRun, Name: a.Run, Suite: a.Suite, Known: names}
 	}
 	cells, steps, threads := map[string]bool{}, map[string]bool{}, map[int]bool{}
 	var cellNames []string
@@ -304,10 +314,10 @@ func Check(a Ack, runs []*results.Manifest) error {
 		}
 	}
 	if a.Cell != "" && len(cells) == 0 {
-		return &NotFoundError{What: "cell", Name: a.Cell, Suite: a.Suite, Run: a.Run, Known: cellNames}
+		return &NotFoundError{What: WhatCell, Name: a.Cell, Suite: a.Suite, Run: a.Run, Known: cellNames}
 	}
 	if a.Step != "" && !steps[a.Step] {
-		return &NotFoundError{What: "step", Name: a.Step, Suite: a.Suite, Run: a.Run, Known: sortedKeys(steps)}
+		return &NotFoundError{What: WhatStep, Name: a.Step, Suite: a.Suite, Run: a.Run, Known: sortedKeys(steps)}
 	}
 	if a.Threads != 0 && !threads[a.Threads] {
 		var known []string
@@ -317,7 +327,7 @@ func Check(a Ack, runs []*results.Manifest) error {
 		sort.Slice(known, func(i, j int) bool {
 			return len(known[i]) < len(known[j]) || len(known[i]) == len(known[j]) && known[i] < known[j]
 		})
-		return &NotFoundError{What: "threads", Name: fmt.Sprint(a.Threads), Suite: a.Suite, Run: a.Run, Known: known}
+		return &NotFoundError{What: WhatThreads, Name: fmt.Sprint(a.Threads), Suite: a.Suite, Run: a.Run, Known: known}
 	}
 	return nil
 }

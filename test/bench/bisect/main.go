@@ -488,7 +488,7 @@ func run(ctx context.Context, c config, logPath, agentBin, sysbench string, keep
 }
 
 func casesString(cases []int) string {
-	var s []string
+	s := make([]string, 0, len(cases))
 	for _, v := range cases {
 		s = append(s, caseName(v))
 	}

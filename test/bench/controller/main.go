@@ -566,7 +566,7 @@ func formatMethods(m map[string]int) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var parts []string
+	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}

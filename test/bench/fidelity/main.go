@@ -204,7 +204,7 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 		fatalf("%v", err)
 	}
 
-	var names []string
+	names := make([]string, 0, len(c.steps))
 	for _, s := range c.steps {
 		names = append(names, s.Name)
 	}
@@ -272,7 +272,7 @@ func run(ctx context.Context, c config, jsonOut string, keepWork bool) int {
 // full results document.
 func runAgent(ctx context.Context, c config, pair int, pwFile string, started func(pid int)) (map[string]measure, error) {
 	out := filepath.Join(c.work, fmt.Sprintf("agent-%d", pair+1))
-	var names []string
+	names := make([]string, 0, len(c.steps))
 	for _, s := range c.steps {
 		names = append(names, s.Name)
 	}
@@ -605,7 +605,7 @@ func report(w *os.File, c config, names []string, pairs []pairResult) int {
 		fmt.Fprintf(w, "\n%s\n", n)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "pair\torder\tagent steady\tplain steady\tratio\tagent whole\tplain whole\tratio\t")
-		var rs, rw, rx []float64
+		rs, rw, rx := make([]float64, 0, len(pairs)), make([]float64, 0, len(pairs)), make([]float64, 0, len(pairs))
 		for i, p := range pairs {
 			a, b := p.Agent[n], p.Plain[n]
 			rs = append(rs, a.Steady/b.Steady)

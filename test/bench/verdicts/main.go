@@ -214,7 +214,8 @@ func slowCell(scale int) string { return fmt.Sprintf("S%d", scale) }
 // roundOrder is the cells of round r (0-based): A, the slowed cells, A2,
 // reversed in odd rounds.
 func roundOrder(c config, r int) []string {
-	cells := []string{baseCell}
+	cells := make([]string, 0, 1+len(c.scales)+1)
+	cells = append(cells, baseCell)
 	for _, s := range c.scales {
 		cells = append(cells, slowCell(s))
 	}
@@ -416,7 +417,8 @@ func repeatVerdicts(c config, cells map[string][]runResult, cell string, n int, 
 // repeatVerdict judges cell's runs of the rounds cur against A's runs of
 // the rounds base, at the API's α and Holm, by the rule.
 func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, r rule) (bool, error) {
-	var after, before []*results.Document
+	after := make([]*results.Document, 0, len(cur))
+	before := make([]*results.Document, 0, len(base))
 	for _, j := range cur {
 		after = append(after, cells[cell][j].doc)
 	}
@@ -460,7 +462,7 @@ const designPower = 0.9
 func designRepeats(c config, cells map[string][]runResult, r rule, limit int) int {
 	worst := 0.0
 	for _, step := range c.steps {
-		var xs []float64
+		xs := make([]float64, 0, len(cells[baseCell]))
 		for _, r := range cells[baseCell] {
 			xs = append(xs, qpsOf(r, step))
 		}
@@ -510,7 +512,7 @@ func subsampleRate(c config, cells map[string][]runResult, cell string, n int, r
 }
 
 func sortedKeys(m map[string]bool) []string {
-	var out []string
+	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
@@ -534,7 +536,7 @@ func halfWidths(c config, cells map[string][]runResult, rounds []int) ([]float64
 	var out []float64
 	for _, s := range c.scales {
 		for _, step := range c.steps {
-			var a, b []float64
+			a, b := make([]float64, 0, len(rounds)), make([]float64, 0, len(rounds))
 			for _, r := range rounds {
 				a = append(a, qpsOf(cells[baseCell][r], step))
 				b = append(b, qpsOf(cells[slowCell(s)][r], step))
@@ -570,7 +572,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cell\tnominal\tstep\tratio to A (Fieller 95 %)\tthrottled periods\tmean run wall")
 	all := append([]string{aaCell}, func() []string {
-		var s []string
+		s := make([]string, 0, len(c.scales))
 		for _, v := range c.scales {
 			s = append(s, slowCell(v))
 		}
@@ -600,7 +602,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 			fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%.0f %%\t%.1f s\n", cell, nominal, step, ratio, 100*benchutil.Mean(thr), benchutil.Mean(wall))
 		}
 	}
-	var athr []float64
+	athr := make([]float64, 0, len(cells[baseCell]))
 	for _, r := range cells[baseCell] {
 		athr = append(athr, r.throttled)
 	}
@@ -610,7 +612,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 
 	// Run-to-run CV of A per step.
 	for _, step := range c.steps {
-		var xs []float64
+		xs := make([]float64, 0, len(cells[baseCell]))
 		for _, r := range cells[baseCell] {
 			xs = append(xs, qpsOf(r, step))
 		}
@@ -782,7 +784,7 @@ func goals(w *os.File, c config, cells map[string][]runResult) {
 func modelPower(w *os.File, c config, cells map[string][]runResult) {
 	k := float64(len(c.steps))
 	for _, step := range c.steps {
-		var xs []float64
+		xs := make([]float64, 0, len(cells[baseCell]))
 		for _, r := range cells[baseCell] {
 			xs = append(xs, qpsOf(r, step))
 		}
