@@ -215,19 +215,26 @@ func TestNodeLoss(t *testing.T) {
 	t.Logf("run finished %s after the loss: %s", time.Since(lostAt).Round(time.Second), runSummary(run))
 	requireSucceeded(t, run)
 	cs = run.Status.Cells[0]
-	if cs.Attempts != 2 || run.Status.RetriesUsed != 1 {
-		t.Errorf("cell %s: %d attempts, retriesUsed %d; want 2 and 1", cs.Name, cs.Attempts, run.Status.RetriesUsed)
+	// The loss costs one retry. A later attempt whose client the loaded
+	// machine starved (ClientStarved, the quality gate's infrastructure
+	// failure) may cost one more; then the cell's last reason is that one.
+	extra := int32(0)
+	if cs.Reason == dbbenchv1alpha1.ReasonClientStarved {
+		extra = 1
+	}
+	if cs.Attempts != 2+extra || run.Status.RetriesUsed != 1+extra {
+		t.Errorf("cell %s: %d attempts, retriesUsed %d; want %d and %d", cs.Name, cs.Attempts, run.Status.RetriesUsed, 2+extra, 1+extra)
 	}
 	// The message must name the lost node: no field keeps the node of an
 	// earlier attempt (status.cells[].node is the retry's).
-	if cs.Reason != dbbenchv1alpha1.ReasonNodeLost || !strings.Contains(cs.Message, victim) {
+	if extra == 0 && (cs.Reason != dbbenchv1alpha1.ReasonNodeLost || !strings.Contains(cs.Message, victim)) {
 		t.Errorf("cell %s: reason %q, message %q; want NodeLost naming %s", cs.Name, cs.Reason, cs.Message, victim)
 	}
 	if cs.Node == victim || cs.Node == "" {
 		t.Errorf("cell %s: the retry's database ran on %q, want another node than %s", cs.Name, cs.Node, victim)
 	}
 	doc := resultDocument(t, ns, cs)
-	requireAllSteps(t, run, cs, doc, 2)
+	requireAllSteps(t, run, cs, doc, int(2+extra))
 	requireEvent(t, ns, run.Name, controllers.EventCellRetried)
 
 	// The node comes back: the lost attempt's pods go for good, and the run
@@ -257,8 +264,8 @@ func TestNodeLoss(t *testing.T) {
 	if pods := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelRole: specs.RoleDatabase}); len(pods) > 0 {
 		t.Errorf("database pods after the run ended: %v", podNodes(pods))
 	}
-	if got := resultDocument(t, ns, ac); got.Cell.Attempt != 2 {
-		t.Errorf("the cell's result is attempt %d's, want attempt 2's", got.Cell.Attempt)
+	if got := resultDocument(t, ns, ac); got.Cell.Attempt != int(2+extra) {
+		t.Errorf("the cell's result is attempt %d's, want attempt %d's", got.Cell.Attempt, 2+extra)
 	}
 }
 
