@@ -107,7 +107,7 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		if err := p.createAgentRBAC(ctx, append(matrix.ExpandRounds(p.run, matrix.MaxRounds(p.run)), pairs...)); err != nil {
 			return ctrl.Result{}, err
 		}
-		p.decidePreflight(pairs)
+		p.decidePreflight(pairs, cells)
 		st.StartTime = &metav1.Time{Time: p.now}
 		p.startPrecision()
 		p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))

@@ -164,7 +164,10 @@ func TestPreflightRunsEveryPairBeforeAnyCell(t *testing.T) {
 		failing map[string]pairFailed
 	}{
 		{name: "every pair passes, one at a time", maxParallel: 1, play: []pairPlay{pairPasses, pairPasses}},
-		{name: "every pair passes, side by side", maxParallel: 4, play: []pairPlay{pairPasses, pairPasses}},
+		// Three slots: the pairs side by side, while the four cells would
+		// come in two waves (with four, every cell starts at once and the
+		// pre-flight is skipped: TestPreflightSkipped).
+		{name: "every pair passes, side by side", maxParallel: 3, play: []pairPlay{pairPasses, pairPasses}},
 		{
 			name: "a server refuses its variant", maxParallel: 2,
 			play:    []pairPlay{pairPasses, serverRejectsVariant},
@@ -395,6 +398,13 @@ func TestPreflightSkipped(t *testing.T) {
 				return r
 			},
 			want: dbbenchv1alpha1.PreflightSinglePair, cellPods: 2,
+		},
+		{
+			name: "every cell starts at once",
+			run: func(ns string) *dbbenchv1alpha1.BenchmarkRun {
+				return preflightRun(ns, "atonce", 4)
+			},
+			want: dbbenchv1alpha1.PreflightAllCellsAtOnce, cellPods: 4,
 		},
 	}
 	for _, tt := range tests {

@@ -110,7 +110,10 @@ type PreflightSpec struct {
 	// with the condition PreflightPassed=False naming every failing pair and
 	// the server's error lines, and no cell starts. It costs one server
 	// start per pair; a run of a single pair skips it, since its first cell
-	// makes the same checks before its load. false starts the cells at once.
+	// makes the same checks before its load, and so does a run whose cells
+	// all start at once (no more cells than placement.maxParallelCells),
+	// where a bad pair then fails its own cells while the others run.
+	// false starts the cells at once.
 	// +kubebuilder:default=true
 	// +optional
 	Enabled *bool `json:"enabled,omitempty"`
@@ -1277,7 +1280,7 @@ const (
 )
 
 // PreflightSkipReason says why a run made no pre-flight.
-// +kubebuilder:validation:Enum=Disabled;SinglePair
+// +kubebuilder:validation:Enum=Disabled;SinglePair;AllCellsAtOnce
 type PreflightSkipReason string
 
 const (
@@ -1286,6 +1289,11 @@ const (
 	// PreflightSinglePair: the run has one (database, version, config)
 	// pair, whose first cell checks the same before its load.
 	PreflightSinglePair PreflightSkipReason = "SinglePair"
+	// PreflightAllCellsAtOnce: placement.maxParallelCells lets every cell
+	// start at once, so each pair's first cell checks its settings before
+	// its load at the moment a pre-flight would, and a bad pair fails only
+	// its own cells instead of the run.
+	PreflightAllCellsAtOnce PreflightSkipReason = "AllCellsAtOnce"
 )
 
 // PreflightStatus is the state of a run's pre-flight.

@@ -36,6 +36,9 @@ func TestPreflightStopsAMisspeltVariant(t *testing.T) {
 	run.Spec.Databases[0].Configs = append(run.Spec.Databases[0].Configs, dbbenchv1alpha1.ConfigVariant{
 		Name: "typo", Inline: ptr.To("[mysqld]\ninnodb_bufer_pool_size=64M\n"),
 	})
+	// Two repeats: four cells for two slots, so the cells would come in
+	// waves and the pre-flight runs (with every cell at once it is skipped).
+	run.Spec.Workload.Repeats = 2
 	createRun(t, run)
 	start := time.Now()
 	run = waitForRunFinished(t, ns, run.Name, preflightTimeout)
