@@ -14,6 +14,7 @@ package attribution
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -182,6 +183,29 @@ type Attribution struct {
 	// EnvironmentOnly is true when the environment changed and the build
 	// did not: see Attribute for the rule.
 	EnvironmentOnly bool `json:"environmentOnly,omitempty"`
+}
+
+// WithoutReturns drops the environment changes whose new value one of the
+// earlier snapshots (the runs before the compared "before" side) already
+// had. Between consecutive runs, a property that rotates (cells placed on
+// either of two nodes, night after night) changes every run; marking each
+// would bury the change that matters, a value the series has not seen.
+// The build's changes stay: a build going back is news.
+func (a Attribution) WithoutReturns(earlier []Snapshot) Attribution {
+	if len(earlier) == 0 || len(a.Environment) == 0 {
+		return a
+	}
+	kept := a.Environment[:0:0]
+	for _, c := range a.Environment {
+		if !slices.ContainsFunc(earlier, func(s Snapshot) bool { return c.After != "" && s.value(c.Field) == c.After }) {
+			kept = append(kept, c)
+		}
+	}
+	a.Environment = kept
+	if len(kept) == 0 {
+		a.EnvironmentOnly = false
+	}
+	return a
 }
 
 // CoincidesWith is "kernel 6.1 → 6.6, node a → b", or "".

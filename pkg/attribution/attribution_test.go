@@ -97,6 +97,41 @@ func TestAttribute(t *testing.T) {
 	}
 }
 
+func TestWithoutReturns(t *testing.T) {
+	nodeChange := Attribution{Environment: []Change{{FieldNode, "node-1", "node-2"}}, EnvironmentOnly: true}
+	tests := []struct {
+		name    string
+		a       Attribution
+		earlier []Snapshot
+		want    Attribution
+	}{
+		{"no earlier runs: kept", nodeChange, nil, nodeChange},
+		{"a node new to the series: kept", nodeChange, runs(3, "a"), nodeChange},
+		{"nodes taking turns: dropped", nodeChange, []Snapshot{snap("a", node("node-2")), snap("a")}, Attribution{}},
+		{"only the returning field goes",
+			Attribution{Environment: []Change{{FieldNode, "node-1", "node-2"}, {FieldKernel, "6.1.0", "6.6.0"}}, EnvironmentOnly: true},
+			[]Snapshot{snap("a", node("node-2"))},
+			Attribution{Environment: []Change{{FieldKernel, "6.1.0", "6.6.0"}}, EnvironmentOnly: true}},
+		{"a build going back is still named",
+			Attribution{Build: []Change{{FieldImage, "mariadb:11.5", "mariadb:11.4"}}},
+			runs(2, "a"),
+			Attribution{Build: []Change{{FieldImage, "mariadb:11.5", "mariadb:11.4"}}}},
+		{"named settings are not looked up as fields",
+			Attribution{Environment: []Change{{"setting log_bin", "OFF", "ON"}}, EnvironmentOnly: true},
+			runs(2, "a", settings("s2", map[string]string{"log_bin": "ON"})),
+			Attribution{Environment: []Change{{"setting log_bin", "OFF", "ON"}}, EnvironmentOnly: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, tt.a.WithoutReturns(tt.earlier), cmp.Comparer(func(a, b []Change) bool {
+				return len(a) == len(b) && (len(a) == 0 || cmp.Equal(a, b))
+			})); d != "" {
+				t.Errorf("WithoutReturns (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 func TestSettingChangesBounded(t *testing.T) {
 	before, after := map[string]string{}, map[string]string{}
 	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {

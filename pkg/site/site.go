@@ -236,7 +236,10 @@ func Build(in Input, opts Options) (*Index, error) {
 			if snaps[i] == nil || snaps[i-1] == nil {
 				continue
 			}
-			a := attribution.Attribute([]attribution.Snapshot{*snaps[i-1]}, []attribution.Snapshot{*snaps[i]})
+			// A value one of the few runs before had (nodes taking turns)
+			// is not marked: only a value new to the series is.
+			a := attribution.Attribute([]attribution.Snapshot{*snaps[i-1]}, []attribution.Snapshot{*snaps[i]}).
+				WithoutReturns(earlierSnapshots(snaps[:i-1]))
 			if len(a.Environment) > 0 || len(a.Build) > 0 {
 				s.EnvironmentChanges = append(s.EnvironmentChanges, EnvironmentChange{Index: i, Run: hs.Runs[i], Environment: a.Environment, Build: a.Build})
 			}
@@ -340,6 +343,18 @@ func snapshots(hs analysis.HistorySeries, byName map[string]*results.Manifest, s
 			s.Settings = settings(r, c.Name)
 		}
 		out[i] = &s
+	}
+	return out
+}
+
+// earlierSnapshots are the recorded snapshots among the last
+// attribution.Side of snaps.
+func earlierSnapshots(snaps []*attribution.Snapshot) []attribution.Snapshot {
+	var out []attribution.Snapshot
+	for _, s := range snaps[max(0, len(snaps)-attribution.Side):] {
+		if s != nil {
+			out = append(out, *s)
+		}
 	}
 	return out
 }

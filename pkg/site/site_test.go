@@ -141,6 +141,45 @@ func TestBuildFindsAndTriagesTheChanges(t *testing.T) {
 	}
 }
 
+// Nodes taking turns night after night are marked once, when the second
+// node first appears; a kernel new to the series is marked where it came.
+func TestEnvironmentMarksSkipReturningValues(t *testing.T) {
+	in := fixtureInput()
+	for i, m := range in.Runs {
+		env := *m.Cells[0].Environment
+		if i%2 == 1 {
+			env.Node = "node-2"
+		}
+		if i >= 7 {
+			env.Kernel = "6.12.0-1-amd64"
+		}
+		m.Cells[0].Environment = &env
+	}
+	idx, err := Build(in, Options{Now: t0.Add(240 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []string
+	for _, s := range idx.Series {
+		if s.Step != "point-query" {
+			continue
+		}
+		for _, e := range s.EnvironmentChanges {
+			for _, c := range e.Environment {
+				marks = append(marks, fmt.Sprintf("%s %s→%s@%s", c.Field, c.Before, c.After, e.Run))
+			}
+		}
+	}
+	want := []string{
+		"node node-1→node-2@night-2",
+		"image digest " + digestT2 + "→" + digestT3 + "@night-4",
+		"kernel 6.1.0-40-amd64→6.12.0-1-amd64@night-8",
+	}
+	if d := cmp.Diff(want, marks); d != "" {
+		t.Errorf("environment marks (-want +got):\n%s", d)
+	}
+}
+
 func TestBuildOptions(t *testing.T) {
 	in := fixtureInput()
 	tests := []struct {
