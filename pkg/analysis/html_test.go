@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -135,7 +134,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if n := strings.Count(dom, `class="bar"`); n < 100 {
 		t.Errorf("dumped DOM has %d bars", n)
 	}
-	screenshotPainted(t, run, dir)
+	screenshotPainted(t, dir, "report.html", "1200,1600")
 }
 
 // chromiumOn writes page to a temporary directory as name (and to
@@ -161,24 +160,16 @@ func chromiumOn(t *testing.T, name, page, size string) (run func(extra ...string
 	}, dir
 }
 
-// screenshotPainted has headless Chromium (run) take a screenshot into dir
-// (kept at $DBBENCH_PNG_OUT when set) and checks it was painted.
-func screenshotPainted(t *testing.T, run func(...string) []byte, dir string) {
+// screenshotPainted has headless Chromium take a screenshot of the page
+// name in dir, with a window of size (kept at $DBBENCH_PNG_OUT when set),
+// and checks it was painted.
+func screenshotPainted(t *testing.T, dir, name, size string) {
 	t.Helper()
 	shot := filepath.Join(dir, "out.png")
-	run("--screenshot=" + shot)
+	img := chromium.Screenshot(t, filepath.Join(dir, name), size, shot)
 	if out := os.Getenv("DBBENCH_PNG_OUT"); out != "" {
 		data, _ := os.ReadFile(shot)
 		_ = os.WriteFile(out, data, 0o644)
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
 	}
 	checkPainted(t, img)
 }

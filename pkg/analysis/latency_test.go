@@ -217,5 +217,5 @@ func TestLatencyHTMLInChromium(t *testing.T) {
 	if n := strings.Count(dom, `class="line"`); n < 8 {
 		t.Errorf("dumped DOM has %d lines", n)
 	}
-	screenshotPainted(t, run, dir)
+	screenshotPainted(t, dir, "latency.html", "1200,2400")
 }
