@@ -312,7 +312,7 @@ func (a *Agent) initDocument() {
 		Form:          results.FormFull,
 		Run:           results.Run{Name: p.Run.Name, Namespace: p.Run.Namespace, UID: p.Run.UID, Suite: p.Run.Suite},
 		Cell: results.Cell{Name: p.Cell.Name, Database: p.Cell.Database, Engine: string(p.Server.Engine), Version: version,
-			Config: p.Cell.Config, Repeat: p.Cell.Repeat, Attempt: max(p.Cell.Attempt, 1)},
+			Config: p.Cell.Config, Repeat: p.Cell.Repeat, Attempt: max(p.Cell.Attempt, 1), Block: p.Cell.Block},
 		StartedAt: time.Now().UTC(),
 		Status:    results.Status{Outcome: results.OutcomeRunning},
 		Steps:     []results.StepResult{},

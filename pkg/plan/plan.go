@@ -179,6 +179,8 @@ type Cell struct {
 	Repeat   int    `json:"repeat"`
 	Attempt  int    `json:"attempt"`
 	Image    string `json:"image,omitempty"`
+	// Block is the cell's block (spec.placement.blocks), 0 when unblocked.
+	Block int `json:"block,omitempty"`
 }
 
 // Server says how to reach the database (the host comes from EnvHost).

@@ -74,6 +74,10 @@ type Cell struct {
 	// Attempt numbers infrastructure retries of this repeat from 1; only the
 	// last attempt's document is normally kept.
 	Attempt int `json:"attempt"`
+	// Block numbers the block the cell ran in from 1 (0: not blocked).
+	// The cells of one block ran one after another on one node
+	// (spec.placement.blocks), so comparisons pair them block by block.
+	Block int `json:"block,omitempty"`
 }
 
 // Outcome is a cell's end state.
