@@ -149,10 +149,14 @@ func (p *runPass) collectorImage() string {
 	return specs.AgentImage(p.run, p.r.AgentImage)
 }
 
-// databasePod builds a cell's database pod, pulling its image through the
-// operator's database image registry when one is set.
+// databasePod builds a cell's database pod, pinned to its block's node in
+// a blocked run (runPass.pins), pulling its image through the operator's
+// database image registry when one is set.
 func (p *runPass) databasePod(c matrix.Cell, attempt int32) *corev1.Pod {
 	pod := specs.DatabasePod(p.run, c, attempt, hasConfig(c), p.collectorImage())
+	if node := p.pins[c.Name]; node != "" {
+		specs.PinToNode(pod, node)
+	}
 	for i := range pod.Spec.Containers {
 		if pod.Spec.Containers[i].Name == specs.DatabaseContainer {
 			pod.Spec.Containers[i].Image = specs.MirrorImage(pod.Spec.Containers[i].Image, p.r.DatabaseImageRegistry)

@@ -45,6 +45,9 @@ type runPass struct {
 	// acks are the suite's acknowledgements the verdict honours
 	// (verdictHistory reads them).
 	acks []triage.Ack
+	// pins are the nodes a blocked run's database pods are pinned to, by
+	// cell name (blockSchedule), for the pass.
+	pins map[string]string
 }
 
 // children indexes a run's child objects by name.
@@ -182,7 +185,14 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 	for i, t := range targets {
 		p.adoptAttempts(t, &st.Cells[i])
 	}
-	if name, err := p.stepCells(ctx, targets, st.Cells); err != nil {
+	wait, pins := blockSchedule(cells, st.Cells)
+	p.pins = make(map[string]string, len(pins))
+	for i, n := range pins {
+		if n != "" {
+			p.pins[cells[i].Name] = n
+		}
+	}
+	if name, err := p.stepCells(ctx, targets, st.Cells, wait); err != nil {
 		// Keep what this pass changed; the error requeues the run.
 		p.summarize()
 		return fmt.Errorf("cell %s: %w", name, err)
@@ -194,12 +204,14 @@ func (p *runPass) advance(ctx context.Context, cells []matrix.Cell) error {
 // step: pending ones start while fewer than placement.maxParallelCells are
 // starting or running, running ones are followed and ended ones release
 // their nodes. The measured cells and the pre-flight pairs go through it
-// alike. It stops at the first cell whose step fails and returns its name.
-func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses []dbbenchv1alpha1.CellStatus) (string, error) {
-	active := 0
+// alike. A pending cell whose wait is true (a blocked run's cell whose turn
+// in its block has not come: blockSchedule) does not start; wait may be nil.
+// It stops at the first cell whose step fails and returns its name.
+func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses []dbbenchv1alpha1.CellStatus, wait []bool) (string, error) {
+	running := 0
 	for i := range statuses {
-		if ph := statuses[i].Phase; ph == dbbenchv1alpha1.CellStarting || ph == dbbenchv1alpha1.CellRunning {
-			active++
+		if active(statuses[i].Phase) {
+			running++
 		}
 	}
 	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
@@ -208,10 +220,10 @@ func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses 
 		var err error
 		switch cs.Phase {
 		case dbbenchv1alpha1.CellPending:
-			if active >= maxParallel {
+			if running >= maxParallel || (wait != nil && wait[i]) {
 				continue
 			}
-			active++
+			running++
 			err = t.start(ctx, cs)
 		case dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellRunning:
 			err = t.progress(ctx, cs)

@@ -38,23 +38,42 @@ const preflightMessageLimit = 1500
 // where the pre-flight would); there the pre-flight would only double the
 // server starts (in `make bench-controller`, 16.9 API writes per cell
 // against 9.3) and delay every cell by one server start.
-func preflightSkipReason(enabled bool, pairs, cells int, maxParallelCells int32) dbbenchv1alpha1.PreflightSkipReason {
+//
+// firstWave is how many cells start at once: up to maxParallelCells, and in
+// a blocked run one per block.
+func preflightSkipReason(enabled bool, pairs, cells, firstWave int) dbbenchv1alpha1.PreflightSkipReason {
 	switch {
 	case !enabled:
 		return dbbenchv1alpha1.PreflightDisabled
 	case pairs < 2:
 		return dbbenchv1alpha1.PreflightSinglePair
-	case cells <= int(maxParallelCells):
+	case cells <= firstWave:
 		return dbbenchv1alpha1.PreflightAllCellsAtOnce
 	}
 	return ""
+}
+
+// firstWave is how many of cells start at once (preflightSkipReason).
+func firstWave(cells []matrix.Cell, maxParallelCells int32) int {
+	n := len(cells)
+	blocks := map[int32]bool{}
+	for _, c := range cells {
+		if c.Block > 0 {
+			blocks[c.Block] = true
+		}
+	}
+	if len(blocks) > 0 {
+		n = len(blocks)
+	}
+	return min(n, max(int(maxParallelCells), 1))
 }
 
 // decidePreflight records, on the run's first pass, whether it makes a
 // pre-flight (preflightSkipReason).
 func (p *runPass) decidePreflight(pairs, cells []matrix.Cell) {
 	st := &p.run.Status
-	if why := preflightSkipReason(p.run.Spec.Preflight.IsEnabled(), len(pairs), len(cells), p.run.Spec.Placement.MaxParallelCells); why != "" {
+	wave := firstWave(cells, p.run.Spec.Placement.MaxParallelCells)
+	if why := preflightSkipReason(p.run.Spec.Preflight.IsEnabled(), len(pairs), len(cells), wave); why != "" {
 		st.Preflight = &dbbenchv1alpha1.PreflightStatus{Phase: dbbenchv1alpha1.PreflightSkipped, SkipReason: why}
 		return
 	}
@@ -91,7 +110,7 @@ func (p *runPass) progressPreflight(ctx context.Context, pairs []matrix.Cell) er
 	for i, t := range targets {
 		p.adoptAttempts(t, &pf.Pairs[i])
 	}
-	if name, err := p.stepCells(ctx, targets, pf.Pairs); err != nil {
+	if name, err := p.stepCells(ctx, targets, pf.Pairs, nil); err != nil {
 		return fmt.Errorf("pre-flight of %s: %w", name, err)
 	}
 

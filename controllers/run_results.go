@@ -69,6 +69,7 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 			Cell: results.Cell{
 				Name: c.Name, Database: c.Database.Name, Engine: string(c.Database.Engine),
 				Version: c.Version, Config: c.Config.Name, Repeat: int(c.Repeat), Attempt: int(cs.Attempts),
+				Block: int(c.Block),
 			},
 			Phase: string(cs.Phase),
 		}

@@ -747,6 +747,19 @@ const (
 	ClientAnyNode ClientNodePolicy = "Any"
 )
 
+// BlockPolicy says whether a run's cells run in blocks.
+// +kubebuilder:validation:Enum=None;Repeats
+type BlockPolicy string
+
+const (
+	// BlocksNone places every cell on its own, wherever the scheduler puts
+	// it.
+	BlocksNone BlockPolicy = "None"
+	// BlocksRepeats makes each repeat of the matrix a block: its cells run
+	// one after another on one node, and different blocks side by side.
+	BlocksRepeats BlockPolicy = "Repeats"
+)
+
 // QoSClass is the pods' Kubernetes QoS class.
 // +kubebuilder:validation:Enum=Guaranteed;Burstable
 type QoSClass string
@@ -795,7 +808,24 @@ type PlacementSpec struct {
 	// +kubebuilder:validation:Maximum=64
 	// +optional
 	MaxParallelCells int32 `json:"maxParallelCells,omitempty"`
+
+	// blocks Repeats runs each repeat of the matrix as a block: the
+	// block's cells (every database, version and config variant of that
+	// repeat) run one after another on one node, the node the block's
+	// first cell was scheduled on, in matrix order in odd repeats and
+	// reversed in even ones; different blocks run side by side, up to
+	// maxParallelCells, on the nodes the scheduler gives them (with
+	// exclusiveNodes, different nodes). Reports then compare each cell with
+	// the base cell of its own block, so a node's speed and the time of day
+	// cancel instead of adding to the noise. None (the default) places
+	// every cell on its own.
+	// +kubebuilder:default=None
+	// +optional
+	Blocks BlockPolicy `json:"blocks,omitempty"`
 }
+
+// Blocked reports whether the run's cells run in blocks.
+func (p PlacementSpec) Blocked() bool { return p.Blocks == BlocksRepeats }
 
 // PodPlacement holds the scheduling constraints of one kind of pod.
 type PodPlacement struct {

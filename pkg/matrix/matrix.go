@@ -37,6 +37,9 @@ type Cell struct {
 	Version  string
 	// Repeat is 1-based.
 	Repeat int32
+	// Block is the block the cell runs in (spec.placement.blocks: its
+	// repeat), 0 when the run is not blocked.
+	Block int32
 	// Image is the database image with {version} substituted.
 	Image string
 	// Preflight marks the pre-flight check of a (database, version, config)
@@ -59,9 +62,10 @@ func DefaultImage(e dbbenchv1alpha1.Engine) string {
 // spread over the run's duration instead of running back to back (drift in
 // the environment then shows as spread rather than as a difference between
 // versions); then databases, versions and config variants in spec order.
-// With workload.precision every second round runs in the reverse order
-// (A B C, C B A, ...), so that a linear drift adds the same to every
-// combination's mean over each pair of rounds and cancels in their ratios.
+// With workload.precision or placement.blocks every second round runs in
+// the reverse order (A B C, C B A, ...), so that a linear drift adds the
+// same to every combination's mean over each pair of rounds and cancels in
+// their ratios; a blocked run's block runs its cells in this order.
 func Expand(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
 	return ExpandRounds(run, Rounds(run))
 }
@@ -70,9 +74,13 @@ func Expand(run *dbbenchv1alpha1.BenchmarkRun) []Cell {
 // Expand's order.
 func ExpandRounds(run *dbbenchv1alpha1.BenchmarkRun, rounds int32) []Cell {
 	rounds = max(rounds, 1)
-	reverse := run.Spec.Workload.Precision != nil
+	reverse := run.Spec.Workload.Precision != nil || run.Spec.Placement.Blocked()
+	var block int32
 	var cells []Cell
 	for rep := int32(1); rep <= rounds; rep++ {
+		if run.Spec.Placement.Blocked() {
+			block = rep
+		}
 		var round []Cell
 		for i := range run.Spec.Databases {
 			db := &run.Spec.Databases[i]
@@ -95,6 +103,7 @@ func ExpandRounds(run *dbbenchv1alpha1.BenchmarkRun, rounds int32) []Cell {
 						Config:      cfg,
 						Version:     version,
 						Repeat:      rep,
+						Block:       block,
 						Image:       strings.ReplaceAll(image, "{version}", version),
 					})
 				}

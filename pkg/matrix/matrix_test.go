@@ -150,6 +150,34 @@ func TestExpandAdaptiveRounds(t *testing.T) {
 	}
 }
 
+// A blocked run's blocks are its repeats, every second one reversed, so
+// that each block runs its cells in the order its scheduler follows.
+func TestExpandBlocks(t *testing.T) {
+	r := run("r", 3, db("pg", "postgres", []string{"16", "17", "18"}))
+	r.Spec.Placement.Blocks = dbbenchv1alpha1.BlocksRepeats
+	var got []string
+	for _, c := range Expand(r) {
+		got = append(got, fmt.Sprintf("%s/b%d", c.Name, c.Block))
+	}
+	want := []string{
+		"pg-16-default-r1/b1", "pg-17-default-r1/b1", "pg-18-default-r1/b1",
+		"pg-18-default-r2/b2", "pg-17-default-r2/b2", "pg-16-default-r2/b2",
+		"pg-16-default-r3/b3", "pg-17-default-r3/b3", "pg-18-default-r3/b3",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("blocked cells (-want +got):\n%s", d)
+	}
+	r.Spec.Placement.Blocks = dbbenchv1alpha1.BlocksNone
+	for _, c := range Expand(r) {
+		if c.Block != 0 {
+			t.Errorf("unblocked run: cell %s in block %d", c.Name, c.Block)
+		}
+	}
+	if got := BaselineName(r); got != "pg-16-default-r1" {
+		t.Errorf("baseline %q", got)
+	}
+}
+
 func TestObjectBaseIsAShortUniqueDNSLabel(t *testing.T) {
 	seen := map[string]string{}
 	longRun := strings.Repeat("nightly-regression-suite-", 3)

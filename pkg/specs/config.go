@@ -93,6 +93,7 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 		Cell: plan.Cell{
 			Name: c.Name, Database: c.Database.Name, Engine: plan.Engine(c.Database.Engine),
 			Version: c.Version, Config: c.Config.Name, Repeat: int(c.Repeat), Attempt: int(attempt), Image: c.Image,
+			Block: int(c.Block),
 		},
 		Server: plan.Server{
 			Engine: plan.Engine(c.Database.Engine), Port: int(Port(c.Database.Engine)), Database: DatabaseName,

@@ -65,6 +65,38 @@ func withCellTerms(user *corev1.Affinity, run *dbbenchv1alpha1.BenchmarkRun, c m
 	return a
 }
 
+// nodeNameField is the node field a node affinity can match on: the
+// node's name, which (unlike the hostname label) always exists.
+const nodeNameField = "metadata.name"
+
+// PinToNode makes node the only node pod may be scheduled on (a blocked
+// run's cells after its block's first: spec.placement.blocks). The
+// requirement is ANDed into every required node selector term the pod has
+// (the terms are ORed, so each must carry it), or is the only term. The
+// rest of the pod's affinity stays: on a node the rest forbids, the pod
+// stays Pending, and the cell fails DatabaseNotReady as any unschedulable
+// cell does.
+func PinToNode(pod *corev1.Pod, node string) {
+	req := corev1.NodeSelectorRequirement{Key: nodeNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}
+	if pod.Spec.Affinity == nil {
+		pod.Spec.Affinity = &corev1.Affinity{}
+	}
+	a := pod.Spec.Affinity
+	if a.NodeAffinity == nil {
+		a.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	if a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{}
+	}
+	sel := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	if len(sel.NodeSelectorTerms) == 0 {
+		sel.NodeSelectorTerms = []corev1.NodeSelectorTerm{{}}
+	}
+	for i := range sel.NodeSelectorTerms {
+		sel.NodeSelectorTerms[i].MatchFields = append(sel.NodeSelectorTerms[i].MatchFields, req)
+	}
+}
+
 func ensureAnti(p *corev1.PodAntiAffinity) *corev1.PodAntiAffinity {
 	if p == nil {
 		return &corev1.PodAntiAffinity{}

@@ -232,6 +232,50 @@ func TestClientPlacement(t *testing.T) {
 	}
 }
 
+func TestPinToNode(t *testing.T) {
+	pin := corev1.NodeSelectorRequirement{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"node-b"}}
+	ssd := corev1.NodeSelectorRequirement{Key: "disk", Operator: corev1.NodeSelectorOpIn, Values: []string{"ssd"}}
+	zone := corev1.NodeSelectorRequirement{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}
+	tests := []struct {
+		name string
+		user *corev1.Affinity
+		want []corev1.NodeSelectorTerm
+	}{
+		{"no affinity of the user's: one term", nil, []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{pin}}}},
+		{"each of the user's ORed terms gets the pin",
+			&corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+				NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{ssd}}, {MatchExpressions: []corev1.NodeSelectorRequirement{zone}}}}}},
+			[]corev1.NodeSelectorTerm{
+				{MatchExpressions: []corev1.NodeSelectorRequirement{ssd}, MatchFields: []corev1.NodeSelectorRequirement{pin}},
+				{MatchExpressions: []corev1.NodeSelectorRequirement{zone}, MatchFields: []corev1.NodeSelectorRequirement{pin}},
+			}},
+		{"a preferred-only node affinity gains a required term",
+			&corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.PreferredSchedulingTerm{{Weight: 1, Preference: corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{ssd}}}}}},
+			[]corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{pin}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) {
+				r.Spec.Placement.ExclusiveNodes = ptr.To(false)
+				r.Spec.Placement.Database.Affinity = tt.user
+			})
+			var before *corev1.Affinity
+			if tt.user != nil {
+				before = tt.user.DeepCopy()
+			}
+			pod := DatabasePod(run, cell, 1, false, "")
+			PinToNode(pod, "node-b")
+			got := pod.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("required node selector terms (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(before, run.Spec.Placement.Database.Affinity); d != "" {
+				t.Errorf("PinToNode changed the run's spec (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
 func TestNodeLossTolerations(t *testing.T) {
 	short := func(key string) corev1.Toleration {
 		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(NodeLossTolerationSeconds)}
