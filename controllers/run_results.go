@@ -77,7 +77,9 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 			if raw, ok := cm.Data[plan.ResultKeyDocument]; ok {
 				if doc, err := results.Unmarshal([]byte(raw)); err == nil {
 					entry = results.NewManifestCell(doc, string(cs.Phase), cmName, p.cellObjectKey(c.Name))
-					entry.Name = c.Name
+					// The controller placed the cell: its block is the
+					// controller's to say, whatever agent wrote the document.
+					entry.Name, entry.Block = c.Name, int(c.Block)
 				} else {
 					p.log.Info("Skipped an unreadable results document", "cell", c.Name, "configMap", cmName, "error", err.Error())
 				}
