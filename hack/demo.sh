@@ -103,12 +103,12 @@ if [ "${CLUSTER}" = local ] && [ "${DEMO_S3:-1}" != 0 ]; then
 		"${S3_ENDPOINT}" "${S3_BUCKET}" "${S3_PREFIX}")
 	log "the run uploads to s3://${S3_BUCKET}/${S3_PREFIX} at ${S3_ENDPOINT}"
 fi
-# On a one-node cluster (NODES=1, a plain kind cluster) the client cannot be
-# on another node: each client goes beside its database, one cell at a time.
+# On a one-node cluster (NODES=1, a plain kind cluster) the two blocks
+# cannot have a node each: one block at a time.
 spec=$(cat config/samples/benchmarkrun_demo.yaml)
 if [ "$("${KUBECTL}" get nodes --no-headers | wc -l)" -lt 2 ]; then
-	log "one node: each client beside its database, one cell at a time"
-	spec=$(sed -e 's/clientNode: OtherNode/clientNode: SameNode/' -e 's/maxParallelCells: 2/maxParallelCells: 1/' <<<"${spec}")
+	log "one node: one block at a time"
+	spec=$(sed -e 's/maxParallelCells: 2/maxParallelCells: 1/' <<<"${spec}")
 fi
 [ -z "${s3}" ] || spec="${spec}"$'\n'"${s3}"
 "${KUBECTL}" -n "${NS}" apply -f - <<<"${spec}" >&2

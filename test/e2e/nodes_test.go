@@ -72,6 +72,56 @@ func TestCellsOnRealNodes(t *testing.T) {
 	}
 }
 
+// TestBlocksOnRealNodes: two versions, two repeats, placement.blocks
+// Repeats on exclusive nodes: each repeat is a block whose two cells run
+// one after the other on one real node (the second pinned to the first's
+// node), block 2 in reverse order, and the results documents carry the
+// blocks.
+func TestBlocksOnRealNodes(t *testing.T) {
+	t.Parallel()
+	realWorkers(t, 2)
+	ns := newNamespace(t, "blocks")
+	run := smallRun(ns, "blocks", "10.11", "11.8")
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Workload.Threads = []int32{1}
+	run.Spec.Workload.Repeats = 2
+	run.Spec.Placement.Blocks = dbbenchv1alpha1.BlocksRepeats
+	run.Spec.Placement.ExclusiveNodes = ptr.To(true)
+	run.Spec.Placement.MaxParallelCells = 2
+	createRun(t, run)
+	run = waitForRunFinished(t, ns, run.Name, runTimeout)
+	requireSucceeded(t, run)
+
+	// In matrix order: block 1 forward, block 2 reversed.
+	order := map[int32][]string{
+		1: {"mariadb-10.11-small-r1", "mariadb-11.8-small-r1"},
+		2: {"mariadb-11.8-small-r2", "mariadb-10.11-small-r2"},
+	}
+	byName := map[string]dbbenchv1alpha1.CellStatus{}
+	for _, cs := range run.Status.Cells {
+		byName[cs.Name] = cs
+		doc := resultDocument(t, ns, cs)
+		if doc.Cell.Block != int(cs.Repeat) {
+			t.Errorf("cell %s: document block %d, want %d", cs.Name, doc.Cell.Block, cs.Repeat)
+		}
+		t.Logf("cell %s (block %d): database on %s, %s → %s", cs.Name, cs.Repeat, cs.Node,
+			cs.StartTime.Format(time.TimeOnly), cs.CompletionTime.Format(time.TimeOnly))
+	}
+	for b, names := range order {
+		first, second := byName[names[0]], byName[names[1]]
+		if first.Name == "" || second.Name == "" {
+			t.Fatalf("block %d: cells %v not in the status %s", b, names, runSummary(run))
+		}
+		if first.Node == "" || first.Node != second.Node {
+			t.Errorf("block %d: %s on %q, %s on %q: want one node", b, first.Name, first.Node, second.Name, second.Node)
+		}
+		if second.StartTime.Before(first.CompletionTime) {
+			t.Errorf("block %d: %s started at %s, before %s ended at %s: a block's cells run one after the other",
+				b, second.Name, second.StartTime, first.Name, first.CompletionTime)
+		}
+	}
+}
+
 // TestExclusiveNodesOnRealNodes: two runs with exclusiveNodes, started
 // together, each with its client beside its database: they run at the same
 // time on different nodes, and no node ever holds pods of both. The pods are
