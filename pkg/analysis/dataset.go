@@ -25,6 +25,12 @@ type CellMeta struct {
 	// Repeat numbers repeats of the same combination (from 0 in results
 	// documents).
 	Repeat int `json:"repeat"`
+	// Block is the block the cell ran in (results cell.block, from 1; 0:
+	// not blocked). The cells of a block ran one after another on one
+	// node, so relative tables pair two combinations' repeats block by
+	// block. Block numbers are unique within a dataset (Merge renumbers
+	// them), so cells of different runs never share a block.
+	Block int `json:"block,omitempty"`
 }
 
 var repeatSuffix = regexp.MustCompile(`-r[0-9]+$`)
@@ -441,17 +447,26 @@ func (d *Dataset) subset(names []string, keep func(Observation) bool) (*Dataset,
 // Merge combines datasets into one whose cells are named "<dataset>/<cell>"
 // (and whose combinations are "<dataset>/<combination>"), in the order
 // given; it is how two runs are compared side by side. Dataset
-// names must be distinct and non-empty.
+// names must be distinct and non-empty. Blocks are renumbered after the
+// previous parts' (a part's block b becomes b plus the largest block of
+// the parts before it), so that cells of different runs, which ran on
+// unrelated nodes, are never paired as one block.
 func Merge(name string, parts ...*Dataset) (*Dataset, error) {
 	out := NewDataset(name)
 	seen := map[string]bool{}
+	blockOffset := 0
 	for _, p := range parts {
 		if p.Name == "" || seen[p.Name] {
 			return nil, fmt.Errorf("merge: dataset names must be distinct and non-empty (got %q twice or empty): %w", p.Name, ErrDuplicate)
 		}
 		seen[p.Name] = true
+		maxBlock := 0
 		for _, c := range p.cells {
 			c.Name = p.Name + "/" + c.Name
+			if c.Block > 0 {
+				maxBlock = max(maxBlock, c.Block)
+				c.Block += blockOffset
+			}
 			// Keep combinations apart too, so repeats of one run are not
 			// pooled with the other's.
 			if c.Version != "" {
@@ -464,6 +479,7 @@ func Merge(name string, parts ...*Dataset) (*Dataset, error) {
 				return nil, err
 			}
 		}
+		blockOffset += maxBlock
 		for _, o := range p.obs {
 			o.Cell = p.Name + "/" + o.Cell
 			if err := out.Add(o); err != nil {

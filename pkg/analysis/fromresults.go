@@ -26,7 +26,7 @@ func FromDocuments(name string, docs []*results.Document) (*Dataset, error) {
 			return nil, &results.UnsupportedVersionError{Got: d.SchemaVersion, Want: results.SchemaV1}
 		}
 		c := CellMeta{Name: d.Cell.Name, Database: d.Cell.Database, Engine: d.Cell.Engine,
-			Version: d.Cell.Version, Config: d.Cell.Config, Repeat: d.Cell.Repeat}
+			Version: d.Cell.Version, Config: d.Cell.Config, Repeat: d.Cell.Repeat, Block: d.Cell.Block}
 		if err := ds.AddCell(c); err != nil {
 			return nil, fmt.Errorf("document %d: %w", i, err)
 		}
@@ -111,7 +111,8 @@ func FromManifest(m *results.Manifest) (*Dataset, error) {
 	}
 	ds := NewDataset(m.Run.Name)
 	for _, mc := range m.Cells {
-		c := CellMeta{Name: mc.Name, Database: mc.Database, Engine: mc.Engine, Version: mc.Version, Config: mc.Config, Repeat: mc.Repeat}
+		c := CellMeta{Name: mc.Name, Database: mc.Database, Engine: mc.Engine, Version: mc.Version, Config: mc.Config,
+			Repeat: mc.Repeat, Block: mc.Block}
 		if err := ds.AddCell(c); err != nil {
 			return nil, err
 		}

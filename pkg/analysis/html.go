@@ -407,7 +407,7 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	svgOpen(&b, barFrame, "chart bars", title)
 	hatch := hatchPatterns(&b, title, len(t.Cells))
 	y := svgFrame(&b, barFrame, lo, hi, ticks, "relative QPS")
-	marked := false
+	marked, paired := false, false
 	plotW := float64(chartW - marginL - marginR)
 	slot := plotW / float64(len(rows))
 	n := len(t.Cells)
@@ -436,6 +436,7 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 				if ri != nil {
 					tip = fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], formatWithInterval(r, ri))
 					marked = marked || ri.Marker == MarkerNoise || ri.Marker == MarkerUnconfirmed
+					paired = paired || ri.Method == inference.MethodPairedLog
 					switch ri.Marker {
 					case MarkerNoise:
 						// Within noise: faded, so it does not read as a finding.
@@ -472,6 +473,9 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	if marked || t.Inference != nil {
 		uncertainty = fmt.Sprintf(" Whiskers are the ratios' %s %% intervals. Faded bars (%s) are within noise; hatched bars (%s) lie beyond the runs' own per-second jitter but compare one run per side: not a finding until repeated.",
 			pct(inference.DefaultLevel), MarkerNoise, MarkerUnconfirmed)
+	}
+	if paired {
+		uncertainty += " Ratios paired by block (cells run one after another on one node) are the geometric means of the per-block ratios, at the centre of their intervals."
 	}
 	fmt.Fprintf(&b, "<figcaption>%s: it starts at %s. Bars grow from the base line at 1.0 (base: %s); above it is faster. × marks a missing result; inf bars reach the top.%s</figcaption></figure>\n", note, fmtTick(lo), esc(t.Base), uncertainty)
 	return b.String()

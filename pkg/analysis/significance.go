@@ -124,10 +124,13 @@ type RatioInference struct {
 	Low  Num `json:"low"`
 	High Num `json:"high"`
 	// Method is how the interval was computed (fieller, or delta when
-	// Fieller's set is unbounded: then FiellerUnbounded is set).
+	// Fieller's set is unbounded: then FiellerUnbounded is set; paired-log
+	// when the repeats were paired by block: then the ratio is the
+	// geometric mean of the per-block ratios).
 	Method           inference.Method `json:"method"`
 	FiellerUnbounded bool             `json:"fiellerUnbounded,omitempty"`
-	// NBase and N are the runs of the base and of the column.
+	// NBase and N are the runs of the base and of the column (the pairs
+	// when paired by block).
 	NBase int `json:"nBase"`
 	N     int `json:"n"`
 	// P is the two-sided p-value of "the ratio is 1"; PAdjusted after the
@@ -139,7 +142,9 @@ type RatioInference struct {
 
 // relativeByCombination fills t from the means of each combination's
 // repeats: Ratios[i][j] = mean(column's runs) / mean(base's runs), with an
-// interval wherever both sides have at least two runs.
+// interval wherever both sides have at least two runs. When the two
+// sides' cells were blocked (blockPairs), the ratio and its interval are
+// paired by block instead.
 func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 	_, groups := repeatGroups(ds)
 	values := func(comb, step string) []float64 {
@@ -186,6 +191,17 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 				row[j] = missingOrInvalid(invalid(t.Base, s))
 				continue
 			}
+			if pb, pc, ok := blockPairs(ds, groups[t.Base], groups[c], s, t.Threads); ok {
+				if iv, err := inference.PairedLogRatio(pb, pc, sig.Level); err == nil {
+					// The shown ratio is the paired estimate, the centre
+					// of its interval.
+					row[j] = Ratio{Value: iv.Estimate}
+					inf[j] = &RatioInference{Low: Num(iv.Low), High: Num(iv.High), Method: iv.Method,
+						NBase: iv.NA, N: iv.NB, P: Num(iv.PRatioOne), PAdjusted: Num(math.NaN())}
+					continue
+				}
+				// A zero throughput has no log ratio: compare the means.
+			}
 			row[j] = Divide(mean(xs), mean(base))
 			if len(xs) < 2 || len(base) < 2 || mean(base) == 0 {
 				continue
@@ -202,6 +218,50 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 		}
 		t.Ratios[i], t.Inference[i] = row, inf
 	}
+}
+
+// blockPairs pairs the values at (step, threads) of the base's cells and
+// the column's by block: pair k is the base's and the column's value of
+// the k-th block (ascending) both sides measured; a block only one side
+// measured is left out. It returns false, and the table compares the
+// means, unless every cell of either side that has a value there has a
+// block, no side has two values in one block, and there are at least two
+// pairs.
+func blockPairs(ds *Dataset, baseCells, cells []string, step string, threads int) (base, col []float64, ok bool) {
+	byBlock := func(names []string) (map[int]float64, bool) {
+		m := map[int]float64{}
+		for _, n := range names {
+			o, have := ds.Get(n, step, threads)
+			if !have {
+				continue
+			}
+			c, _ := ds.Cell(n)
+			if _, dup := m[c.Block]; c.Block <= 0 || dup {
+				return nil, false
+			}
+			m[c.Block] = o.QPS
+		}
+		return m, true
+	}
+	mb, okb := byBlock(baseCells)
+	mc, okc := byBlock(cells)
+	if !okb || !okc {
+		return nil, nil, false
+	}
+	blocks := make([]int, 0, len(mb))
+	for b := range mb {
+		if _, both := mc[b]; both {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) < 2 {
+		return nil, nil, false
+	}
+	slices.Sort(blocks)
+	for _, b := range blocks {
+		base, col = append(base, mb[b]), append(col, mc[b])
+	}
+	return base, col, true
 }
 
 // markSignificance adjusts the p-values of every column of tables (one
@@ -275,25 +335,57 @@ func (t *RelativeTable) intervalNotes() []string {
 	for _, c := range append([]string{t.Base}, t.Cells...) {
 		runs = append(runs, fmt.Sprintf("%s %d", c, t.Runs[c]))
 	}
-	notes := []string{
-		"ratios are of the means over repeats; runs per column: " + strings.Join(runs, ", "),
-		fmt.Sprintf("[low, high] is the %s %% interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md",
-			pct(sig.Level)),
-		fmt.Sprintf("%s: |ratio - 1| >= %s %% and significant at %s %% after %s over the column's step x threads tests; %s: the interval contains 1 (within noise); no marker: the interval excludes 1 but the difference is smaller or does not survive the correction",
-			MarkerSignificant, pct(sig.Magnitude), pct(1-sig.Level), correctionName(sig.Correction), MarkerNoise),
-	}
-	var delta, none []string
+	var delta, none, paired []string
+	unpaired := false
+	minPairs, maxPairs := 0, 0
 	for i, s := range t.Steps {
 		for j, c := range t.Cells {
 			ri := t.Inference[i][j]
 			switch {
+			case ri != nil && ri.Method == inference.MethodPairedLog:
+				paired = append(paired, c+" "+s)
+				if minPairs == 0 || ri.N < minPairs {
+					minPairs = ri.N
+				}
+				maxPairs = max(maxPairs, ri.N)
+				continue
 			case ri != nil && ri.FiellerUnbounded:
 				delta = append(delta, c+" "+s)
 			case ri == nil && !t.Ratios[i][j].IsMissing():
 				none = append(none, c+" "+s)
 			}
+			if ri != nil {
+				unpaired = true
+			}
 		}
 	}
+	means := "ratios are of the means over repeats"
+	switch {
+	case len(paired) > 0 && !unpaired && len(none) == 0:
+		means = "ratios are paired by block"
+	case len(paired) > 0:
+		means += ", or paired by block"
+	}
+	notes := []string{means + "; runs per column: " + strings.Join(runs, ", ")}
+	if unpaired || len(paired) == 0 {
+		notes = append(notes, fmt.Sprintf("[low, high] is the %s %% interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md",
+			pct(sig.Level)))
+	}
+	if len(paired) > 0 {
+		blocks := fmt.Sprint(minPairs)
+		if maxPairs > minPairs {
+			blocks += "-" + fmt.Sprint(maxPairs)
+		}
+		which := ""
+		if unpaired || len(none) > 0 {
+			which = " (" + listNames(paired, 6) + ")"
+		}
+		note := fmt.Sprintf("paired by block (%s blocks)%s: the ratio is the geometric mean of the per-block ratios and [low, high] its %s %% interval (Student's t on the log ratios, blocks - 1 df), so a node's effect shared by a block's cells cancels; docs/noise.md",
+			blocks, which, pct(sig.Level))
+		notes = append(notes, note)
+	}
+	notes = append(notes, fmt.Sprintf("%s: |ratio - 1| >= %s %% and significant at %s %% after %s over the column's step x threads tests; %s: the interval contains 1 (within noise); no marker: the interval excludes 1 but the difference is smaller or does not survive the correction",
+		MarkerSignificant, pct(sig.Magnitude), pct(1-sig.Level), correctionName(sig.Correction), MarkerNoise))
 	if len(delta) > 0 {
 		notes = append(notes, "Fieller's interval is unbounded (the base mean is not distinguishable from 0), the delta method's is shown and understates the uncertainty: "+listNames(delta, 6))
 	}

@@ -1,0 +1,265 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/results"
+)
+
+// blockedDataset has two combinations of one step, maria-10.11-base (the
+// base) and maria-11.4-base, with one cell per value; blocks[i] is the
+// block of value i (0: not blocked).
+func blockedDataset(t *testing.T, base, col []float64, baseBlocks, colBlocks []int) *Dataset {
+	t.Helper()
+	ds := NewDataset("blocked")
+	for _, side := range []struct {
+		version string
+		qps     []float64
+		blocks  []int
+	}{{"10.11", base, baseBlocks}, {"11.4", col, colBlocks}} {
+		for i, q := range side.qps {
+			name := fmt.Sprintf("maria-%s-base-r%d", side.version, i)
+			c := CellMeta{Name: name, Database: "maria", Engine: "mariadb", Version: side.version, Config: "base", Repeat: i, Block: side.blocks[i]}
+			if err := ds.AddCell(c); err != nil {
+				t.Fatal(err)
+			}
+			if err := ds.Add(Observation{Cell: name, Step: "point-query", Threads: 1, QPS: q}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return ds
+}
+
+// TestRelativePairsBlocks: a node effect of 0.7–1.3 shared by the two
+// cells of each block hides a 10 % slowdown from the ratio of means (its
+// interval contains 1), and the comparison by block finds it with a
+// narrow interval. Pairing needs blocks on every cell of both sides and
+// pairs only the blocks both sides measured.
+func TestRelativePairsBlocks(t *testing.T) {
+	node := []float64{0.7, 1.0, 1.3, 0.9}
+	jitter := []float64{1.01, 0.99, 1.005, 0.995}
+	var base, col []float64
+	for k := range node {
+		base = append(base, 1000*node[k])
+		col = append(col, 900*node[k]*jitter[k])
+	}
+	// paired is the paired interval of the given pairs (indices into
+	// base and col).
+	paired := func(idx ...int) inference.Interval {
+		var a, b []float64
+		for _, i := range idx {
+			a, b = append(a, base[i]), append(b, col[i])
+		}
+		iv, err := inference.PairedLogRatio(a, b, 0.95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return iv
+	}
+	unpaired, err := inference.RatioOfMeans(base, col, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name                  string
+		col                   []float64
+		baseBlocks, colBlocks []int
+		want                  inference.Interval
+		marker                Marker
+	}{
+		{"blocked", col, []int{1, 2, 3, 4}, []int{1, 2, 3, 4}, paired(0, 1, 2, 3), MarkerSignificant},
+		// Blocks are paired by number, not by repeat.
+		{"blocks in another order", []float64{col[2], col[0], col[3], col[1]}, []int{1, 2, 3, 4}, []int{3, 1, 4, 2}, paired(0, 1, 2, 3), MarkerSignificant},
+		{"not blocked", col, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}, unpaired, MarkerNoise},
+		{"blocks on one side only", col, []int{1, 2, 3, 4}, []int{0, 0, 0, 0}, unpaired, MarkerNoise},
+		{"one cell without a block", col, []int{1, 2, 3, 4}, []int{1, 2, 0, 4}, unpaired, MarkerNoise},
+		// The column lost block 3: the three common blocks are paired.
+		{"a block missing on one side", []float64{col[0], col[1], col[3]}, []int{1, 2, 3, 4}, []int{1, 2, 4}, paired(0, 1, 3), MarkerSignificant},
+		{"one common block", col[:2], []int{1, 2, 3, 4}, []int{2, 5}, mustRatioOfMeans(t, base, col[:2]), MarkerNoise},
+		{"two cells in one block", col, []int{1, 2, 3, 4}, []int{1, 1, 3, 4}, unpaired, MarkerNoise},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := blockedDataset(t, base, tt.col, tt.baseBlocks, tt.colBlocks)
+			rel, err := Relative(ds, RelativeOptions{ByCombination: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ri, ratio := rel.Inference[0][0], rel.Ratios[0][0].Value
+			if ri == nil {
+				t.Fatal("no interval")
+			}
+			t.Logf("ratio %.4f [%.4f, %.4f] %s, n %d/%d, p %.3g", ratio, ri.Low, ri.High, ri.Method, ri.NBase, ri.N, ri.P)
+			if float64(ri.Low) != tt.want.Low || float64(ri.High) != tt.want.High || ri.Method != tt.want.Method ||
+				ri.NBase != tt.want.NA || ri.N != tt.want.NB || float64(ri.P) != tt.want.PRatioOne {
+				t.Errorf("inference %+v, want %+v", ri, tt.want)
+			}
+			// The shown ratio is the centre of its interval: the paired
+			// estimate, or the ratio of means.
+			if ratio != tt.want.Estimate {
+				t.Errorf("ratio %v, want the estimate %v", ratio, tt.want.Estimate)
+			}
+			if ri.Marker != tt.marker {
+				t.Errorf("marker %q, want %q", ri.Marker, tt.marker)
+			}
+			if tt.want.Method == inference.MethodPairedLog {
+				if ri.High-ri.Low > 0.05 || ri.High >= 1 {
+					t.Errorf("paired interval [%v, %v]: want one narrower than 0.05 below 1", ri.Low, ri.High)
+				}
+			} else if !(float64(ri.Low) <= 1 && 1 <= float64(ri.High)) {
+				t.Errorf("interval of the means [%v, %v] excludes 1: the node effect should hide the slowdown", ri.Low, ri.High)
+			}
+		})
+	}
+}
+
+func mustRatioOfMeans(t *testing.T, a, b []float64) inference.Interval {
+	t.Helper()
+	iv, err := inference.RatioOfMeans(a, b, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return iv
+}
+
+// TestPairedNotes: a table whose ratios are paired by block says so in
+// its notes and its chart's caption, and names the paired ratios when
+// others are not.
+func TestPairedNotes(t *testing.T) {
+	node := []float64{0.7, 1.0, 1.3, 0.9}
+	ds := NewDataset("blocked")
+	for _, v := range []struct {
+		version string
+		factor  float64
+	}{{"10.11", 1}, {"11.4", 0.9}, {"11.8", 1.1}} {
+		for k, m := range node {
+			name := fmt.Sprintf("maria-%s-base-r%d", v.version, k)
+			block := k + 1
+			if v.version == "11.8" {
+				block = 0
+			}
+			if err := ds.AddCell(CellMeta{Name: name, Database: "maria", Engine: "mariadb", Version: v.version, Config: "base", Repeat: k, Block: block}); err != nil {
+				t.Fatal(err)
+			}
+			if err := ds.Add(Observation{Cell: name, Step: "point-query", Threads: 1, QPS: 1000 * v.factor * m * (1 + 0.01*float64(k%2))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name      string
+		cells     []string
+		want, not []string
+	}{
+		{"all paired", []string{"maria-11.4-base"},
+			[]string{"note: ratios are paired by block; runs per column", "note: paired by block (4 blocks): the ratio is the geometric mean of the per-block ratios and [low, high] its 95 % interval"},
+			[]string{"Fieller", "(maria-11.4-base point-query)"}},
+		{"mixed", []string{"maria-11.4-base", "maria-11.8-base"},
+			[]string{"note: ratios are of the means over repeats, or paired by block; runs", "by Fieller's method", "note: paired by block (4 blocks) (maria-11.4-base point-query): the ratio"},
+			nil},
+		{"none paired", []string{"maria-11.8-base"},
+			[]string{"note: ratios are of the means over repeats; runs", "by Fieller's method"},
+			[]string{"paired"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rel, err := Relative(ds, RelativeOptions{ByCombination: true, Cells: tt.cells})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := rel.Table().WriteText(&buf); err != nil {
+				t.Fatal(err)
+			}
+			text := buf.String()
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("text lacks %q:\n%s", w, text)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(text, n) {
+					t.Errorf("text has %q:\n%s", n, text)
+				}
+			}
+			caption := "Ratios paired by block (cells run one after another on one node) are the geometric means of the per-block ratios"
+			if svg := barChart("point-query", rel, []int{0}); strings.Contains(svg, caption) != (tt.name != "none paired") {
+				t.Errorf("caption paired sentence present %v, want %v:\n%s", strings.Contains(svg, caption), tt.name != "none paired", svg)
+			}
+		})
+	}
+}
+
+// TestBlocksFromResultsAndMerge: documents and manifests carry a cell's
+// block into the dataset; Merge renumbers blocks so that two runs' cells
+// are never paired (their blocks ran on unrelated nodes).
+func TestBlocksFromResultsAndMerge(t *testing.T) {
+	doc := func(version string, repeat, block int, qps float64) *results.Document {
+		d := testDoc(fmt.Sprintf("maria-%s-base-r%d", version, repeat), version, repeat, map[string]float64{"point-query": qps}, "point-query")
+		d.Cell.Block = block
+		return d
+	}
+	var docs []*results.Document
+	node := []float64{0.7, 1.0, 1.3}
+	for k, m := range node {
+		docs = append(docs, doc("10.11", k, k+1, 1000*m), doc("11.4", k, k+1, 900*m*(1+0.01*float64(k))))
+	}
+	ds, err := FromDocuments("r1", docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := ds.Cell("maria-11.4-base-r2"); c.Block != 3 {
+		t.Errorf("document cell block %d, want 3", c.Block)
+	}
+	m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: "r1"}}
+	for _, d := range docs {
+		m.Cells = append(m.Cells, results.NewManifestCell(d, string(d.Status.Outcome), "", ""))
+	}
+	fromManifest, err := FromManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := fromManifest.Cell("maria-11.4-base-r1"); c.Block != 2 {
+		t.Errorf("manifest cell block %d, want 2", c.Block)
+	}
+	rel, err := Relative(fromManifest, RelativeOptions{ByCombination: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri := rel.Inference[0][0]; ri == nil || ri.Method != inference.MethodPairedLog || ri.N != 3 {
+		t.Errorf("manifest's blocked cells not paired: %+v", ri)
+	}
+
+	// Two runs merged: run-b's blocks follow run-a's, and comparing a
+	// combination of one run with one of the other compares the means.
+	a, b := ds, fromManifest
+	a.Name, b.Name = "run-a", "run-b"
+	merged, err := Merge("both", a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := merged.Cell("run-b/maria-10.11-base-r0"); c.Block != 4 {
+		t.Errorf("merged block %d, want 1 + run-a's 3", c.Block)
+	}
+	for _, tt := range []struct {
+		base, col string
+		method    inference.Method
+	}{
+		{"run-a/maria-10.11-base", "run-a/maria-11.4-base", inference.MethodPairedLog},
+		{"run-a/maria-10.11-base", "run-b/maria-11.4-base", inference.MethodFieller},
+	} {
+		rel, err := Relative(merged, RelativeOptions{ByCombination: true, Base: tt.base, Cells: []string{tt.col}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ri := rel.Inference[0][0]; ri == nil || ri.Method != tt.method || math.IsNaN(float64(ri.Low)) {
+			t.Errorf("%s vs %s: %+v, want %s", tt.col, tt.base, ri, tt.method)
+		}
+	}
+}
