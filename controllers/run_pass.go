@@ -57,6 +57,9 @@ type children struct {
 	results map[string]*corev1.ConfigMap
 }
 
+// reconcile is one pass over a run: a finished run's loose ends, else the
+// start (first pass), the pre-flight, the cells, and the end once every
+// cell has ended.
 func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	st := &p.run.Status
 	p.takeRetryRequest()
@@ -70,68 +73,22 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	}
 	p.steps = steps
 	p.syncCellEntries(cells)
-	if finished(st) {
-		// A finished run's cells are settled; their database pods may
-		// still have to go (a failed cell's stays until the status records
-		// the failure), an upload to the object store may be pending
-		// (retried with backoff), or the outbox of uploaded cells still
-		// to be drained.
-		if err := p.listChildren(ctx); err != nil {
-			return ctrl.Result{}, err
-		}
-		if err := p.releaseFinished(ctx, cells); err != nil {
-			return ctrl.Result{}, err
-		}
-		if pairs := p.preflightPairs(); p.hasPreflightChildren(pairs) {
-			if err := p.removePreflight(ctx, pairs); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
-		pending := p.uploadPending()
-		if !pending && !p.outboxMayNeedDraining() {
-			return ctrl.Result{}, nil
-		}
-		var m *results.Manifest
-		if pending {
-			m = p.manifest(cells)
-		}
-		p.syncUploads(ctx, cells, m)
-		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
-	}
 	if err := p.listChildren(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
+	if finished(st) {
+		return p.settleFinished(ctx, cells)
+	}
 	if st.StartTime == nil {
-		p.preflight(ctx)
-		pairs := matrix.PreflightCells(p.run)
-		// The agents may write the results of every cell the run can
-		// have (with workload.precision, of maxRepeats rounds) and the
-		// pre-flight pairs' results ConfigMaps of their own.
-		if err := p.createAgentRBAC(ctx, append(matrix.ExpandRounds(p.run, matrix.MaxRounds(p.run)), pairs...)); err != nil {
-			return ctrl.Result{}, err
-		}
-		p.decidePreflight(pairs, cells)
-		st.StartTime = &metav1.Time{Time: p.now}
-		p.startPrecision()
-		p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
-	}
-	if pairs := p.preflightPairs(); preflightRunning(st) {
-		// No cell starts before every pair has passed.
-		err := p.progressPreflight(ctx, pairs)
-		p.summarize()
-		if err != nil || finished(st) {
-			return ctrl.Result{RequeueAfter: p.requeue.d}, err
-		}
-		if preflightRunning(st) {
-			return ctrl.Result{RequeueAfter: p.requeue.d}, nil
-		}
-		// Passed: the cells start in this pass.
-	} else if p.hasPreflightChildren(pairs) {
-		if err := p.removePreflight(ctx, pairs); err != nil {
+		if err := p.start(ctx, cells); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-
+	if wait, err := p.stepPreflight(ctx); err != nil {
+		return ctrl.Result{}, err
+	} else if wait {
+		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+	}
 	if err := p.advance(ctx, cells); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -147,26 +104,94 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		p.summarize()
 	}
 	if allDone(st) {
-		m := p.manifest(cells)
-		history, storeNote, err := p.verdictHistory(ctx)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		p.recordNoise(m, history)
-		if err := p.writeRunResults(ctx, m); err != nil {
-			return ctrl.Result{}, err
-		}
-		p.judgeRegression(m, history, p.precisionNote()+storeNote)
-		if err := p.startBisection(ctx, m, history); err != nil {
-			return ctrl.Result{}, err
-		}
-		p.finish("")
-		// Cell documents first, then the manifest, in the same pass.
-		p.requeue = requeueAt{}
-		p.syncUploads(ctx, cells, m)
-		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+		return p.end(ctx, cells)
 	}
 	p.syncUploads(ctx, cells, nil)
+	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+}
+
+// settleFinished handles a finished run: its cells are settled, but their
+// database pods may still have to go (a failed cell's stays until the
+// status records the failure), so may the pre-flight's, an upload to the
+// object store may be pending (retried with backoff), or the outbox of
+// uploaded cells still to be drained.
+func (p *runPass) settleFinished(ctx context.Context, cells []matrix.Cell) (ctrl.Result, error) {
+	if err := p.releaseFinished(ctx, cells); err != nil {
+		return ctrl.Result{}, err
+	}
+	if pairs := p.preflightPairs(); p.hasPreflightChildren(pairs) {
+		if err := p.removePreflight(ctx, pairs); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	pending := p.uploadPending()
+	if !pending && !p.outboxMayNeedDraining() {
+		return ctrl.Result{}, nil
+	}
+	var m *results.Manifest
+	if pending {
+		m = p.manifest(cells)
+	}
+	p.syncUploads(ctx, cells, m)
+	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+}
+
+// start is the run's first pass: the object store's pre-flight check, the
+// agents' RBAC, whether the run makes a pre-flight, the precision rounds.
+func (p *runPass) start(ctx context.Context, cells []matrix.Cell) error {
+	p.preflight(ctx)
+	pairs := matrix.PreflightCells(p.run)
+	// The agents may write the results of every cell the run can have
+	// (with workload.precision, of maxRepeats rounds) and the pre-flight
+	// pairs' results ConfigMaps of their own.
+	if err := p.createAgentRBAC(ctx, append(matrix.ExpandRounds(p.run, matrix.MaxRounds(p.run)), pairs...)); err != nil {
+		return err
+	}
+	p.decidePreflight(pairs, cells)
+	p.run.Status.StartTime = &metav1.Time{Time: p.now}
+	p.startPrecision()
+	p.event(false, EventRunStarted, "Start", fmt.Sprintf("Started a run of %d cells", len(cells)))
+	return nil
+}
+
+// stepPreflight moves a running pre-flight and reports whether the cells
+// must wait (the pre-flight goes on, or it failed the run); once it has
+// ended it removes the pairs' pods. A pre-flight that passes in this pass
+// lets the cells start in it.
+func (p *runPass) stepPreflight(ctx context.Context) (wait bool, err error) {
+	st := &p.run.Status
+	pairs := p.preflightPairs()
+	if !preflightRunning(st) {
+		if p.hasPreflightChildren(pairs) {
+			return false, p.removePreflight(ctx, pairs)
+		}
+		return false, nil
+	}
+	err = p.progressPreflight(ctx, pairs)
+	p.summarize()
+	return finished(st) || preflightRunning(st), err
+}
+
+// end is the pass in which the last cell ended: the manifest, the noise
+// record, the run's results, the verdict and its bisection, then the
+// uploads (cell documents first, then the manifest).
+func (p *runPass) end(ctx context.Context, cells []matrix.Cell) (ctrl.Result, error) {
+	m := p.manifest(cells)
+	history, storeNote, err := p.verdictHistory(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	p.recordNoise(m, history)
+	if err := p.writeRunResults(ctx, m); err != nil {
+		return ctrl.Result{}, err
+	}
+	p.judgeRegression(m, history, p.precisionNote()+storeNote)
+	if err := p.startBisection(ctx, m, history); err != nil {
+		return ctrl.Result{}, err
+	}
+	p.finish("")
+	p.requeue = requeueAt{}
+	p.syncUploads(ctx, cells, m)
 	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
 }
 
