@@ -158,13 +158,13 @@ func TestPairedNotes(t *testing.T) {
 		want, not []string
 	}{
 		{"all paired", []string{"maria-11.4-base"},
-			[]string{"note: ratios are paired by block; runs per column", "note: paired by block (4 blocks): the ratio is the geometric mean of the per-block ratios and [low, high] its 95 % interval"},
-			[]string{"Fieller", "(maria-11.4-base point-query)"}},
+			[]string{"QPS(combination) / QPS(maria-10.11-base) in each block, geometric mean over the blocks, 1 threads", "note: ratios are paired by block; runs per column", "note: paired by block (4 blocks): the ratio is the geometric mean of the per-block ratios and [low, high] its 95 % interval"},
+			[]string{"Fieller", "(maria-11.4-base point-query)", "mean QPS(combination)"}},
 		{"mixed", []string{"maria-11.4-base", "maria-11.8-base"},
-			[]string{"note: ratios are of the means over repeats, or paired by block; runs", "by Fieller's method", "note: paired by block (4 blocks) (maria-11.4-base point-query): the ratio"},
-			nil},
+			[]string{"mean QPS(combination) / mean QPS(maria-10.11-base)", "note: ratios are of the means over repeats, or paired by block; runs", "by Fieller's method", "note: paired by block (4 blocks) (maria-11.4-base point-query): the ratio"},
+			[]string{"geometric mean over the blocks"}},
 		{"none paired", []string{"maria-11.8-base"},
-			[]string{"note: ratios are of the means over repeats; runs", "by Fieller's method"},
+			[]string{"mean QPS(combination) / mean QPS(maria-10.11-base)", "note: ratios are of the means over repeats; runs", "by Fieller's method"},
 			[]string{"paired"}},
 	}
 	for _, tt := range tests {

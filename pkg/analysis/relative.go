@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
@@ -256,7 +257,11 @@ func (t *RelativeTable) Table() Table {
 	out.Notes = missingNotes(t.Missing)
 	if t.ByCombination {
 		out.ID = fmt.Sprintf("relative-repeats.t%d", t.Threads)
-		out.Title = fmt.Sprintf("Relative throughput over repeats: mean QPS(combination) / mean QPS(%s), %d threads (> 1 is faster)", t.Base, t.Threads)
+		ratio := fmt.Sprintf("mean QPS(combination) / mean QPS(%s)", t.Base)
+		if t.allPaired() {
+			ratio = fmt.Sprintf("QPS(combination) / QPS(%s) in each block, geometric mean over the blocks", t.Base)
+		}
+		out.Title = fmt.Sprintf("Relative throughput over repeats: %s, %d threads (> 1 is faster)", ratio, t.Threads)
 		out.Columns[1] = "base mean qps"
 		out.Notes = append(out.Notes, t.intervalNotes()...)
 	} else if t.WithinRun {
@@ -265,6 +270,24 @@ func (t *RelativeTable) Table() Table {
 		out.Notes = append(out.Notes, noIntervalNote)
 	}
 	return out
+}
+
+// allPaired reports whether every ratio of t with an interval was paired
+// by block, and at least one was.
+func (t *RelativeTable) allPaired() bool {
+	n := 0
+	for _, row := range t.Inference {
+		for _, ri := range row {
+			if ri == nil {
+				continue
+			}
+			if ri.Method != inference.MethodPairedLog {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // relativeCombinations is Relative with ByCombination.
