@@ -28,103 +28,100 @@ const maxRegressedSteps = 50
 
 // judgeRegression sets the Regressed condition and status.regression by
 // comparing the finished run's manifest with the suite's earlier successful
-// runs (verdictHistory: the namespace's and the object store's).
+// runs (verdictHistory: the namespace's and the object store's): against
+// its change points, or against one run.
 func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, storeNote string) {
 	spec := p.run.Spec.Regression
 	if spec == nil {
 		return
 	}
-	minMag := spec.MinMagnitude()
-	st := &dbbenchv1alpha1.RegressionStatus{}
-	var found, suspected []analysis.StepChange
-	var against string
-	// series and seriesNames are the runs of a change-point series and
-	// their names, in order.
-	var series []*results.Manifest
-	var seriesNames []string
-	runName := func(i int) string {
-		if i < 0 || i >= len(seriesNames) {
-			return ""
-		}
-		return seriesNames[i]
-	}
-	switch spec.Against {
-	case dbbenchv1alpha1.RegressAgainstChangePoints:
-		n := spec.LastRunsOrDefault()
-		if len(history) > n-1 {
-			history = history[len(history)-(n-1):]
-		}
-		if len(history) == 0 {
-			p.noHistory(storeNote)
-			return
-		}
-		series = make([]*results.Manifest, 0, len(history)+1)
-		for _, h := range history {
-			series = append(series, h.manifest)
-			st.ComparedTo = append(st.ComparedTo, h.name)
-			seriesNames = append(seriesNames, h.name)
-		}
-		series = append(series, cur)
-		seriesNames = append(seriesNames, p.run.Name)
-		opts := changepoint.DefaultOptions()
-		opts.MinMagnitude = minMag
-		opts.MaxPValue = spec.SignificanceLevel()
-		for _, m := range metricsOf(spec) {
-			all, err := analysis.ChangePointRegressionsOf(series, opts, m)
-			if err != nil {
-				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
-				return
-			}
-			for _, f := range all {
-				if f.Status == changepoint.Suspected {
-					suspected = append(suspected, f)
-				} else {
-					found = append(found, f)
-				}
-			}
-		}
-		for _, c := range cur.Cells {
-			for _, byThreads := range c.QPS {
-				st.ComparedPairs += int32(len(byThreads))
-			}
-		}
-		for _, m := range series {
-			for i := range m.Cells {
-				st.InvalidLeftOut += int32(m.Cells[i].InvalidCount())
-			}
-		}
-		against = fmt.Sprintf("change points over the last %d runs of suite %s", len(series), p.run.Spec.Suite)
-	default:
-		var base *suiteRun
-		if spec.Against == dbbenchv1alpha1.RegressAgainstRun {
-			for i := range history {
-				if history[i].name == spec.Run {
-					base = &history[i]
-				}
-			}
-			if base == nil {
-				p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonBaselineNotFound,
-					fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
-				return
-			}
-		} else if len(history) > 0 {
-			base = &history[len(history)-1]
-		}
-		if base == nil {
-			p.noHistory(storeNote)
-			return
-		}
-		against = "run " + base.name
-		if base.fromStore {
-			against += " (from the object store)"
-		}
-		// Between-run tests with the suite's noise floor (run_noise.go).
-		p.judgeAgainstRun(cur, base, history, against, storeNote)
+	if spec.Against == dbbenchv1alpha1.RegressAgainstChangePoints {
+		p.judgeChangePoints(cur, history, storeNote)
 		return
 	}
+	var base *suiteRun
+	if spec.Against == dbbenchv1alpha1.RegressAgainstRun {
+		for i := range history {
+			if history[i].name == spec.Run {
+				base = &history[i]
+			}
+		}
+		if base == nil {
+			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonBaselineNotFound,
+				fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
+			return
+		}
+	} else if len(history) > 0 {
+		base = &history[len(history)-1]
+	}
+	if base == nil {
+		p.noHistory(storeNote)
+		return
+	}
+	against := "run " + base.name
+	if base.fromStore {
+		against += " (from the object store)"
+	}
+	// Between-run tests with the suite's noise floor (run_noise.go).
+	p.judgeAgainstRun(cur, base, history, against, storeNote)
+}
+
+// changePointSeries is the manifests change-point detection runs over (the
+// suite's last regression.lastRuns runs, cur last) and their run names.
+type changePointSeries struct {
+	runs  []*results.Manifest
+	names []string
+}
+
+// name is the run name of the series' i-th run, "" outside it.
+func (s changePointSeries) name(i int) string {
+	if i < 0 || i >= len(s.names) {
+		return ""
+	}
+	return s.names[i]
+}
+
+// judgeChangePoints judges the run against change points over the suite's
+// last runs: confirmed changes are reported, suspected ones (in this run
+// only) noted, acknowledged ones shown and not reported.
+func (p *runPass) judgeChangePoints(cur *results.Manifest, history []suiteRun, storeNote string) {
+	spec := p.run.Spec.Regression
+	n := spec.LastRunsOrDefault()
+	if len(history) > n-1 {
+		history = history[len(history)-(n-1):]
+	}
+	if len(history) == 0 {
+		p.noHistory(storeNote)
+		return
+	}
+	st := &dbbenchv1alpha1.RegressionStatus{}
+	series := changePointSeries{runs: make([]*results.Manifest, 0, len(history)+1)}
+	for _, h := range history {
+		series.runs = append(series.runs, h.manifest)
+		series.names = append(series.names, h.name)
+		st.ComparedTo = append(st.ComparedTo, h.name)
+	}
+	series.runs = append(series.runs, cur)
+	series.names = append(series.names, p.run.Name)
+	found, suspected, err := detectChanges(series.runs, spec)
+	if err != nil {
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
+		return
+	}
+	for _, c := range cur.Cells {
+		for _, byThreads := range c.QPS {
+			st.ComparedPairs += int32(len(byThreads))
+		}
+	}
+	for _, m := range series.runs {
+		for i := range m.Cells {
+			st.InvalidLeftOut += int32(m.Cells[i].InvalidCount())
+		}
+	}
+	against := fmt.Sprintf("change points over the last %d runs of suite %s", len(series.runs), p.run.Spec.Suite)
 	// Changes an ack covers are shown, not reported; the others say what
 	// else changed across them.
-	tri := changeTriage{cur: cur, series: series, names: seriesNames, acks: p.acks}
+	tri := changeTriage{cur: cur, series: series.runs, names: series.names, acks: p.acks}
 	found, ackedFound := tri.split(found)
 	suspected, ackedSuspected := tri.split(suspected)
 	for _, a := range append(ackedFound, ackedSuspected...) {
@@ -138,26 +135,65 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		if i == maxRegressedSteps {
 			break
 		}
-		attr := attributeAt(series, seriesNames, pair[0].Cell, pair[0].LastBefore, pair[0].Since)
-		rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads),
-			Since: runName(pair[0].Since), LastBefore: runName(pair[0].LastBefore),
-			CoincidesWith: apiChanges(attr.Environment), EnvironmentOnly: attr.EnvironmentOnly}
-		for j, f := range pair {
-			mc := dbbenchv1alpha1.MetricChange{Metric: apiMetric(metricOfChange(f)),
-				Before: formatFigure(metricOfChange(f), f.Before), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}
-			if !math.IsNaN(f.PValue) {
-				mc.PValue = fmt.Sprintf("%.2g", f.PValue)
-			}
-			rs.Metrics = append(rs.Metrics, mc.Metric)
-			if j == 0 {
-				rs.MetricChange = mc
-			} else {
-				rs.AlsoRegressed = append(rs.AlsoRegressed, mc)
-			}
-		}
-		st.Regressed = append(st.Regressed, rs)
+		st.Regressed = append(st.Regressed, series.regressedStep(pair))
 	}
 	p.run.Status.Regression = st
+	p.setChangePointCondition(st, len(pairs), found, suspected, against, storeNote)
+}
+
+// detectChanges runs change-point detection with the spec's rule over
+// series for each judged metric and splits what it reports into confirmed
+// and suspected changes.
+func detectChanges(series []*results.Manifest, spec *dbbenchv1alpha1.RegressionSpec) (found, suspected []analysis.StepChange, err error) {
+	opts := changepoint.DefaultOptions()
+	opts.MinMagnitude = spec.MinMagnitude()
+	opts.MaxPValue = spec.SignificanceLevel()
+	for _, m := range metricsOf(spec) {
+		all, err := analysis.ChangePointRegressionsOf(series, opts, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range all {
+			if f.Status == changepoint.Suspected {
+				suspected = append(suspected, f)
+			} else {
+				found = append(found, f)
+			}
+		}
+	}
+	return found, suspected, nil
+}
+
+// regressedStep is the status entry of one (cell, step, threads) pair's
+// changes (groupChanges), its largest first, with what else changed
+// across them.
+func (s changePointSeries) regressedStep(pair []analysis.StepChange) dbbenchv1alpha1.RegressedStep {
+	attr := attributeAt(s.runs, s.names, pair[0].Cell, pair[0].LastBefore, pair[0].Since)
+	rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads),
+		Since: s.name(pair[0].Since), LastBefore: s.name(pair[0].LastBefore),
+		CoincidesWith: apiChanges(attr.Environment), EnvironmentOnly: attr.EnvironmentOnly}
+	for j, f := range pair {
+		mc := dbbenchv1alpha1.MetricChange{Metric: apiMetric(metricOfChange(f)),
+			Before: formatFigure(metricOfChange(f), f.Before), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}
+		if !math.IsNaN(f.PValue) {
+			mc.PValue = fmt.Sprintf("%.2g", f.PValue)
+		}
+		rs.Metrics = append(rs.Metrics, mc.Metric)
+		if j == 0 {
+			rs.MetricChange = mc
+		} else {
+			rs.AlsoRegressed = append(rs.AlsoRegressed, mc)
+		}
+	}
+	return rs
+}
+
+// setChangePointCondition sets Regressed from a change-point judgement:
+// True naming the reported pairs (reportedPairs of them), else False with
+// why (suspected, acknowledged, or none), with the notes on suspected
+// changes, invalid results left out, acknowledgements and the store.
+func (p *runPass) setChangePointCondition(st *dbbenchv1alpha1.RegressionStatus, reportedPairs int, found, suspected []analysis.StepChange, against, storeNote string) {
+	spec := p.run.Spec.Regression
 	var suspectNote string
 	if len(suspected) > 0 {
 		suspectNote = fmt.Sprintf("; suspected in this run only, not confirmed yet: %s", stepChangeList(suspected))
@@ -183,7 +219,7 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 		return
 	}
 	reason, what := reportedWhat(st.Regressed, stepChangeList(found))
-	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s%s", len(pairs), worse, spec.MinMagnitudePercent, against, what, suspectNote, invalidNote, ackNote, storeNote)
+	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s%s", reportedPairs, worse, spec.MinMagnitudePercent, against, what, suspectNote, invalidNote, ackNote, storeNote)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)
 	p.event(true, reason, "Judge", msg)
 }
