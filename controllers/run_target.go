@@ -154,12 +154,20 @@ func (t serverPodTarget) createAttempt(ctx context.Context, attempt int32, cs *d
 // bounded by timeouts.databaseReady, and the attempt's timeout.
 func (t serverPodTarget) progress(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
 	p, c := t.p, t.c
+	attempt := cs.Attempts
+	pod := p.kids.pods[specs.DatabasePodName(c, attempt)]
+	if pod != nil && pod.Spec.NodeName != "" {
+		// Recorded whenever the pod is seen bound, by the pass that ends
+		// the cell too: a pass whose write conflicted is redone on the
+		// fresh status, and if the client ended meanwhile the redo ends
+		// the cell without reaching the lines below. A blocked run's next
+		// cell is pinned to this node (blockSchedule).
+		cs.Node = pod.Spec.NodeName
+	}
 	a, ended, err := p.progressClient(ctx, t, cs)
 	if ended || err != nil {
 		return err
 	}
-	attempt := cs.Attempts
-	pod := p.kids.pods[specs.DatabasePodName(c, attempt)]
 	if f := databaseFailure(specs.DatabasePodName(c, attempt), pod, cs.Phase == dbbenchv1alpha1.CellRunning, serverAnswered(a.prog)); f != nil {
 		p.startFailureFromLog(ctx, pod, f)
 		return p.attemptFailed(ctx, t, cs, f)
@@ -169,7 +177,6 @@ func (t serverPodTarget) progress(ctx context.Context, cs *dbbenchv1alpha1.CellS
 		// creating it again is harmless either way.
 		return t.createAttempt(ctx, attempt, cs)
 	}
-	cs.Node = pod.Spec.NodeName
 	if d := imageDigestOf(pod, specs.DatabaseContainer); d != "" {
 		cs.ImageDigest = d
 	}
