@@ -72,7 +72,7 @@ func (o *TimingOptions) Run(ctx context.Context) error {
 			continue // not finished
 		}
 		ct := analysis.CellTiming{Cell: f.Cell.Name, Start: f.Cell.StartTime.Time, End: f.Cell.CompletionTime.Time,
-			DatabaseNode: f.Cell.Node, ClientNode: clientNode(f.Doc)}
+			DatabaseNode: f.Cell.Node, ClientNode: clientNode(f.Doc), Block: f.Doc.Cell.Block}
 		if f.Doc.Load != nil {
 			ct.LoadSeconds = f.Doc.Load.Seconds
 		}

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -15,6 +16,8 @@ type CellTiming struct {
 	// DatabaseNode and ClientNode are where the cell's server and client
 	// ran ("" when unknown).
 	DatabaseNode, ClientNode string
+	// Block is the cell's block in a blocked run (0: not blocked).
+	Block int
 	// LoadSeconds is the load phase (prepare, index, warm-up step, flush).
 	LoadSeconds float64
 	Steps       []StepTiming
@@ -38,6 +41,8 @@ type CellOverhead struct {
 	// it ran: side by side, they show which cells ran at once and where.
 	Start, End               time.Time
 	DatabaseNode, ClientNode string
+	// Block is the cell's block (0: not blocked).
+	Block int
 	// WallSeconds is End − Start; OverheadSeconds is wall time minus the
 	// load and the configured step time: pod scheduling and start-up, the
 	// server's initialisation, the SQL-level wait, result writes and the
@@ -56,7 +61,7 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 		if c.End.Before(c.Start) || c.Start.IsZero() {
 			return nil, fmt.Errorf("cell %s: no complete start and end times", c.Cell)
 		}
-		o := CellOverhead{Cell: c.Cell, Start: c.Start, End: c.End, DatabaseNode: c.DatabaseNode, ClientNode: c.ClientNode,
+		o := CellOverhead{Cell: c.Cell, Start: c.Start, End: c.End, DatabaseNode: c.DatabaseNode, ClientNode: c.ClientNode, Block: c.Block,
 			WallSeconds: c.End.Sub(c.Start).Seconds(), LoadSeconds: c.LoadSeconds, Steps: len(c.Steps)}
 		steps := append([]StepTiming(nil), c.Steps...)
 		sort.SliceStable(steps, func(i, j int) bool { return steps[i].Start.Before(steps[j].Start) })
@@ -110,10 +115,21 @@ func OverheadTable(o []CellOverhead) Table {
 		}
 		return n
 	}
+	// A blocked run's table says which block each cell ran in: the
+	// block's cells share a node and run one after another.
+	blocked := slices.ContainsFunc(o, func(c CellOverhead) bool { return c.Block > 0 })
+	if blocked {
+		t.Columns = append(t.Columns, "block")
+		t.Notes = append(t.Notes, "block: the cells of a block ran one after another on one node (spec.placement.blocks)")
+	}
 	for _, c := range o {
-		t.Rows = append(t.Rows, []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds),
+		row := []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds),
 			fmt.Sprintf("%.2f", c.MaxGapSeconds), fmt.Sprintf("%.2f", c.MeanGapSeconds), fmt.Sprint(c.Steps),
-			c.Start.UTC().Format(time.TimeOnly), c.End.UTC().Format(time.TimeOnly), node(c.DatabaseNode), node(c.ClientNode)})
+			c.Start.UTC().Format(time.TimeOnly), c.End.UTC().Format(time.TimeOnly), node(c.DatabaseNode), node(c.ClientNode)}
+		if blocked {
+			row = append(row, fmt.Sprint(c.Block))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }

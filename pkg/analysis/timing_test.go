@@ -42,6 +42,19 @@ func TestOverheads(t *testing.T) {
 	if r := tab.Rows[0][8:]; r[0] != "00:00:00" || r[1] != "00:01:40" || r[2] != "node-2" || r[3] != "?" {
 		t.Errorf("start, end, database node, client node = %v, want 00:00:00 00:01:40 node-2 ?", r)
 	}
+	if len(tab.Columns) != 12 {
+		t.Errorf("an unblocked run's table has %d columns, want 12 (no block column)", len(tab.Columns))
+	}
+	// A blocked run's cells say their block.
+	cells[0].Block = 2
+	blocked, err := Overheads(append(cells, CellTiming{Cell: "maria-10.11-default", Start: at(100), End: at(190), Block: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab = OverheadTable(blocked)
+	if n := len(tab.Columns); n != 13 || tab.Columns[12] != "block" || tab.Rows[0][12] != "2" || tab.Rows[1][12] != "2" {
+		t.Errorf("blocked table columns %v, rows %v: want a block column with 2, 2", tab.Columns, tab.Rows)
+	}
 	if _, err := Overheads([]CellTiming{{Cell: "x", Start: at(10), End: at(5)}}); err == nil {
 		t.Error("a cell that ended before it started was accepted")
 	}
