@@ -285,7 +285,7 @@ func (r *PlanReport) Tables() []Table {
 			objective, secondsRange(r.Limits.ReadSeconds), secondsRange(r.Limits.WriteSeconds), r.Limits.MaxRepeats, max(r.Limits.Nodes, 1)),
 		fmt.Sprintf("cost: a cell is %g s overhead + %g s load + per point (%d points) %g s warm-up + its step; cell-hours = %d combinations × repeats × cell; wall = on the nodes, one cell per node at a time",
 			r.Costs.OverheadSeconds, r.Costs.LoadSeconds, len(r.Points), r.Costs.WarmupSeconds, combos),
-		"cells/node: each node runs that many cells of every combination (balanced blocks: the node effect cancels from the comparison, but the verdict's test, which does not know the blocks, sees it in its variance and loses power)",
+		"cells/node: each node runs that many cells of every combination (balanced blocks; spec.placement.blocks: Repeats places them, a repeat per block on one node: the node effect cancels from the comparison and the run's relative tables pair by block, but the between-run verdict's test, which does not know the blocks, sees it in its variance and loses power)",
 		"power and mde: at the least favourable point, the verdict's between-run test on log QPS at the correction's first level (α / tests); ±%: the expected interval half-width there; docs/noise.md")
 	pt := Table{ID: "plan-points", Title: "Components the plan used (per point)",
 		Columns: []string{"step", "threads", "duration", "source", "within cv % (1 s)", "run cv %", "df", "node cv %", "df", "note"}}
