@@ -170,46 +170,68 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
 		return result, nil
 	}
-	if len(runs.active) > 0 {
-		switch spec.ConcurrencyPolicy {
-		case dbbenchv1alpha1.ConcurrencyAllow:
-		case dbbenchv1alpha1.ConcurrencyReplace:
-			for _, run := range runs.active {
-				if err := p.deleteRun(ctx, run, EventRunReplaced, fmt.Sprintf(
-					"Deleted active run %s to start the run for %s (concurrencyPolicy Replace)", run.Name, due.UTC().Format(time.RFC3339))); err != nil {
-					return ctrl.Result{}, err
-				}
-			}
-			st.Active = nil
-		default: // Forbid, and the zero value of an object the API server did not default.
-			msg := fmt.Sprintf("The run for %s waits for active run %s (concurrencyPolicy Forbid)", due.UTC().Format(time.RFC3339), runs.active[0].Name)
-			if p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, msg) {
-				p.runEvent(runs.active[0], false, EventRunSkipped, "Schedule", msg)
-			}
-			// The run that finishes wakes the schedule; the time still
-			// starts then if it is within startingDeadlineSeconds.
-			return result, nil
-		}
+	if wait, err := p.makeRoom(ctx, runs, due); err != nil {
+		return ctrl.Result{}, err
+	} else if wait {
+		return result, nil
 	}
-
-	run, err := p.buildRun(due)
+	run, err := p.createRun(ctx, due)
 	if err != nil {
 		return ctrl.Result{}, err
-	}
-	switch err := p.r.Create(ctx, run); {
-	case apierrors.IsAlreadyExists(err):
-		// Created by an earlier pass whose status write was lost.
-		p.log.V(1).Info("Found the run already created", "run", klog.KObj(run))
-	case err != nil:
-		return ctrl.Result{}, fmt.Errorf("creating run %s: %w", run.Name, err)
-	default:
-		p.log.Info("Created run", "run", klog.KObj(run), "scheduledTime", due)
-		p.runEvent(run, true, EventRunCreated, "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
 	}
 	st.LastScheduleTime = &metav1.Time{Time: due}
 	p.addActive(run)
 	p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
 	return result, nil
+}
+
+// makeRoom applies spec.concurrencyPolicy before the run for due is
+// created while runs are active: Allow creates it beside them, Replace
+// deletes them first, Forbid (and the zero value of an object the API
+// server did not default) waits, reported as true.
+func (p *schedulePass) makeRoom(ctx context.Context, runs scheduleRuns, due time.Time) (wait bool, err error) {
+	if len(runs.active) == 0 {
+		return false, nil
+	}
+	switch p.sched.Spec.ConcurrencyPolicy {
+	case dbbenchv1alpha1.ConcurrencyAllow:
+		return false, nil
+	case dbbenchv1alpha1.ConcurrencyReplace:
+		for _, run := range runs.active {
+			if err := p.deleteRun(ctx, run, EventRunReplaced, fmt.Sprintf(
+				"Deleted active run %s to start the run for %s (concurrencyPolicy Replace)", run.Name, due.UTC().Format(time.RFC3339))); err != nil {
+				return false, err
+			}
+		}
+		p.sched.Status.Active = nil
+		return false, nil
+	}
+	msg := fmt.Sprintf("The run for %s waits for active run %s (concurrencyPolicy Forbid)", due.UTC().Format(time.RFC3339), runs.active[0].Name)
+	if p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, msg) {
+		p.runEvent(runs.active[0], false, EventRunSkipped, "Schedule", msg)
+	}
+	// The run that finishes wakes the schedule; the time still starts
+	// then if it is within startingDeadlineSeconds.
+	return true, nil
+}
+
+// createRun creates the run for due; one that exists already was created
+// by an earlier pass whose status write was lost.
+func (p *schedulePass) createRun(ctx context.Context, due time.Time) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	run, err := p.buildRun(due)
+	if err != nil {
+		return nil, err
+	}
+	switch err := p.r.Create(ctx, run); {
+	case apierrors.IsAlreadyExists(err):
+		p.log.V(1).Info("Found the run already created", "run", klog.KObj(run))
+	case err != nil:
+		return nil, fmt.Errorf("creating run %s: %w", run.Name, err)
+	default:
+		p.log.Info("Created run", "run", klog.KObj(run), "scheduledTime", due)
+		p.runEvent(run, true, EventRunCreated, "Create", fmt.Sprintf("Created run %s for %s", run.Name, due.UTC().Format(time.RFC3339)))
+	}
+	return run, nil
 }
 
 // buildRun is the run for schedule time due.
