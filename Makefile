@@ -115,8 +115,9 @@ test-go-install: ## go install .../cmd/kubectl-dbbench@<version> of the committe
 ##@ Benchmarks
 
 .PHONY: bench-controller
-bench-controller: ## 200 runs × 10 cells against envtest with 500 nodes; prints latency, writes per cell, peak RSS.
+bench-controller: ## 200 runs × 10 cells against envtest with 500 nodes; prints latency, writes per cell, peak RSS. Then a blocked 10 + 10 run's wall time on 1, 5, 20 and 50 simulated nodes.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller -scaling 1,5,20,50
 
 .PHONY: bench-fidelity
 bench-fidelity: ## Agent vs plain sysbench QPS on a real local MariaDB, 5 concurrent pairs (docs/agent.md, Fidelity).

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,60 +47,98 @@ func main() {
 	runs := flag.Int("runs", 200, "BenchmarkRuns to apply")
 	cellsPerRun := flag.Int("cells", 10, "cells per run (versions of one database)")
 	workers := flag.Int("sim-workers", 16, "goroutines playing kubelet and agent")
+	scaling := flag.String("scaling", "", "instead: node counts (1,5,20,50) for the wall time of one blocked 2-version run of -repeats repeats")
+	repeats := flag.Int("repeats", 10, "with -scaling: repeats per side (blocks)")
+	cellSeconds := flag.Float64("cell-seconds", 3, "with -scaling: how long the simulated agent takes per cell")
 	flag.Parse()
-	if err := run(*nodes, *runs, *cellsPerRun, *workers); err != nil {
+	var err error
+	if *scaling != "" {
+		err = runScaling(*scaling, *repeats, time.Duration(*cellSeconds*float64(time.Second)), *workers)
+	} else {
+		err = run(*nodes, *runs, *cellsPerRun, *workers)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-controller:", err)
 		os.Exit(1)
 	}
 }
 
-func run(nodes, runs, cellsPerRun, workers int) error {
-	ctx := context.Background()
+// bench is envtest with nodes, the real manager binary as its own process,
+// and the simulator.
+type bench struct {
+	env   *envtest.Environment
+	c     client.Client
+	tmp   string
+	mgr   *exec.Cmd
+	sim   *simulator
+	stop  context.CancelFunc
+	nodes int
+}
+
+const metricsAddr = "127.0.0.1:18089"
+
+// newBench starts envtest with nodes Node objects; before reports the
+// reference's figures (or anything else) before the manager starts.
+func newBench(ctx context.Context, nodes, workers int, before func(client.Client) error) (*bench, error) {
 	root, err := repoRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	env := &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}
-	cfg, err := env.Start()
+	b := &bench{env: &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}, nodes: nodes}
+	cfg, err := b.env.Start()
 	if err != nil {
-		return fmt.Errorf("starting envtest: %w", err)
+		return nil, fmt.Errorf("starting envtest: %w", err)
 	}
-	defer env.Stop() //nolint:errcheck
 	cfg.QPS, cfg.Burst = 2000, 4000
-	c, err := client.New(cfg, client.Options{Scheme: manager.Scheme()})
-	if err != nil {
-		return err
+	if b.c, err = client.New(cfg, client.Options{Scheme: manager.Scheme()}); err != nil {
+		b.close()
+		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "bench-controller-")
-	if err != nil {
-		return err
+	if b.tmp, err = os.MkdirTemp("", "bench-controller-"); err != nil {
+		b.close()
+		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-
 	fmt.Printf("Creating %d nodes...\n", nodes)
-	if err := createNodes(ctx, c, nodes); err != nil {
-		return err
+	if err := createNodes(ctx, b.c, nodes); err != nil {
+		b.close()
+		return nil, err
 	}
-
-	// Reference, same machine, same run: a bare client creates what the
-	// manager creates before a cell's database pod exists (Secret, two
-	// ConfigMaps, Service, pod) for the same number of cells, with the
-	// manager's concurrency. The manager's figures are reported against it,
-	// because absolute times on a shared 2-core machine are noise.
-	fmt.Printf("Reference: a bare client creates the objects of %d cells...\n", runs*cellsPerRun)
-	ref, err := reference(ctx, c, runs*cellsPerRun, 16)
-	if err != nil {
-		return err
+	if before != nil {
+		if err := before(b.c); err != nil {
+			b.close()
+			return nil, err
+		}
 	}
+	if err := b.startManager(ctx, root, workers); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
 
-	// The manager under test: the real binary, its own process.
-	bin := filepath.Join(tmp, "dbbench-manager")
+func (b *bench) close() {
+	if b.stop != nil {
+		b.stop()
+	}
+	if b.mgr != nil && b.mgr.Process != nil {
+		_ = b.mgr.Process.Kill()
+	}
+	if b.tmp != "" {
+		_ = os.RemoveAll(b.tmp)
+	}
+	_ = b.env.Stop()
+}
+
+// startManager builds and starts the manager under test, the real binary
+// as its own process, and the simulator.
+func (b *bench) startManager(ctx context.Context, root string, workers int) error {
+	bin := filepath.Join(b.tmp, "dbbench-manager")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/manager")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building the manager: %w", err)
 	}
-	user, err := env.ControlPlane.AddUser(envtest.User{Name: "dbbench-manager", Groups: []string{"system:masters"}}, nil)
+	user, err := b.env.ControlPlane.AddUser(envtest.User{Name: "dbbench-manager", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return err
 	}
@@ -107,25 +146,45 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 	if err != nil {
 		return err
 	}
-	kubeconfig := filepath.Join(tmp, "kubeconfig")
+	kubeconfig := filepath.Join(b.tmp, "kubeconfig")
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return err
 	}
-	const metricsAddr = "127.0.0.1:18089"
-	mgr := exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0", "--zap-log-level", "error")
-	mgr.Stderr = os.Stderr
-	if err := mgr.Start(); err != nil {
+	b.mgr = exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0", "--zap-log-level", "error")
+	b.mgr.Stderr = os.Stderr
+	if err := b.mgr.Start(); err != nil {
 		return err
 	}
-	defer mgr.Process.Kill() //nolint:errcheck
-
-	sim := newSimulator(c, nodes)
-	simCtx, stopSim := context.WithCancel(ctx)
-	defer stopSim()
-	if err := sim.start(simCtx, workers); err != nil {
+	b.sim = newSimulator(b.c, b.nodes)
+	simCtx, stop := context.WithCancel(ctx)
+	b.stop = stop
+	if err := b.sim.start(simCtx, workers); err != nil {
 		return err
 	}
 	time.Sleep(2 * time.Second) // let the manager's caches sync
+	return nil
+}
+
+func run(nodes, runs, cellsPerRun, workers int) error {
+	ctx := context.Background()
+	var ref time.Duration
+	b, err := newBench(ctx, nodes, workers, func(c client.Client) error {
+		// Reference, same machine, same run: a bare client creates what
+		// the manager creates before a cell's database pod exists
+		// (Secret, two ConfigMaps, Service, pod) for the same number of
+		// cells, with the manager's concurrency. The manager's figures
+		// are reported against it, because absolute times on a shared
+		// 2-core machine are noise.
+		fmt.Printf("Reference: a bare client creates the objects of %d cells...\n", runs*cellsPerRun)
+		var err error
+		ref, err = reference(ctx, c, runs*cellsPerRun, 16)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	c, sim, mgr := b.c, b.sim, b.mgr
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
 	if err := c.Create(ctx, ns); err != nil {
@@ -197,6 +256,95 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 		float64(writes)/float64(total), float64(writes-evCount)/float64(total), evCount)
 	fmt.Printf("  manager API requests per cell              %8.2f\n", float64(sum(byMethod))/float64(total))
 	fmt.Printf("  manager peak RSS                           %8.1f MiB   (target < 256 MiB)\n", float64(peak)/1024)
+	return nil
+}
+
+// runScaling measures, for each node count n of counts, the wall time
+// from apply to Succeeded of one blocked run (spec.placement.blocks:
+// Repeats) of two versions × repeats repeats, maxParallelCells n, on n
+// nodes, with the simulated agent taking cellDelay per cell: it should
+// fall as 1/n until the blocks run out (n = repeats), then stay at one
+// block's two cells. It also checks that each block's cells ran on one
+// node.
+func runScaling(counts string, repeats int, cellDelay time.Duration, workers int) error {
+	var ns []int
+	for _, f := range strings.Split(counts, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-scaling %q: %q is not a node count", counts, f)
+		}
+		ns = append(ns, n)
+	}
+	ctx := context.Background()
+	b, err := newBench(ctx, slices.Max(ns), workers, nil)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	type row struct {
+		nodes                   int
+		wall                    time.Duration
+		blocksOnOneNode, blocks int
+	}
+	var rows []row
+	for _, n := range ns {
+		b.sim.setNodes(n, cellDelay)
+		nsName := fmt.Sprintf("scale-%d", n)
+		if err := b.c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName}}); err != nil {
+			return err
+		}
+		r := &dbbenchv1alpha1.BenchmarkRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: nsName, Name: "blocked"},
+			Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+				Databases: []dbbenchv1alpha1.DatabaseSpec{{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"11.4", "11.8"}}},
+				Workload:  dbbenchv1alpha1.WorkloadSpec{Steps: []string{"point-query"}, Threads: []int32{1}, Repeats: int32(repeats)},
+				Placement: dbbenchv1alpha1.PlacementSpec{MaxParallelCells: int32(n), Blocks: dbbenchv1alpha1.BlocksRepeats},
+			},
+		}
+		start := time.Now()
+		if err := b.c.Create(ctx, r); err != nil {
+			return err
+		}
+		deadline := start.Add(15 * time.Minute)
+		for {
+			if err := b.c.Get(ctx, client.ObjectKeyFromObject(r), r); err != nil {
+				return err
+			}
+			if meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%d nodes: the run did not succeed within 15 min: %s", n, r.Status.Phase)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		wall := time.Since(start)
+		nodesOf := map[int32]map[string]bool{}
+		for _, cs := range r.Status.Cells {
+			if nodesOf[cs.Repeat] == nil {
+				nodesOf[cs.Repeat] = map[string]bool{}
+			}
+			nodesOf[cs.Repeat][cs.Node] = true
+		}
+		one := 0
+		for _, set := range nodesOf {
+			if len(set) == 1 && !set[""] {
+				one++
+			}
+		}
+		rows = append(rows, row{nodes: n, wall: wall, blocksOnOneNode: one, blocks: len(nodesOf)})
+		fmt.Printf("  %2d nodes: %6.1f s from apply to Succeeded\n", n, wall.Seconds())
+	}
+	fmt.Println()
+	fmt.Printf("dbbench blocked-run wall time: 2 versions × %d repeats (blocks), the simulated agent %.1f s per cell\n", repeats, cellDelay.Seconds())
+	fmt.Printf("  %5s  %8s  %10s  %10s  %s\n", "nodes", "wall s", "vs 1 node", "ideal", "blocks on one node")
+	for _, r := range rows {
+		// Blocks run side by side up to the nodes, and no more side by
+		// side than there are blocks.
+		ideal := float64(min(rows[0].nodes, repeats)) / float64(min(r.nodes, repeats))
+		fmt.Printf("  %5d  %8.1f  %10.3f  %10.3f  %d of %d\n", r.nodes, r.wall.Seconds(), r.wall.Seconds()/rows[0].wall.Seconds(), ideal, r.blocksOnOneNode, r.blocks)
+	}
+	fmt.Println("  ideal: min(first row's nodes, blocks) / min(nodes, blocks): wall time falling as 1/nodes until the blocks run out; a block's two cells are serial")
 	return nil
 }
 
@@ -278,6 +426,8 @@ func createNodes(ctx context.Context, c client.Client, n int) error {
 type simulator struct {
 	c     client.Client
 	nodes int
+	// cellDelay is how long the agent takes per cell (0: at once).
+	cellDelay time.Duration
 
 	mu        sync.Mutex
 	runStart  map[string]time.Time
@@ -388,10 +538,24 @@ func (s *simulator) seenPod(pod *corev1.Pod) {
 	}
 }
 
+// setNodes makes the simulator place pods on the first n nodes.
+func (s *simulator) setNodes(n int, cellDelay time.Duration) {
+	s.mu.Lock()
+	s.nodes, s.cellDelay, s.next = n, cellDelay, 0
+	s.mu.Unlock()
+}
+
+// kubelet binds the pod, to the node it is pinned to (a blocked run's
+// later cells: a required node affinity on metadata.name) or else to the
+// next node in turn, and makes it ready. It plays no scheduler: pod
+// (anti-)affinities are not checked.
 func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
 	s.mu.Lock()
-	node := fmt.Sprintf("node-%03d", s.next%s.nodes)
-	s.next++
+	node := pinnedNode(pod)
+	if node == "" {
+		node = fmt.Sprintf("node-%03d", s.next%s.nodes)
+		s.next++
+	}
 	s.mu.Unlock()
 	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
 	// A list older than an earlier binding offers the pod again; it is
@@ -418,6 +582,10 @@ func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
 }
 
 func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
+	s.mu.Lock()
+	delay := s.cellDelay
+	s.mu.Unlock()
+	time.Sleep(delay)
 	cell := job.Labels[dbbenchv1alpha1.LabelCell]
 	attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt])
 	now := time.Now().UTC()
@@ -467,6 +635,23 @@ func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
 			return
 		}
 	}
+}
+
+// pinnedNode is the node a pod's required node affinity names by
+// metadata.name, or "".
+func pinnedNode(pod *corev1.Pod) string {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range term.MatchFields {
+			if f.Key == "metadata.name" && len(f.Values) == 1 {
+				return f.Values[0]
+			}
+		}
+	}
+	return ""
 }
 
 func (s *simulator) podLatencies() []float64 {
