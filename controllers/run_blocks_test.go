@@ -58,7 +58,7 @@ func TestBlockedRunRunsEachBlockOnOneNode(t *testing.T) {
 		})
 		for _, name := range want {
 			pod := pods[name]
-			if got := pinnedNode(pod); got != wantPin[name] {
+			if got := specs.PinnedNode(&pod); got != wantPin[name] {
 				t.Errorf("cell %s: pinned to %q, want %q", name, got, wantPin[name])
 			}
 			c := byName[name]
@@ -114,21 +114,4 @@ func TestBlockedRunRunsEachBlockOnOneNode(t *testing.T) {
 			t.Errorf("manifest cell %s: block %d, want %d", mc.Name, mc.Block, want)
 		}
 	}
-}
-
-// pinnedNode is the node a pod's required node affinity names by
-// metadata.name, or "".
-func pinnedNode(pod corev1.Pod) string {
-	a := pod.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, f := range term.MatchFields {
-			if f.Key == "metadata.name" && len(f.Values) == 1 {
-				return f.Values[0]
-			}
-		}
-	}
-	return ""
 }

@@ -97,6 +97,22 @@ func PinToNode(pod *corev1.Pod, node string) {
 	}
 }
 
+// PinnedNode is the node PinToNode pinned pod to, or "".
+func PinnedNode(pod *corev1.Pod) string {
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return ""
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, f := range term.MatchFields {
+			if f.Key == nodeNameField && f.Operator == corev1.NodeSelectorOpIn && len(f.Values) == 1 {
+				return f.Values[0]
+			}
+		}
+	}
+	return ""
+}
+
 func ensureAnti(p *corev1.PodAntiAffinity) *corev1.PodAntiAffinity {
 	if p == nil {
 		return &corev1.PodAntiAffinity{}

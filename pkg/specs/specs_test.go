@@ -269,6 +269,9 @@ func TestPinToNode(t *testing.T) {
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("required node selector terms (-want +got):\n%s", d)
 			}
+			if got := PinnedNode(pod); got != "node-b" {
+				t.Errorf("PinnedNode = %q, want node-b", got)
+			}
 			if d := cmp.Diff(before, run.Spec.Placement.Database.Affinity); d != "" {
 				t.Errorf("PinToNode changed the run's spec (-before +after):\n%s", d)
 			}

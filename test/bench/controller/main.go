@@ -551,7 +551,7 @@ func (s *simulator) setNodes(n int, cellDelay time.Duration) {
 // (anti-)affinities are not checked.
 func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
 	s.mu.Lock()
-	node := pinnedNode(pod)
+	node := specs.PinnedNode(pod)
 	if node == "" {
 		node = fmt.Sprintf("node-%03d", s.next%s.nodes)
 		s.next++
@@ -635,23 +635,6 @@ func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
 			return
 		}
 	}
-}
-
-// pinnedNode is the node a pod's required node affinity names by
-// metadata.name, or "".
-func pinnedNode(pod *corev1.Pod) string {
-	a := pod.Spec.Affinity
-	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return ""
-	}
-	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-		for _, f := range term.MatchFields {
-			if f.Key == "metadata.name" && len(f.Values) == 1 {
-				return f.Values[0]
-			}
-		}
-	}
-	return ""
 }
 
 func (s *simulator) podLatencies() []float64 {
