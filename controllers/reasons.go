@@ -6,6 +6,8 @@ package controllers
 // and finalizer keys in api/v1alpha1/labels.go. See docs/design.md,
 // "Reasons, keys and labels".
 
+import dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+
 // Reasons of the events about a BenchmarkRun (with the condition reasons
 // of the API package where an event announces a condition: Regressed, PreflightFailed,
 // UploadPending, UploadFailed).
@@ -31,6 +33,10 @@ const (
 	// EventRoundAdded: workload.precision's target was not met yet, so
 	// another round of every combination was added.
 	EventRoundAdded = "RoundAdded"
+	// EventGoalOutOfReach: spec.goal's prediction says the design falls
+	// short and onOutOfReach is Run (with Fail the run fails with the
+	// condition reason of the same name).
+	EventGoalOutOfReach = dbbenchv1alpha1.ReasonGoalOutOfReach
 	// EventBisectionCreated: a Regressed=True verdict created the
 	// bisection spec.regression.bisect asks for.
 	EventBisectionCreated = "BisectionCreated"

@@ -80,6 +80,9 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return p.settleFinished(ctx, cells)
 	}
 	if st.StartTime == nil {
+		if p.recordPlan(ctx) {
+			return ctrl.Result{}, nil // failed before its first cell
+		}
 		if err := p.start(ctx, cells); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -185,6 +188,7 @@ func (p *runPass) end(ctx context.Context, cells []matrix.Cell) (ctrl.Result, er
 	if err := p.writeRunResults(ctx, m); err != nil {
 		return ctrl.Result{}, err
 	}
+	p.recordAchieved(cells, m)
 	p.judgeRegression(m, history, p.precisionNote()+storeNote)
 	if err := p.startBisection(ctx, m, history); err != nil {
 		return ctrl.Result{}, err

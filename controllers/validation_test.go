@@ -309,6 +309,27 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		{"precision target not a number", func(s map[string]any) {
 			set(s, "workload.precision", map[string]any{"targetPercent": "1%", "maxRepeats": 5})
 		}, "targetPercent: must be a number above 0"},
+		{"goal with both targets", func(s map[string]any) {
+			set(s, "goal", map[string]any{"detectPercent": 10, "halfWidthPercent": 5})
+		}, "goal: set detectPercent or halfWidthPercent, one of them"},
+		{"goal with neither target", func(s map[string]any) {
+			set(s, "goal", map[string]any{"onOutOfReach": "Run"})
+		}, "goal: set detectPercent or halfWidthPercent, one of them"},
+		{"goal detecting 100 %", func(s map[string]any) {
+			set(s, "goal", map[string]any{"detectPercent": 100})
+		}, "detectPercent: must be a number above 0 and below 100"},
+		{"goal half-width not a number", func(s map[string]any) {
+			set(s, "goal", map[string]any{"halfWidthPercent": "tight"})
+		}, "halfWidthPercent: must be a number above 0 and at most 100"},
+		{"goal power without a slowdown", func(s map[string]any) {
+			set(s, "goal", map[string]any{"halfWidthPercent": 5, "powerPercent": 80})
+		}, "powerPercent: only with detectPercent"},
+		{"goal power of 50 %", func(s map[string]any) {
+			set(s, "goal", map[string]any{"detectPercent": 10, "powerPercent": 50})
+		}, "spec.goal.powerPercent"},
+		{"goal action unknown", func(s map[string]any) {
+			set(s, "goal", map[string]any{"detectPercent": 10, "onOutOfReach": "Warn"})
+		}, "spec.goal.onOutOfReach"},
 		{"adaptive without a criterion", func(s map[string]any) {
 			set(s, "workload.adaptive", map[string]any{"minSeconds": 5})
 		}, "adaptive: set betweenRunCVPercent, targetHalfWidthPercent or both"},

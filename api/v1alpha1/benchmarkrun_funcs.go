@@ -139,3 +139,24 @@ func (r *RegressionSpec) LastRunsOrDefault() int {
 	}
 	return int(r.LastRuns)
 }
+
+// Detect is goal.detectPercent as a number in percent, 0 when unset.
+func (g *GoalSpec) Detect() float64 { return percentOf(g.DetectPercent) }
+
+// HalfWidth is goal.halfWidthPercent as a number in percent, 0 when unset.
+func (g *GoalSpec) HalfWidth() float64 { return percentOf(g.HalfWidthPercent) }
+
+// DefaultGoalPowerPercent is goal.powerPercent's default.
+const DefaultGoalPowerPercent = 90
+
+// Power is goal.powerPercent as a probability (default 0.9).
+func (g *GoalSpec) Power() float64 {
+	if g.PowerPercent <= 0 {
+		return DefaultGoalPowerPercent / 100.0
+	}
+	return float64(g.PowerPercent) / 100
+}
+
+// FailsOutOfReach says a design predicted to fall short fails the run
+// (onOutOfReach: Fail, the default).
+func (g *GoalSpec) FailsOutOfReach() bool { return g.OnOutOfReach != GoalRun }

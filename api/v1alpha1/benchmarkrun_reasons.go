@@ -37,6 +37,10 @@ const (
 	ReasonInvalidSpec       = "InvalidSpec"
 	ReasonCellsFailed       = "CellsFailed"
 	ReasonAllCellsSucceeded = "AllCellsSucceeded"
+	// ReasonGoalOutOfReach: spec.goal's prediction says the run's design
+	// falls short of the goal (status.plan), and onOutOfReach is Fail; no
+	// cell started.
+	ReasonGoalOutOfReach = "GoalOutOfReach"
 )
 
 // Reasons of a BenchmarkRun's Regressed condition.

@@ -97,7 +97,69 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Preflight PreflightSpec `json:"preflight"`
+
+	// goal is the precision the run is designed for: a slowdown to find
+	// with a power under the run's verdict (regression's rule, magnitude
+	// and level; the defaults without it), or a half-width of every
+	// compared ratio's interval. Before the first cell the controller
+	// predicts what the run's design (its step lengths and repeats)
+	// reaches, from the suite's measured noise (kubectl dbbench noise) or
+	// the defaults, and records it in status.plan with the cheapest design
+	// that reaches the goal; with onOutOfReach: Fail (the default) a
+	// design that falls short fails the run at once (reason GoalOutOfReach)
+	// instead of spending its cell-hours. After the last cell status.plan
+	// says whether the precision achieved met the goal. kubectl dbbench
+	// plan --for shows the same prediction before applying.
+	// docs/noise.md, "Planning a run".
+	// +optional
+	Goal *GoalSpec `json:"goal,omitempty"`
 }
+
+// GoalSpec is the precision a run is designed for.
+// +kubebuilder:validation:XValidation:rule="has(self.detectPercent) != has(self.halfWidthPercent)",message="goal: set detectPercent or halfWidthPercent, one of them"
+// +kubebuilder:validation:XValidation:rule="!has(self.detectPercent) || (type(self.detectPercent) == int ? (self.detectPercent > 0 && self.detectPercent < 100) : (self.detectPercent.matches('^[0-9]{1,2}([.][0-9]{1,6})?$') && double(self.detectPercent) > 0.0 && double(self.detectPercent) < 100.0))",message="detectPercent: must be a number above 0 and below 100, a whole number or a decimal string such as \"7.5\""
+// +kubebuilder:validation:XValidation:rule="!has(self.halfWidthPercent) || (type(self.halfWidthPercent) == int ? (self.halfWidthPercent > 0 && self.halfWidthPercent <= 100) : (self.halfWidthPercent.matches('^[0-9]{1,3}([.][0-9]{1,6})?$') && double(self.halfWidthPercent) > 0.0 && double(self.halfWidthPercent) <= 100.0))",message="halfWidthPercent: must be a number above 0 and at most 100, a whole number or a decimal string such as \"2.5\""
+// +kubebuilder:validation:XValidation:rule="!has(self.powerPercent) || has(self.detectPercent)",message="powerPercent: only with detectPercent"
+type GoalSpec struct {
+	// detectPercent is the true slowdown, in percent, the run must find
+	// with powerPercent probability. A whole number or a decimal string.
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	DetectPercent *intstr.IntOrString `json:"detectPercent,omitempty"`
+
+	// powerPercent is the probability, in percent, of finding a
+	// detectPercent slowdown (default 90).
+	// +kubebuilder:validation:Minimum=51
+	// +kubebuilder:validation:Maximum=99
+	// +optional
+	PowerPercent int32 `json:"powerPercent,omitempty"`
+
+	// halfWidthPercent asks every compared ratio's 95 % interval to lie
+	// within ±this percent of it (each combination against the baseline,
+	// per step and thread count). A whole number or a decimal string.
+	// +kubebuilder:validation:XIntOrString
+	// +optional
+	HalfWidthPercent *intstr.IntOrString `json:"halfWidthPercent,omitempty"`
+
+	// onOutOfReach is what happens when the design is predicted to fall
+	// short of the goal: Fail (the default) ends the run before its first
+	// cell with reason GoalOutOfReach and the cheapest design that would
+	// reach it in status.plan; Run runs it anyway, status.plan saying so.
+	// +kubebuilder:validation:Enum=Fail;Run
+	// +kubebuilder:default=Fail
+	// +optional
+	OnOutOfReach GoalAction `json:"onOutOfReach,omitempty"`
+}
+
+// GoalAction is what a run does with a design predicted to fall short.
+type GoalAction string
+
+const (
+	// GoalFail fails the run before its first cell.
+	GoalFail GoalAction = "Fail"
+	// GoalRun runs it anyway.
+	GoalRun GoalAction = "Run"
+)
 
 // PreflightSpec configures the check a run makes before its first cell.
 type PreflightSpec struct {
@@ -1284,11 +1346,89 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Preflight *PreflightStatus `json:"preflight,omitempty"`
 
+	// plan is spec.goal's prediction before the first cell and, once the
+	// last cell ended, the precision achieved.
+	// +optional
+	Plan *PlanStatus `json:"plan,omitempty"`
+
 	// upload tracks the upload to spec.output.s3: what the object store has
 	// confirmed, and the retries of what it has not. The results stay in
 	// the cluster's ConfigMaps either way.
 	// +optional
 	Upload *UploadStatus `json:"upload,omitempty"`
+}
+
+// PlanSource says where a prediction's noise components came from.
+// +kubebuilder:validation:Enum=History;Defaults;Mixed
+type PlanSource string
+
+// PlannedDesign is a design (step lengths, repeats) with what it is
+// predicted to reach and cost. Figures are decimal strings.
+type PlannedDesign struct {
+	// readSeconds and writeSeconds are the step lengths.
+	ReadSeconds  int32 `json:"readSeconds"`
+	WriteSeconds int32 `json:"writeSeconds"`
+	// repeats are the cells of every combination.
+	Repeats int32 `json:"repeats"`
+	// cellHours are all cells' predicted time (pods, load, warm-ups,
+	// steps).
+	CellHours string `json:"cellHours"`
+	// worst is the least favourable point, step@threads.
+	// +optional
+	Worst string `json:"worst,omitempty"`
+	// power is the probability of finding the goal's slowdown at worst
+	// (a detection goal).
+	// +optional
+	Power string `json:"power,omitempty"`
+	// mdePercent is the smallest slowdown found at worst with the goal's
+	// power (0.8 for a half-width goal).
+	// +optional
+	MDEPercent string `json:"mdePercent,omitempty"`
+	// halfWidthPercent is the expected 95 % interval half-width at worst.
+	// +optional
+	HalfWidthPercent string `json:"halfWidthPercent,omitempty"`
+	// met says the design reaches the goal at every point.
+	Met bool `json:"met"`
+}
+
+// PlanStatus is the prediction of spec.goal and what the run achieved.
+type PlanStatus struct {
+	// goal says the goal in words, with the verdict it is for.
+	Goal string `json:"goal"`
+	// source says where the noise came from: the suite's History (runsRead
+	// runs), the Defaults (docs/noise.md) or Mixed per point.
+	Source PlanSource `json:"source"`
+	// runsRead are the suite's runs the components were read from.
+	// +optional
+	RunsRead int32 `json:"runsRead,omitempty"`
+	// design is the run's own design: its step lengths and repeats (a
+	// precision target's maxRepeats).
+	Design PlannedDesign `json:"design"`
+	// cheapest is the design of the least cell-hours that reaches the goal
+	// (steps of 10–600 s, up to 20 repeats); absent when none does
+	// (message says why).
+	// +optional
+	Cheapest *PlannedDesign `json:"cheapest,omitempty"`
+	// requiredHalfWidthPercent is the widest ratio interval the goal
+	// allows: the goal's half-width, or for a detection goal the cheapest
+	// design's predicted half-width.
+	// +optional
+	RequiredHalfWidthPercent string `json:"requiredHalfWidthPercent,omitempty"`
+	// achievedHalfWidthPercent is the widest 95 % ratio interval the run's
+	// cells gave, in percent (a run of one combination: its mean's ×√2,
+	// the ratio against a like run); achievedAt is where, step@threads.
+	// +optional
+	AchievedHalfWidthPercent string `json:"achievedHalfWidthPercent,omitempty"`
+	// +optional
+	AchievedAt string `json:"achievedAt,omitempty"`
+	// met is set once the run ended: the achieved half-width is within the
+	// required one.
+	// +optional
+	Met *bool `json:"met,omitempty"`
+	// message says what the prediction left out or why the design falls
+	// short.
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // PreflightPhase is the state of a run's pre-flight.

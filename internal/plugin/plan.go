@@ -1,14 +1,12 @@
 package plugin
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,8 +17,8 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
-	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runplan"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
@@ -229,8 +227,8 @@ func (o *PlanOptions) Validate() error {
 		return fmt.Errorf("--max-repeats %d: must be at least 2 (the between-run test needs two runs a side)", o.MaxRepeats)
 	case o.Detect.set && o.HalfWidth.set:
 		return errors.New("--detect and --half-width: give one goal")
-	case !o.Detect.set && !o.HalfWidth.set && (o.run == nil || o.run.Spec.Workload.Precision == nil):
-		return errors.New("no goal: give --detect (a slowdown to find) or --half-width (an interval's precision), or --for a run with workload.precision")
+	case !o.Detect.set && !o.HalfWidth.set && (o.run == nil || (o.run.Spec.Workload.Precision == nil && o.run.Spec.Goal == nil)):
+		return errors.New("no goal: give --detect (a slowdown to find) or --half-width (an interval's precision), or --for a run with spec.goal or workload.precision")
 	case o.Tests < 0 || o.Combinations < 0 || o.OverheadSeconds < 0:
 		return errors.New("--tests, --combinations and --overhead-seconds must not be negative")
 	}
@@ -292,7 +290,7 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 	}
 	def.WithinCV = o.WithinCV.or(0)
 	def.NodeCV, def.NodeKnown = o.NodeCV.or(0), o.NodeCV.set
-	points, err := analysis.PlanPoints(keys, rows, def, writeStep)
+	points, err := analysis.PlanPoints(keys, rows, def, runplan.WriteStep)
 	if err != nil {
 		return err
 	}
@@ -307,7 +305,7 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 	var fixed []analysis.FixedLengths
 	if o.run != nil {
 		w := &o.run.Spec.Workload
-		r, wr := float64(cmp.Or(w.ReadSeconds, 300)), float64(cmp.Or(w.WriteSeconds, 600))
+		r, wr := runplan.Lengths(w)
 		fixed = append(fixed, analysis.FixedLengths{Name: fmt.Sprintf("this spec (%g/%g s)", r, wr), ReadSeconds: r, WriteSeconds: wr})
 	}
 	rep, err := analysis.BuildPlanReport(points, costs, goal, lim, fixed...)
@@ -338,39 +336,23 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// writeStep says whether a step runs for the write duration: the catalog's
-// write steps; custom steps and tpcc too (their default is writeSeconds).
-func writeStep(step string) bool {
-	s, ok := workload.Lookup(step)
-	return !ok || s.Duration == workload.WriteDuration
-}
-
 // keys are the points to plan: the flags', else the spec's, else the
 // history's, else the standard steps at one thread.
 func (o *PlanOptions) keys(rows []analysis.ComponentsRow) ([]inference.Key, error) {
 	steps, threads := o.Steps, o.Threads
+	var custom []string
 	if o.run != nil {
 		w := &o.run.Spec.Workload
+		custom = runplan.CustomSteps(w)
 		if len(steps) == 0 {
-			steps = w.Steps
-			if len(steps) == 0 {
-				set := workload.SetStandard
-				if w.StepSet != "" {
-					set = workload.Set(w.StepSet)
-				}
-				cat, err := workload.BySet(set)
-				if err != nil {
-					return nil, fmt.Errorf("--for: %w", err)
-				}
-				for _, s := range cat {
-					steps = append(steps, s.Name)
-				}
+			s, err := runplan.Steps(w)
+			if err != nil {
+				return nil, fmt.Errorf("--for: %w", err)
 			}
+			steps = s
 		}
-		if len(threads) == 0 {
-			for _, th := range w.Threads {
-				threads = append(threads, int(th))
-			}
+		if len(threads) == 0 && len(w.Threads) > 0 {
+			threads = runplan.Threads(w)
 		}
 	}
 	if len(steps) == 0 && len(threads) == 0 && len(rows) > 0 {
@@ -388,54 +370,29 @@ func (o *PlanOptions) keys(rows []analysis.ComponentsRow) ([]inference.Key, erro
 	if len(threads) == 0 {
 		threads = []int{1}
 	}
-	var out []inference.Key
-	for _, s := range steps {
-		if s != workload.TPCCStep && !slices.Contains(o.customSteps(), s) {
-			if _, err := workload.Resolve([]string{s}); err != nil {
-				return nil, fmt.Errorf("--steps: %w", err)
-			}
-		}
-		for _, th := range threads {
-			out = append(out, inference.Key{Step: s, Threads: th})
-		}
+	out, err := runplan.Keys(steps, threads, custom)
+	if err != nil {
+		return nil, fmt.Errorf("--steps: %w", err)
 	}
 	return out, nil
-}
-
-func (o *PlanOptions) customSteps() []string {
-	if o.run == nil {
-		return nil
-	}
-	var out []string
-	for _, c := range o.run.Spec.Workload.CustomSteps {
-		out = append(out, c.Name)
-	}
-	return out
 }
 
 // goal is the flags' goal over the spec's regression and precision, the
 // correction and the metrics per point.
 func (o *PlanOptions) goal() (inference.PlanGoal, inference.Correction, int) {
-	g := inference.PlanGoal{Magnitude: 0.05, Alpha: dbbenchv1alpha1.DefaultRunMaxPValue, Power: o.Power.or(0.9), Tests: o.Tests}
-	rule := analysis.MagnitudeRule(o.Rule)
-	correction, metrics := inference.CorrectionHolm, 1
+	v := runplan.SpecVerdict(o.run)
+	g := inference.PlanGoal{Magnitude: v.Magnitude, Alpha: v.Alpha, Power: o.Power.or(0.9), Tests: o.Tests, Estimated: v.Estimated}
 	if o.run != nil {
-		if r := o.run.Spec.Regression; r != nil {
-			g.Magnitude, g.Alpha = r.MinMagnitude(), r.SignificanceLevel()
-			if rule == "" {
-				rule = analysis.MagnitudeRule(r.MagnitudeRule)
-			}
-			if r.Correction == dbbenchv1alpha1.CorrectionBenjaminiHochberg {
-				correction = inference.CorrectionBH
-			}
-			metrics = max(1, len(r.Metrics))
-		}
-		if p := o.run.Spec.Workload.Precision; p != nil && !o.Detect.set {
+		if sg, ok := runplan.SpecGoal(o.run); ok && !o.Detect.set && !o.HalfWidth.set {
+			g.Detect, g.HalfWidth, g.Power = sg.Detect, sg.HalfWidth, o.Power.or(sg.Power)
+		} else if p := o.run.Spec.Workload.Precision; p != nil && !o.Detect.set {
 			g.HalfWidth = p.Target() / 100
 		}
 	}
 	g.Magnitude, g.Alpha = o.Magnitude.or(g.Magnitude), o.Alpha.or(g.Alpha)
-	g.Estimated = rule == analysis.MagnitudeEstimated
+	if o.Rule != "" {
+		g.Estimated = analysis.MagnitudeRule(o.Rule) == analysis.MagnitudeEstimated
+	}
 	if o.Detect.set {
 		g.Detect = o.Detect.v
 	}
@@ -446,45 +403,26 @@ func (o *PlanOptions) goal() (inference.PlanGoal, inference.Correction, int) {
 		g.Power = 0
 		g.Level = o.Level.or(inference.DefaultLevel)
 	}
-	return g, correction, metrics
+	return g, v.Correction, v.Metrics
 }
 
 // costs are the flags' costs over the spec's and the history's, and a note
 // on where the load came from.
 func (o *PlanOptions) costs(loads []float64) (inference.PlanCosts, string) {
-	c := inference.PlanCosts{OverheadSeconds: o.OverheadSeconds, WarmupSeconds: 10, Combinations: o.Combinations}
-	rows := int64(1_000_000)
-	var flushCap int32
-	if o.run != nil {
-		w := &o.run.Spec.Workload
-		c.WarmupSeconds = float64(w.Warmup())
-		if w.TableSize > 0 {
-			rows = w.TableSize * int64(max(w.Tables, 1))
-		}
-		flushCap = w.FlushWaitSeconds
-		if c.Combinations == 0 {
-			c.Combinations = len(matrix.ExpandRounds(o.run, 1))
-		}
+	c, note := runplan.Costs(o.run, loads)
+	if o.Combinations > 0 {
+		c.Combinations = o.Combinations
 	}
+	c.OverheadSeconds = o.OverheadSeconds
 	if o.WarmupSeconds >= 0 {
 		c.WarmupSeconds = o.WarmupSeconds
 	}
-	switch {
-	case o.LoadSeconds >= 0:
+	if o.LoadSeconds >= 0 {
 		c.LoadSeconds = o.LoadSeconds
 		return c, fmt.Sprintf("load: %g s per cell (--load-seconds)", c.LoadSeconds)
-	case len(loads) > 0:
-		s := slices.Clone(loads)
-		slices.Sort(s)
-		c.LoadSeconds = s[len(s)/2]
-		return c, fmt.Sprintf("load: %.0f s per cell, the median of the history's %d documents' load phase", c.LoadSeconds, len(s))
 	}
-	// The reference method's flush wait, min(1200, 60 + rows/1e6) s, or
-	// the spec's cap; the insert and index come on top.
-	wait := math.Min(1200, 60+float64(rows)/1e6)
-	if flushCap > 0 {
-		wait = float64(flushCap)
+	if len(loads) == 0 {
+		note += "; --load-seconds sets it"
 	}
-	c.LoadSeconds = wait
-	return c, fmt.Sprintf("load: %.0f s per cell, the flush wait alone for %d rows (the insert, index and warm-up read come on top: --load-seconds)", wait, rows)
+	return c, note
 }

@@ -235,3 +235,35 @@ func TestPlanReadsTheSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTakesTheSpecsGoal: --for a spec with spec.goal plans for that
+// goal without a goal flag (what the controller records in status.plan),
+// and a flag still overrides it.
+func TestPlanTakesTheSpecsGoal(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "run.yaml")
+	withGoal := strings.Replace(planSpec, "  regression:\n", "  goal:\n    detectPercent: \"12.5\"\n    powerPercent: 80\n  regression:\n", 1)
+	if err := os.WriteFile(spec, []byte(withGoal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flags  []string
+		detect float64
+		power  float64
+	}{
+		{nil, 0.125, 0.8},
+		{[]string{"--detect", "20%"}, 0.2, 0.9},
+	} {
+		args := append([]string{"plan", "--for", spec, "--from-dir", "testdata/noise", "-o", "yaml"}, tc.flags...)
+		out, _, err := runCmd(t, noCluster{}, args...)
+		if err != nil && !strings.Contains(err.Error(), "out of reach") {
+			t.Fatalf("%v: %v", tc.flags, err)
+		}
+		var rep analysis.PlanReport
+		if err := yaml.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if rep.Goal.Detect != tc.detect || rep.Goal.Power != tc.power || rep.Goal.Magnitude != 0.03 || !rep.Goal.Estimated {
+			t.Errorf("%v: goal %+v, want detect %v, power %v under the spec's Estimated 3 %% rule", tc.flags, rep.Goal, tc.detect, tc.power)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package controllers_test
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+)
+
+// goalRun compares two versions (10.11 the baseline, 11.8) at point-query
+// with fixed repeats and a goal.
+func goalRun(ns, name string, repeats int32, goal *dbbenchv1alpha1.GoalSpec) *dbbenchv1alpha1.BenchmarkRun {
+	run := minimalRun(ns, name)
+	run.Spec.Databases[0].Versions = []string{"10.11", "11.8"}
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Workload.Threads = []int32{4}
+	run.Spec.Workload.Repeats = repeats
+	run.Spec.Goal = goal
+	return run
+}
+
+// A design the defaults' noise says cannot find the goal's slowdown fails
+// before any pod, naming what it reaches and what would reach the goal.
+func TestGoalOutOfReachFailsBeforeAnyCell(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := goalRun(ns, "short", 2, &dbbenchv1alpha1.GoalSpec{DetectPercent: ptr.To(intstr.FromInt32(25))})
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	got := waitRun(t, ns, "short", "the GoalOutOfReach failure", func(r *dbbenchv1alpha1.BenchmarkRun) string {
+		c := meta.FindStatusCondition(r.Status.Conditions, dbbenchv1alpha1.ConditionFailed)
+		if c == nil || c.Reason != dbbenchv1alpha1.ReasonGoalOutOfReach {
+			return fmt.Sprintf("no Failed=GoalOutOfReach yet: %+v %+v", r.Status.Conditions, r.Status.Plan)
+		}
+		return ""
+	})
+	ps := got.Status.Plan
+	switch {
+	case ps == nil:
+		t.Fatal("status.plan is empty")
+	case ps.Design.Met || ps.Design.Repeats != 2 || ps.Design.Power == "":
+		t.Errorf("design = %+v, want 2 repeats, not met, with its power", ps.Design)
+	case ps.Cheapest == nil || !ps.Cheapest.Met || ps.Cheapest.Repeats <= 2:
+		t.Errorf("cheapest = %+v, want a met design of more than 2 repeats", ps.Cheapest)
+	case ps.Source != dbbenchv1alpha1.PlanSource("Defaults"):
+		t.Errorf("source = %q, want Defaults (no suite)", ps.Source)
+	case ps.Met != nil:
+		t.Errorf("met = %v before any cell", *ps.Met)
+	}
+	if pods := dbPods(t, ns, "short"); len(pods) > 0 {
+		t.Errorf("%d database pods started for a run that failed its goal", len(pods))
+	}
+	if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: "short"}); len(jobs) > 0 {
+		t.Errorf("%d client Jobs started", len(jobs))
+	}
+}
+
+// A design that reaches its goal runs, and the end records the precision
+// its cells achieved against the goal's.
+func TestGoalRecordsThePlanAndTheAchievedPrecision(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := goalRun(ns, "wide", 3, &dbbenchv1alpha1.GoalSpec{HalfWidthPercent: ptr.To(intstr.FromInt32(25))})
+	run.Spec.Placement.MaxParallelCells = 6
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	scale := roundScale{"10.11": {1, 1.02, 0.98}, "11.8": {0.9, 0.91, 0.89}}
+	drivePrecision(t, ns, "wide", scale, nil, succeeded)
+	got := waitRun(t, ns, "wide", "the achieved precision", func(r *dbbenchv1alpha1.BenchmarkRun) string {
+		if r.Status.Plan == nil || r.Status.Plan.Met == nil {
+			return "status.plan.met not set"
+		}
+		return ""
+	})
+	ps := got.Status.Plan
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
+		t.Fatalf("run did not succeed: %+v", got.Status.Conditions)
+	}
+	if !ps.Design.Met || ps.RequiredHalfWidthPercent != "25.00" || ps.AchievedAt != "point-query@4" || !*ps.Met {
+		t.Errorf("plan = %+v, want the design met, ±25 %% required, achieved at point-query@4 and met", *ps)
+	}
+}
