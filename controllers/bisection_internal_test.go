@@ -326,3 +326,42 @@ func TestJudgeOf(t *testing.T) {
 		}
 	}
 }
+
+func TestRoundPoint(t *testing.T) {
+	points := []int{0, 2, 11}
+	for _, tc := range []struct {
+		database string
+		want     int
+		ok       bool
+	}{
+		{"p0", 0, true},
+		{"p11", 11, true},
+		{"p1", 0, false},  // another round's point
+		{"p02", 0, false}, // not a name buildRound gives
+		{"p2x", 0, false},
+		{"maria", 0, false},
+	} {
+		if got, ok := roundPoint(tc.database, points); got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", tc.database, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRoundFailures(t *testing.T) {
+	oom := bisect.Failure{Reason: "OOMKilled", Message: "the database ran out of memory"}
+	noResults := bisect.Failure{Reason: string(dbbenchv1alpha1.ReasonNoResults), Message: "no cell of the point succeeded with results"}
+	for _, tc := range []struct {
+		name      string
+		succeeded map[int]bool
+		last      map[int]bisect.Failure
+		want      map[int]bisect.Failure
+	}{
+		{name: "every point succeeded", succeeded: map[int]bool{0: true, 3: true}, last: map[int]bisect.Failure{0: oom}},
+		{name: "a failed cell's reason, else no results", succeeded: map[int]bool{}, last: map[int]bisect.Failure{0: oom, 5: oom},
+			want: map[int]bisect.Failure{0: oom, 3: noResults}},
+	} {
+		if d := cmp.Diff(tc.want, roundFailures([]int{0, 3}, tc.succeeded, tc.last)); d != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
