@@ -218,3 +218,150 @@ func TestBisectionSetupFromARun(t *testing.T) {
 		})
 	}
 }
+
+func TestBisectedDatabase(t *testing.T) {
+	dbs := []dbbenchv1alpha1.DatabaseSpec{
+		{Name: "pg"},
+		{Name: "maria", Configs: []dbbenchv1alpha1.ConfigVariant{{Name: "small"}, {Name: "durable"}}},
+	}
+	for _, tc := range []struct {
+		name, db, config string
+		want             [2]string
+		err              string
+	}{
+		{name: "the first, without configs", want: [2]string{"pg", ""}},
+		{name: "the first config of the named database", db: "maria", want: [2]string{"maria", "small"}},
+		{name: "the named config", db: "maria", config: "durable", want: [2]string{"maria", "durable"}},
+		{name: "no such database", db: "mysql", err: "runRef.database: run nightly-7 has no database mysql"},
+		{name: "no such config", db: "maria", config: "big", err: "runRef.config: database maria has no config variant big"},
+	} {
+		db, err := bisectedDatabase(dbs, "nightly-7", tc.db, tc.config)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		got := [2]string{db.Name, ""}
+		if len(db.Configs) > 1 {
+			t.Errorf("%s: configs %+v, want one at most", tc.name, db.Configs)
+		} else if len(db.Configs) == 1 {
+			got[1] = db.Configs[0].Name
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if len(dbs[1].Configs) != 2 {
+		t.Errorf("the run's spec lost configs: %+v", dbs[1].Configs)
+	}
+}
+
+func TestCheckPoints(t *testing.T) {
+	v := func(s string) dbbenchv1alpha1.BisectionPoint { return dbbenchv1alpha1.BisectionPoint{Version: s} }
+	img := dbbenchv1alpha1.BisectionPoint{Image: "reg.example/mariadb@sha256:33"}
+	for _, tc := range []struct {
+		name   string
+		points []dbbenchv1alpha1.BisectionPoint
+		image  string
+		err    string
+	}{
+		{name: "versions into a template", points: []dbbenchv1alpha1.BisectionPoint{v("1"), v("2"), img, v("3")}, image: "reg.example/mariadb:{version}"},
+		{name: "versions into the engine's default image", points: []dbbenchv1alpha1.BisectionPoint{v("1"), v("3")}},
+		{name: "images into a fixed image", points: []dbbenchv1alpha1.BisectionPoint{img, {Image: "reg.example/mariadb:2"}}, image: "reg.example/mariadb:latest"},
+		{name: "a version into a fixed image", points: []dbbenchv1alpha1.BisectionPoint{img, v("3")}, image: "reg.example/mariadb:latest",
+			err: `bad: a version needs {version} in the database's image "reg.example/mariadb:latest"; give an image instead`},
+		{name: "good is bad", points: []dbbenchv1alpha1.BisectionPoint{v("1"), v("1")}, err: "bad: 1 is also good"},
+		{name: "a candidate twice", points: []dbbenchv1alpha1.BisectionPoint{v("1"), img, img, v("3")}, err: "candidates[1]: reg.example/mariadb@sha256:33 is also candidates[0]"},
+	} {
+		err := checkPoints(tc.points, tc.image)
+		if (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+func TestJudgeOf(t *testing.T) {
+	tput, p99 := dbbenchv1alpha1.MetricThroughput, dbbenchv1alpha1.MetricP99Latency
+	regressed := []dbbenchv1alpha1.RegressedStep{
+		{Step: "update-index", Threads: 4},
+		{Step: "point-query", Threads: 16, Metrics: []dbbenchv1alpha1.RegressionMetric{p99}},
+	}
+	key := func(step string, th int, m analysis.Metric) bisect.Key {
+		return bisect.Key{Step: step, Threads: th, Metric: m}
+	}
+	for _, tc := range []struct {
+		name      string
+		judge     dbbenchv1alpha1.BisectionJudge
+		metrics   []dbbenchv1alpha1.RegressionMetric
+		regressed []dbbenchv1alpha1.RegressedStep
+		judged    []bisect.Key
+		ignored   []bisect.Key
+	}{
+		{name: "the verdict's pairs, each on its own metrics", metrics: []dbbenchv1alpha1.RegressionMetric{tput, p99}, regressed: regressed,
+			judged:  []bisect.Key{key("update-index", 4, ""), key("update-index", 4, analysis.MetricThroughput), key("point-query", 16, analysis.MetricP99Latency)},
+			ignored: []bisect.Key{key("update-index", 4, analysis.MetricP99Latency), key("point-query", 16, ""), key("update-index", 16, "")}},
+		{name: "the judge's steps over the verdict's pairs", judge: dbbenchv1alpha1.BisectionJudge{Steps: []string{"point-query"}},
+			metrics: []dbbenchv1alpha1.RegressionMetric{tput}, regressed: regressed,
+			judged:  []bisect.Key{key("point-query", 1, ""), key("point-query", 64, "")},
+			ignored: []bisect.Key{key("update-index", 4, ""), key("point-query", 16, analysis.MetricP99Latency)}},
+		{name: "the judge's threads, the rule's metrics", judge: dbbenchv1alpha1.BisectionJudge{Threads: []int32{8}},
+			metrics: []dbbenchv1alpha1.RegressionMetric{p99},
+			judged:  []bisect.Key{key("point-query", 8, analysis.MetricP99Latency)},
+			ignored: []bisect.Key{key("point-query", 8, ""), key("point-query", 4, analysis.MetricP99Latency)}},
+		{name: "no judge and no verdict: every step on the rule's metrics", metrics: []dbbenchv1alpha1.RegressionMetric{tput},
+			judged:  []bisect.Key{key("point-query", 1, ""), key("update-index", 128, "")},
+			ignored: []bisect.Key{key("point-query", 1, analysis.MetricP99Latency)}},
+	} {
+		judged := judgeOf(tc.judge, tc.metrics, tc.regressed)
+		for _, k := range tc.judged {
+			if !judged(k) {
+				t.Errorf("%s: %v not judged", tc.name, k)
+			}
+		}
+		for _, k := range tc.ignored {
+			if judged(k) {
+				t.Errorf("%s: %v judged", tc.name, k)
+			}
+		}
+	}
+}
+
+func TestRoundPoint(t *testing.T) {
+	points := []int{0, 2, 11}
+	for _, tc := range []struct {
+		database string
+		want     int
+		ok       bool
+	}{
+		{"p0", 0, true},
+		{"p11", 11, true},
+		{"p1", 0, false},  // another round's point
+		{"p02", 0, false}, // not a name buildRound gives
+		{"p2x", 0, false},
+		{"maria", 0, false},
+	} {
+		if got, ok := roundPoint(tc.database, points); got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", tc.database, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRoundFailures(t *testing.T) {
+	oom := bisect.Failure{Reason: "OOMKilled", Message: "the database ran out of memory"}
+	noResults := bisect.Failure{Reason: string(dbbenchv1alpha1.ReasonNoResults), Message: "no cell of the point succeeded with results"}
+	for _, tc := range []struct {
+		name      string
+		succeeded map[int]bool
+		last      map[int]bisect.Failure
+		want      map[int]bisect.Failure
+	}{
+		{name: "every point succeeded", succeeded: map[int]bool{0: true, 3: true}, last: map[int]bisect.Failure{0: oom}},
+		{name: "a failed cell's reason, else no results", succeeded: map[int]bool{}, last: map[int]bisect.Failure{0: oom, 5: oom},
+			want: map[int]bisect.Failure{0: oom, 3: noResults}},
+	} {
+		if d := cmp.Diff(tc.want, roundFailures([]int{0, 3}, tc.succeeded, tc.last)); d != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, d)
+		}
+	}
+}

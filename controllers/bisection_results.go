@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,33 +50,14 @@ func (p *bisectionPass) readRound(ctx context.Context, s *bisectionSetup, rd rou
 		return r, nil
 	}
 	run := rd.run
-	inRound := map[int]bool{}
-	for _, i := range rd.points {
-		inRound[i] = true
-	}
-	pointOf := func(database string) (int, bool) {
-		var i int
-		if _, err := fmt.Sscanf(database, "p%d", &i); err != nil || pointDatabase(i) != database || !inRound[i] {
-			return 0, false
-		}
-		return i, true
-	}
-	var manifest *results.Manifest
-	if run.Status.Results != nil && run.Status.Results.ConfigMap != "" {
-		data, err := p.configMapKey(ctx, run.Status.Results.ConfigMap, plan.RunResultKeyManifest)
-		if err != nil {
-			return r, err
-		}
-		if data != "" {
-			if manifest, err = results.UnmarshalManifest([]byte(data)); err != nil {
-				return r, fmt.Errorf("run %s: reading its manifest: %w", run.Name, err)
-			}
-		}
+	manifest, err := p.roundManifest(ctx, run)
+	if err != nil {
+		return r, err
 	}
 	succeeded := map[int]bool{}
 	last := map[int]bisect.Failure{}
 	for _, cs := range run.Status.Cells {
-		i, ok := pointOf(cs.Database)
+		i, ok := roundPoint(cs.Database, rd.points)
 		if !ok {
 			continue
 		}
@@ -96,7 +78,45 @@ func (p *bisectionPass) readRound(ctx context.Context, s *bisectionSetup, rd rou
 		succeeded[i] = true
 		r.Observations = append(r.Observations, bisect.Observation{Point: i, Values: values})
 	}
-	for _, i := range rd.points {
+	r.Failures = roundFailures(rd.points, succeeded, last)
+	return r, nil
+}
+
+// roundPoint is the point a round's cell of database measured. Only the
+// names buildRound gives (p<i>) of the round's own points count: a cell
+// of another database says nothing about the search's points.
+func roundPoint(database string, points []int) (int, bool) {
+	var i int
+	if _, err := fmt.Sscanf(database, "p%d", &i); err != nil || pointDatabase(i) != database || !slices.Contains(points, i) {
+		return 0, false
+	}
+	return i, true
+}
+
+// roundManifest is a finished round's run manifest from its results
+// ConfigMap, nil when the run wrote none.
+func (p *bisectionPass) roundManifest(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun) (*results.Manifest, error) {
+	if run.Status.Results == nil || run.Status.Results.ConfigMap == "" {
+		return nil, nil
+	}
+	data, err := p.configMapKey(ctx, run.Status.Results.ConfigMap, plan.RunResultKeyManifest)
+	if err != nil || data == "" {
+		return nil, err
+	}
+	manifest, err := results.UnmarshalManifest([]byte(data))
+	if err != nil {
+		return nil, fmt.Errorf("run %s: reading its manifest: %w", run.Name, err)
+	}
+	return manifest, nil
+}
+
+// roundFailures are the failures of the round's points none of whose
+// cells succeeded: the last failed cell's reason, or ReasonNoResults when
+// none failed (the cells succeeded without figures, or never ran); nil
+// when every point succeeded.
+func roundFailures(points []int, succeeded map[int]bool, last map[int]bisect.Failure) map[int]bisect.Failure {
+	var out map[int]bisect.Failure
+	for _, i := range points {
 		if succeeded[i] {
 			continue
 		}
@@ -104,12 +124,12 @@ func (p *bisectionPass) readRound(ctx context.Context, s *bisectionSetup, rd rou
 		if !ok {
 			f = bisect.Failure{Reason: string(dbbenchv1alpha1.ReasonNoResults), Message: "no cell of the point succeeded with results"}
 		}
-		if r.Failures == nil {
-			r.Failures = map[int]bisect.Failure{}
+		if out == nil {
+			out = map[int]bisect.Failure{}
 		}
-		r.Failures[i] = f
+		out[i] = f
 	}
-	return r, nil
+	return out
 }
 
 // cellValues are a succeeded cell's judged figures per step, thread count

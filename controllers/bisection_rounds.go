@@ -48,60 +48,17 @@ func pointName(pt dbbenchv1alpha1.BisectionPoint) string {
 // an error is a spec error, reported as InvalidSpec.
 func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 	spec := &p.bis.Spec
-	s := &bisectionSetup{}
-	var regression *dbbenchv1alpha1.RegressionSpec
-	var regressed []dbbenchv1alpha1.RegressedStep
-	dbName, cfgName := "", ""
-	switch {
-	case spec.RunRef != nil:
-		var ref dbbenchv1alpha1.BenchmarkRun
-		err := p.r.Get(ctx, types.NamespacedName{Namespace: p.bis.Namespace, Name: spec.RunRef.Name}, &ref)
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("runRef.name: run %s not found", spec.RunRef.Name)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading run %s: %w", spec.RunRef.Name, err)
-		}
-		s.base = *ref.Spec.DeepCopy()
-		regression = ref.Spec.Regression
-		if ref.Status.Regression != nil {
-			regressed = ref.Status.Regression.Regressed
-		}
-		dbName, cfgName = spec.RunRef.Database, spec.RunRef.Config
-	case spec.Template != nil:
-		s.base = *spec.Template.DeepCopy()
-	default:
-		return nil, fmt.Errorf("runRef: set runRef or template")
+	src, err := p.bisectionSource(ctx)
+	if err != nil {
+		return nil, err
 	}
+	s := &bisectionSetup{base: src.base}
 	if len(s.base.Databases) == 0 {
 		return nil, fmt.Errorf("runRef: run %s has no database", spec.RunRef.Name)
 	}
-	db := s.base.Databases[0]
-	if dbName != "" {
-		found := false
-		for _, d := range s.base.Databases {
-			if d.Name == dbName {
-				db, found = d, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("runRef.database: run %s has no database %s", spec.RunRef.Name, dbName)
-		}
-	}
-	if len(db.Configs) > 0 {
-		cfg := db.Configs[0]
-		if cfgName != "" {
-			found := false
-			for _, c := range db.Configs {
-				if c.Name == cfgName {
-					cfg, found = c, true
-				}
-			}
-			if !found {
-				return nil, fmt.Errorf("runRef.config: database %s has no config variant %s", db.Name, cfgName)
-			}
-		}
-		db.Configs = []dbbenchv1alpha1.ConfigVariant{cfg}
+	db, err := bisectedDatabase(s.base.Databases, src.run, src.database, src.config)
+	if err != nil {
+		return nil, err
 	}
 	s.base.Databases = []dbbenchv1alpha1.DatabaseSpec{db}
 	// A round is not part of the referenced run's suite, judges nothing
@@ -111,47 +68,128 @@ func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 	s.base.Output.ConfigMap.Enabled = boolPtr(true)
 
 	s.points = append(append([]dbbenchv1alpha1.BisectionPoint{spec.Good}, spec.Candidates...), spec.Bad)
-	seen := map[string]int{}
-	for i, pt := range s.points {
-		if pt.Version != "" && db.Image != "" && !strings.Contains(db.Image, "{version}") {
-			return nil, fmt.Errorf("%s: a version needs {version} in the database's image %q; give an image instead", pointField(i, len(s.points)), db.Image)
-		}
-		if j, dup := seen[pointName(pt)]; dup {
-			return nil, fmt.Errorf("%s: %s is also %s", pointField(i, len(s.points)), pointName(pt), pointField(j, len(s.points)))
-		}
-		seen[pointName(pt)] = i
+	if err := checkPoints(s.points, db.Image); err != nil {
+		return nil, err
 	}
 
-	s.rule, s.apiRule = bisectionRule(spec, regression)
+	s.rule, s.apiRule = bisectionRule(spec, src.regression)
 	if err := s.rule.Validate(); err != nil {
 		return nil, fmt.Errorf("minMagnitudePercent/maxPValue: %w", err)
 	}
 	s.limits = bisect.Limits{Parallelism: int(max(spec.Parallelism, 1)), Repeats: int(max(spec.Repeats, 1)), MaxCells: int(spec.MaxCells)}
+	s.judge = judgeOf(spec.Judge, s.apiRule.Metrics, src.regressed)
+	return s, nil
+}
 
+// bisectionSource is what a bisection's spec starts from: the referenced
+// run's spec, rule and verdict, or the template.
+type bisectionSource struct {
+	base       dbbenchv1alpha1.BenchmarkRunSpec
+	regression *dbbenchv1alpha1.RegressionSpec
+	regressed  []dbbenchv1alpha1.RegressedStep
+	// run, database and config are runRef's; "" for a template.
+	run, database, config string
+}
+
+// bisectionSource reads the run runRef names, or takes the template.
+func (p *bisectionPass) bisectionSource(ctx context.Context) (bisectionSource, error) {
+	spec := &p.bis.Spec
+	switch {
+	case spec.RunRef != nil:
+		var ref dbbenchv1alpha1.BenchmarkRun
+		err := p.r.Get(ctx, types.NamespacedName{Namespace: p.bis.Namespace, Name: spec.RunRef.Name}, &ref)
+		if apierrors.IsNotFound(err) {
+			return bisectionSource{}, fmt.Errorf("runRef.name: run %s not found", spec.RunRef.Name)
+		}
+		if err != nil {
+			return bisectionSource{}, fmt.Errorf("reading run %s: %w", spec.RunRef.Name, err)
+		}
+		src := bisectionSource{base: *ref.Spec.DeepCopy(), regression: ref.Spec.Regression,
+			run: spec.RunRef.Name, database: spec.RunRef.Database, config: spec.RunRef.Config}
+		if ref.Status.Regression != nil {
+			src.regressed = ref.Status.Regression.Regressed
+		}
+		return src, nil
+	case spec.Template != nil:
+		return bisectionSource{base: *spec.Template.DeepCopy()}, nil
+	}
+	return bisectionSource{}, fmt.Errorf("runRef: set runRef or template")
+}
+
+// bisectedDatabase is the one database a bisection measures, with its one
+// config variant: those named (by runRef), else the first of each. run
+// names the referenced run in the error.
+func bisectedDatabase(dbs []dbbenchv1alpha1.DatabaseSpec, run, dbName, cfgName string) (dbbenchv1alpha1.DatabaseSpec, error) {
+	db := dbs[0]
+	if dbName != "" {
+		found := false
+		for _, d := range dbs {
+			if d.Name == dbName {
+				db, found = d, true
+			}
+		}
+		if !found {
+			return db, fmt.Errorf("runRef.database: run %s has no database %s", run, dbName)
+		}
+	}
+	if len(db.Configs) == 0 {
+		return db, nil
+	}
+	cfg := db.Configs[0]
+	if cfgName != "" {
+		found := false
+		for _, c := range db.Configs {
+			if c.Name == cfgName {
+				cfg, found = c, true
+			}
+		}
+		if !found {
+			return db, fmt.Errorf("runRef.config: database %s has no config variant %s", db.Name, cfgName)
+		}
+	}
+	db.Configs = []dbbenchv1alpha1.ConfigVariant{cfg}
+	return db, nil
+}
+
+// checkPoints rejects points the rounds could not tell apart or start: a
+// point given twice, or a version for a database whose image has no
+// {version} to substitute it into.
+func checkPoints(points []dbbenchv1alpha1.BisectionPoint, image string) error {
+	seen := map[string]int{}
+	for i, pt := range points {
+		if pt.Version != "" && image != "" && !strings.Contains(image, "{version}") {
+			return fmt.Errorf("%s: a version needs {version} in the database's image %q; give an image instead", pointField(i, len(points)), image)
+		}
+		if j, dup := seen[pointName(pt)]; dup {
+			return fmt.Errorf("%s: %s is also %s", pointField(i, len(points)), pointName(pt), pointField(j, len(points)))
+		}
+		seen[pointName(pt)] = i
+	}
+	return nil
+}
+
+// judgeOf says whether a key is judged: with no steps or threads in the
+// spec's judge, the verdict's regressed step@threads, each on the metrics
+// it regressed on (so a bisection looks for the change the verdict saw);
+// else the judge's steps and threads on the rule's metrics.
+func judgeOf(judge dbbenchv1alpha1.BisectionJudge, metrics []dbbenchv1alpha1.RegressionMetric, regressed []dbbenchv1alpha1.RegressedStep) func(bisect.Key) bool {
 	steps := map[string]bool{}
-	for _, st := range spec.Judge.Steps {
+	for _, st := range judge.Steps {
 		steps[st] = true
 	}
 	threads := map[int]bool{}
-	for _, th := range spec.Judge.Threads {
+	for _, th := range judge.Threads {
 		threads[int(th)] = true
 	}
-	metrics := s.apiRule.Metrics
 	pairs := map[bisect.Key]bool{}
 	if len(steps) == 0 && len(threads) == 0 {
-		// The verdict's regressed step@threads, each on the metrics it
-		// regressed on.
 		for _, r := range regressed {
-			ms := r.Metrics
-			if len(ms) == 0 {
-				ms = []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput}
-			}
-			for _, m := range ms {
+			for _, m := range regressedMetrics(r) {
 				pairs[bisect.Key{Step: r.Step, Threads: int(r.Threads), Metric: analysis.Metric(m)}] = true
 			}
 		}
 	}
-	s.judge = func(k bisect.Key) bool {
+	return func(k bisect.Key) bool {
 		k.Metric = k.MetricOrDefault()
 		if len(pairs) > 0 {
 			return pairs[k]
@@ -159,7 +197,6 @@ func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 		return (len(steps) == 0 || steps[k.Step]) && (len(threads) == 0 || threads[k.Threads]) &&
 			slices.Contains(metrics, apiMetric(k.MetricOrDefault())) && k.MetricOrDefault().Judged(k.Step)
 	}
-	return s, nil
 }
 
 // bisectionRule resolves the decision rule: each field from the

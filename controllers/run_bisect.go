@@ -54,115 +54,27 @@ func regressionBisectionName(run string) string {
 func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Manifest, history []suiteRun) (*dbbenchv1alpha1.BenchmarkBisectionSpec, string) {
 	rb := run.Spec.Regression.Bisect
 	st := run.Status.Regression
-	if len(st.Regressed) == 0 {
-		return nil, "the verdict names no regressed step"
-	}
-	// A change that coincides with the environment alone is not among
-	// the builds: nothing to bisect there.
-	var regs []dbbenchv1alpha1.RegressedStep
-	for _, r := range st.Regressed {
-		if !r.EnvironmentOnly {
-			regs = append(regs, r)
-		}
-	}
-	if len(regs) == 0 {
-		return nil, "every regressed pair coincides with a change of the environment and none of the build (regressed[].environmentOnly): there is no build to bisect"
-	}
-	cellOf := func(name string) *dbbenchv1alpha1.CellStatus {
-		for i := range run.Status.Cells {
-			if run.Status.Cells[i].Name == name {
-				return &run.Status.Cells[i]
-			}
-		}
-		return nil
-	}
-	top := regs[0]
-	first := cellOf(top.Cell)
-	if first == nil {
-		return nil, fmt.Sprintf("regressed cell %s is not in status.cells", top.Cell)
-	}
-	var db *dbbenchv1alpha1.DatabaseSpec
-	for i := range run.Spec.Databases {
-		if run.Spec.Databases[i].Name == first.Database {
-			db = &run.Spec.Databases[i]
-		}
-	}
-	if db == nil {
-		return nil, fmt.Sprintf("regressed database %s is not in spec.databases", first.Database)
-	}
-	// The judged step@threads and metrics are those that regressed on
-	// this database and config variant, in the verdict's order.
-	judge := dbbenchv1alpha1.BisectionJudge{}
-	var metrics []dbbenchv1alpha1.RegressionMetric
-	for _, r := range regs {
-		c := cellOf(r.Cell)
-		if c == nil || c.Database != first.Database || c.Config != first.Config {
-			continue
-		}
-		if !slices.Contains(judge.Steps, r.Step) {
-			judge.Steps = append(judge.Steps, r.Step)
-		}
-		if !slices.Contains(judge.Threads, r.Threads) {
-			judge.Threads = append(judge.Threads, r.Threads)
-		}
-		ms := r.Metrics
-		if len(ms) == 0 {
-			ms = []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput}
-		}
-		for _, m := range ms {
-			if !slices.Contains(metrics, m) {
-				metrics = append(metrics, m)
-			}
-		}
-	}
-
-	// The runs whose builds bound the change.
-	manifestOf := func(name string) *results.Manifest {
-		if name == run.Name {
-			return cur
-		}
-		for i := range history {
-			if history[i].name == name {
-				return history[i].manifest
-			}
-		}
-		return nil
-	}
-	goodRun, badRun := "", run.Name
-	switch {
-	case top.Since != "":
-		goodRun, badRun = top.LastBefore, top.Since
-	case len(st.ComparedTo) > 0:
-		goodRun = st.ComparedTo[len(st.ComparedTo)-1]
-	}
-	// build is a run's build of the regressed cell: its point, the digest
-	// and the image reference it ran.
-	type build struct {
-		point         dbbenchv1alpha1.BisectionPoint
-		digest, image string
-	}
-	buildOf := func(name, side string, given *dbbenchv1alpha1.BisectionPoint) (build, string) {
-		if given != nil {
-			return build{point: *given}, ""
-		}
-		m := manifestOf(name)
-		switch {
-		case side == sideGood && name == "":
-			return build{}, "the verdict names no compared run; give regression.bisect.good"
-		case m == nil:
-			return build{}, fmt.Sprintf("the %s run %s has no readable results; give regression.bisect.%s", runRole[side], name, side)
-		}
-		mc := matchingCell(m, first)
-		if mc == nil {
-			return build{}, fmt.Sprintf("run %s has no cell of database %s, config %s; give regression.bisect.%s", name, first.Database, first.Config, side)
-		}
-		return build{point: pointOfCell(db, mc.Version, mc.ImageDigest), digest: mc.ImageDigest, image: mc.Image}, ""
-	}
-	gb, why := buildOf(goodRun, sideGood, rb.Good)
+	regs, why := bisectableRegressions(st.Regressed)
 	if why != "" {
 		return nil, why
 	}
-	bb, why := buildOf(badRun, sideBad, rb.Bad)
+	top := regs[0]
+	first := statusCell(run.Status.Cells, top.Cell)
+	if first == nil {
+		return nil, fmt.Sprintf("regressed cell %s is not in status.cells", top.Cell)
+	}
+	db := specDatabase(run.Spec.Databases, first.Database)
+	if db == nil {
+		return nil, fmt.Sprintf("regressed database %s is not in spec.databases", first.Database)
+	}
+	judge, metrics := regressedJudge(regs, run.Status.Cells, first)
+
+	goodRun, badRun := boundingRuns(run.Name, top, st.ComparedTo)
+	gb, why := runBuild(goodRun, sideGood, rb.Good, runManifest(run.Name, cur, history, goodRun), first, db)
+	if why != "" {
+		return nil, why
+	}
+	bb, why := runBuild(badRun, sideBad, rb.Bad, runManifest(run.Name, cur, history, badRun), first, db)
 	if why != "" {
 		return nil, why
 	}
@@ -172,24 +84,8 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 	}
 	candidates := append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Candidates...)
 	if len(rb.Builds) > 0 {
-		gi := buildIndex(rb.Builds, good, gb.digest, gb.image)
-		bi := buildIndex(rb.Builds, bad, bb.digest, bb.image)
-		switch {
-		case gi < 0:
-			return nil, fmt.Sprintf("good build %s (run %s) is not in regression.bisect.builds", pointName(good), goodRun)
-		case bi < 0:
-			return nil, fmt.Sprintf("bad build %s (run %s) is not in regression.bisect.builds", pointName(bad), badRun)
-		case bi <= gi:
-			return nil, fmt.Sprintf("bad build %s is not after good build %s in regression.bisect.builds", pointName(bad), pointName(good))
-		case bi == gi+1:
-			return nil, fmt.Sprintf("%s is the build after %s in regression.bisect.builds: the suite's own runs localized the change, nothing to bisect", pointName(rb.Builds[bi]), pointName(rb.Builds[gi]))
-		}
-		// The list's own entries: the rounds measure exactly the builds
-		// the user named.
-		good, bad = rb.Builds[gi], rb.Builds[bi]
-		candidates = append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Builds[gi+1:bi]...)
-		if len(candidates) > maxBisectionCandidates {
-			return nil, fmt.Sprintf("%d builds between %s and %s in regression.bisect.builds: a bisection takes at most %d", len(candidates), pointName(good), pointName(bad), maxBisectionCandidates)
+		if good, bad, candidates, why = buildsBetween(rb.Builds, gb, bb, goodRun, badRun); why != "" {
+			return nil, why
 		}
 	}
 	return &dbbenchv1alpha1.BenchmarkBisectionSpec{
@@ -205,6 +101,162 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		Confidence:  rb.Confidence,
 		Explain:     rb.Explain,
 	}, ""
+}
+
+// bisectableRegressions are the verdict's regressed pairs that a build may
+// have caused, in the verdict's order, or a message when there are none: a
+// change that coincides with the environment alone is not among the
+// builds, so there is nothing to bisect there.
+func bisectableRegressions(regressed []dbbenchv1alpha1.RegressedStep) ([]dbbenchv1alpha1.RegressedStep, string) {
+	if len(regressed) == 0 {
+		return nil, "the verdict names no regressed step"
+	}
+	var regs []dbbenchv1alpha1.RegressedStep
+	for _, r := range regressed {
+		if !r.EnvironmentOnly {
+			regs = append(regs, r)
+		}
+	}
+	if len(regs) == 0 {
+		return nil, "every regressed pair coincides with a change of the environment and none of the build (regressed[].environmentOnly): there is no build to bisect"
+	}
+	return regs, ""
+}
+
+// statusCell is the status of the cell named name, nil when there is none.
+func statusCell(cells []dbbenchv1alpha1.CellStatus, name string) *dbbenchv1alpha1.CellStatus {
+	for i := range cells {
+		if cells[i].Name == name {
+			return &cells[i]
+		}
+	}
+	return nil
+}
+
+// specDatabase is the database named name, nil when there is none.
+func specDatabase(dbs []dbbenchv1alpha1.DatabaseSpec, name string) *dbbenchv1alpha1.DatabaseSpec {
+	for i := range dbs {
+		if dbs[i].Name == name {
+			return &dbs[i]
+		}
+	}
+	return nil
+}
+
+// regressedMetrics are the metrics a pair regressed on; a verdict that
+// names none judged throughput alone.
+func regressedMetrics(r dbbenchv1alpha1.RegressedStep) []dbbenchv1alpha1.RegressionMetric {
+	if len(r.Metrics) == 0 {
+		return []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput}
+	}
+	return r.Metrics
+}
+
+// regressedJudge is what the bisection judges: the step@threads and
+// metrics that regressed on first's database and config variant, in the
+// verdict's order. A bisection measures one database and config, so
+// another's regressions would be judged on builds they were not seen on.
+func regressedJudge(regs []dbbenchv1alpha1.RegressedStep, cells []dbbenchv1alpha1.CellStatus, first *dbbenchv1alpha1.CellStatus) (dbbenchv1alpha1.BisectionJudge, []dbbenchv1alpha1.RegressionMetric) {
+	judge := dbbenchv1alpha1.BisectionJudge{}
+	var metrics []dbbenchv1alpha1.RegressionMetric
+	for _, r := range regs {
+		c := statusCell(cells, r.Cell)
+		if c == nil || c.Database != first.Database || c.Config != first.Config {
+			continue
+		}
+		if !slices.Contains(judge.Steps, r.Step) {
+			judge.Steps = append(judge.Steps, r.Step)
+		}
+		if !slices.Contains(judge.Threads, r.Threads) {
+			judge.Threads = append(judge.Threads, r.Threads)
+		}
+		for _, m := range regressedMetrics(r) {
+			if !slices.Contains(metrics, m) {
+				metrics = append(metrics, m)
+			}
+		}
+	}
+	return judge, metrics
+}
+
+// boundingRuns are the runs whose builds bound the change: around the
+// change point for a ChangePoints verdict, else the last compared run and
+// this one. goodRun is "" when the verdict compared against no run.
+func boundingRuns(run string, top dbbenchv1alpha1.RegressedStep, comparedTo []string) (goodRun, badRun string) {
+	switch {
+	case top.Since != "":
+		return top.LastBefore, top.Since
+	case len(comparedTo) > 0:
+		return comparedTo[len(comparedTo)-1], run
+	}
+	return "", run
+}
+
+// runManifest is the manifest of the suite's run name: cur for the run
+// being judged, else the history's; nil when it has none.
+func runManifest(run string, cur *results.Manifest, history []suiteRun, name string) *results.Manifest {
+	if name == run {
+		return cur
+	}
+	for i := range history {
+		if history[i].name == name {
+			return history[i].manifest
+		}
+	}
+	return nil
+}
+
+// regressedBuild is a run's build of the regressed cell: its point, the
+// digest and the image reference it ran.
+type regressedBuild struct {
+	point         dbbenchv1alpha1.BisectionPoint
+	digest, image string
+}
+
+// runBuild is the build of cell that run name (with manifest m) ran, the
+// good or bad end (side) of the bisection; given, regression.bisect's own
+// point for that end, wins. It returns a message instead, naming the
+// field that would settle it, when the run cannot say.
+func runBuild(name, side string, given *dbbenchv1alpha1.BisectionPoint, m *results.Manifest, cell *dbbenchv1alpha1.CellStatus, db *dbbenchv1alpha1.DatabaseSpec) (regressedBuild, string) {
+	if given != nil {
+		return regressedBuild{point: *given}, ""
+	}
+	switch {
+	case side == sideGood && name == "":
+		return regressedBuild{}, "the verdict names no compared run; give regression.bisect.good"
+	case m == nil:
+		return regressedBuild{}, fmt.Sprintf("the %s run %s has no readable results; give regression.bisect.%s", runRole[side], name, side)
+	}
+	mc := matchingCell(m, cell)
+	if mc == nil {
+		return regressedBuild{}, fmt.Sprintf("run %s has no cell of database %s, config %s; give regression.bisect.%s", name, cell.Database, cell.Config, side)
+	}
+	return regressedBuild{point: pointOfCell(db, mc.Version, mc.ImageDigest), digest: mc.ImageDigest, image: mc.Image}, ""
+}
+
+// buildsBetween places the good and bad builds in regression.bisect.builds
+// and returns the list's own entries for them and the builds strictly
+// between as the candidates, so that the rounds measure exactly the builds
+// the user named; or a message when the list cannot bound a search.
+func buildsBetween(builds []dbbenchv1alpha1.BisectionPoint, gb, bb regressedBuild, goodRun, badRun string) (good, bad dbbenchv1alpha1.BisectionPoint, candidates []dbbenchv1alpha1.BisectionPoint, why string) {
+	gi := buildIndex(builds, gb.point, gb.digest, gb.image)
+	bi := buildIndex(builds, bb.point, bb.digest, bb.image)
+	switch {
+	case gi < 0:
+		return good, bad, nil, fmt.Sprintf("good build %s (run %s) is not in regression.bisect.builds", pointName(gb.point), goodRun)
+	case bi < 0:
+		return good, bad, nil, fmt.Sprintf("bad build %s (run %s) is not in regression.bisect.builds", pointName(bb.point), badRun)
+	case bi <= gi:
+		return good, bad, nil, fmt.Sprintf("bad build %s is not after good build %s in regression.bisect.builds", pointName(bb.point), pointName(gb.point))
+	case bi == gi+1:
+		return good, bad, nil, fmt.Sprintf("%s is the build after %s in regression.bisect.builds: the suite's own runs localized the change, nothing to bisect", pointName(builds[bi]), pointName(builds[gi]))
+	}
+	good, bad = builds[gi], builds[bi]
+	candidates = append([]dbbenchv1alpha1.BisectionPoint(nil), builds[gi+1:bi]...)
+	if len(candidates) > maxBisectionCandidates {
+		return good, bad, nil, fmt.Sprintf("%d builds between %s and %s in regression.bisect.builds: a bisection takes at most %d", len(candidates), pointName(good), pointName(bad), maxBisectionCandidates)
+	}
+	return good, bad, candidates, ""
 }
 
 // runRole names the run whose build is a bisection's good or bad point.

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -236,6 +237,117 @@ func TestImageDigestOf(t *testing.T) {
 	} {
 		if got := imageDigestOf(tc.pod, "database"); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.pod.Status.ContainerStatuses, got, tc.want)
+		}
+	}
+}
+
+func TestBisectableRegressions(t *testing.T) {
+	build := dbbenchv1alpha1.RegressedStep{Cell: "a", Step: "read"}
+	env := dbbenchv1alpha1.RegressedStep{Cell: "b", Step: "write", EnvironmentOnly: true}
+	for _, tc := range []struct {
+		name      string
+		regressed []dbbenchv1alpha1.RegressedStep
+		want      []dbbenchv1alpha1.RegressedStep
+		why       string
+	}{
+		{name: "none", why: "the verdict names no regressed step"},
+		{name: "environment only", regressed: []dbbenchv1alpha1.RegressedStep{env}, why: "there is no build to bisect"},
+		{name: "the build's, in order", regressed: []dbbenchv1alpha1.RegressedStep{env, build}, want: []dbbenchv1alpha1.RegressedStep{build}},
+	} {
+		got, why := bisectableRegressions(tc.regressed)
+		if !strings.Contains(why, tc.why) || (tc.why == "") != (why == "") {
+			t.Errorf("%s: message %q, want %q", tc.name, why, tc.why)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s: (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
+
+// The judged pairs are those of the first regression's database and
+// config variant only, each step, thread count and metric once.
+func TestRegressedJudge(t *testing.T) {
+	cells := []dbbenchv1alpha1.CellStatus{
+		{Name: "m-1-default", Database: "maria", Config: "default"},
+		{Name: "m-2-default", Database: "maria", Config: "default"},
+		{Name: "m-1-tuned", Database: "maria", Config: "tuned"},
+		{Name: "pg-1-default", Database: "pg", Config: "default"},
+	}
+	p99 := dbbenchv1alpha1.MetricP99Latency
+	tput := dbbenchv1alpha1.MetricThroughput
+	regs := []dbbenchv1alpha1.RegressedStep{
+		{Cell: "m-1-default", Step: "update-index", Threads: 4},
+		{Cell: "pg-1-default", Step: "point-query", Threads: 1},
+		{Cell: "m-1-tuned", Step: "read-only", Threads: 8},
+		{Cell: "m-2-default", Step: "update-index", Threads: 16, Metrics: []dbbenchv1alpha1.RegressionMetric{p99, tput}},
+		{Cell: "gone", Step: "write-only", Threads: 2},
+	}
+	judge, metrics := regressedJudge(regs, cells, &cells[0])
+	wantJudge := dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4, 16}}
+	if d := cmp.Diff(wantJudge, judge); d != "" {
+		t.Errorf("judge (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]dbbenchv1alpha1.RegressionMetric{tput, p99}, metrics); d != "" {
+		t.Errorf("metrics (-want +got):\n%s", d)
+	}
+}
+
+func TestBoundingRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		top        dbbenchv1alpha1.RegressedStep
+		comparedTo []string
+		good, bad  string
+	}{
+		{name: "change point: the runs around it", top: dbbenchv1alpha1.RegressedStep{Since: "n3", LastBefore: "n2"}, comparedTo: []string{"n1"}, good: "n2", bad: "n3"},
+		{name: "against runs: the last compared and this one", comparedTo: []string{"n1", "n2"}, good: "n2", bad: "n4"},
+		{name: "no compared run", good: "", bad: "n4"},
+	} {
+		good, bad := boundingRuns("n4", tc.top, tc.comparedTo)
+		if good != tc.good || bad != tc.bad {
+			t.Errorf("%s: %q, %q; want %q, %q", tc.name, good, bad, tc.good, tc.bad)
+		}
+	}
+}
+
+func TestBuildsBetween(t *testing.T) {
+	b := func(v string) dbbenchv1alpha1.BisectionPoint { return dbbenchv1alpha1.BisectionPoint{Version: v} }
+	builds := []dbbenchv1alpha1.BisectionPoint{b("1"), b("2"), b("3"), b("4")}
+	at := func(v string) regressedBuild { return regressedBuild{point: b(v)} }
+	many := make([]dbbenchv1alpha1.BisectionPoint, maxBisectionCandidates+3)
+	for i := range many {
+		many[i] = b(strconv.Itoa(i))
+	}
+	for _, tc := range []struct {
+		name           string
+		builds         []dbbenchv1alpha1.BisectionPoint
+		good, bad      regressedBuild
+		wantGood       dbbenchv1alpha1.BisectionPoint
+		wantBad        dbbenchv1alpha1.BisectionPoint
+		wantCandidates []dbbenchv1alpha1.BisectionPoint
+		why            string
+	}{
+		{name: "the builds strictly between", builds: builds, good: at("1"), bad: at("4"),
+			wantGood: b("1"), wantBad: b("4"), wantCandidates: []dbbenchv1alpha1.BisectionPoint{b("2"), b("3")}},
+		{name: "good not listed", builds: builds, good: at("0"), bad: at("4"), why: "good build 0 (run g) is not in regression.bisect.builds"},
+		{name: "bad not listed", builds: builds, good: at("1"), bad: at("9"), why: "bad build 9 (run b) is not in regression.bisect.builds"},
+		{name: "bad before good", builds: builds, good: at("3"), bad: at("2"), why: "bad build 2 is not after good build 3"},
+		{name: "adjacent", builds: builds, good: at("2"), bad: at("3"), why: "3 is the build after 2 in regression.bisect.builds"},
+		{name: "too many between", builds: many, good: at("0"), bad: at(strconv.Itoa(len(many) - 1)),
+			why: strconv.Itoa(maxBisectionCandidates+1) + " builds between 0 and"},
+	} {
+		good, bad, candidates, why := buildsBetween(tc.builds, tc.good, tc.bad, "g", "b")
+		if tc.why != "" {
+			if !strings.Contains(why, tc.why) || candidates != nil {
+				t.Errorf("%s: candidates %v, message %q; want none and %q", tc.name, candidates, why, tc.why)
+			}
+			continue
+		}
+		if why != "" || good != tc.wantGood || bad != tc.wantBad {
+			t.Errorf("%s: %v, %v, %q; want %v, %v", tc.name, good, bad, why, tc.wantGood, tc.wantBad)
+		}
+		if d := cmp.Diff(tc.wantCandidates, candidates); d != "" {
+			t.Errorf("%s: candidates (-want +got):\n%s", tc.name, d)
 		}
 	}
 }

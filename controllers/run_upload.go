@@ -266,19 +266,8 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 	if st.Upload == nil {
 		st.Upload = &dbbenchv1alpha1.UploadStatus{}
 	}
-	u := st.Upload
-	var todo []int
-	docs := map[int]*results.Document{}
-	for i, c := range cells {
-		if st.Cells[i].Uploaded {
-			continue
-		}
-		if d := p.cellDocument(c, &st.Cells[i]); d != nil {
-			todo = append(todo, i)
-			docs[i] = d
-		}
-	}
-	needManifest := m != nil && !u.ManifestUploaded
+	todo, docs := p.pendingCellDocuments(cells)
+	needManifest := m != nil && !st.Upload.ManifestUploaded
 	if len(todo) == 0 && !needManifest {
 		p.uploadProgress()
 		return
@@ -294,6 +283,40 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 		p.uploadFailed(uerr)
 		return
 	}
+	if !p.uploadCells(ctx, s, cells, todo, docs) {
+		return
+	}
+	if needManifest && !p.uploadManifest(ctx, parent, s, cells, m) {
+		return
+	}
+	p.uploadProgress()
+}
+
+// pendingCellDocuments are the indexes of the finished cells the store
+// does not have yet, in the run's order, and their documents.
+func (p *runPass) pendingCellDocuments(cells []matrix.Cell) ([]int, map[int]*results.Document) {
+	st := &p.run.Status
+	var todo []int
+	docs := map[int]*results.Document{}
+	for i, c := range cells {
+		if st.Cells[i].Uploaded {
+			continue
+		}
+		if d := p.cellDocument(c, &st.Cells[i]); d != nil {
+			todo = append(todo, i)
+			docs[i] = d
+		}
+	}
+	return todo, docs
+}
+
+// uploadCells uploads the documents of the cells todo in order, marking
+// each uploaded as it lands, so that a failure part way keeps what was
+// uploaded before it. It reports false on the first failure, recorded
+// with uploadFailed.
+func (p *runPass) uploadCells(ctx context.Context, s *store.Store, cells []matrix.Cell, todo []int, docs map[int]*results.Document) bool {
+	st := &p.run.Status
+	u := st.Upload
 	for _, i := range todo {
 		doc, extras, err := p.cellUpload(cells[i], docs[i])
 		if err == nil {
@@ -304,46 +327,56 @@ func (p *runPass) syncUploads(ctx context.Context, cells []matrix.Cell, m *resul
 			ue := storeFailure(err)
 			ue.err = fmt.Errorf("cell %s: %w", cells[i].Name, err)
 			p.uploadFailed(ue)
-			return
+			return false
 		}
 		st.Cells[i].Uploaded = true
 		u.CellsUploaded++
 		u.Failures, u.LastFailureTime = 0, nil
 	}
-	if needManifest {
-		var extras store.RunExtras
-		if html, err := p.reportHTML(cells, m); err != nil {
-			p.log.Info("Uploading the manifest without report.html: the report cannot be built", "error", err.Error())
-		} else {
-			extras.ReportHTML = html
-		}
-		if v := VerdictDocument(p.run); v != nil {
-			if data, err := triage.MarshalVerdict(*v); err == nil {
-				extras.Verdict = data
-			}
-		}
-		_, err := s.UploadRun(ctx, m, extras)
-		p.recordUpload(UploadKindRun, err)
-		if err != nil {
-			ue := storeFailure(err)
-			ue.err = fmt.Errorf("manifest: %w", err)
-			p.uploadFailed(ue)
-			return
-		}
-		u.ManifestUploaded = true
-		u.Failures, u.LastFailureTime = 0, nil
-		if st.Results == nil {
-			st.Results = &dbbenchv1alpha1.ResultsReference{}
-		}
-		st.Results.URL = s.URL(s.Layout().RunPrefix(m.Run.Suite, m.Run.Name))
-		what := "the manifest"
-		if len(extras.ReportHTML) > 0 {
-			what = "the HTML report and the manifest"
-		}
-		p.event(false, EventResultsUploaded, "Upload", fmt.Sprintf("Uploaded %d cell documents, %s to %s", u.CellsUploaded, what, st.Results.URL))
-		p.publishSite(parent, s, m.Run.Suite)
+	return true
+}
+
+// uploadManifest uploads the finished run's manifest, with the HTML report
+// and the verdict when they can be made (the manifest matters more than
+// either), records the results' URL and publishes the suite's site. The
+// site is published under parent, not ctx: PublishSite has a timeout of its
+// own, not what the uploads left of theirs. It reports false on a failure,
+// recorded with uploadFailed.
+func (p *runPass) uploadManifest(ctx, parent context.Context, s *store.Store, cells []matrix.Cell, m *results.Manifest) bool {
+	st := &p.run.Status
+	u := st.Upload
+	var extras store.RunExtras
+	if html, err := p.reportHTML(cells, m); err != nil {
+		p.log.Info("Uploading the manifest without report.html: the report cannot be built", "error", err.Error())
+	} else {
+		extras.ReportHTML = html
 	}
-	p.uploadProgress()
+	if v := VerdictDocument(p.run); v != nil {
+		if data, err := triage.MarshalVerdict(*v); err == nil {
+			extras.Verdict = data
+		}
+	}
+	_, err := s.UploadRun(ctx, m, extras)
+	p.recordUpload(UploadKindRun, err)
+	if err != nil {
+		ue := storeFailure(err)
+		ue.err = fmt.Errorf("manifest: %w", err)
+		p.uploadFailed(ue)
+		return false
+	}
+	u.ManifestUploaded = true
+	u.Failures, u.LastFailureTime = 0, nil
+	if st.Results == nil {
+		st.Results = &dbbenchv1alpha1.ResultsReference{}
+	}
+	st.Results.URL = s.URL(s.Layout().RunPrefix(m.Run.Suite, m.Run.Name))
+	what := "the manifest"
+	if len(extras.ReportHTML) > 0 {
+		what = "the HTML report and the manifest"
+	}
+	p.event(false, EventResultsUploaded, "Upload", fmt.Sprintf("Uploaded %d cell documents, %s to %s", u.CellsUploaded, what, st.Results.URL))
+	p.publishSite(parent, s, m.Run.Suite)
+	return true
 }
 
 func (p *runPass) recordUpload(kind string, err error) {
