@@ -313,4 +313,6 @@ func GoalText(g inference.PlanGoal) string {
 		trim(100*g.Detect), trim(cmp.Or(g.Power, 0.9)), rule, trim(100*g.Magnitude), cmp.Or(g.Alpha, 0.05), g.Tests)
 }
 
-func trim(v float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".") }
+func trim(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
