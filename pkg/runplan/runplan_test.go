@@ -1,6 +1,7 @@
 package runplan
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -71,7 +72,7 @@ func TestPredict(t *testing.T) {
 }
 
 func TestPredictWithoutGoal(t *testing.T) {
-	if _, err := Predict(twoVersions(3, nil), nil, nil); err != ErrNoGoal {
+	if _, err := Predict(twoVersions(3, nil), nil, nil); !errors.Is(err, ErrNoGoal) {
 		t.Fatalf("err = %v, want ErrNoGoal", err)
 	}
 }
