@@ -93,7 +93,7 @@ func planStatusOf(pred *runplan.Prediction) *dbbenchv1alpha1.PlanStatus {
 	switch {
 	case pred.DesignNote != "":
 		ps.Design.Met = false
-		parts = append(parts, "the design cannot be judged: "+pred.DesignNote)
+		parts = append(parts, "the design falls short: "+pred.DesignNote)
 	case !pred.Design.Met:
 		parts = append(parts, "the design falls short: "+shortfall(pred))
 	}

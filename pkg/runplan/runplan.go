@@ -204,7 +204,8 @@ type Prediction struct {
 	RunsRead int
 	// Design is the spec's own: its step lengths, its repeats (a
 	// precision target's maxRepeats), one node. DesignNote says why it
-	// could not be judged (a single repeat).
+	// falls short whatever its predicted figures: a single repeat, or
+	// steps shorter than the noise estimate holds for.
 	Design     inference.Plan
 	DesignNote string
 	// Cheapest is the least cell-hours design within Limits that reaches
@@ -261,6 +262,17 @@ func Predict(run *dbbenchv1alpha1.BenchmarkRun, history []*results.Manifest, loa
 		pred.Design = inference.Plan{ReadSeconds: read, WriteSeconds: write, Repeats: n}
 	} else if pred.Design, err = inference.EvaluatePlan(pts, costs, goal, read, write, n, 1); err != nil {
 		return nil, err
+	}
+	for _, p := range points {
+		s := read
+		if p.Write {
+			s = write
+		}
+		if s < p.MinSeconds {
+			pred.DesignNote = fmt.Sprintf("%s@%d: %g-s steps are shorter than the %g s its noise estimate holds for (a shorter step adds noise the estimate does not see)",
+				p.Key.Step, p.Key.Threads, s, p.MinSeconds)
+			break
+		}
 	}
 	pred.Cheapest, err = inference.ChoosePlan(pts, costs, goal, Limits)
 	switch {

@@ -125,3 +125,17 @@ func TestSourceOf(t *testing.T) {
 		}
 	}
 }
+
+// Steps shorter than the defaults' noise estimate holds for fall short
+// whatever the predicted half-width.
+func TestPredictShortSteps(t *testing.T) {
+	run := twoVersions(4, &dbbenchv1alpha1.GoalSpec{HalfWidthPercent: percent(40)})
+	run.Spec.Workload.ReadSeconds, run.Spec.Workload.WriteSeconds = 3, 3
+	p, err := Predict(run, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Reaches() || !strings.Contains(p.DesignNote, "point-query@1: 3-s steps are shorter than the 5 s its noise estimate holds for") || !p.Cheapest.Met {
+		t.Errorf("reaches %v, note %q, cheapest %+v", p.Reaches(), p.DesignNote, p.Cheapest)
+	}
+}
