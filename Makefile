@@ -127,6 +127,10 @@ bench-fidelity: ## Agent vs plain sysbench QPS on a real local MariaDB, 5 concur
 bench-verdicts: ## A/A false positives, detection of calibrated 10 % / 5 % CPU-quota slowdowns, adaptive vs fixed repeats, real local MariaDB (docs/benchmarks.md). Size: VERDICTS_* (hack/bench-verdicts.sh).
 	hack/bench-verdicts.sh
 
+.PHONY: bench-plan
+bench-plan: ## Designed plan against the reference method's fixed plan for one goal on real MariaDB rounds: cell-hours, predicted power, held-out detection and A/A (docs/benchmarks.md). PLAN_FRESH=1 measures anew (hack/bench-plan.sh).
+	hack/bench-plan.sh
+
 .PHONY: bench-bisect
 bench-bisect: ## BenchmarkBisection's search on a real local MariaDB: a 10 % / 20 % CPU-quota slowdown from a random build among 8, and null bisections under a changing load; right-build rate, calibration, cells (docs/benchmarks.md). Size: BISECT_* (hack/bench-bisect.sh).
 	hack/bench-bisect.sh

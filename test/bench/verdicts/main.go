@@ -145,11 +145,12 @@ type runResult struct {
 
 func main() {
 	var (
-		c      config
-		steps  = flag.String("steps", "read-only-count,read-only-sum", "catalog steps of every run")
-		scales = flag.String("scales", "90,95", "CPU quota of the slowed cells, percent of the base quota")
-		keep   = flag.Bool("keep-work", false, "keep the work directory (agent results)")
-		replay = flag.String("replay", "", "recompute the figures from the per-run lines of an earlier run's log (its stderr) instead of measuring; -steps, -scales, -threads, -quota as in that run")
+		c        config
+		steps    = flag.String("steps", "read-only-count,read-only-sum", "catalog steps of every run")
+		scales   = flag.String("scales", "90,95", "CPU quota of the slowed cells, percent of the base quota")
+		keep     = flag.Bool("keep-work", false, "keep the work directory (agent results)")
+		planOnly = flag.Bool("plan-only", false, "print only the plan section (make bench-plan): the designed plan against the reference method's fixed plan")
+		replay   = flag.String("replay", "", "recompute the figures from the per-run lines of an earlier run's log (its stderr) instead of measuring; -steps, -scales, -threads, -quota as in that run")
 	)
 	flag.IntVar(&c.rounds, "rounds", 20, "rounds (each: A, the slowed cells, A2); also the number of A/A and of slowdown verdicts")
 	flag.IntVar(&c.seconds, "seconds", 5, "measured seconds per step (after the warm-up)")
@@ -191,6 +192,10 @@ func main() {
 		runs = slices.DeleteFunc(runs, func(r runResult) bool { return r.round >= c.rounds })
 		if c.rounds < 4 {
 			fatalf("-replay: %d complete rounds, need 4", c.rounds)
+		}
+		if *planOnly {
+			planSection(os.Stdout, c, byCell(runs))
+			return
 		}
 		report(os.Stdout, c, runs, 0)
 		return
@@ -683,6 +688,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	fmt.Fprintf(w, "methods used: %s\n", strings.Join(slices.Compact(methods), " | "))
 	modelPower(w, c, cells)
 	components(w, c, cells)
+	planSection(w, c, cells)
 	goals(w, c, cells)
 	fmt.Fprintln(w)
 

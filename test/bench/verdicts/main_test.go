@@ -239,3 +239,34 @@ func TestComponentsFromARealLog(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFromARealLog: the plan section plans from the first half of a
+// real log's rounds and judges the designed plan on the second half.
+func TestPlanFromARealLog(t *testing.T) {
+	c := config{rounds: 20, threads: 8, steps: []string{"read-only-count", "read-only-sum"}, scales: []int{90, 95}, quota: 0.4, seconds: 5, warmup: 1}
+	runs, err := readLog(filepath.Join("testdata", "run-2026-11-24.log"), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "plan.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planSection(out, c, byCell(runs))
+	_ = out.Close()
+	text, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(strings.Fields(string(text)), " ")
+	for _, want := range []string{
+		"plan, history (rounds 1–10): read-only-count run CV",
+		"magnitude 5 % Estimated designed 5 72 1.16 0.90 1.000 (S90) 0.000 (α 0.05) 0.047",
+		"magnitude 5 % Estimated fixed (reference) 300 72 24.76 0.90",
+		"plan, held-out rounds 11–20: S90 / A mean QPS per step [0.925 0.883]",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("plan lacks %q:\n%s", want, text)
+		}
+	}
+}
