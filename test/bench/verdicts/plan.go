@@ -27,7 +27,7 @@ import (
 // power 0.9 by the rule, Holm over the steps. The second half is held out:
 // the designed plan is run on it by drawing its repeats (with replacement)
 // from the held-out rounds, A against the slowed cell and A against A2,
-// planN times, judged by analysis.JudgeRuns like the controller's verdict.
+// subsampleN times, judged by analysis.JudgeRuns like the controller's verdict.
 //
 // Costs: a cell is the cluster's pod overhead (inference's default), the
 // bench's own load (its median run wall time less its steps) and the
@@ -36,9 +36,6 @@ import (
 // so longer steps are not credited with less noise; the break-even line
 // says by how much 300-s steps would have to cut it for the fixed plan to
 // cost no more.
-
-// planN is the number of held-out draws per verdict rate.
-const planN = 400
 
 // planGoal is the goal for the slowest calibrated cell under r.
 func planGoal(c config, r rule) inference.PlanGoal {
@@ -58,7 +55,7 @@ func historyManifest(cells map[string][]runResult, rounds []int) *results.Manife
 // planCosts are a cell's costs beyond its steps: the pods' start and the
 // bench's median load (run wall time less the steps' time).
 func planCosts(c config, cells map[string][]runResult) inference.PlanCosts {
-	var load []float64
+	load := make([]float64, 0, len(cells[baseCell]))
 	for _, r := range cells[baseCell] {
 		load = append(load, math.Max(0, r.wall-float64(len(c.steps)*(c.warmup+c.seconds))))
 	}
