@@ -93,6 +93,9 @@ func TestBlocksOnRealNodes(t *testing.T) {
 	// noise holds at 5-s steps or more), run anyway: the plan is recorded
 	// before the first cell and the precision achieved after the last.
 	run.Spec.Goal = &dbbenchv1alpha1.GoalSpec{HalfWidthPercent: ptr.To(intstr.FromInt32(40)), OnOutOfReach: dbbenchv1alpha1.GoalRun}
+	// Adaptive steps through the cluster: every step records why it
+	// stopped (3-s steps end at their maximum or converge).
+	run.Spec.Workload.Adaptive = &dbbenchv1alpha1.AdaptiveSpec{MinSeconds: 2, BetweenRunCVPercent: ptr.To(intstr.FromInt32(5))}
 	createRun(t, run)
 	run = waitForRunFinished(t, ns, run.Name, runTimeout)
 	requireSucceeded(t, run)
@@ -115,6 +118,11 @@ func TestBlocksOnRealNodes(t *testing.T) {
 		doc := resultDocument(t, ns, cs)
 		if doc.Cell.Block != int(cs.Repeat) {
 			t.Errorf("cell %s: document block %d, want %d", cs.Name, doc.Cell.Block, cs.Repeat)
+		}
+		for _, st := range doc.Steps {
+			if st.StopReason == "" || st.Adaptive == nil {
+				t.Errorf("cell %s: step %s@%d has no adaptive record (stopReason %q)", cs.Name, st.Step, st.Threads, st.StopReason)
+			}
 		}
 		t.Logf("cell %s (block %d): database on %s, %s → %s", cs.Name, cs.Repeat, cs.Node,
 			cs.StartTime.Format(time.TimeOnly), cs.CompletionTime.Format(time.TimeOnly))
