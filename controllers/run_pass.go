@@ -80,9 +80,11 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return p.settleFinished(ctx, cells)
 	}
 	if st.StartTime == nil {
-		if p.recordPlan(ctx) {
+		history, note := p.startHistory(ctx)
+		if p.recordPlan(history, note) {
 			return ctrl.Result{}, nil // failed before its first cell
 		}
+		p.recordAdaptiveNoise(history, note)
 		if err := p.start(ctx, cells); err != nil {
 			return ctrl.Result{}, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -20,10 +21,14 @@ import (
 // short fails the run at once unless the goal says to run anyway. Once the
 // last cell ended, status.plan gets the precision achieved.
 
-// planHistory reads the suite's runs for the prediction: the cluster's and
-// the object store's; the note says what could not be read.
-func (p *runPass) planHistory(ctx context.Context) ([]*results.Manifest, string) {
-	if p.run.Spec.Suite == "" {
+// startHistory reads the suite's runs when the run starts, for spec.goal's
+// prediction and workload.adaptive's suite noise: the cluster's and the
+// object store's; the note says what could not be read. Neither asked
+// for, it reads nothing.
+func (p *runPass) startHistory(ctx context.Context) ([]*results.Manifest, string) {
+	ad := p.run.Spec.Workload.Adaptive
+	fromSuite := ad != nil && ad.BetweenRunCVFromSuite
+	if p.run.Spec.Suite == "" || (p.run.Spec.Goal == nil && !fromSuite) {
 		return nil, ""
 	}
 	var note string
@@ -43,12 +48,11 @@ func (p *runPass) planHistory(ctx context.Context) ([]*results.Manifest, string)
 // recordPlan predicts spec.goal into status.plan; it reports whether the
 // run must stop there (the design falls short and onOutOfReach is Fail, or
 // the goal cannot be predicted), having failed it.
-func (p *runPass) recordPlan(ctx context.Context) (stop bool) {
+func (p *runPass) recordPlan(history []*results.Manifest, note string) (stop bool) {
 	goal := p.run.Spec.Goal
 	if goal == nil || p.run.Status.Plan != nil {
 		return false
 	}
-	history, note := p.planHistory(ctx)
 	pred, err := runplan.Predict(p.run, history, nil)
 	if err != nil {
 		msg := fmt.Sprintf("spec.goal: cannot predict what the run reaches: %v", err)
@@ -183,4 +187,47 @@ func achievedWorst(hws []inference.HalfWidth, single bool) (float64, inference.K
 		}
 	}
 	return worst, at
+}
+
+// recordAdaptiveNoise puts the suite's between-run noise per point into
+// status.adaptive for workload.adaptive.betweenRunCVFromSuite; the cells'
+// plans read it from there (specs.Plan), so every cell of the run, and a
+// restarted controller, stops its steps against the same figures.
+func (p *runPass) recordAdaptiveNoise(history []*results.Manifest, note string) {
+	ad := p.run.Spec.Workload.Adaptive
+	if ad == nil || !ad.BetweenRunCVFromSuite || p.run.Status.Adaptive != nil {
+		return
+	}
+	p.run.Status.Adaptive = adaptiveStatusOf(analysis.SuiteComponents(history, analysis.MetricThroughput), len(history), note)
+}
+
+// maxAdaptivePoints bounds status.adaptive.betweenRunCV (its schema's
+// MaxItems).
+const maxAdaptivePoints = 512
+
+// adaptiveStatusOf keeps the points whose run level rests on
+// analysis.MinFloorDF df or more, as the planner does.
+func adaptiveStatusOf(rows []analysis.ComponentsRow, runs int, note string) *dbbenchv1alpha1.AdaptiveStatus {
+	st := &dbbenchv1alpha1.AdaptiveStatus{RunsRead: int32(runs)}
+	short := 0
+	for _, r := range rows {
+		if !r.Run.Known || r.Run.DF < analysis.MinFloorDF || len(st.BetweenRunCV) == maxAdaptivePoints {
+			short++
+			continue
+		}
+		st.BetweenRunCV = append(st.BetweenRunCV, dbbenchv1alpha1.PointCV{Step: r.Step, Threads: int32(r.Threads),
+			CVPercent: percentString(100 * math.Sqrt(math.Expm1(r.Run.Variance))), DF: int32(r.Run.DF)})
+	}
+	var parts []string
+	if short > 0 {
+		parts = append(parts, fmt.Sprintf("%d points of the history rest on fewer than %d df: they use betweenRunCVPercent", short, analysis.MinFloorDF))
+	}
+	if len(st.BetweenRunCV) == 0 {
+		parts = append(parts, "the suite's history measured no point's between-run noise (repeats or A/A runs): every step uses betweenRunCVPercent")
+	}
+	if note != "" {
+		parts = append(parts, strings.TrimPrefix(note, "; "))
+	}
+	st.Message = strings.Join(parts, "; ")
+	return st
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/runplan"
 )
@@ -51,5 +53,25 @@ func TestPlanStatusOfAShortDesign(t *testing.T) {
 	}
 	if ps.Cheapest == nil || ps.Cheapest.Power != "0.93" || ps.RequiredHalfWidthPercent != "10.00" || ps.Design.Met {
 		t.Errorf("status = %+v", ps)
+	}
+}
+
+func TestAdaptiveStatusOf(t *testing.T) {
+	known := func(v float64, df int) inference.Component {
+		return inference.Component{Variance: v, DF: df, Known: true}
+	}
+	rows := []analysis.ComponentsRow{
+		{Step: "point-query", Threads: 1, VarianceComponents: inference.VarianceComponents{Run: known(math.Log1p(0.03*0.03), 9)}},
+		{Step: "point-query", Threads: 4, VarianceComponents: inference.VarianceComponents{Run: known(0.01, 3)}},
+		{Step: "update-index", Threads: 1},
+	}
+	st := adaptiveStatusOf(rows, 5, "")
+	if st.RunsRead != 5 || len(st.BetweenRunCV) != 1 || st.BetweenRunCV[0] != (dbbenchv1alpha1.PointCV{Step: "point-query", Threads: 1, CVPercent: "3.00", DF: 9}) ||
+		!strings.Contains(st.Message, "2 points of the history rest on fewer than 4 df") {
+		t.Errorf("status = %+v", st)
+	}
+	if empty := adaptiveStatusOf(nil, 0, "; the cluster's history was not read: boom"); len(empty.BetweenRunCV) != 0 ||
+		!strings.Contains(empty.Message, "every step uses betweenRunCVPercent; the cluster's history was not read: boom") {
+		t.Errorf("empty status = %+v", empty)
 	}
 }

@@ -2,11 +2,14 @@ package controllers_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
@@ -86,4 +89,50 @@ func TestGoalRecordsThePlanAndTheAchievedPrecision(t *testing.T) {
 	if !ps.Design.Met || ps.RequiredHalfWidthPercent != "25.00" || ps.AchievedAt != "point-query@4" || !*ps.Met {
 		t.Errorf("plan = %+v, want the design met, ±25 %% required, achieved at point-query@4 and met", *ps)
 	}
+}
+
+// workload.adaptive.betweenRunCVFromSuite: the suite's run level per point,
+// read when the run starts, is in status.adaptive and in every cell's plan.
+func TestAdaptiveStepsTakeTheSuitesNoise(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	// Two runs of 3 repeats: 4 df for point-query@4.
+	newSuiteRun(t, ns, "hist-1", "adapt", 3)
+	driveNoiseRun(t, ns, "hist-1", 1000, 900, 1080)
+	newSuiteRun(t, ns, "hist-2", "adapt", 3)
+	driveNoiseRun(t, ns, "hist-2", 930, 1020, 880)
+
+	run := minimalRun(ns, "adaptive")
+	run.Spec.Suite = "adapt"
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Workload.Threads = []int32{1, 4}
+	run.Spec.Workload.Adaptive = &dbbenchv1alpha1.AdaptiveSpec{MinSeconds: 5, BetweenRunCVPercent: ptr.To(intstr.FromInt32(5)), BetweenRunCVFromSuite: true}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	got := waitRun(t, ns, "adaptive", "status.adaptive", func(r *dbbenchv1alpha1.BenchmarkRun) string {
+		if r.Status.Adaptive == nil {
+			return "not set"
+		}
+		return ""
+	})
+	st := got.Status.Adaptive
+	if st.RunsRead != 2 || len(st.BetweenRunCV) != 1 || st.BetweenRunCV[0].Step != "point-query" || st.BetweenRunCV[0].Threads != 4 || st.BetweenRunCV[0].DF != 4 {
+		t.Fatalf("status.adaptive = %+v, want point-query@4 over 4 df from 2 runs", st)
+	}
+	want := fmt.Sprintf(`"betweenRunCVPercentAt":{"point-query@4":%s}`, strings.TrimRight(strings.TrimRight(st.BetweenRunCV[0].CVPercent, "0"), "."))
+	eventually(t, "the cell's plan with the suite's noise", func() string {
+		var cms corev1.ConfigMapList
+		if err := k8sClient.List(ctx, &cms, client.InNamespace(ns), client.MatchingLabels{dbbenchv1alpha1.LabelRun: "adaptive"}); err != nil {
+			return err.Error()
+		}
+		for _, cm := range cms.Items {
+			for _, v := range cm.Data {
+				if strings.Contains(v, want) {
+					return ""
+				}
+			}
+		}
+		return fmt.Sprintf("no ConfigMap of the run has %s", want)
+	})
 }

@@ -330,6 +330,9 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 		{"goal action unknown", func(s map[string]any) {
 			set(s, "goal", map[string]any{"detectPercent": 10, "onOutOfReach": "Warn"})
 		}, "spec.goal.onOutOfReach"},
+		{"adaptive noise from a suite the run lacks", func(s map[string]any) {
+			set(s, "workload.adaptive", map[string]any{"betweenRunCVPercent": 5, "betweenRunCVFromSuite": true})
+		}, "workload.adaptive.betweenRunCVFromSuite: needs suite"},
 		{"adaptive without a criterion", func(s map[string]any) {
 			set(s, "workload.adaptive", map[string]any{"minSeconds": 5})
 		}, "adaptive: set betweenRunCVPercent, targetHalfWidthPercent or both"},

@@ -26,6 +26,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || (has(d.versions) ? self.baseline.version in d.versions : self.baseline.version == 'external')) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || !has(self.baseline.repeat) || self.baseline.repeat <= self.workload.repeats",message="baseline.repeat: must not exceed workload.repeats"
 // +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite)",message="regression: needs suite, whose earlier runs it compares against"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.adaptive) || !has(self.workload.adaptive.betweenRunCVFromSuite) || !self.workload.adaptive.betweenRunCVFromSuite || has(self.suite)",message="workload.adaptive.betweenRunCVFromSuite: needs suite, whose history the noise comes from"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || !has(self.client.resources) || !has(self.client.resources.limits) || !('cpu' in self.client.resources.limits) || type(self.client.resources.limits.cpu) == int || self.client.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']",message="client.resources.limits.cpu: Guaranteed QoS needs a whole number of CPUs"
 type BenchmarkRunSpec struct {
@@ -665,6 +666,15 @@ type AdaptiveSpec struct {
 	// +kubebuilder:validation:XIntOrString
 	// +optional
 	TargetHalfWidthPercent *intstr.IntOrString `json:"targetHalfWidthPercent,omitempty"`
+
+	// betweenRunCVFromSuite takes each (step, threads)'s between-run noise
+	// from the suite's history instead: the run level of its variance
+	// components (kubectl dbbench noise) where it rests on 4 df or more,
+	// read once when the run starts and recorded in status.adaptive;
+	// betweenRunCVPercent (or the target alone) where it has none. Needs
+	// suite.
+	// +optional
+	BetweenRunCVFromSuite bool `json:"betweenRunCVFromSuite,omitempty"`
 }
 
 // PrecisionSpec is the precision target of adaptive repeats.
@@ -1351,11 +1361,43 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Plan *PlanStatus `json:"plan,omitempty"`
 
+	// adaptive is the between-run noise workload.adaptive's steps stop
+	// against, with betweenRunCVFromSuite: read from the suite's history
+	// when the run started.
+	// +optional
+	Adaptive *AdaptiveStatus `json:"adaptive,omitempty"`
+
 	// upload tracks the upload to spec.output.s3: what the object store has
 	// confirmed, and the retries of what it has not. The results stay in
 	// the cluster's ConfigMaps either way.
 	// +optional
 	Upload *UploadStatus `json:"upload,omitempty"`
+}
+
+// AdaptiveStatus is the suite noise adaptive steps use.
+type AdaptiveStatus struct {
+	// runsRead are the suite's runs the noise was read from.
+	RunsRead int32 `json:"runsRead"`
+	// betweenRunCV has a point per (step, threads) the history measured
+	// with 4 df or more; other points use betweenRunCVPercent.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=512
+	// +optional
+	BetweenRunCV []PointCV `json:"betweenRunCV,omitempty"`
+	// message says what the history lacked.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// PointCV is the between-run noise of one (step, threads).
+type PointCV struct {
+	Step    string `json:"step"`
+	Threads int32  `json:"threads"`
+	// cvPercent is the run level's coefficient of variation, percent (a
+	// decimal string).
+	CVPercent string `json:"cvPercent"`
+	// df are its degrees of freedom.
+	DF int32 `json:"df"`
 }
 
 // PlanSource says where a prediction's noise components came from.

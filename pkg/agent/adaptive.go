@@ -29,7 +29,7 @@ const warmStepName = "read-only.warm"
 // stopRule is the rule of one run of step s, or nil when the run has its
 // configured length: no workload.adaptive, a fixed-rate run, the warm-up
 // read step.
-func (a *Agent) stopRule(s RunStep, rate *rateRun) *inference.StopRule {
+func (a *Agent) stopRule(s RunStep, threads int, rate *rateRun) *inference.StopRule {
 	ad := a.Plan.Workload.Adaptive
 	if ad == nil || rate != nil || s.Name == warmStepName || s.Seconds < 1 {
 		return nil
@@ -37,7 +37,7 @@ func (a *Agent) stopRule(s RunStep, rate *rateRun) *inference.StopRule {
 	return &inference.StopRule{
 		MinSeconds:         min(ad.MinSeconds, s.Seconds),
 		MaxSeconds:         s.Seconds,
-		BetweenRunCV:       ad.BetweenRunCVPercent / 100,
+		BetweenRunCV:       ad.BetweenRunCVPercentFor(s.Name, threads) / 100,
 		TargetRelHalfWidth: ad.TargetHalfWidthPercent / 100,
 	}
 }

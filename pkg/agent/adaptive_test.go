@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -117,5 +118,22 @@ function event() ffi.C.usleep(1000) end
 	cmd := strings.Join(inv.Command, " ")
 	if !strings.HasPrefix(cmd, "env DBBENCH_STEP_SCRIPT="+script+" DBBENCH_STOP_FILE=") || !strings.Contains(cmd, "stop_early.lua") || strings.Contains(cmd, "secret-pw") {
 		t.Errorf("command %q: want the env prefix, the wrapper, and no password", cmd)
+	}
+}
+
+// TestStopRuleTakesThePointsNoise: a step stops against its own point's
+// between-run noise where the plan has it, else the workload's.
+func TestStopRuleTakesThePointsNoise(t *testing.T) {
+	a := &Agent{}
+	a.Plan.Workload.Adaptive = &plan.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 5, BetweenRunCVPercentAt: map[string]float64{"point-query@4": 2}}
+	s := RunStep{Name: "point-query", Seconds: 60}
+	for _, tc := range []struct {
+		threads int
+		want    float64
+	}{{4, 0.02}, {1, 0.05}} {
+		r := a.stopRule(s, tc.threads, nil)
+		if r == nil || r.BetweenRunCV != tc.want || r.MaxSeconds != 60 || r.MinSeconds != 5 {
+			t.Errorf("threads %d: rule %+v, want between-run CV %v", tc.threads, r, tc.want)
+		}
 	}
 }

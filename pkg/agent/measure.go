@@ -59,7 +59,7 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 
 	run := func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }
 	var watch *stopWatch
-	if rule := a.stopRule(s, rate); rule != nil {
+	if rule := a.stopRule(s, threads, rate); rule != nil {
 		w, err := a.newStopWatch(*rule, warm)
 		if err != nil {
 			res.Error = err.Error()

@@ -1,6 +1,11 @@
 package plan
 
-import "math"
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+)
 
 // Adaptive asks for steps of adaptive duration (docs/agent.md, "Adaptive
 // step duration"): every closed-loop measured run of a step ends once more
@@ -23,6 +28,22 @@ type Adaptive struct {
 	// TargetHalfWidthPercent is the within-run 95 % half-width of a step's
 	// mean to reach, in percent of it; 0 leaves the TargetReached test out.
 	TargetHalfWidthPercent float64 `json:"targetHalfWidthPercent,omitempty"`
+	// BetweenRunCVPercentAt overrides BetweenRunCVPercent per point, keyed
+	// PointKey(step, threads): the suite's measured noise
+	// (workload.adaptive.betweenRunCVFromSuite).
+	BetweenRunCVPercentAt map[string]float64 `json:"betweenRunCVPercentAt,omitempty"`
+}
+
+// PointKey is the key of a (step, threads) in BetweenRunCVPercentAt.
+func PointKey(step string, threads int) string { return fmt.Sprintf("%s@%d", step, threads) }
+
+// BetweenRunCVPercentFor is the between-run CV a run of step at threads
+// stops against.
+func (a *Adaptive) BetweenRunCVPercentFor(step string, threads int) float64 {
+	if v, ok := a.BetweenRunCVPercentAt[PointKey(step, threads)]; ok {
+		return v
+	}
+	return a.BetweenRunCVPercent
 }
 
 // validate names the first bad field of workload.adaptive.
@@ -40,6 +61,11 @@ func (a *Adaptive) validate(add func(string, ...any)) {
 	}
 	pct("betweenRunCVPercent", a.BetweenRunCVPercent)
 	pct("targetHalfWidthPercent", a.TargetHalfWidthPercent)
+	for _, k := range slices.Sorted(maps.Keys(a.BetweenRunCVPercentAt)) {
+		if v := a.BetweenRunCVPercentAt[k]; !(v > 0 && v <= 100) {
+			add("workload.adaptive.betweenRunCVPercentAt[%s]: %v must be in (0, 100]", k, v)
+		}
+	}
 	if !(a.BetweenRunCVPercent > 0) && !(a.TargetHalfWidthPercent > 0) {
 		add("workload.adaptive: one of betweenRunCVPercent and targetHalfWidthPercent is required")
 	}

@@ -88,10 +88,11 @@ func TestWorkloadFlags(t *testing.T) {
 
 // notLocalKnobs are Workload fields without a WorkloadFlags flag, and why.
 var notLocalKnobs = map[string]string{
-	"Steps":           "--steps names a step set or list (LocalOptions.Steps)",
-	"Custom":          "--custom names script files (LocalOptions.Custom)",
-	"TPCC.Threads":    "local mode runs TPC-C at --threads",
-	"FixedRate.Steps": "local mode's --steps lists the steps, so fixed-rate runs follow every step",
+	"Steps":                          "--steps names a step set or list (LocalOptions.Steps)",
+	"Custom":                         "--custom names script files (LocalOptions.Custom)",
+	"TPCC.Threads":                   "local mode runs TPC-C at --threads",
+	"FixedRate.Steps":                "local mode's --steps lists the steps, so fixed-rate runs follow every step",
+	"Adaptive.BetweenRunCVPercentAt": "the controller fills it from the suite's history (status.adaptive); local mode has no suite, and --adaptive-between-run-cv sets the one figure",
 }
 
 // Every workload knob can be set in local mode, and every flag sets a knob:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -109,6 +110,14 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 	}
 	if c.External() {
 		externalPlanServer(run, c, &p.Server)
+	}
+	if ad, st := p.Workload.Adaptive, run.Status.Adaptive; ad != nil && st != nil && len(st.BetweenRunCV) > 0 {
+		ad.BetweenRunCVPercentAt = make(map[string]float64, len(st.BetweenRunCV))
+		for _, pc := range st.BetweenRunCV {
+			if v, err := strconv.ParseFloat(pc.CVPercent, 64); err == nil && v > 0 && v <= 100 {
+				ad.BetweenRunCVPercentAt[plan.PointKey(pc.Step, int(pc.Threads))] = v
+			}
+		}
 	}
 	return p
 }

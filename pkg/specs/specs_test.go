@@ -575,3 +575,25 @@ func TestLogVolume(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanTakesTheSuiteNoise: the suite's per-point noise the controller
+// recorded in status.adaptive reaches the agent's plan; a figure out of
+// range does not.
+func TestPlanTakesTheSuiteNoise(t *testing.T) {
+	run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) {
+		r.Spec.Suite = "nightly"
+		r.Spec.Workload.Adaptive = &dbbenchv1alpha1.AdaptiveSpec{MinSeconds: 10, BetweenRunCVPercent: ptr.To(intstr.FromInt32(5)), BetweenRunCVFromSuite: true}
+		r.Status.Adaptive = &dbbenchv1alpha1.AdaptiveStatus{RunsRead: 4, BetweenRunCV: []dbbenchv1alpha1.PointCV{
+			{Step: "point-query", Threads: 1, CVPercent: "2.50", DF: 6},
+			{Step: "point-query", Threads: 8, CVPercent: "+Inf", DF: 6},
+		}}
+	})
+	p := Plan(run, cell, 1, []string{"point-query"})
+	if err := p.Validate(); err != nil {
+		t.Fatalf("plan invalid: %v", err)
+	}
+	ad := p.Workload.Adaptive
+	if diff := cmp.Diff(map[string]float64{"point-query@1": 2.5}, ad.BetweenRunCVPercentAt); diff != "" || ad.BetweenRunCVPercent != 5 {
+		t.Errorf("adaptive %+v:\n%s", ad, diff)
+	}
+}
