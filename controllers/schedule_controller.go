@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,16 +112,9 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, err
 	}
 
-	schedule, reason, err := parseSchedule(spec)
-	if err != nil {
-		if p.setReady(metav1.ConditionFalse, reason, err.Error()) {
-			p.event(true, reason, "Schedule", err.Error())
-		}
+	schedule, ok := p.activeSchedule()
+	if !ok {
 		// A spec change brings the schedule back; nothing to wait for.
-		return ctrl.Result{}, nil
-	}
-	if spec.Suspend != nil && *spec.Suspend {
-		p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend is true: no runs are created")
 		return ctrl.Result{}, nil
 	}
 
@@ -183,6 +177,25 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	p.addActive(run)
 	p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, nextMsg)
 	return result, nil
+}
+
+// activeSchedule is the parsed schedule, or false when no run is to be
+// created until the spec changes: it does not parse (Ready=False with the
+// parser's reason and a Warning event) or it is suspended.
+func (p *schedulePass) activeSchedule() (cron.Schedule, bool) {
+	spec := &p.sched.Spec
+	schedule, reason, err := parseSchedule(spec)
+	if err != nil {
+		if p.setReady(metav1.ConditionFalse, reason, err.Error()) {
+			p.event(true, reason, "Schedule", err.Error())
+		}
+		return nil, false
+	}
+	if spec.Suspend != nil && *spec.Suspend {
+		p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend is true: no runs are created")
+		return nil, false
+	}
+	return schedule, true
 }
 
 // makeRoom applies spec.concurrencyPolicy before the run for due is
