@@ -55,6 +55,8 @@ CATALOG=(
 	"mysql-9.7|mysql|docker.io/library/mysql:9.7|SUITE=sid|base-sid"
 	"agent|agent|docker.io/dbbench/agent:dev||base-bookworm"
 	"manager|manager|docker.io/dbbench/manager:dev||"
+	"local-path-provisioner|local-path-provisioner|${LOCAL_PATH_IMAGE}||"
+	"local-path-helper|local-path-helper|${LOCAL_PATH_HELPER_IMAGE}||base-bookworm"
 )
 
 # Catalog fields of the current image, set by `entry NAME`.
@@ -99,6 +101,14 @@ prepare() {
 			mkdir -p "${ctx}/lua"
 			cp -a "${DBBENCH_ROOT}/lua/dbbench/." "${ctx}/lua/"
 		fi
+		;;
+	local-path-provisioner)
+		# hack/cluster/local-path.sh builds the binary into the cache first.
+		if [ ! -x "${LOCAL_PATH_BIN}" ]; then
+			log "skipping ${name}: ${LOCAL_PATH_BIN} is not built yet (hack/cluster/local-path.sh builds it)"
+			return 2
+		fi
+		cp "${LOCAL_PATH_BIN}" "${ctx}/local-path-provisioner"
 		;;
 	esac
 }

@@ -72,6 +72,21 @@ KUBECTL="${K8S_BIN}/kubectl"
 # The sandbox ("pause") image, built by hack/images.sh pause.
 PAUSE_IMAGE=docker.io/dbbench/pause:dev
 
+# The dynamic volume provisioner (hack/cluster/local-path.sh): rancher's
+# local-path-provisioner built from its Go module into the cache, its image
+# and the image of its helper pods (hack/images.sh local-path-provisioner
+# local-path-helper). v0.0.30 is the newest version the module proxy lists
+# and the checksum database verifies here (docs/testing.md, "Dynamic volumes
+# on the local cluster").
+LOCAL_PATH_VERSION="${LOCAL_PATH_VERSION:-v0.0.30}"
+LOCAL_PATH_BIN="${TOOLS_BIN}/local-path-provisioner-${LOCAL_PATH_VERSION}/local-path-provisioner"
+LOCAL_PATH_IMAGE="docker.io/dbbench/local-path-provisioner:${LOCAL_PATH_VERSION}"
+LOCAL_PATH_HELPER_IMAGE=docker.io/dbbench/local-path-helper:dev
+# Node 1's volumes; worker k's are under its own directory,
+# $(worker_dir k)/local-path. Not under CLUSTER_NODES_DIR: every directory
+# there is taken for a worker (cluster_workers).
+CLUSTER_LOCAL_PATH_DIR="${CLUSTER_DIR}/local-path"
+
 ctr_k8s() { ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io "$@"; }
 containerd_up() { containerd_up_at "${CONTAINERD_SOCK}"; }
 containerd_up_at() { [ -S "$1" ] && ctr --address "$1" version >/dev/null 2>&1; }
