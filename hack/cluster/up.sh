@@ -21,6 +21,10 @@
 # pods get a route to the pod and Service ranges only, and a FORWARD guard
 # drops anything between the bridge and other networks.
 #
+# Once ready, hack/cluster/local-path.sh installs a dynamic volume
+# provisioner (the default StorageClass local-path; DBBENCH_LOCAL_PATH=0
+# skips it).
+#
 # NODES=N (default 1, or the count of the cluster already running) adds N-1
 # worker nodes, each a containerd + kubelet + kube-proxy in its own network
 # namespace with its own pod range (env.sh, "Worker nodes";
@@ -552,6 +556,22 @@ start_coredns() {
 	wait_for 60 "CoreDNS answering kubernetes.default" coredns dns_answers
 }
 
+# install_local_path: dynamic volumes, the default StorageClass local-path
+# (hack/cluster/local-path.sh; docs/testing.md, "Dynamic volumes on the local
+# cluster"). Run on every up.sh, so a running cluster gets it too and its
+# node list follows NODES. DBBENCH_LOCAL_PATH=0 skips it.
+install_local_path() {
+	if [ "${DBBENCH_LOCAL_PATH:-1}" = 0 ]; then
+		step "not installing the local-path volume provisioner (DBBENCH_LOCAL_PATH=0)"
+		return 0
+	fi
+	step "installing the local-path volume provisioner (default StorageClass local-path)"
+	if ! "${DBBENCH_ROOT}/hack/cluster/local-path.sh" >&2; then
+		log "the cluster is up, but installing its volume provisioner failed: hack/cluster/local-path.sh (output above); rerun it alone to retry, or DBBENCH_LOCAL_PATH=0 hack/cluster/up.sh to go without dynamic volumes"
+		exit 1
+	fi
+}
+
 # ---------------------------------------------------------------- worker nodes
 #
 # Worker k runs containerd, the kubelet and kube-proxy in network namespace
@@ -717,6 +737,7 @@ start_kube_proxy
 start_worker_proxies
 start_coredns
 wait_for 60 "default service account" kube-controller-manager kubectl -n default get serviceaccount default
+install_local_path
 if [ "${NODES}" -gt 1 ]; then
 	step "cluster ready: nodes ${CLUSTER_NODE_NAME} (${CLUSTER_NODE_IP}) $(for w in "${WORKERS[@]}"; do printf '%s (%s) ' "${w}" "$(worker_node_ip "${w}")"; done)logs in ${CLUSTER_LOGS}"
 else
