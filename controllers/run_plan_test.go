@@ -1,8 +1,9 @@
 package controllers_test
 
 import (
+	"encoding/json"
 	"fmt"
-	"strings"
+	"strconv"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // goalRun compares two versions (10.11 the baseline, 11.8) at point-query
@@ -120,19 +122,30 @@ func TestAdaptiveStepsTakeTheSuitesNoise(t *testing.T) {
 	if st.RunsRead != 2 || len(st.BetweenRunCV) != 1 || st.BetweenRunCV[0].Step != "point-query" || st.BetweenRunCV[0].Threads != 4 || st.BetweenRunCV[0].DF != 4 {
 		t.Fatalf("status.adaptive = %+v, want point-query@4 over 4 df from 2 runs", st)
 	}
-	want := fmt.Sprintf(`"betweenRunCVPercentAt":{"point-query@4":%s}`, strings.TrimRight(strings.TrimRight(st.BetweenRunCV[0].CVPercent, "0"), "."))
+	want, err := strconv.ParseFloat(st.BetweenRunCV[0].CVPercent, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, "the cell's plan with the suite's noise", func() string {
 		var cms corev1.ConfigMapList
 		if err := k8sClient.List(ctx, &cms, client.InNamespace(ns), client.MatchingLabels{dbbenchv1alpha1.LabelRun: "adaptive"}); err != nil {
 			return err.Error()
 		}
+		var seen []string
 		for _, cm := range cms.Items {
-			for _, v := range cm.Data {
-				if strings.Contains(v, want) {
-					return ""
-				}
+			raw, ok := cm.Data[plan.ConfigKeyPlan]
+			if !ok {
+				continue
 			}
+			var p plan.Plan
+			if err := json.Unmarshal([]byte(raw), &p); err != nil {
+				return fmt.Sprintf("%s: %v", cm.Name, err)
+			}
+			if ad := p.Workload.Adaptive; ad != nil && ad.BetweenRunCVPercentAt["point-query@4"] == want && ad.BetweenRunCVPercentFor("point-query", 1) == 5 {
+				return ""
+			}
+			seen = append(seen, fmt.Sprintf("%s: %+v", cm.Name, p.Workload.Adaptive))
 		}
-		return fmt.Sprintf("no ConfigMap of the run has %s", want)
+		return fmt.Sprintf("no cell plan stops point-query@4 at %v %% and point-query@1 at 5 %%: %v", want, seen)
 	})
 }
