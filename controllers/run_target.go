@@ -230,7 +230,22 @@ func (t serverPodTarget) startClient(ctx context.Context, cs *dbbenchv1alpha1.Ce
 // it for a failure); its status write is refused, and the pod would
 // otherwise keep its node. The Job (with the agent's logs) and the results
 // stay until the run is deleted.
-func (t serverPodTarget) release(ctx context.Context, _ *dbbenchv1alpha1.CellStatus) error {
+func (t serverPodTarget) release(ctx context.Context, cs *dbbenchv1alpha1.CellStatus) error {
+	// An attempt's claims go with its database pod, and first: once the
+	// pod is going, a later pass no longer sees the attempt, and claims
+	// are not listed (they are deleted blind, so only here and never on
+	// every pass). Their volumes follow by the class's reclaim policy.
+	for a := int32(1); a <= cs.Attempts; a++ {
+		pod := t.p.kids.pods[specs.DatabasePodName(t.c, a)]
+		if pod == nil || !pod.DeletionTimestamp.IsZero() {
+			continue
+		}
+		for _, pvc := range specs.Claims(t.p.run, t.c, a) {
+			if err := t.p.remove(ctx, pvc); err != nil {
+				return err
+			}
+		}
+	}
 	for _, pod := range t.attempts() {
 		if err := t.p.remove(ctx, pod); err != nil {
 			return err
