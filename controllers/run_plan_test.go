@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -148,4 +149,30 @@ func TestAdaptiveStepsTakeTheSuitesNoise(t *testing.T) {
 		}
 		return fmt.Sprintf("no cell plan stops point-query@4 at %v %% and point-query@1 at 5 %%: %v", want, seen)
 	})
+}
+
+// A goal the verdict cannot have (a 3 % slowdown beyond the Tested rule's
+// 5 % magnitude is called regressed at most α of the time) fails the run
+// with the planner's reason, before any pod.
+func TestGoalThatCannotBePredictedFailsTheRun(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	run := goalRun(ns, "unpredictable", 3, &dbbenchv1alpha1.GoalSpec{DetectPercent: ptr.To(intstr.FromInt32(3))})
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	got := waitRun(t, ns, "unpredictable", "the GoalOutOfReach failure", func(r *dbbenchv1alpha1.BenchmarkRun) string {
+		c := meta.FindStatusCondition(r.Status.Conditions, dbbenchv1alpha1.ConditionFailed)
+		if c == nil || c.Reason != dbbenchv1alpha1.ReasonGoalOutOfReach {
+			return fmt.Sprintf("no Failed=GoalOutOfReach yet: %+v", r.Status.Conditions)
+		}
+		return ""
+	})
+	// The message carries the planner's reason: it is the advice.
+	if ps := got.Status.Plan; ps == nil || !strings.Contains(ps.Message, "is not beyond the 5.0 % magnitude the Tested rule asks for") {
+		t.Errorf("status.plan = %+v", ps)
+	}
+	if pods := dbPods(t, ns, "unpredictable"); len(pods) > 0 {
+		t.Errorf("%d database pods started", len(pods))
+	}
 }

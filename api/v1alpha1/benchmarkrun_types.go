@@ -1436,10 +1436,13 @@ type PlannedDesign struct {
 // PlanStatus is the prediction of spec.goal and what the run achieved.
 type PlanStatus struct {
 	// goal says the goal in words, with the verdict it is for.
-	Goal string `json:"goal"`
+	// +optional
+	Goal string `json:"goal,omitempty"`
 	// source says where the noise came from: the suite's History (runsRead
-	// runs), the Defaults (docs/noise.md) or Mixed per point.
-	Source PlanSource `json:"source"`
+	// runs), the Defaults (docs/noise.md) or Mixed per point; absent when
+	// the goal could not be predicted (message says why).
+	// +optional
+	Source PlanSource `json:"source,omitempty"`
 	// runsRead are the suite's runs the components were read from.
 	// +optional
 	RunsRead int32 `json:"runsRead,omitempty"`
