@@ -106,7 +106,12 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 	if a.Collector != nil && hw.Seconds > 0 {
 		res.Hardware = toHardware(hw, r.Ops, r.OpsBasis, a.ClientOnDBNode, a.Collector)
 	}
-	if !(res.SteadyQPS > 0) && !(res.SteadyTPS > 0) {
+	// Nothing at all, final report included, is the benchmark's failure. A
+	// steady window without throughput beside a final report with some is
+	// a stall (no report covers the window, or the server stopped): the
+	// quality gate judges it (results.AssessStep), and a starved client is
+	// then the infrastructure's failure (the controller's ClientStarved).
+	if !(res.SteadyQPS > 0) && !(res.SteadyTPS > 0) && !(res.FinalQPS > 0) && !(res.FinalTPS > 0) {
 		res.Error = "step reported zero throughput"
 	}
 	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", res.Step, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)

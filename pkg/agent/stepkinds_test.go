@@ -401,13 +401,18 @@ func scriptedSysbench(t *testing.T, outputs ...string) (bin, runs string) {
 // step is run once more and the second run kept, with the first on
 // record; an invalid second run is kept flagged; write steps, custom
 // steps and fixed-rate runs are not re-run; a valid result is run once.
+// A server stopped through the whole steady window (no throughput there,
+// some in the final report) is a stall like any other, not a failed step.
 func TestGatedRun(t *testing.T) {
 	clean, stalled := fixture(t, "point_select_10s.txt"), fixture(t, "stall_server_stop.txt")
+	serverStopEnd := fixture(t, "stall_server_stop_end.txt")
 	for _, tc := range []struct {
 		name         string
 		step         string
 		outputs      []string
+		warm         int // 0: 2 s (of 8 s)
 		rate         bool
+		zeroSteady   bool
 		wantRuns     int
 		wantValid    bool
 		wantAttempts int
@@ -425,12 +430,19 @@ func TestGatedRun(t *testing.T) {
 			wantRuns: 1, wantAttempts: 1, wantNotRerun: notRerunKind},
 		{name: "a fixed-rate run is not re-run", step: "point-query", outputs: []string{stalled, clean}, rate: true,
 			wantRuns: 1, wantAttempts: 1, wantNotRerun: notRerunRate},
+		// The server stopped from 10 s to 15 s: with 11 s of warm-up,
+		// every report of the 2-s window is zero.
+		{name: "a read step's server stops through its window twice", step: "point-query", outputs: []string{serverStopEnd},
+			warm: 11, zeroSteady: true, wantRuns: 2, wantAttempts: 2, wantReplaced: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bin, runs := scriptedSysbench(t, tc.outputs...)
 			p := testPlan(tc.step)
 			p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua"}}
 			p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 8, 8, 2
+			if tc.warm > 0 {
+				p.Workload.ReadSeconds, p.Workload.WarmupSeconds = 2, tc.warm
+			}
 			resolved, err := ResolveSteps(&p)
 			if err != nil {
 				t.Fatal(err)
@@ -459,8 +471,11 @@ func TestGatedRun(t *testing.T) {
 				t.Errorf("valid %v attempts %d replaced %+v not re-run %q; want %v, %d, replaced %v, %q",
 					q.Valid, q.Attempts, q.Replaced, q.NotRerun, tc.wantValid, tc.wantAttempts, tc.wantReplaced, tc.wantNotRerun)
 			}
-			if r := q.Replaced; r != nil && (!slices.Contains(r.Reasons, results.QualityStalled) || !(r.StallSeconds >= 4) || !(r.SteadyQPS > 0)) {
+			if r := q.Replaced; r != nil && (!slices.Contains(r.Reasons, results.QualityStalled) || !(r.StallSeconds >= 4) || (r.SteadyQPS > 0) == tc.zeroSteady) {
 				t.Errorf("replaced run %+v: want the stalled first run's figures", r)
+			}
+			if tc.zeroSteady && (res.SteadyQPS != 0 || !(res.FinalQPS > 0) || !slices.Contains(q.Reasons, results.QualityStalled)) {
+				t.Errorf("steady %.1f QPS, final %.1f, reasons %v: want a window of zeros flagged Stalled", res.SteadyQPS, res.FinalQPS, q.Reasons)
 			}
 		})
 	}

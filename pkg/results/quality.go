@@ -53,11 +53,12 @@ const (
 	StallFloorSeconds = 2.0
 	StallShare        = 0.05
 	// StoppedFraction: a reported sample below this fraction of the
-	// step's median throughput is a second in which the server did
-	// (nearly) nothing; a checkpoint's dip to half the median is not one.
+	// step's median throughput (or of its final report's, when higher) is
+	// a second in which the server did (nearly) nothing; a checkpoint's
+	// dip to half the median is not one.
 	StoppedFraction = 0.05
-	// MinStallRate: stopped samples count only when the step's median is
-	// at least this many operations per second. Below it a second without
+	// MinStallRate: stopped samples count only when that reference rate
+	// is at least this many operations per second. Below it a second without
 	// a completed query is the granularity of slow queries (a full scan
 	// takes seconds), not a stop.
 	MinStallRate = 20.0
@@ -200,9 +201,12 @@ func AssessStep(s *StepResult) Quality {
 	if steady > 0 {
 		sorted := slices.Clone(col[first:])
 		slices.Sort(sorted)
-		if med := stats.Quantile(sorted, 0.5); med >= MinStallRate {
+		// The rate a stopped second is measured against: the steady
+		// median, or the final report's rate when that is higher (a
+		// window stopped throughout has a median of zero).
+		if ref := math.Max(stats.Quantile(sorted, 0.5), final); ref >= MinStallRate {
 			for i := first; i < len(ends); i++ {
-				if col[i] < StoppedFraction*med {
+				if col[i] < StoppedFraction*ref {
 					stopped += math.Min(ends[i]-startOf(ends, i), iv)
 				}
 			}

@@ -104,6 +104,13 @@ func TestAssessStep(t *testing.T) {
 		want: verdict{Reasons: []QualityReason{QualityTooFewSteadySamples, QualityStalled, QualitySteadyFinalMismatch},
 			MinSteadySamples: 8, StallSeconds: 5.96, UnreportedSeconds: 5.96},
 	}, {
+		// Found in the end-to-end suite: a re-run measured 0 steady QPS
+		// against a final 1,796. Its median is zero; the final report's
+		// rate is what the stopped seconds fall short of.
+		name: "the server stopped through a 3 s step's whole window, after a busy warm-up second",
+		step: qualityStep{duration: 4, warm: 1, elapsed: 4, qps: []float64{7184, 0, 0, 0}, final: 1796, maxMs: 2900, p95Ms: 1},
+		want: verdict{Reasons: []QualityReason{QualityStalled}, MinSteadySamples: 2, StallSeconds: 3},
+	}, {
 		name: "checkpoint dips to 40 % of the median are waves, not stops",
 		step: qualityStep{duration: 310, warm: 10, elapsed: 310, qps: with(with(flat(310, 2000), 50, 60, 800), 200, 215, 800),
 			final: 1950, maxMs: 80, p95Ms: 12},

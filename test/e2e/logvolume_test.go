@@ -35,7 +35,7 @@ func TestLogVolumeOnTheCluster(t *testing.T) {
 	requireSucceeded(t, run)
 	cs := run.Status.Cells[0]
 	doc := resultDocument(t, ns, cs)
-	requireAllSteps(t, run, cs, doc, 1)
+	requireAllSteps(t, run, cs, doc, cellAttempt(t, cs))
 
 	for _, s := range doc.Steps {
 		h := s.Hardware

@@ -55,7 +55,7 @@ func TestCellsOnRealNodes(t *testing.T) {
 
 	for _, cs := range run.Status.Cells {
 		doc := resultDocument(t, ns, cs)
-		requireAllSteps(t, run, cs, doc, 1)
+		requireAllSteps(t, run, cs, doc, cellAttempt(t, cs))
 		client := ""
 		if doc.Provenance.ClientNode != nil {
 			client = doc.Provenance.ClientNode.NodeName

@@ -74,7 +74,7 @@ func TestRestrictedNamespace(t *testing.T) {
 		done := waitForRunFinished(t, ns, run.Name, runTimeout)
 		requireSucceeded(t, done)
 		for _, cs := range done.Status.Cells {
-			requireAllSteps(t, done, cs, resultDocument(t, ns, cs), 1)
+			requireAllSteps(t, done, cs, resultDocument(t, ns, cs), cellAttempt(t, cs))
 		}
 	}
 }
