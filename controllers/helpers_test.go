@@ -288,6 +288,13 @@ func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scal
 // cell move.
 func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool, scale ...float64) {
 	t.Helper()
+	driveScaled(t, ns, name, what, done, func(string) []float64 { return scale })
+}
+
+// driveScaled is driveUntil with each cell's scale from scaleOf (of the
+// cell's object base, the LabelCell of its children; nil: 1).
+func driveScaled(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool, scaleOf func(objectBase string) []float64) {
+	t.Helper()
 	deadline := time.Now().Add(driveTimeout)
 	for time.Now().Before(deadline) {
 		pods := dbPods(t, ns, name)
@@ -303,7 +310,7 @@ func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.
 		for _, job := range jobs {
 			if len(job.Status.Conditions) == 0 {
 				attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt]) // set by the controller
-				agentCompletes(t, ns, &job, attempt, scale...)
+				agentCompletes(t, ns, &job, attempt, scaleOf(job.Labels[dbbenchv1alpha1.LabelCell])...)
 			}
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -18,7 +18,8 @@ import (
 // and the object store's) when the run asks for a regression verdict; the
 // note says what of the history could not be read.
 func (p *runPass) verdictHistory(ctx context.Context) ([]suiteRun, string, error) {
-	if p.run.Spec.Regression == nil {
+	reg := p.run.Spec.Regression
+	if reg == nil || (reg.Against == dbbenchv1alpha1.RegressAgainstBaseline && p.run.Spec.Suite == "") {
 		return nil, "", nil
 	}
 	history, err := p.suiteHistory(ctx)
@@ -134,6 +135,8 @@ func apiMagnitudeRule(r analysis.MagnitudeRule) dbbenchv1alpha1.RegressionMagnit
 // are the same, the mapping keeps the API independent of the package.
 func apiMethod(m analysis.VerdictMethod) dbbenchv1alpha1.RegressionMethod {
 	switch m {
+	case analysis.MethodPairedBlocks:
+		return dbbenchv1alpha1.MethodPairedBlocks
 	case analysis.MethodBetweenRuns:
 		return dbbenchv1alpha1.MethodBetweenRuns
 	case analysis.MethodNoiseFloor:
@@ -180,14 +183,7 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 // in cur's manifest. against names the baseline for the message.
 func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history []suiteRun, against, storeNote string) {
 	spec := p.run.Spec.Regression
-	v, err := analysis.JudgeRuns(cur, base.manifest, analysis.VerdictOptions{
-		MinMagnitude:  spec.MinMagnitude(),
-		MagnitudeRule: magnitudeRuleOf(spec.MagnitudeRule),
-		Alpha:         spec.SignificanceLevel(),
-		Correction:    correctionOf(spec.Correction),
-		Floor:         cur.NoiseFloor,
-		Metrics:       metricsOf(spec),
-	})
+	v, err := analysis.JudgeRuns(cur, base.manifest, verdictOptionsOf(spec, cur))
 	if err != nil {
 		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
 		return
@@ -195,6 +191,43 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history
 	st := regressionStatusOf(v, base.name, spec.Correction)
 	p.run.Status.Regression = st
 	acked := triageAgainstRun(st, cur, base, history, p.run.Name, p.acks, float64(spec.MinMagnitudePercent)/100)
+	p.setVerdict(v, st, acked, against, storeNote)
+}
+
+// judgeAgainstBaseline sets the verdict of cur's combinations against
+// its own baseline cell's (analysis.JudgeBaseline: blocked cells paired
+// by block). Both sides ran in this run, under its conditions: there is
+// no environment change to triage, and no acknowledgement applies (those
+// name a suite's runs).
+func (p *runPass) judgeAgainstBaseline(cur *results.Manifest) {
+	spec := p.run.Spec.Regression
+	v, err := analysis.JudgeBaseline(cur, verdictOptionsOf(spec, cur))
+	if err != nil {
+		p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
+		return
+	}
+	st := regressionStatusOf(v, p.run.Name, spec.Correction)
+	p.run.Status.Regression = st
+	p.setVerdict(v, st, nil, "baseline "+cur.Baseline, "")
+}
+
+// verdictOptionsOf is the verdict's rule from regression, with cur's
+// noise floor.
+func verdictOptionsOf(spec *dbbenchv1alpha1.RegressionSpec, cur *results.Manifest) analysis.VerdictOptions {
+	return analysis.VerdictOptions{
+		MinMagnitude:  spec.MinMagnitude(),
+		MagnitudeRule: magnitudeRuleOf(spec.MagnitudeRule),
+		Alpha:         spec.SignificanceLevel(),
+		Correction:    correctionOf(spec.Correction),
+		Floor:         cur.NoiseFloor,
+		Metrics:       metricsOf(spec),
+	}
+}
+
+// setVerdict sets the Regressed condition from v (status st), leaving out
+// the acknowledged pairs; against names the baseline for the message.
+func (p *runPass) setVerdict(v *analysis.Verdict, st *dbbenchv1alpha1.RegressionStatus, acked map[string]bool, against, storeNote string) {
+	spec := p.run.Spec.Regression
 	how := v.Summary()
 	if fallback := fallbackNote(v); fallback != "" {
 		how += "; " + fallback

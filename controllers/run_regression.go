@@ -35,8 +35,12 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 	if spec == nil {
 		return
 	}
-	if spec.Against == dbbenchv1alpha1.RegressAgainstChangePoints {
+	switch spec.Against {
+	case dbbenchv1alpha1.RegressAgainstChangePoints:
 		p.judgeChangePoints(cur, history, storeNote)
+		return
+	case dbbenchv1alpha1.RegressAgainstBaseline:
+		p.judgeAgainstBaseline(cur)
 		return
 	}
 	var base *suiteRun

@@ -10,6 +10,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/matrix"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -254,5 +255,63 @@ func TestChangePointVerdictBisectsBetweenTheRunsAroundTheChange(t *testing.T) {
 	r = night(7, 8, 0.8)
 	if got := bisections(); len(got) != 1 || r.Status.Regression == nil || r.Status.Regression.Bisection != "night-6-bisect" {
 		t.Fatalf("night 7: %d bisections, run points to %+v", len(got), r.Status.Regression)
+	}
+}
+
+// TestRegressedAgainstTheRunsBaselinePairedByBlock: a run without a suite
+// judged against its own baseline (against Baseline), two versions × three
+// repeats in blocks. The blocks differ by ±30 % (their nodes and times),
+// 11.8 is 10 % slower than 10.11 in every block: paired by block the
+// slowdown is found at point-query@4 (PairedBlocks), where the means'
+// spread would hide it. A bisect with against Baseline is refused at apply.
+func TestRegressedAgainstTheRunsBaselinePairedByBlock(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	r := minimalRun(ns, "sidebyside")
+	r.Spec.Databases[0].Versions = []string{"10.11", "11.8"}
+	r.Spec.Workload.Steps = []string{"point-query"}
+	r.Spec.Workload.Threads = []int32{4}
+	r.Spec.Workload.Repeats = 3
+	r.Spec.Placement.MaxParallelCells = 6
+	r.Spec.Placement.Blocks = dbbenchv1alpha1.BlocksRepeats
+	r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstBaseline, MinMagnitudePercent: 5}
+
+	bad := r.DeepCopy()
+	bad.Name = "sidebyside-bisect"
+	bad.Spec.Regression.Bisect = &dbbenchv1alpha1.RegressionBisect{Candidates: []dbbenchv1alpha1.BisectionPoint{{Version: "11.8"}}}
+	if err := k8sClient.Create(ctx, bad); err == nil || !strings.Contains(err.Error(), "regression.bisect: not with against Baseline") {
+		t.Fatalf("a bisect against the run's baseline: got %v", err)
+	}
+	if err := k8sClient.Create(ctx, r); err != nil {
+		t.Fatalf("creating the run (against Baseline needs no suite): %v", err)
+	}
+
+	block := map[int32]float64{1: 0.7, 2: 1.0, 3: 1.3}
+	scale := map[string][]float64{}
+	for _, c := range matrix.Expand(r) {
+		f := block[c.Block] * (1 + 0.005*float64(c.Block%2)) // a little noise within blocks
+		if c.Version == "11.8" {
+			f *= 0.9
+		}
+		scale[c.ObjectBase] = []float64{f}
+	}
+	driveScaled(t, ns, r.Name, "the run to finish", finishedRun, func(base string) []float64 { return scale[base] })
+
+	run := kubetest.GetRun(t, k8sClient, ns, r.Name)
+	c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonRegressed {
+		t.Fatalf("Regressed %+v, want True", c)
+	}
+	st := run.Status.Regression
+	if st == nil || len(st.Regressed) != 1 || st.Regressed[0].Cell != "maria-11.8-default" || st.Regressed[0].Threads != 4 ||
+		len(st.Methods) != 1 || st.Methods[0].Method != dbbenchv1alpha1.MethodPairedBlocks || st.Methods[0].Detail != "paired by block (3 blocks)" ||
+		len(st.ComparedTo) != 1 || st.ComparedTo[0] != r.Name {
+		t.Fatalf("regression status %+v", st)
+	}
+	if got := st.Regressed[0].ChangePercent; got != "-10.0" && got != "-9.9" && got != "-10.1" {
+		t.Errorf("change %s %%, want the per-block -10 %%", got)
+	}
+	if !strings.Contains(c.Message, "than baseline maria-10.11-default") {
+		t.Errorf("message %q does not name the baseline", c.Message)
 	}
 }

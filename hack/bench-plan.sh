@@ -4,7 +4,8 @@
 # method's fixed plan (300-s read steps), on real MariaDB rounds: the first
 # half of a run's rounds is the history the plans come from, the second half
 # is held out to measure the designed plan's detection and A/A rates
-# (test/bench/verdicts/plan.go; docs/benchmarks.md, "Designed against fixed
+# (test/bench/verdicts/plan.go, and the verdict paired by round:
+# test/bench/verdicts/paired.go; docs/benchmarks.md, "Designed against fixed
 # plans").
 #
 # By default it replays the committed logs of real runs (about a minute);

@@ -25,7 +25,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.databases.all(d, (has(d.versions) ? size(d.versions) : 1) * (has(d.configs) ? size(d.configs) : 1) * (has(self.workload.precision) ? self.workload.precision.maxRepeats : self.workload.repeats) <= 100)",message="databases: a database may contribute at most 100 cells (versions × configs × workload.repeats, or workload.precision.maxRepeats); split the matrix into several runs"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || self.databases.exists(d, d.name == self.baseline.database && (!has(self.baseline.version) || (has(d.versions) ? self.baseline.version in d.versions : self.baseline.version == 'external')) && (!has(self.baseline.config) || (has(d.configs) ? d.configs.exists(c, c.name == self.baseline.config) : self.baseline.config == 'default')))",message="baseline: must name a database of spec.databases and, when given, one of its versions and config variants"
 // +kubebuilder:validation:XValidation:rule="!has(self.baseline) || !has(self.baseline.repeat) || self.baseline.repeat <= self.workload.repeats",message="baseline.repeat: must not exceed workload.repeats"
-// +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite)",message="regression: needs suite, whose earlier runs it compares against"
+// +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite) || (has(self.regression.against) && self.regression.against == 'Baseline')",message="regression: needs suite, whose earlier runs it compares against (or against: Baseline, the run's own baseline)"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.adaptive) || !has(self.workload.adaptive.betweenRunCVFromSuite) || !self.workload.adaptive.betweenRunCVFromSuite || has(self.suite)",message="workload.adaptive.betweenRunCVFromSuite: needs suite, whose history the noise comes from"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || !has(self.client.resources) || !has(self.client.resources.limits) || !('cpu' in self.client.resources.limits) || type(self.client.resources.limits.cpu) == int || self.client.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']",message="client.resources.limits.cpu: Guaranteed QoS needs a whole number of CPUs"
@@ -936,7 +936,7 @@ type BaselineSpec struct {
 }
 
 // RegressionBaseline says what a run is judged against.
-// +kubebuilder:validation:Enum=PreviousRun;Run;ChangePoints
+// +kubebuilder:validation:Enum=PreviousRun;Run;ChangePoints;Baseline
 type RegressionBaseline string
 
 const (
@@ -949,13 +949,21 @@ const (
 	// means with a t-test, as Apache Otava does) over the suite's last
 	// runs and reports slowdowns still in effect.
 	RegressAgainstChangePoints RegressionBaseline = "ChangePoints"
+	// RegressAgainstBaseline compares every other combination of the run
+	// with the run's own baseline (spec.baseline), blocked cells paired by
+	// block (placement.blocks Repeats): two builds run side by side, each
+	// block on one node, judged without a suite's history.
+	RegressAgainstBaseline RegressionBaseline = "Baseline"
 )
 
 // RegressionSpec configures the regression verdict.
 // +kubebuilder:validation:XValidation:rule="self.against != 'Run' || has(self.run)",message="regression.run: must name a run when against is Run"
+// +kubebuilder:validation:XValidation:rule="self.against != 'Baseline' || !has(self.bisect)",message="regression.bisect: not with against Baseline, whose two builds ran in this run: bisect between them with a BenchmarkBisection"
 type RegressionSpec struct {
 	// against is PreviousRun (the suite's latest earlier successful run),
-	// Run (the run named in run) or ChangePoints (detection over lastRuns).
+	// Run (the run named in run), ChangePoints (detection over lastRuns)
+	// or Baseline (every other combination of this run against its
+	// spec.baseline, blocked cells paired by block; no suite needed).
 	// +kubebuilder:default=PreviousRun
 	// +optional
 	Against RegressionBaseline `json:"against,omitempty"`
@@ -1006,8 +1014,10 @@ type RegressionSpec struct {
 	// per-repeat log QPS (or log latency) when both runs have
 	// repeats (workload.repeats >= 2), else against the suite's noise floor
 	// when it rests on 4 degrees of freedom or more, else (said in the
-	// verdict) Welch's on the per-second samples. Against ChangePoints it
-	// is the change point's t-test. Empty means 0.05 against a run and
+	// verdict) Welch's on the per-second samples. Against Baseline the same
+	// tests compare two combinations of this run, first paired by block
+	// when both ran in blocks (PairedBlocks: the t-test of the per-block
+	// log ratios). Against ChangePoints it is the change point's t-test. Empty means 0.05 against a run and
 	// 0.001 (Apache Otava's default) for change points.
 	// +kubebuilder:validation:Pattern=`^0?\.[0-9]*[1-9][0-9]*$`
 	// +kubebuilder:validation:MaxLength=12
@@ -1162,10 +1172,13 @@ const (
 )
 
 // RegressionMethod is how a (step, threads) was tested against a run.
-// +kubebuilder:validation:Enum=BetweenRuns;NoiseFloor;PerSecond;MagnitudeOnly
+// +kubebuilder:validation:Enum=PairedBlocks;BetweenRuns;NoiseFloor;PerSecond;MagnitudeOnly
 type RegressionMethod string
 
 const (
+	// MethodPairedBlocks (against Baseline) is the paired t-test of the
+	// per-block log ratios of two blocked combinations.
+	MethodPairedBlocks RegressionMethod = "PairedBlocks"
 	// MethodBetweenRuns is Welch's test on per-repeat log QPS.
 	MethodBetweenRuns RegressionMethod = "BetweenRuns"
 	// MethodNoiseFloor tests one run per side against the suite's
@@ -1630,7 +1643,8 @@ type PrecisionPoint struct {
 
 // RegressionStatus is what the regression verdict compared and found.
 type RegressionStatus struct {
-	// comparedTo names the runs the verdict used, oldest first.
+	// comparedTo names the runs the verdict used, oldest first (against
+	// Baseline: this run, whose baseline cell the message names).
 	// +optional
 	ComparedTo []string `json:"comparedTo,omitempty"`
 	// comparedPairs counts the (cell, step, threads) pairs compared.

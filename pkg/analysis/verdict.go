@@ -17,6 +17,13 @@ import (
 type VerdictMethod string
 
 const (
+	// MethodPairedBlocks compares two combinations of one blocked run
+	// (JudgeBaseline): every cell of both has a block (results cell.block)
+	// and two blocks or more measured both, so the point is the one-sided
+	// t-test of the mean per-block log ratio with blocks − 1 df
+	// (inference.SlowdownOfEstimate). A block's node and time shift both
+	// sides alike and cancel.
+	MethodPairedBlocks VerdictMethod = "PairedBlocks"
 	// MethodBetweenRuns is Welch's test on per-repeat log QPS: both runs
 	// have two repeats or more of the combination (inference.Slowdown).
 	MethodBetweenRuns VerdictMethod = "BetweenRuns"
@@ -36,7 +43,7 @@ const (
 )
 
 // VerdictMethods are the methods from the best to the last resort.
-var VerdictMethods = []VerdictMethod{MethodBetweenRuns, MethodNoiseFloor, MethodPerSecond, MethodMagnitudeOnly}
+var VerdictMethods = []VerdictMethod{MethodPairedBlocks, MethodBetweenRuns, MethodNoiseFloor, MethodPerSecond, MethodMagnitudeOnly}
 
 // MagnitudeRule is how VerdictOptions.MinMagnitude enters the between-run
 // tests (the fallbacks always ask it of the point estimate).
@@ -332,6 +339,8 @@ func (v *Verdict) Methods() []MethodCount {
 // methodSummary names a method whose points have different details.
 func methodSummary(m VerdictMethod) string {
 	switch m {
+	case MethodPairedBlocks:
+		return "paired by block (blocks vary)"
 	case MethodBetweenRuns:
 		return "between runs (repeats vary)"
 	case MethodNoiseFloor:
@@ -415,11 +424,29 @@ func (v *Verdict) invalidSummary() string {
 // invalid (they have no value in the manifest): Verdict.Invalid lists
 // them and Summary counts them.
 func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, error) {
-	if err := opts.Correction.Validate(); err != nil {
+	opts, err := opts.resolved()
+	if err != nil {
 		return nil, err
 	}
+	order, curCells := manifestCombinations(cur)
+	_, baseCells := manifestCombinations(base)
+	var pairs []combinationPair
+	for _, comb := range order {
+		if before := baseCells[comb]; len(before) > 0 {
+			pairs = append(pairs, combinationPair{label: comb, before: before, after: curCells[comb]})
+		}
+	}
+	return judgePairs(pairs, opts)
+}
+
+// resolved is opts with its defaults, or the error that names what is out
+// of range.
+func (opts VerdictOptions) resolved() (VerdictOptions, error) {
+	if err := opts.Correction.Validate(); err != nil {
+		return opts, err
+	}
 	if err := opts.MagnitudeRule.Validate(); err != nil {
-		return nil, err
+		return opts, err
 	}
 	if opts.Correction == "" {
 		opts.Correction = inference.DefaultCorrection
@@ -431,25 +458,75 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 		opts.Alpha = 0.05
 	}
 	if !(opts.Alpha > 0 && opts.Alpha < 1) || !(opts.MinMagnitude >= 0 && opts.MinMagnitude < 1) {
-		return nil, fmt.Errorf("verdict: alpha %v must be in (0, 1) and magnitude %v in [0, 1): %w", opts.Alpha, opts.MinMagnitude, inference.ErrInvalid)
+		return opts, fmt.Errorf("verdict: alpha %v must be in (0, 1) and magnitude %v in [0, 1): %w", opts.Alpha, opts.MinMagnitude, inference.ErrInvalid)
 	}
 	opts.Metrics = MetricsOrDefault(opts.Metrics)
 	for _, m := range opts.Metrics {
 		if err := m.Validate(); err != nil {
-			return nil, fmt.Errorf("verdict: %w: %w", err, inference.ErrInvalid)
+			return opts, fmt.Errorf("verdict: %w: %w", err, inference.ErrInvalid)
 		}
 	}
-	v := &Verdict{Metrics: opts.Metrics, Correction: opts.Correction, Alpha: opts.Alpha, MagnitudeRule: opts.MagnitudeRule}
-	order, curCells := manifestCombinations(cur)
-	_, baseCells := manifestCombinations(base)
-	for _, comb := range order {
-		after, before := curCells[comb], baseCells[comb]
-		if len(before) == 0 {
-			continue
+	return opts, nil
+}
+
+// JudgeBaseline tests every other combination of m against the
+// combination of m's baseline cell (Manifest.Baseline), as JudgeRuns tests
+// a run against an earlier one, with one more method first: when both
+// combinations ran in blocks (placement.blocks Repeats: each block's cells
+// one after the other on one node) and two blocks or more measured both,
+// a point is the paired test of the per-block log ratios
+// (MethodPairedBlocks), so what a block's node and time add to both sides
+// cancels instead of widening the test. "Before" is the baseline's,
+// "after" the other combination's; Verdict.Invalid's "baseline" and
+// "current" follow suit.
+//
+// Model of the paired test: ln value = block + combination + error, the
+// block effect shared by a block's cells, the errors independent and
+// normal with one variance per (step, threads); the blocks independent.
+// Under it the per-block log ratios are independent normals around the
+// combinations' log ratio, and the one-sided t-test on them is exact.
+func JudgeBaseline(m *results.Manifest, opts VerdictOptions) (*Verdict, error) {
+	opts, err := opts.resolved()
+	if err != nil {
+		return nil, err
+	}
+	order, cells := manifestCombinations(m)
+	baseComb := ""
+	for comb, cs := range cells {
+		for _, c := range cs {
+			if c.Name == m.Baseline {
+				baseComb = comb
+			}
 		}
+	}
+	if baseComb == "" {
+		return nil, fmt.Errorf("verdict: baseline cell %q is not a succeeded cell of run %s: %w", m.Baseline, m.Run.Name, inference.ErrInvalid)
+	}
+	var pairs []combinationPair
+	for _, comb := range order {
+		if comb != baseComb {
+			pairs = append(pairs, combinationPair{label: comb, before: cells[baseComb], after: cells[comb], paired: true})
+		}
+	}
+	return judgePairs(pairs, opts)
+}
+
+// combinationPair is one comparison of a verdict: after's cells judged
+// against before's; paired when the two may share blocks (one run).
+type combinationPair struct {
+	label         string
+	before, after []*results.ManifestCell
+	paired        bool
+}
+
+// judgePairs is the verdict over pairs (JudgeRuns, JudgeBaseline).
+func judgePairs(pairs []combinationPair, opts VerdictOptions) (*Verdict, error) {
+	v := &Verdict{Metrics: opts.Metrics, Correction: opts.Correction, Alpha: opts.Alpha, MagnitudeRule: opts.MagnitudeRule}
+	for _, cp := range pairs {
+		after, before := cp.after, cp.before
 		v.Invalid = append(v.Invalid, invalidOf(RunCurrent, after)...)
 		v.Invalid = append(v.Invalid, invalidOf(RunBaseline, before)...)
-		label := comb
+		label := cp.label
 		if len(after) == 1 && len(before) == 1 {
 			label = after[0].Name
 		}
@@ -463,6 +540,9 @@ func JudgeRuns(cur, base *results.Manifest, opts VerdictOptions) (*Verdict, erro
 					continue
 				}
 				pv, err := judgePoint(label, m, k, before, after, xa, xb, opts)
+				if cp.paired && err == nil {
+					pv, err = pairedByBlock(pv, m, k, before, after, opts)
+				}
 				if err != nil {
 					return nil, fmt.Errorf("%s %s@%d %s: %w", label, k.Step, k.Threads, m.Label(), err)
 				}
@@ -556,6 +636,75 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 	}
 	pv.Method, pv.Detail = MethodMagnitudeOnly, magnitudeOnlyDetail
 	return pv, nil
+}
+
+// pairedByBlock replaces pv's test by the paired test of the per-block
+// log ratios (MethodPairedBlocks) when blockValues pairs before and after
+// at k; else it returns pv as judgePoint chose it. Before and After stay
+// the means; ChangePercent becomes the paired estimate's (the geometric
+// mean of the block ratios), which the test is about and the Estimated
+// rule asks to reach the magnitude. Detectable is left NaN:
+// inference.Design models two independent samples, not pairs.
+func pairedByBlock(pv PointVerdict, m Metric, k inference.Key, before, after []*results.ManifestCell, opts VerdictOptions) (PointVerdict, error) {
+	xa, xb, ok := blockValues(before, after, m, k)
+	if !ok {
+		return pv, nil
+	}
+	if m.LowerIsBetter() {
+		xa, xb = reciprocals(xa), reciprocals(xb) // as judgePoint tests a latency
+	}
+	t, err := inference.PairedSlowdown(xa, xb, opts.MagnitudeRule.TestMagnitude(m, opts.MinMagnitude))
+	if err != nil {
+		return pv, err
+	}
+	pv.Method, pv.P, pv.CV, pv.Detectable = MethodPairedBlocks, t.P, math.NaN(), math.NaN()
+	pv.NBefore, pv.NAfter = len(xa), len(xb)
+	pv.ChangePercent = 100 * (t.Ratio - 1)
+	if m.LowerIsBetter() {
+		pv.ChangePercent = 100 * (1/t.Ratio - 1)
+	}
+	pv.Detail = fmt.Sprintf("paired by block (%d blocks)", len(xa))
+	return pv, nil
+}
+
+// blockValues pairs the metric's values at k of before's and after's
+// cells by block, in block order: false unless every cell of both sides
+// with a value there has a block, no side has two values in one block,
+// and two blocks or more have both.
+func blockValues(before, after []*results.ManifestCell, m Metric, k inference.Key) (xa, xb []float64, ok bool) {
+	byBlock := func(cells []*results.ManifestCell) (map[int]float64, bool) {
+		out := map[int]float64{}
+		for _, c := range cells {
+			v, have := m.Value(c, k.Step, k.Threads)
+			if !have || !(v > 0) {
+				continue
+			}
+			if _, dup := out[c.Block]; c.Block <= 0 || dup {
+				return nil, false
+			}
+			out[c.Block] = v
+		}
+		return out, true
+	}
+	ma, oka := byBlock(before)
+	mb, okb := byBlock(after)
+	if !oka || !okb {
+		return nil, nil, false
+	}
+	var blocks []int
+	for b := range ma {
+		if _, both := mb[b]; both {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) < 2 {
+		return nil, nil, false
+	}
+	slices.Sort(blocks)
+	for _, b := range blocks {
+		xa, xb = append(xa, ma[b]), append(xb, mb[b])
+	}
+	return xa, xb, true
 }
 
 // detectable is p's Detectable at the given level: inference.Design's

@@ -96,6 +96,43 @@ func Slowdown(a, b []float64, magnitude float64) (Test, error) {
 		NA: len(la), NB: len(lb)}, nil
 }
 
+// PairedSlowdown is Slowdown for paired runs: a[i] and b[i] ran in one
+// block (on one node, one after the other), so the test is the one-sided
+// t-test of the mean of ln(b[i]/a[i]) against ln(1 − magnitude), with
+// pairs − 1 df.
+//
+// Model: ln throughput = block + side + error, the block effect shared by
+// a pair, the errors independent and normal with one variance per side;
+// the blocks independent. The per-pair log ratios are then independent
+// normals around the sides' log ratio whatever the block effects are,
+// which is why pairing wins when blocks (nodes, times) differ. It needs
+// two pairs or more.
+func PairedSlowdown(a, b []float64, magnitude float64) (Test, error) {
+	if err := checkMagnitude(magnitude); err != nil {
+		return Test{}, err
+	}
+	if len(a) != len(b) {
+		return Test{}, fmt.Errorf("paired: a has %d values and b %d, pairs need equal counts: %w", len(a), len(b), ErrInvalid)
+	}
+	la, err := logsOf("a", a, 2)
+	if err != nil {
+		return Test{}, err
+	}
+	lb, err := logsOf("b", b, 2)
+	if err != nil {
+		return Test{}, err
+	}
+	d := make([]float64, len(la))
+	for i := range la {
+		d[i] = lb[i] - la[i]
+	}
+	m, v := meanVar(d)
+	n := float64(len(d))
+	t, p := oneSided(m, math.Sqrt(v/n), n-1, magnitude)
+	return Test{Ratio: math.Exp(m), Magnitude: magnitude, T: t, DF: n - 1, P: p, Method: MethodPairedLog,
+		NA: len(la), NB: len(lb)}, nil
+}
+
 // SlowdownKnownNoise is Slowdown for runs with few repeats (one per side
 // is enough): the variance of log throughput comes from a noise floor
 // measured on earlier runs (NoiseFloor.SigmaLog with NoiseFloor.DF degrees

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -96,9 +98,18 @@ func TestBlocksOnRealNodes(t *testing.T) {
 	// Adaptive steps through the cluster: every step records why it
 	// stopped (3-s steps end at their maximum or converge).
 	run.Spec.Workload.Adaptive = &dbbenchv1alpha1.AdaptiveSpec{MinSeconds: 2, BetweenRunCVPercent: ptr.To(intstr.FromInt32(5))}
+	// The verdict of 11.8 against the run's own baseline, paired by block.
+	run.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstBaseline}
 	createRun(t, run)
 	run = waitForRunFinished(t, ns, run.Name, runTimeout)
 	requireSucceeded(t, run)
+	if c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed); c == nil || c.Status == metav1.ConditionUnknown {
+		t.Errorf("Regressed %+v: want a verdict against the baseline", c)
+	} else if st := run.Status.Regression; st == nil || len(st.Methods) != 1 || st.Methods[0].Method != dbbenchv1alpha1.MethodPairedBlocks {
+		t.Errorf("regression status %+v: want point-query@1 paired by block", st)
+	} else {
+		t.Logf("verdict against the baseline: %s: %s", c.Reason, c.Message)
+	}
 	if ps := run.Status.Plan; ps == nil || ps.Design.Met || ps.Design.Repeats != 2 || ps.Cheapest == nil ||
 		ps.RequiredHalfWidthPercent != "40.00" || ps.AchievedAt != "point-query@1" || ps.Met == nil {
 		t.Errorf("status.plan = %+v: want a 2-repeat design short of ±40 %% (3-s steps), a cheapest design, and the achieved precision at point-query@1", ps)

@@ -149,7 +149,7 @@ func main() {
 		steps    = flag.String("steps", "read-only-count,read-only-sum", "catalog steps of every run")
 		scales   = flag.String("scales", "90,95", "CPU quota of the slowed cells, percent of the base quota")
 		keep     = flag.Bool("keep-work", false, "keep the work directory (agent results)")
-		planOnly = flag.Bool("plan-only", false, "print only the plan section (make bench-plan): the designed plan against the reference method's fixed plan")
+		planOnly = flag.Bool("plan-only", false, "print only the plan sections (make bench-plan): the designed plan against the reference method's fixed plan, and the verdict paired by round")
 		replay   = flag.String("replay", "", "recompute the figures from the per-run lines of an earlier run's log (its stderr) instead of measuring; -steps, -scales, -threads, -quota as in that run")
 	)
 	flag.IntVar(&c.rounds, "rounds", 20, "rounds (each: A, the slowed cells, A2); also the number of A/A and of slowdown verdicts")
@@ -195,6 +195,7 @@ func main() {
 		}
 		if *planOnly {
 			planSection(os.Stdout, c, byCell(runs))
+			pairedSection(os.Stdout, c, byCell(runs))
 			return
 		}
 		report(os.Stdout, c, runs, 0)
@@ -689,6 +690,7 @@ func report(w *os.File, c config, runs []runResult, took time.Duration) {
 	modelPower(w, c, cells)
 	components(w, c, cells)
 	planSection(w, c, cells)
+	pairedSection(w, c, cells)
 	goals(w, c, cells)
 	fmt.Fprintln(w)
 
