@@ -73,7 +73,10 @@ type BenchmarkRunReconciler struct {
 // because RBAC lets it grant (to each run's agent Role) only what it holds.
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups="",resources=services;secrets;serviceaccounts,verbs=create
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=create;delete
+// A database pod that waits for its claims is explained by them and their
+// storage class (claimFailure), read uncached: get only.
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;create;delete
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses,verbs=get
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings,verbs=create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

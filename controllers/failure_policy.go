@@ -35,6 +35,9 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	dbbenchv1alpha1.ReasonNodeLost:           plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonDatabasePodFailed:  plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonDatabaseNotReady:   plan.FailureInfrastructure,
+	// A claim of an existing class that does not bind is the
+	// provisioner's; a retry makes a fresh claim.
+	dbbenchv1alpha1.ReasonVolumeClaimNotBound: plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonCellTimeout:        plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonClientEvicted:      plan.FailureInfrastructure,
 	dbbenchv1alpha1.ReasonClientOOMKilled:    plan.FailureInfrastructure,
@@ -59,6 +62,8 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	// operator or the template needs a person.
 	dbbenchv1alpha1.ReasonTemplateNotReady: plan.FailureBenchmark,
 	dbbenchv1alpha1.ReasonTemplateRejected: plan.FailureBenchmark,
+	// A class that does not exist will not exist on a retry either.
+	dbbenchv1alpha1.ReasonStorageClassNotFound: plan.FailureBenchmark,
 }
 
 // retriedReasons lists the infrastructure reasons, sorted.
@@ -285,6 +290,49 @@ func notReadyFailure(pod *corev1.Pod, elapsed, limit time.Duration) *failure {
 		return nil
 	}
 	return fail(dbbenchv1alpha1.ReasonDatabaseNotReady, "database pod %s not ready within %s: %s", pod.Name, limit, waitingReason(pod))
+}
+
+// claimState is what a pass read of one of an attempt's database claims.
+type claimState struct {
+	// name is the claim's; field the spec field it comes from
+	// (spec.databases[0].storage.volumeClaim).
+	name, field string
+	bound       bool
+	// class is the claim's storage class: the one it names, or the
+	// default class the API server gave it at creation. noClass: it has
+	// none (no class named, no default class then); an empty class named
+	// on purpose binds to a pre-provisioned volume and is not checked.
+	// classFound says whether class exists.
+	class      string
+	noClass    bool
+	classFound bool
+}
+
+// claimFailure ends an attempt whose database pod waits for its claims
+// (not scheduled yet): at once when a claim's storage class does not exist
+// or it has none (no retry creates one: the benchmark's), else when a claim
+// is still unbound once the pod has waited limit (the provisioner's:
+// retried); nil while the claims may still bind. waiting is what the pod
+// says it waits for.
+func claimFailure(claims []claimState, elapsed, limit time.Duration, waiting string) *failure {
+	for _, c := range claims {
+		switch {
+		case c.bound:
+		case c.noClass:
+			return fail(dbbenchv1alpha1.ReasonStorageClassNotFound, "claim %s (%s) names no storage class and the cluster has no default one: set %s.storageClassName", c.name, c.field, c.field)
+		case c.class != "" && !c.classFound:
+			return fail(dbbenchv1alpha1.ReasonStorageClassNotFound, "claim %s: storage class %q (%s.storageClassName) does not exist", c.name, c.class, c.field)
+		}
+	}
+	if elapsed < limit {
+		return nil
+	}
+	for _, c := range claims {
+		if !c.bound {
+			return fail(dbbenchv1alpha1.ReasonVolumeClaimNotBound, "claim %s (%s, storage class %q) not bound within %s: %s", c.name, c.field, c.class, limit, waiting)
+		}
+	}
+	return nil
 }
 
 // cellTimeoutFailure ends an attempt that has run for elapsed, when that

@@ -269,6 +269,11 @@ type deadlineCase struct {
 
 func deadlineCases() []deadlineCase {
 	pending := pod("db-a1", corev1.PodPending, withContainer(waiting("ImagePullBackOff", "Back-off pulling image")))
+	const (
+		dataField = "spec.databases[0].storage.volumeClaim"
+		logField  = "spec.databases[0].storage.log.volumeClaim"
+		unbound   = "PodScheduled: 0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims"
+	)
 	return []deadlineCase{
 		{name: "not ready, within the limit", f: notReadyFailure(pending, 59*time.Second, time.Minute)},
 		{name: "not ready at the limit", f: notReadyFailure(pending, time.Minute, time.Minute),
@@ -277,6 +282,22 @@ func deadlineCases() []deadlineCase {
 		{name: "cell timeout, within the limit", f: cellTimeoutFailure(2, time.Hour-time.Second, time.Hour)},
 		{name: "cell timeout past the limit", f: cellTimeoutFailure(2, 2*time.Hour, time.Hour),
 			want: failed(dbbenchv1alpha1.ReasonCellTimeout, true), message: "attempt 2 exceeded the cell timeout of 1h0m0s"},
+		{name: "claims bound or pending within the limit", f: claimFailure([]claimState{
+			{name: "c-data-a1", field: dataField, bound: true, class: "local-path", classFound: true},
+			{name: "c-log-a1", field: logField, class: "local-path", classFound: true}}, 59*time.Second, time.Minute, unbound)},
+		{name: "a claim's class does not exist: at once, not retried", f: claimFailure([]claimState{
+			{name: "c-data-a1", field: dataField, bound: true, class: "local-path", classFound: true},
+			{name: "c-log-a1", field: logField, class: "fast-ssd"}}, time.Second, time.Minute, unbound),
+			want:    failed(dbbenchv1alpha1.ReasonStorageClassNotFound, false),
+			message: `claim c-log-a1: storage class "fast-ssd" (spec.databases[0].storage.log.volumeClaim.storageClassName) does not exist`},
+		{name: "no class and no default class", f: claimFailure([]claimState{{name: "c-data-a1", field: dataField, noClass: true}}, time.Second, time.Minute, unbound),
+			want:    failed(dbbenchv1alpha1.ReasonStorageClassNotFound, false),
+			message: "claim c-data-a1 (spec.databases[0].storage.volumeClaim) names no storage class and the cluster has no default one: set spec.databases[0].storage.volumeClaim.storageClassName"},
+		{name: "a static claim (class \"\") is not checked", f: claimFailure([]claimState{{name: "c-data-a1", field: dataField}}, time.Second, time.Minute, unbound)},
+		{name: "a claim of an existing class unbound at the limit: retried", f: claimFailure([]claimState{
+			{name: "c-data-a1", field: dataField, class: "local-path", classFound: true}}, time.Minute, time.Minute, unbound),
+			want:    failed(dbbenchv1alpha1.ReasonVolumeClaimNotBound, true),
+			message: `claim c-data-a1 (spec.databases[0].storage.volumeClaim, storage class "local-path") not bound within 1m0s: ` + unbound},
 		{name: "templated object not ready, within readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", 9*time.Minute, 10*time.Minute)},
 		{name: "templated object not ready at readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", 10*time.Minute, 10*time.Minute),
 			want:    failed(dbbenchv1alpha1.ReasonTemplateNotReady, false),

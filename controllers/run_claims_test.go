@@ -2,13 +2,20 @@ package controllers_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // storage.volumeClaim: an attempt's claims are created with its database
@@ -18,10 +25,11 @@ import (
 func TestCellClaimsGoWhenTheCellEnds(t *testing.T) {
 	ns := newNamespace(t)
 	startManager(t, nil)
+	class := storageClass(t)
 	run := minimalRun(ns, "claims")
 	run.Spec.Workload.Steps = []string{"point-query"}
-	run.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{Size: resource.MustParse("1Gi")}
-	run.Spec.Databases[0].Storage.Log = &dbbenchv1alpha1.LogVolumeSpec{VolumeClaim: &dbbenchv1alpha1.VolumeClaimSpec{Size: resource.MustParse("64Mi")}}
+	run.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: &class, Size: resource.MustParse("1Gi")}
+	run.Spec.Databases[0].Storage.Log = &dbbenchv1alpha1.LogVolumeSpec{VolumeClaim: &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: &class, Size: resource.MustParse("64Mi")}}
 	if err := k8sClient.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -48,6 +56,77 @@ func TestCellClaimsGoWhenTheCellEnds(t *testing.T) {
 	eventually(t, "the claims gone with the cell", func() string {
 		if got := claims(); len(got) > 0 {
 			return fmt.Sprintf("claims %v left after the cell ended", got)
+		}
+		return ""
+	})
+}
+
+// storageClass creates a StorageClass for the test (envtest's API server
+// has none, and no provisioner: its claims stay Pending) and returns its
+// name; it is deleted after the test.
+func storageClass(t *testing.T) string {
+	t.Helper()
+	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{GenerateName: "dbbench-test-"}, Provisioner: "example.com/none"}
+	if err := k8sClient.Create(ctx, sc); err != nil {
+		t.Fatalf("creating a storage class: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, sc) })
+	return sc.Name
+}
+
+// A claim whose storage class does not exist ends the cell at once,
+// StorageClassNotFound, not retried, the message naming the claim and the
+// spec field; one whose class exists but never binds is the provisioner's
+// failure once timeouts.databaseReady passes (VolumeClaimNotBound), and
+// retried with a fresh claim.
+func TestClaimsThatCannotBindEndTheCellNamingThem(t *testing.T) {
+	ns := newNamespace(t)
+	m := startManager(t, nil)
+	class := storageClass(t)
+
+	missing := minimalRun(ns, "noclass")
+	missing.Spec.Workload.Steps = []string{"point-query"}
+	missing.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: &class, Size: resource.MustParse("1Gi")}
+	missing.Spec.Databases[0].Storage.Log = &dbbenchv1alpha1.LogVolumeSpec{VolumeClaim: &dbbenchv1alpha1.VolumeClaimSpec{
+		StorageClassName: ptr.To("no-such-class"), Size: resource.MustParse("64Mi")}}
+	if err := k8sClient.Create(ctx, missing); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the cell to fail naming the class", func() string {
+		run := kubetest.GetRun(t, k8sClient, ns, missing.Name)
+		c := onlyCell(run)
+		if c == nil || c.Phase != dbbenchv1alpha1.CellFailed {
+			return cellPhases(run)
+		}
+		if c.Reason != dbbenchv1alpha1.ReasonStorageClassNotFound || c.Attempts != 1 || run.Status.RetriesUsed != 0 {
+			return fmt.Sprintf("reason %s after %d attempts (%d retries), want StorageClassNotFound at once: %s", c.Reason, c.Attempts, run.Status.RetriesUsed, c.Message)
+		}
+		if want := `storage class "no-such-class" (spec.databases[0].storage.log.volumeClaim.storageClassName) does not exist`; !strings.Contains(c.Message, want) {
+			return fmt.Sprintf("message %q, want it to say %q", c.Message, want)
+		}
+		return ""
+	})
+
+	unbound := minimalRun(ns, "unbound")
+	unbound.Spec.Workload.Steps = []string{"point-query"}
+	unbound.Spec.Timeouts.DatabaseReady = &metav1.Duration{Duration: time.Minute}
+	unbound.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: &class, Size: resource.MustParse("1Gi")}
+	if err := k8sClient.Create(ctx, unbound); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "attempt 1", func() string { return ifNot(len(dbPods(t, ns, unbound.Name)) == 1) })
+	// No provisioner: the claim stays Pending; time passes beyond the
+	// timeout, and the agent's ConfigMap is touched to start a pass.
+	m.clock.SetTime(m.clock.Now().Add(2 * time.Minute))
+	cell := dbPods(t, ns, unbound.Name)[0].Labels[dbbenchv1alpha1.LabelCell]
+	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
+	eventually(t, "attempt 2 after VolumeClaimNotBound", func() string {
+		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, unbound.Name))
+		if c == nil || c.Attempts != 2 || c.Reason != dbbenchv1alpha1.ReasonVolumeClaimNotBound {
+			return fmt.Sprintf("cell %+v", c)
+		}
+		if want := cell + "-data-a1 (spec.databases[0].storage.volumeClaim, storage class \"" + class + "\") not bound within 1m0s"; !strings.Contains(c.Message, want) {
+			return fmt.Sprintf("message %q, want it to say %q", c.Message, want)
 		}
 		return ""
 	})

@@ -2,11 +2,15 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
@@ -209,6 +213,15 @@ func (t serverPodTarget) startClient(ctx context.Context, cs *dbbenchv1alpha1.Ce
 	// start-up overlaps the server's initialisation.
 	if !podRunning(pod) {
 		limit := p.run.Spec.Timeouts.DatabaseReadyTimeout()
+		if pod.Spec.NodeName == "" {
+			claims, err := t.claimStates(ctx, cs.Attempts)
+			if err != nil {
+				return true, err
+			}
+			if f := claimFailure(claims, p.now.Sub(a.started), limit, waitingReason(pod)); f != nil {
+				return true, p.attemptFailed(ctx, t, cs, f)
+			}
+		}
 		if f := notReadyFailure(pod, p.now.Sub(a.started), limit); f != nil {
 			return true, p.attemptFailed(ctx, t, cs, f)
 		}
@@ -252,6 +265,49 @@ func (t serverPodTarget) release(ctx context.Context, cs *dbbenchv1alpha1.CellSt
 		}
 	}
 	return nil
+}
+
+// claimStates reads the attempt's database claims and their storage
+// classes for claimFailure, through the API reader (the manager caches
+// neither kind; it may only get them). A claim not created yet is left out.
+func (t serverPodTarget) claimStates(ctx context.Context, attempt int32) ([]claimState, error) {
+	p, c := t.p, t.c
+	want := specs.Claims(p.run, c, attempt)
+	if len(want) == 0 {
+		return nil, nil
+	}
+	field := "spec.databases[?].storage"
+	for i := range p.run.Spec.Databases {
+		if p.run.Spec.Databases[i].Name == c.Database.Name {
+			field = fmt.Sprintf("spec.databases[%d].storage", i)
+		}
+	}
+	var out []claimState
+	for _, w := range want {
+		var pvc corev1.PersistentVolumeClaim
+		if err := p.r.APIReader.Get(ctx, client.ObjectKeyFromObject(w), &pvc); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		st := claimState{name: pvc.Name, field: field + ".volumeClaim", bound: pvc.Status.Phase == corev1.ClaimBound}
+		if pvc.Name == specs.LogClaimName(c, attempt) {
+			st.field = field + ".log.volumeClaim"
+		}
+		if sc := pvc.Spec.StorageClassName; sc == nil {
+			st.noClass = true
+		} else if st.class = *sc; st.class != "" && !st.bound {
+			var class storagev1.StorageClass
+			err := p.r.APIReader.Get(ctx, types.NamespacedName{Name: st.class}, &class)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+			st.classFound = err == nil
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // attemptState is what progressClient saw of the current attempt.

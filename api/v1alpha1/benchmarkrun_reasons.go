@@ -103,6 +103,10 @@ const (
 	// ReasonDatabaseNotReady: the database pod did not run within
 	// timeouts.databaseReady (image pulls included).
 	ReasonDatabaseNotReady FailureReason = "DatabaseNotReady"
+	// ReasonVolumeClaimNotBound: a database claim whose storage class
+	// exists was still not bound at timeouts.databaseReady (the
+	// provisioner failed or has no room); the message names the claim.
+	ReasonVolumeClaimNotBound FailureReason = "VolumeClaimNotBound"
 	// ReasonCellTimeout: the attempt outlived timeouts.cell.
 	ReasonCellTimeout FailureReason = "CellTimeout"
 	// ReasonClientEvicted: the agent's pod was evicted or disrupted.
@@ -160,6 +164,10 @@ const (
 	// (an unknown kind, an invalid spec, no RBAC right to create it), or
 	// the ready object lacks the endpoint field the template names.
 	ReasonTemplateRejected FailureReason = "TemplateRejected"
+	// ReasonStorageClassNotFound: a database claim's storage class does
+	// not exist, or the claim names none and the cluster has no default
+	// class; the message names the claim and its spec field.
+	ReasonStorageClassNotFound FailureReason = "StorageClassNotFound"
 )
 
 // Reasons of the PreflightPassed condition; PreflightFailed is also the
