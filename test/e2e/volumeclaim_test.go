@@ -107,6 +107,34 @@ func TestVolumeClaimsOnRealNodes(t *testing.T) {
 	})
 }
 
+// TestVolumeClaimOfAMissingClass: a claim whose storage class the cluster
+// does not have ends the cell at once (StorageClassNotFound, not retried),
+// naming the claim's spec field, and nothing of the cell is left.
+func TestVolumeClaimOfAMissingClass(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "noclass")
+	run := smallRun(ns, "noclass", "10.11")
+	run.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: ptr.To("no-such-class"), Size: resource.MustParse("64Mi")}
+	createRun(t, run)
+	run = waitForRunFinished(t, ns, run.Name, 2*time.Minute)
+	cs := run.Status.Cells[0]
+	if run.Status.Phase != dbbenchv1alpha1.RunFailed || cs.Reason != dbbenchv1alpha1.ReasonStorageClassNotFound || cs.Attempts != 1 ||
+		!strings.Contains(cs.Message, "spec.databases[0].storage.volumeClaim.storageClassName") {
+		t.Fatalf("run %s, cell %s after %d attempt(s): %s: %s; want Failed, StorageClassNotFound at once, naming the field",
+			run.Status.Phase, cs.Reason, cs.Attempts, cs.Reason, cs.Message)
+	}
+	eventually(t, time.Minute, "the cell's pod and claim gone", func() string {
+		var pvcs corev1.PersistentVolumeClaimList
+		if err := k8sClient.List(ctx, &pvcs, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		if n, pods := len(pvcs.Items), len(dbPodsOf(t, ns)); n > 0 || pods > 0 {
+			return fmt.Sprintf("%d claims, %d database pods", n, pods)
+		}
+		return ""
+	})
+}
+
 // dbPodsOf lists the namespace's database pods.
 func dbPodsOf(t *testing.T, ns string) []corev1.Pod {
 	t.Helper()
