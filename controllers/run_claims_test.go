@@ -131,3 +131,45 @@ func TestClaimsThatCannotBindEndTheCellNamingThem(t *testing.T) {
 		return ""
 	})
 }
+
+// A node lost under an attempt whose claim is bound there: the attempt is
+// retried (NodeLost) on fresh claims of its own, which the scheduler may
+// place on another node, and the lost attempt's claims are deleted with
+// its pod: a volume on a lost node never holds the retry back.
+func TestNodeLossRetriesOnFreshClaims(t *testing.T) {
+	ns := newNamespace(t)
+	startManager(t, nil)
+	class := storageClass(t)
+	run := minimalRun(ns, "lostclaim")
+	run.Spec.Workload.Steps = []string{"point-query"}
+	run.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: &class, Size: resource.MustParse("1Gi")}
+	if err := k8sClient.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "attempt 1's pod", func() string { return ifNot(len(dbPods(t, ns, run.Name)) == 1) })
+	pod := dbPods(t, ns, run.Name)[0]
+	cell := pod.Labels[dbbenchv1alpha1.LabelCell]
+	markPodReady(t, &pod, "node-1", "10.88.0.41")
+	playStatus(t, client.ObjectKeyFromObject(&pod), func(fresh *corev1.Pod) {
+		fresh.Status.Phase, fresh.Status.Reason, fresh.Status.Message = corev1.PodFailed, "NodeLost", "node node-1 is unreachable"
+	})
+	eventually(t, "attempt 2 on a claim of its own, attempt 1's claim deleted", func() string {
+		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, run.Name))
+		if c == nil || c.Attempts != 2 || c.Reason != dbbenchv1alpha1.ReasonNodeLost {
+			return fmt.Sprintf("cell %+v", c)
+		}
+		var pvcs corev1.PersistentVolumeClaimList
+		if err := k8sClient.List(ctx, &pvcs, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		live := map[string]bool{}
+		for _, p := range pvcs.Items {
+			live[p.Name] = p.DeletionTimestamp == nil
+		}
+		if !live[cell+"-data-a2"] || live[cell+"-data-a1"] {
+			return fmt.Sprintf("claims (name: not being deleted) %v, want %s-data-a2 only", live, cell)
+		}
+		return ""
+	})
+	driveUntil(t, ns, run.Name, "the run's end", succeeded)
+}
