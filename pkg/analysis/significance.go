@@ -248,20 +248,27 @@ func blockPairs(ds *Dataset, baseCells, cells []string, step string, threads int
 	if !okb || !okc {
 		return nil, nil, false
 	}
-	blocks := make([]int, 0, len(mb))
-	for b := range mb {
-		if _, both := mc[b]; both {
-			blocks = append(blocks, b)
+	return pairBlocks(mb, mc)
+}
+
+// pairBlocks pairs two sides' values by block (block → value), in block
+// order, leaving out blocks only one side has; false with fewer than two
+// pairs.
+func pairBlocks(a, b map[int]float64) (xa, xb []float64, ok bool) {
+	blocks := make([]int, 0, len(a))
+	for k := range a {
+		if _, both := b[k]; both {
+			blocks = append(blocks, k)
 		}
 	}
 	if len(blocks) < 2 {
 		return nil, nil, false
 	}
 	slices.Sort(blocks)
-	for _, b := range blocks {
-		base, col = append(base, mb[b]), append(col, mc[b])
+	for _, k := range blocks {
+		xa, xb = append(xa, a[k]), append(xb, b[k])
 	}
-	return base, col, true
+	return xa, xb, true
 }
 
 // markSignificance adjusts the p-values of every column of tables (one

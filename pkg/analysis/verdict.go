@@ -691,20 +691,7 @@ func blockValues(before, after []*results.ManifestCell, m Metric, k inference.Ke
 	if !oka || !okb {
 		return nil, nil, false
 	}
-	var blocks []int
-	for b := range ma {
-		if _, both := mb[b]; both {
-			blocks = append(blocks, b)
-		}
-	}
-	if len(blocks) < 2 {
-		return nil, nil, false
-	}
-	slices.Sort(blocks)
-	for _, b := range blocks {
-		xa, xb = append(xa, ma[b]), append(xb, mb[b])
-	}
-	return xa, xb, true
+	return pairBlocks(ma, mb)
 }
 
 // detectable is p's Detectable at the given level: inference.Design's
