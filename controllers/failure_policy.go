@@ -38,12 +38,12 @@ var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
 	// A claim of an existing class that does not bind is the
 	// provisioner's; a retry makes a fresh claim.
 	dbbenchv1alpha1.ReasonVolumeClaimNotBound: plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonCellTimeout:        plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonClientEvicted:      plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonClientOOMKilled:    plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonAgentFailed:        plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonClientFailed:       plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonAPIError:           plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonCellTimeout:         plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientEvicted:       plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientOOMKilled:     plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonAgentFailed:         plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientFailed:        plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonAPIError:            plan.FailureInfrastructure,
 	// A client that did not run through a step's seconds is the
 	// machine's doing (resultQuality); the budget spent, the cell
 	// succeeds with the result flagged instead of failing.

@@ -270,12 +270,18 @@ func cellPhases(run *dbbenchv1alpha1.BenchmarkRun) string {
 // document, and the Job's success.
 func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scale ...float64) {
 	t.Helper()
-	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
 	f := 1.0
 	if len(scale) > 0 {
 		f = scale[0]
 	}
-	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, scaledDocument(job.Labels[dbbenchv1alpha1.LabelCell], f))
+	agentCompletesWith(t, ns, job, attempt, scaledDocument(job.Labels[dbbenchv1alpha1.LabelCell], f))
+}
+
+// agentCompletesWith is agentCompletes with the given results document.
+func agentCompletesWith(t *testing.T, ns string, job *batchv1.Job, attempt int, doc string) {
+	t.Helper()
+	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
+	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, doc)
 	finishJob(t, job, true)
 }
 
@@ -288,12 +294,18 @@ func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scal
 // cell move.
 func driveUntil(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool, scale ...float64) {
 	t.Helper()
-	driveScaled(t, ns, name, what, done, func(string) []float64 { return scale })
+	f := 1.0
+	if len(scale) > 0 {
+		f = scale[0]
+	}
+	driveWith(t, ns, name, what, done, func(job *batchv1.Job) string {
+		return scaledDocument(job.Labels[dbbenchv1alpha1.LabelCell], f)
+	})
 }
 
-// driveScaled is driveUntil with each cell's scale from scaleOf (of the
-// cell's object base, the LabelCell of its children; nil: 1).
-func driveScaled(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool, scaleOf func(objectBase string) []float64) {
+// driveWith is driveUntil with each client Job's results document from
+// docOf.
+func driveWith(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkRun) bool, docOf func(job *batchv1.Job) string) {
 	t.Helper()
 	deadline := time.Now().Add(driveTimeout)
 	for time.Now().Before(deadline) {
@@ -310,7 +322,7 @@ func driveScaled(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1
 		for _, job := range jobs {
 			if len(job.Status.Conditions) == 0 {
 				attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt]) // set by the controller
-				agentCompletes(t, ns, &job, attempt, scaleOf(job.Labels[dbbenchv1alpha1.LabelCell])...)
+				agentCompletesWith(t, ns, &job, attempt, docOf(&job))
 			}
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -30,12 +30,17 @@ import (
 // times as fast the other way (scale^-10: +22 % at 0.98), as periodic
 // stalls do: a small throughput cost, a large tail-latency one.
 func scaledDocument(cell string, scale float64) string {
+	return cellDocument(results.Cell{Name: cell, Engine: "mariadb", Version: "11.8", Repeat: 1, Attempt: 1}, scale)
+}
+
+// cellDocument is scaledDocument of the given cell.
+func cellDocument(cell results.Cell, scale float64) string {
 	now := time.Now().UTC()
 	p95, p99 := 2/scale, 3*math.Pow(scale, -10)
 	doc := &results.Document{
 		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
 		Run:       results.Run{Name: "r"},
-		Cell:      results.Cell{Name: cell, Engine: "mariadb", Version: "11.8", Repeat: 1, Attempt: 1},
+		Cell:      cell,
 		StartedAt: now, FinishedAt: &now,
 		Status:     results.Status{Outcome: results.OutcomeSucceeded},
 		Provenance: results.Provenance{ServerVersion: "11.8.3-MariaDB", DatabaseNode: results.Host{NodeName: "node-a"}},

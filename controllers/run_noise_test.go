@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,13 +79,6 @@ func driveNoiseRun(t *testing.T, ns, name string, qps ...float64) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("run %s did not finish: %s", name, cellPhases(kubetest.GetRun(t, k8sClient, ns, name)))
-}
-
-func agentCompletesWith(t *testing.T, ns string, job *batchv1.Job, attempt int, doc string) {
-	t.Helper()
-	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
-	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 1, StepsTotal: 1}, doc)
-	finishJob(t, job, true)
 }
 
 func newSuiteRun(t *testing.T, ns, name, suite string, repeats int32) {

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/results"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -286,16 +288,21 @@ func TestRegressedAgainstTheRunsBaselinePairedByBlock(t *testing.T) {
 		t.Fatalf("creating the run (against Baseline needs no suite): %v", err)
 	}
 
+	// Each cell's document is its own (its version and repeat: the
+	// manifest's combinations come from the documents).
 	block := map[int32]float64{1: 0.7, 2: 1.0, 3: 1.3}
-	scale := map[string][]float64{}
+	docs := map[string]string{}
 	for _, c := range matrix.Expand(r) {
 		f := block[c.Block] * (1 + 0.005*float64(c.Block%2)) // a little noise within blocks
 		if c.Version == "11.8" {
 			f *= 0.9
 		}
-		scale[c.ObjectBase] = []float64{f}
+		docs[c.ObjectBase] = cellDocument(results.Cell{Name: c.Name, Database: c.Database.Name, Engine: "mariadb", Version: c.Version,
+			Config: c.Config.Name, Repeat: int(c.Repeat), Attempt: 1}, f)
 	}
-	driveScaled(t, ns, r.Name, "the run to finish", finishedRun, func(base string) []float64 { return scale[base] })
+	driveWith(t, ns, r.Name, "the run to finish", finishedRun, func(job *batchv1.Job) string {
+		return docs[job.Labels[dbbenchv1alpha1.LabelCell]]
+	})
 
 	run := kubetest.GetRun(t, k8sClient, ns, r.Name)
 	c := meta.FindStatusCondition(run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
