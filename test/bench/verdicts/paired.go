@@ -70,7 +70,8 @@ func pairedRate(c config, cells map[string][]runResult, cell string, n int, r ru
 // pairedSection prints the paired and unpaired rates side by side for the
 // A/A cell and each slowed cell, at 3 and 5 rounds, by each rule.
 func pairedSection(w *os.File, c config, cells map[string][]runResult) {
-	all := []string{aaCell}
+	all := make([]string, 0, 1+len(c.scales))
+	all = append(all, aaCell)
 	for _, s := range c.scales {
 		all = append(all, slowCell(s))
 	}
