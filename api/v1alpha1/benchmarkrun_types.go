@@ -63,8 +63,10 @@ type BenchmarkRunSpec struct {
 	// +optional
 	Placement PlacementSpec `json:"placement"`
 
-	// baseline is the cell that reports compare against. Defaults to the
-	// first version of the first database with its first config variant.
+	// baseline is the cell that reports compare against, and whose
+	// combination regression.against Baseline judges the others against.
+	// Defaults to the first version of the first database with its first
+	// config variant.
 	// +optional
 	Baseline *BaselineSpec `json:"baseline,omitempty"`
 
@@ -916,7 +918,8 @@ type PodPlacement struct {
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 }
 
-// BaselineSpec names the cell that reports compare against.
+// BaselineSpec names the cell that reports compare against, and that
+// regression.against Baseline judges the run's other combinations against.
 type BaselineSpec struct {
 	// database is the name of an entry of spec.databases.
 	Database string `json:"database"`
