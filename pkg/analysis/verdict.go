@@ -522,10 +522,16 @@ type combinationPair struct {
 // judgePairs is the verdict over pairs (JudgeRuns, JudgeBaseline).
 func judgePairs(pairs []combinationPair, opts VerdictOptions) (*Verdict, error) {
 	v := &Verdict{Metrics: opts.Metrics, Correction: opts.Correction, Alpha: opts.Alpha, MagnitudeRule: opts.MagnitudeRule}
+	baselineListed := map[*results.ManifestCell]bool{} // a baseline shared by pairs lists its invalid values once
 	for _, cp := range pairs {
 		after, before := cp.after, cp.before
 		v.Invalid = append(v.Invalid, invalidOf(RunCurrent, after)...)
-		v.Invalid = append(v.Invalid, invalidOf(RunBaseline, before)...)
+		for _, c := range before {
+			if !baselineListed[c] {
+				baselineListed[c] = true
+				v.Invalid = append(v.Invalid, invalidOf(RunBaseline, []*results.ManifestCell{c})...)
+			}
+		}
 		label := cp.label
 		if len(after) == 1 && len(before) == 1 {
 			label = after[0].Name

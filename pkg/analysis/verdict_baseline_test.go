@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/dbbench/dbbench/pkg/inference"
@@ -164,5 +165,27 @@ func TestJudgeBaselineAAFalsePositiveRate(t *testing.T) {
 	}
 	if !(found > 0.9) || !(unpaired < 0.5) {
 		t.Errorf("10 %% slower found %.3f of the time paired, %.3f between repeats: want > 0.9 and < 0.5", found, unpaired)
+	}
+}
+
+// TestJudgeBaselineListsTheBaselinesInvalidValuesOnce: three versions
+// judged against one baseline whose repeat 1 has an invalid value: the
+// verdict leaves it out once, not once per compared combination.
+func TestJudgeBaselineListsTheBaselinesInvalidValuesOnce(t *testing.T) {
+	m := blockedRun([]float64{1, 1, 1}, 1, func(int, int) float64 { return 1 }, true)
+	for _, c := range blockedRun([]float64{1, 1, 1}, 1, func(int, int) float64 { return 1 }, true).Cells[3:] {
+		c.Name, c.Version = strings.Replace(c.Name, "12.0", "12.1", 1), "12.1"
+		m.Cells = append(m.Cells, c)
+	}
+	m.Cells[0].Invalid = map[string]map[int][]results.QualityReason{"point-query": {4: {results.QualityStalled}}}
+	v, err := JudgeBaseline(m, VerdictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Pairs(); got != 2 {
+		t.Errorf("%d pairs, want 12.0 and 12.1 against 11.8", got)
+	}
+	if len(v.Invalid) != 1 || v.Invalid[0].Run != RunBaseline || v.Invalid[0].Cell != "maria-11.8-default-r1" {
+		t.Errorf("invalid %+v, want the baseline's one value once", v.Invalid)
 	}
 }
