@@ -208,7 +208,7 @@ func (p *runPass) judgeAgainstBaseline(cur *results.Manifest) {
 	}
 	st := regressionStatusOf(v, p.run.Name, spec.Correction)
 	p.run.Status.Regression = st
-	p.setVerdict(v, st, nil, "baseline "+cur.Baseline, "")
+	p.setVerdict(v, st, nil, "baseline "+v.Baseline, "")
 }
 
 // verdictOptionsOf is the verdict's rule from regression, with cur's

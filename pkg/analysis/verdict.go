@@ -230,6 +230,9 @@ type Verdict struct {
 	MagnitudeRule MagnitudeRule `json:"magnitudeRule"`
 	// Tests is the size of the corrected family (points with a p-value).
 	Tests int `json:"tests"`
+	// Baseline is the combination JudgeBaseline judged the others against
+	// ("" for JudgeRuns).
+	Baseline string `json:"baseline,omitempty"`
 	// Invalid are the values of either run, at the combinations both
 	// measured, that the quality gate marked invalid (results.Quality):
 	// left out of every point, so a point rests on the other repeats or
@@ -508,7 +511,11 @@ func JudgeBaseline(m *results.Manifest, opts VerdictOptions) (*Verdict, error) {
 			pairs = append(pairs, combinationPair{label: comb, before: cells[baseComb], after: cells[comb], paired: true})
 		}
 	}
-	return judgePairs(pairs, opts)
+	v, err := judgePairs(pairs, opts)
+	if v != nil {
+		v.Baseline = baseComb
+	}
+	return v, err
 }
 
 // combinationPair is one comparison of a verdict: after's cells judged

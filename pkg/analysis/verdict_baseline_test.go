@@ -78,6 +78,9 @@ func TestJudgeBaselinePairsBlocks(t *testing.T) {
 			if p.ChangePercent < tc.wantChangeLo || p.ChangePercent > tc.wantChangeLo+2 {
 				t.Errorf("change %.2f %%, want in [%g, %g]", p.ChangePercent, tc.wantChangeLo, tc.wantChangeLo+2)
 			}
+			if v.Baseline != "maria-11.8-default" {
+				t.Errorf("baseline %q, want the combination maria-11.8-default", v.Baseline)
+			}
 			if want := "maria-12.0-default"; p.Cell != want && p.Cell != want+"-r1" {
 				t.Errorf("point of %q, want the combination %s (or its one cell)", p.Cell, want)
 			}
