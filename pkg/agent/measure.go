@@ -58,8 +58,16 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 	}
 
 	run := func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }
+	own, ownRunner := st.(runner)
+	if ownRunner {
+		if rate != nil {
+			res.Error = fmt.Sprintf("step %s: fixed-rate runs of a %s step are not supported", s.Name, s.Kind)
+			return res
+		}
+		run = func() *Invocation { return own.run(ctx, threads, s.Seconds+warm) }
+	}
 	var watch *stopWatch
-	if rule := a.stopRule(s, threads, rate); rule != nil {
+	if rule := a.stopRule(s, threads, rate); rule != nil && !ownRunner {
 		w, err := a.newStopWatch(*rule, warm)
 		if err != nil {
 			res.Error = err.Error()

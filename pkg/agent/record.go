@@ -20,6 +20,8 @@ type CellExtension struct {
 	Flushes []FlushReport `json:"flushes,omitempty"`
 	// TPCCLoad is the TPC-C data load, when the plan has a tpcc step.
 	TPCCLoad *results.Load `json:"tpccLoad,omitempty"`
+	// PgbenchLoad is pgbench -i's load, when the plan has a pgbench step.
+	PgbenchLoad *results.Load `json:"pgbenchLoad,omitempty"`
 	// MetricsScope says where hardware metrics were sampled.
 	MetricsScope string `json:"metricsScope,omitempty"`
 	// FailureExitCode is the agent's exit code when the cell failed.

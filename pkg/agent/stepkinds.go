@@ -43,6 +43,14 @@ type step interface {
 	finish(ctx context.Context) error
 }
 
+// runner is a step whose kind runs its own client rather than sysbench
+// (pgbench): run is one measured run of threads clients for seconds
+// (warm-up included), its output in sysbench's shape (Invocation.Parsed).
+// Such a step runs its configured length (no adaptive stop).
+type runner interface {
+	run(ctx context.Context, threads, seconds int) *Invocation
+}
+
 // windowHook reads the server around one measured run of a step. before runs
 // just ahead of sysbench (before the warm-up, outside the collector's
 // window); an error there is the run's error and sysbench does not run.
@@ -95,6 +103,8 @@ func (a *Agent) bindStep(s RunStep) (step, error) {
 		return &customStep{a: a, s: s}, nil
 	case KindTPCC:
 		return &tpccStep{a: a, s: s}, nil
+	case KindPgbench:
+		return &pgbenchStep{a: a, s: s}, nil
 	}
 	return nil, fmt.Errorf("step %s: unknown step kind %q", s.Name, s.Kind)
 }

@@ -17,6 +17,9 @@ const (
 	KindCatalog StepKind = "catalog"
 	KindTPCC    StepKind = "tpcc"
 	KindCustom  StepKind = "custom"
+	// KindPgbench is a pgbench built-in script run by pgbench itself
+	// (pgbench.go), on pgbench's tables.
+	KindPgbench StepKind = "pgbench"
 )
 
 // TPCCScript is our TPC-C implementation (lua/dbbench/tpcc.lua).
@@ -75,6 +78,14 @@ func ResolveSteps(p *plan.Plan) ([]RunStep, error) {
 				args = append(args, "--data_divisor="+d)
 			}
 			out = append(out, RunStep{Name: name, Kind: KindTPCC, Script: TPCCScript, Args: args, Seconds: t.DurationSeconds, Threads: threads})
+			continue
+		}
+		if b := workload.PgbenchBuiltin(name); b != "" {
+			secs := wl.ReadSeconds
+			if name == workload.PgbenchTPCBStep {
+				secs = wl.WriteSeconds
+			}
+			out = append(out, RunStep{Name: name, Kind: KindPgbench, Script: b, Seconds: secs, Threads: wl.Threads})
 			continue
 		}
 		s, ok := workload.Lookup(name)

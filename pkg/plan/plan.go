@@ -228,6 +228,7 @@ type Workload struct {
 	// method's min(1200, 60 + rows/1e6)).
 	FlushWaitSeconds int          `json:"flushWaitSeconds,omitempty"`
 	TPCC             *TPCC        `json:"tpcc,omitempty"`
+	Pgbench          *Pgbench     `json:"pgbench,omitempty"`
 	Custom           []CustomStep `json:"custom,omitempty"`
 	// FixedRate adds open-loop runs after closed-loop ones (fixedrate.go).
 	FixedRate *FixedRate `json:"fixedRate,omitempty"`
@@ -290,6 +291,15 @@ func (pr *Profile) validate(steps []string, add func(string, ...any)) {
 // variable or a PostgreSQL view.column (view.backend_type.object.column for
 // pg_stat_io). The API's workload.counters.extra has the same pattern.
 var CounterNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]*$`)
+
+// Pgbench configures the pgbench steps.
+type Pgbench struct {
+	// Scale is pgbench -i's scaling factor: 100,000 accounts per unit.
+	Scale int `json:"scale,omitempty"`
+}
+
+// DefaultPgbenchScale is Pgbench.Scale when unset: 10 units, about 160 MB.
+const DefaultPgbenchScale = 10
 
 // TPCC configures the TPC-C step (sysbench-tpcc's familiar knobs).
 type TPCC struct {

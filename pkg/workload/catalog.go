@@ -96,6 +96,27 @@ const (
 // TPCCStep is the name of the TPC-C step (configured separately).
 const TPCCStep = "tpcc"
 
+// The pgbench steps (PostgreSQL only): pgbench's built-in TPC-B-like
+// script (writes) and its select-only script (reads), on pgbench's own
+// tables (workload.pgbench.scale), run by the pgbench binary rather than
+// sysbench.
+const (
+	PgbenchTPCBStep   = "pgbench-tpcb"
+	PgbenchSelectStep = "pgbench-select"
+)
+
+// PgbenchBuiltin is pgbench's -b name of a pgbench step, "" for any other
+// step.
+func PgbenchBuiltin(step string) string {
+	switch step {
+	case PgbenchTPCBStep:
+		return "tpcb-like"
+	case PgbenchSelectStep:
+		return "select-only"
+	}
+	return ""
+}
+
 func w(name string, qpe int, script string, args ...string) Step {
 	return Step{Name: name, Group: GroupWrite, Phase: PhaseWrite, Duration: WriteDuration, QueriesPerEvent: qpe, Script: script, Args: args}
 }
