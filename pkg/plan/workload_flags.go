@@ -47,6 +47,7 @@ func (f *WorkloadFlags) AddFlags(fs *flag.FlagSet) {
 	f.positive(fs, "tpcc-seconds", "TPC-C duration (default: write-seconds)", func(w *Workload) *int { return &w.tpcc().DurationSeconds })
 	f.str(fs, "tpcc-isolation", "TPC-C isolation RR, RC or SER", func(w *Workload) *string { return &w.tpcc().Isolation })
 	f.enable(fs, "tpcc-fk", "TPC-C foreign keys", func(w *Workload) *bool { return &w.tpcc().UseForeignKeys })
+	f.positive(fs, "pgbench-scale", "pgbench -i scaling factor of the pgbench steps (default 10)", func(w *Workload) *int { return &w.pgbench().Scale })
 	f.strs(fs, "fixed-rate-fractions", "after each closed-loop run, fixed-rate runs at these fractions of its TPS, e.g. 0.5,0.9", func(w *Workload) *[]string { return &w.fixedRate().FractionsOfPeak })
 	f.strs(fs, "counters", "extra engine counters to record per operation, comma-separated (SHOW GLOBAL STATUS names, or PostgreSQL view.column)", func(w *Workload) *[]string { return &w.ExtraCounters })
 	f.ints(fs, "fixed-rates", "after each closed-loop run, fixed-rate runs at these events/s, e.g. 1000,2000", func(w *Workload) *[]int { return &w.fixedRate().Rates })
@@ -112,6 +113,14 @@ func (w *Workload) fixedRate() *FixedRate {
 		w.FixedRate = &FixedRate{}
 	}
 	return w.FixedRate
+}
+
+// pgbench returns the pgbench settings, created on first use.
+func (w *Workload) pgbench() *Pgbench {
+	if w.Pgbench == nil {
+		w.Pgbench = &Pgbench{}
+	}
+	return w.Pgbench
 }
 
 func (w *Workload) tpcc() *TPCC {

@@ -153,6 +153,9 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 			Threads: tt, UseForeignKeys: t.UseForeignKeys, Isolation: t.Isolation,
 		}
 	}
+	if pg := w.Pgbench; pg != nil {
+		wl.Pgbench = &plan.Pgbench{Scale: int(pg.Scale)}
+	}
 	if f := w.FixedRate; f != nil {
 		fr := &plan.FixedRate{FractionsOfPeak: f.FractionsOfPeak, Steps: f.Steps}
 		for _, r := range f.Rates {
