@@ -28,8 +28,12 @@ const (
 )
 
 // WriteStep says whether a step runs for the write duration: the catalog's
-// write steps; custom steps and tpcc too (their default is writeSeconds).
+// write steps and pgbench-tpcb; custom steps and tpcc too (their default
+// is writeSeconds).
 func WriteStep(step string) bool {
+	if step == workload.PgbenchSelectStep {
+		return false
+	}
 	s, ok := workload.Lookup(step)
 	return !ok || s.Duration == workload.WriteDuration
 }
@@ -67,11 +71,12 @@ func Threads(w *dbbenchv1alpha1.WorkloadSpec) []int {
 }
 
 // Keys are the (step, threads) points of the given steps and threads; a
-// step that is neither the catalog's, tpcc nor one of custom is an error.
+// step that is neither the catalog's, tpcc, a pgbench step nor one of
+// custom is an error.
 func Keys(steps []string, threads []int, custom []string) ([]inference.Key, error) {
 	out := make([]inference.Key, 0, len(steps)*len(threads))
 	for _, s := range steps {
-		if s != workload.TPCCStep && !slices.Contains(custom, s) {
+		if s != workload.TPCCStep && workload.PgbenchBuiltin(s) == "" && !slices.Contains(custom, s) {
 			if _, err := workload.Resolve([]string{s}); err != nil {
 				return nil, err
 			}

@@ -139,3 +139,20 @@ func TestPredictShortSteps(t *testing.T) {
 		t.Errorf("reaches %v, note %q, cheapest %+v", p.Reaches(), p.DesignNote, p.Cheapest)
 	}
 }
+
+// The pgbench steps are points like the catalog's: pgbench-tpcb writes
+// (writeSeconds), pgbench-select reads; an unknown name is still refused.
+func TestPgbenchStepsArePoints(t *testing.T) {
+	for step, write := range map[string]bool{"pgbench-tpcb": true, "pgbench-select": false, "point-query": false, "update-index": true} {
+		if got := WriteStep(step); got != write {
+			t.Errorf("WriteStep(%s) = %v, want %v", step, got, write)
+		}
+	}
+	keys, err := Keys([]string{"pgbench-tpcb", "pgbench-select"}, []int{1, 4}, nil)
+	if err != nil || len(keys) != 4 {
+		t.Errorf("keys %v, %v: want 4 points", keys, err)
+	}
+	if _, err := Keys([]string{"pgbench-nope"}, []int{1}, nil); err == nil {
+		t.Error("an unknown step was taken for a point")
+	}
+}
