@@ -258,6 +258,13 @@ func TestInvalidSpecsAreRefusedNamingTheField(t *testing.T) {
 			"steps: update-everything is neither a catalog step"},
 		{"tpcc without settings", func(s map[string]any) { set(s, "workload.steps", []any{"tpcc"}) },
 			"tpcc: steps lists tpcc, so workload.tpcc must be set"},
+		{"pgbench on MariaDB", func(s map[string]any) { set(s, "workload.steps", []any{"point-query", "pgbench-select"}) },
+			"workload.steps: the pgbench steps run against PostgreSQL only"},
+		{"pgbench with fixed-rate runs of every step", func(s map[string]any) {
+			set(s, "databases.0.engine", "postgres")
+			set(s, "workload.steps", []any{"point-query", "pgbench-tpcb"})
+			set(s, "workload.fixedRate", map[string]any{"fractionsOfPeak": []any{"0.5"}})
+		}, "fixedRate: the pgbench steps have no fixed-rate runs"},
 		{"zero threads", func(s map[string]any) { set(s, "workload.threads", []any{0}) },
 			"spec.workload.threads[0]"},
 		{"too many thread counts", func(s map[string]any) {

@@ -64,7 +64,10 @@ func TestRestrictedNamespace(t *testing.T) {
 			Inline: ptr.To("shared_buffers = 64MB\nsynchronous_commit = off\n"),
 		}},
 	}
-	pg.Spec.Workload.Steps = []string{"point-query", "update-index"}
+	// pgbench's select-only script too: the pgbench binary of the agent
+	// image, as the restricted namespace's non-root user.
+	pg.Spec.Workload.Steps = []string{"point-query", "update-index", "pgbench-select"}
+	pg.Spec.Workload.Pgbench = &dbbenchv1alpha1.PgbenchSpec{Scale: 1}
 	pg.Spec.Workload.Threads = []int32{1}
 
 	for _, run := range []*dbbenchv1alpha1.BenchmarkRun{maria, pg} {
