@@ -103,7 +103,12 @@ func (a *Agent) profilePass(ctx context.Context, st step, threads int, pr *plan.
 			started <- a.Profiler.Start(runCtx, pr.FrequencyHz)
 		}
 	}()
-	inv := a.sb.Run(ctx, s.Script, args, "run", nil)
+	var inv *Invocation
+	if own, ok := st.(runner); ok {
+		inv = own.run(ctx, threads, warm+pr.Seconds)
+	} else {
+		inv = a.sb.Run(ctx, s.Script, args, "run", nil)
+	}
 	cancel()
 	if err := <-started; err != nil {
 		out.Error = err.Error()
