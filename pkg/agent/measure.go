@@ -57,27 +57,10 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 		}
 	}
 
-	run := func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }
-	own, ownRunner := st.(runner)
-	if ownRunner {
-		if rate != nil {
-			res.Error = fmt.Sprintf("step %s: fixed-rate runs of a %s step are not supported", s.Name, s.Kind)
-			return res
-		}
-		run = func() *Invocation { return own.run(ctx, threads, s.Seconds+warm) }
-	}
-	var watch *stopWatch
-	if rule := a.stopRule(s, threads, rate); rule != nil && !ownRunner {
-		w, err := a.newStopWatch(*rule, warm)
-		if err != nil {
-			res.Error = err.Error()
-			return res
-		}
-		watch = w
-		run = func() *Invocation { return a.sb.RunStoppable(ctx, s.Script, args, w.stopFile, w) }
-		a.logf("step %s threads=%d: %d to %ds (adaptive) + %ds warm-up", res.Step, threads, rule.MinSeconds, s.Seconds, warm)
-	} else {
-		a.logf("step %s threads=%d: %ds + %ds warm-up", res.Step, threads, s.Seconds, warm)
+	run, watch, err := a.measuredRun(ctx, st, res.Step, threads, args, rate)
+	if err != nil {
+		res.Error = err.Error()
+		return res
 	}
 	inv, hw := a.measure(ctx, warm, run, bounds...)
 	if inv.RepeatedIntervals > 0 {
@@ -124,6 +107,32 @@ func (a *Agent) runStep(ctx context.Context, st step, threads int, rate *rateRun
 	}
 	a.logf("step %s threads=%d: steady %.1f QPS / %.1f TPS (final %.1f QPS)", res.Step, threads, res.SteadyQPS, res.SteadyTPS, res.FinalQPS)
 	return res
+}
+
+// measuredRun is the command of one measured run of st at threads: the
+// kind's own client (runner: a fixed length, no fixed-rate variant), else
+// sysbench, through the stop-early wrapper with a stopWatch when the step is
+// adaptive (stopRule). name is the result's step name, for the log.
+func (a *Agent) measuredRun(ctx context.Context, st step, name string, threads int, args []string, rate *rateRun) (func() *Invocation, *stopWatch, error) {
+	s := st.spec()
+	warm := a.Plan.Workload.WarmupSeconds
+	if own, ok := st.(runner); ok {
+		if rate != nil {
+			return nil, nil, fmt.Errorf("step %s: fixed-rate runs of a %s step are not supported", s.Name, s.Kind)
+		}
+		a.logf("step %s threads=%d: %ds + %ds warm-up", name, threads, s.Seconds, warm)
+		return func() *Invocation { return own.run(ctx, threads, s.Seconds+warm) }, nil, nil
+	}
+	if rule := a.stopRule(s, threads, rate); rule != nil {
+		w, err := a.newStopWatch(*rule, warm)
+		if err != nil {
+			return nil, nil, err
+		}
+		a.logf("step %s threads=%d: %d to %ds (adaptive) + %ds warm-up", name, threads, rule.MinSeconds, s.Seconds, warm)
+		return func() *Invocation { return a.sb.RunStoppable(ctx, s.Script, args, w.stopFile, w) }, w, nil
+	}
+	a.logf("step %s threads=%d: %ds + %ds warm-up", name, threads, s.Seconds, warm)
+	return func() *Invocation { return a.sb.Run(ctx, s.Script, args, "run", nil) }, nil, nil
 }
 
 // runArgs are the sysbench options of one run of st at threads: the kind's

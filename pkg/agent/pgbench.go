@@ -67,10 +67,17 @@ func (p *pgbenchStep) prepare(ctx context.Context) error {
 }
 
 // run is one measured run: threads clients (one pgbench thread each) for
-// seconds, a progress line a second.
+// seconds, a progress line a second, and per-second aggregated logs in a
+// scratch directory, which give the latency extremes the summary lacks.
 func (p *pgbenchStep) run(ctx context.Context, threads, seconds int) *Invocation {
+	dir, err := os.MkdirTemp("", "dbbench-pgbench-")
+	if err != nil {
+		return &Invocation{Err: err}
+	}
+	defer os.RemoveAll(dir)
 	n := strconv.Itoa(threads)
-	inv := p.a.pgbenchRun(ctx, []string{"-b", p.s.Script, "-c", n, "-j", n, "-T", strconv.Itoa(seconds), "-P", "1", "-n"})
+	inv := p.a.pgbenchRun(ctx, []string{"-b", p.s.Script, "-c", n, "-j", n, "-T", strconv.Itoa(seconds), "-P", "1", "-n",
+		"--log", "--aggregate-interval=1", "--log-prefix=" + filepath.Join(dir, "agg")})
 	if inv.Err != nil {
 		return inv
 	}
@@ -81,9 +88,34 @@ func (p *pgbenchStep) run(ctx context.Context, threads, seconds int) *Invocation
 	case out.Summary == nil:
 		inv.Err = fmt.Errorf("pgbench printed no summary: %s", tail(inv.Output, 8))
 	default:
+		if out.Summary.Extremes, err = readAggregateLogs(dir); err != nil {
+			inv.Err = err
+			return inv
+		}
 		inv.Parsed = out.Sysbench(0)
 	}
 	return inv
+}
+
+// readAggregateLogs reads every pgbench thread's aggregated log in dir.
+func readAggregateLogs(dir string) (*pgbench.Extremes, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "agg.*"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("pgbench wrote no aggregated log in %s (%v)", dir, err)
+	}
+	e := &pgbench.Extremes{}
+	for _, f := range files {
+		r, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		err = e.ReadAggregateLog(r)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 func pgbenchScale(w plan.Workload) int {

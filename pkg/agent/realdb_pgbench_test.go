@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -22,7 +23,9 @@ func TestRealPgbench(t *testing.T) {
 	p := realPlan(plan.Postgres, t.TempDir(), workload.PgbenchSelectStep, workload.PgbenchTPCBStep)
 	p.Workload.Pgbench = &plan.Pgbench{Scale: 1}
 	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 3, 3, 1
-	res, _, full := runReal(t, p, realPassword)
+	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword,
+		Collector: &ProcCollector{}, CollectorScope: "test host", ClientOnDBNode: true, Version: "test"}
+	res, _, full := runRealAgent(t, a, 5*time.Minute, testing.Verbose())
 	if res.ExitCode != plan.ExitOK {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}

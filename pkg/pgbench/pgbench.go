@@ -51,6 +51,9 @@ type Summary struct {
 	// LatencyAvgMs and LatencyStddevMs are over every transaction;
 	// ConnectMs the initial connection time; TPS excludes it.
 	LatencyAvgMs, LatencyStddevMs, ConnectMs, TPS float64
+	// Extremes are the run's smallest and largest latency, which the
+	// summary does not print: from the aggregated logs, nil without them.
+	Extremes *Extremes
 }
 
 var (
@@ -187,8 +190,9 @@ func StatementsPerTransaction(script string) int {
 // statements per transaction; the latency is the interval's mean, not a
 // percentile: LatencyPercentile 0), the summary the final report (its
 // time the transactions over the TPS, which leaves out the connection
-// time as pgbench's TPS does). statements is used for a script pgbench
-// does not build in (0: QPS equals TPS).
+// time as pgbench's TPS does; its minimum and maximum latency the
+// Extremes, when read). statements is used for a script pgbench does not
+// build in (0: QPS equals TPS).
 func (o *Output) Sysbench(statements int) *sysbench.Output {
 	if n := StatementsPerTransaction(o.Script); n > 0 {
 		statements = n
@@ -208,6 +212,52 @@ func (o *Output) Sysbench(statements int) *sysbench.Output {
 			EventsPerSec: s.TPS, Latency: sysbench.Latency{AvgMs: s.LatencyAvgMs},
 			SQL: &sysbench.SQLStatistics{Transactions: s.Transactions, TransactionsPerSec: s.TPS,
 				Queries: s.Transactions * int64(statements), QueriesPerSec: s.TPS * float64(statements)}}
+		if x := s.Extremes; x != nil {
+			out.Final.Latency.MinMs, out.Final.Latency.MaxMs = x.MinMs, x.MaxMs
+		}
 	}
 	return out
+}
+
+// Extremes are the smallest and largest transaction latency of a run, in
+// milliseconds, and the transactions they are over, from pgbench's
+// aggregated logs (--log --aggregate-interval).
+type Extremes struct {
+	MinMs, MaxMs float64
+	Transactions int64
+}
+
+// ReadAggregateLog adds one aggregated log (a pgbench thread's file) to e:
+// each line is interval start, transactions, latency sum, sum of squares,
+// min and max in microseconds, then lag and failure columns. A line of an
+// interval without transactions has no latency and is skipped.
+func (e *Extremes) ReadAggregateLog(r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) < 6 {
+			return fmt.Errorf("pgbench aggregated log line %d: %d fields, want at least 6", n, len(f))
+		}
+		var v [3]float64
+		for i, col := range []int{1, 4, 5} {
+			x, err := strconv.ParseFloat(f[col], 64)
+			if err != nil {
+				return fmt.Errorf("pgbench aggregated log line %d field %d: %w", n, col+1, err)
+			}
+			v[i] = x
+		}
+		if v[0] <= 0 {
+			continue
+		}
+		minMs, maxMs := v[1]/1000, v[2]/1000
+		if e.Transactions == 0 || minMs < e.MinMs {
+			e.MinMs = minMs
+		}
+		e.MaxMs = max(e.MaxMs, maxMs)
+		e.Transactions += int64(v[0])
+	}
+	return sc.Err()
 }

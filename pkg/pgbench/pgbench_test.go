@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -130,5 +131,35 @@ func TestQualityGateOnPgbench(t *testing.T) {
 				t.Errorf("reasons (-want +got):\n%s\nquality %+v", diff, q)
 			}
 		})
+	}
+}
+
+// TestAggregateLogs: the two threads' aggregated logs of a real run give
+// the run's latency extremes in ms (the summary prints neither), and they
+// reach the final report in sysbench's shape.
+func TestAggregateLogs(t *testing.T) {
+	var e Extremes
+	for _, f := range []string{"aggregate_thread0.log", "aggregate_thread1.log"} {
+		r, err := os.Open(filepath.Join("testdata", "15", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.ReadAggregateLog(r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e.MinMs != 0.023 || e.MaxMs != 11.791 || e.Transactions != 36522+38351+38146+36668+37954+37786 {
+		t.Errorf("extremes %+v: want 0.023 and 11.791 ms over six seconds' transactions", e)
+	}
+	out := fixture(t, "select_only.txt")
+	out.Summary.Extremes = &e
+	if l := out.Sysbench(0).Final.Latency; l.MinMs != 0.023 || l.MaxMs != 11.791 {
+		t.Errorf("final latency %+v", l)
+	}
+	var bad Extremes
+	if err := bad.ReadAggregateLog(strings.NewReader("1795764314 36522 954235\n")); err == nil {
+		t.Error("a short line was read")
 	}
 }
