@@ -68,6 +68,7 @@ func (p *runPass) adoptAttempts(t cellTarget, cs *dbbenchv1alpha1.CellStatus) {
 			if why := pod.GetAnnotations()[dbbenchv1alpha1.AnnotationRetryOf]; why != "" {
 				cs.Message = why
 				cs.Reason = dbbenchv1alpha1.FailureReason(pod.GetAnnotations()[dbbenchv1alpha1.AnnotationRetryReason])
+				cs.RetryReasons = append(cs.RetryReasons, cs.Reason)
 				p.event(true, EventCellRetried, "Retry", fmt.Sprintf("Retrying cell %s (attempt %d): %s", c.Name, n, why))
 			}
 		}
@@ -336,6 +337,7 @@ func (p *runPass) attemptFailed(ctx context.Context, t cellTarget, cs *dbbenchv1
 	cs.Phase = dbbenchv1alpha1.CellStarting
 	cs.CurrentStep, cs.StepsDone, cs.Node, cs.ImageDigest, cs.Quality = "", 0, "", "", nil
 	cs.Reason = f.reason
+	cs.RetryReasons = append(cs.RetryReasons, f.reason)
 	cs.Message = fmt.Sprintf("attempt %d: %s: %s", cs.Attempts-1, f.reason, f.message)
 	reason := string(f.reason)
 	p.metrics = append(p.metrics, func() { RecordRetry(reason) })

@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -628,8 +629,9 @@ func TestAdoptedAttemptKeepsWhyThePreviousEnded(t *testing.T) {
 			return "no cells in the status yet"
 		}
 		c := r.Status.Cells[0]
-		if c.Attempts != 2 || c.Message != why || c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted || r.Status.RetriesUsed != 1 {
-			return fmt.Sprintf("attempts %d retries %d reason %q message %q", c.Attempts, r.Status.RetriesUsed, c.Reason, c.Message)
+		if c.Attempts != 2 || c.Message != why || c.Reason != dbbenchv1alpha1.ReasonDatabaseEvicted || r.Status.RetriesUsed != 1 ||
+			!slices.Equal(c.RetryReasons, []dbbenchv1alpha1.FailureReason{dbbenchv1alpha1.ReasonDatabaseEvicted}) {
+			return fmt.Sprintf("attempts %d retries %d reason %q (retry reasons %v) message %q", c.Attempts, r.Status.RetriesUsed, c.Reason, c.RetryReasons, c.Message)
 		}
 		return ""
 	})
@@ -695,8 +697,9 @@ func TestStarvedClientIsRetriedThenFlagged(t *testing.T) {
 	})
 	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	c := run.Status.Cells[0]
-	if c.Phase != dbbenchv1alpha1.CellSucceeded || c.Attempts != 2 || run.Status.RetriesUsed != 1 || c.Reason != dbbenchv1alpha1.ReasonClientStarved {
-		t.Errorf("cell %s after %d attempts (%d retries), reason %q; want Succeeded after 2, 1 retry, ClientStarved", c.Phase, c.Attempts, run.Status.RetriesUsed, c.Reason)
+	if c.Phase != dbbenchv1alpha1.CellSucceeded || c.Attempts != 2 || run.Status.RetriesUsed != 1 || c.Reason != dbbenchv1alpha1.ReasonClientStarved ||
+		!slices.Equal(c.RetryReasons, []dbbenchv1alpha1.FailureReason{dbbenchv1alpha1.ReasonClientStarved}) {
+		t.Errorf("cell %s after %d attempts (%d retries), reason %q, retry reasons %v; want Succeeded after 2, 1 retry, [ClientStarved]", c.Phase, c.Attempts, run.Status.RetriesUsed, c.Reason, c.RetryReasons)
 	}
 	want := &dbbenchv1alpha1.CellQuality{Invalid: 1, Rerun: 1, InvalidSteps: []string{"read-only-count@1: Stalled"}}
 	if diff := cmp.Diff(want, c.Quality); diff != "" {

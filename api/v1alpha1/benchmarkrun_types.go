@@ -1869,6 +1869,15 @@ type CellStatus struct {
 	// attempts made so far (1 for a cell that never needed a retry).
 	// +optional
 	Attempts int32 `json:"attempts,omitempty"`
+	// retryReasons names why each earlier attempt was retried, oldest
+	// first: one entry per retry, so a cell on attempt 3 after two
+	// ClientStarved attempts lists ClientStarved twice. reason keeps only
+	// the last; programs that judge whether a cell ran undisturbed (only
+	// infrastructure retries) read this list.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	RetryReasons []FailureReason `json:"retryReasons,omitempty"`
 	// startTime and completionTime of the cell.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
