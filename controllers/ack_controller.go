@@ -136,7 +136,7 @@ func (p *ackPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{RequeueAfter: ackRecheck}, nil
 	}
 	p.setCondition(dbbenchv1alpha1.AckConditionAccepted, metav1.ConditionTrue, dbbenchv1alpha1.AckReasonAccepted,
-		fmt.Sprintf("Acknowledges %s of suite %s (%s): %s", AckOf(a).Scope(), a.Spec.Suite, resolutionOf(a), a.Spec.Reason))
+		fmt.Sprintf("Acknowledges %s of suite %s (%s): %s", AckOf(a).Scope(), a.Spec.Suite, a.Spec.ResolutionOrDefault(), a.Spec.Reason))
 	switch {
 	case out == nil:
 		p.setCondition(dbbenchv1alpha1.AckConditionPublished, metav1.ConditionFalse, dbbenchv1alpha1.AckReasonNoObjectStore,
@@ -146,14 +146,6 @@ func (p *ackPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		return p.publishFailed(storeErr)
 	}
 	return p.publish(ctx, s)
-}
-
-// resolutionOf is the ack's resolution, defaulted.
-func resolutionOf(a *dbbenchv1alpha1.BenchmarkAck) dbbenchv1alpha1.AckResolution {
-	if a.Spec.Resolution == "" {
-		return dbbenchv1alpha1.AckAcknowledged
-	}
-	return a.Spec.Resolution
 }
 
 // publish writes the ack to the store and regenerates the suite's site

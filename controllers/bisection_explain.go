@@ -120,10 +120,8 @@ func (p *bisectionPass) endExplain(status metav1.ConditionStatus, reason, msg st
 // startExplainRound creates the explain round: the last good and the first
 // bad build once each, the judged step alone, with a profiled pass of it.
 func (p *bisectionPass) startExplainRound(ctx context.Context, s *bisectionSetup, index, lg, fb int, ex *dbbenchv1alpha1.BisectionExplanation) error {
-	prof := &dbbenchv1alpha1.ProfileSpec{Steps: []string{ex.Step}, Threads: ex.Threads, Seconds: p.bis.Spec.Explain.Seconds, FrequencyHz: 99}
-	if prof.Seconds == 0 {
-		prof.Seconds = 15
-	}
+	prof := &dbbenchv1alpha1.ProfileSpec{Steps: []string{ex.Step}, Threads: ex.Threads, Seconds: p.bis.Spec.Explain.ProfileSeconds(),
+		FrequencyHz: dbbenchv1alpha1.DefaultProfileFrequencyHz}
 	es := *s
 	es.base = *s.base.DeepCopy()
 	es.base.Workload.Steps = []string{ex.Step}

@@ -64,7 +64,7 @@ func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 	// A round is not part of the referenced run's suite, judges nothing
 	// itself and always writes the results ConfigMap the bisection reads.
 	s.base.Suite, s.base.Regression, s.base.Baseline = "", nil, nil
-	s.base.Workload.Repeats = max(spec.Repeats, 1)
+	s.base.Workload.Repeats = spec.CellsPerPoint()
 	s.base.Output.ConfigMap.Enabled = boolPtr(true)
 
 	s.points = append(append([]dbbenchv1alpha1.BisectionPoint{spec.Good}, spec.Candidates...), spec.Bad)
@@ -76,7 +76,7 @@ func (p *bisectionPass) setup(ctx context.Context) (*bisectionSetup, error) {
 	if err := s.rule.Validate(); err != nil {
 		return nil, fmt.Errorf("minMagnitudePercent/maxPValue: %w", err)
 	}
-	s.limits = bisect.Limits{Parallelism: int(max(spec.Parallelism, 1)), Repeats: int(max(spec.Repeats, 1)), MaxCells: int(spec.MaxCells)}
+	s.limits = bisect.Limits{Parallelism: int(spec.CandidatesPerRound()), Repeats: int(spec.CellsPerPoint()), MaxCells: int(spec.CellBudget())}
 	s.judge = judgeOf(spec.Judge, s.apiRule.Metrics, src.regressed)
 	return s, nil
 }
@@ -246,7 +246,7 @@ func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1a
 	out.MaxPValue = strconv.FormatFloat(maxP, 'g', -1, 64)
 	out.Confidence = strconv.FormatFloat(spec.ConfidenceLevel(), 'g', -1, 64)
 	return bisect.Rule{
-		Magnitude:     float64(out.MinMagnitudePercent) / 100,
+		Magnitude:     out.MinMagnitude(),
 		MagnitudeRule: analysis.MagnitudeRule(out.MagnitudeRule),
 		MaxPValue:     maxP,
 		Correction:    correctionOf(out.Correction),

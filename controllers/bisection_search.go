@@ -113,7 +113,7 @@ func (p *bisectionPass) announce(s *bisectionSetup, rounds []round, state bisect
 // stop ends the search with the outcome's reason and message.
 func (p *bisectionPass) stop(s *bisectionSetup, state bisect.State, d bisect.Decision) {
 	st := &p.bis.Status
-	msg := outcomeMessage(s, state, d, p.bis.Spec.MaxCells)
+	msg := outcomeMessage(s, state, d, p.bis.Spec.CellBudget())
 	if d.Outcome != bisect.OutcomeLocalized {
 		p.end(metav1.ConditionFalse, bisectionReasons[d.Outcome], msg)
 		return

@@ -95,9 +95,9 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 		Candidates:  candidates,
 		Judge:       judge,
 		Metrics:     metrics,
-		Parallelism: max(rb.Parallelism, 1),
-		Repeats:     max(rb.Repeats, 1),
-		MaxCells:    max(rb.MaxCells, 2),
+		Parallelism: rb.CandidatesPerRound(),
+		Repeats:     rb.CellsPerPoint(),
+		MaxCells:    rb.CellBudget(),
 		Confidence:  rb.Confidence,
 		Explain:     rb.Explain,
 	}, ""

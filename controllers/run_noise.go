@@ -190,7 +190,7 @@ func (p *runPass) judgeAgainstRun(cur *results.Manifest, base *suiteRun, history
 	}
 	st := regressionStatusOf(v, base.name, spec.Correction)
 	p.run.Status.Regression = st
-	acked := triageAgainstRun(st, cur, base, history, p.run.Name, p.acks, float64(spec.MinMagnitudePercent)/100)
+	acked := triageAgainstRun(st, cur, base, history, p.run.Name, p.acks, spec.MinMagnitude())
 	p.setVerdict(v, st, acked, against, storeNote)
 }
 

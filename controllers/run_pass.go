@@ -245,7 +245,7 @@ func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses 
 			running++
 		}
 	}
-	maxParallel := max(int(p.run.Spec.Placement.MaxParallelCells), 1)
+	maxParallel := int(p.run.Spec.Placement.ParallelCells())
 	for i, t := range targets {
 		cs := &statuses[i]
 		var err error

@@ -65,14 +65,14 @@ func firstWave(cells []matrix.Cell, maxParallelCells int32) int {
 	if len(blocks) > 0 {
 		n = len(blocks)
 	}
-	return min(n, max(int(maxParallelCells), 1))
+	return min(n, int(maxParallelCells))
 }
 
 // decidePreflight records, on the run's first pass, whether it makes a
 // pre-flight (preflightSkipReason).
 func (p *runPass) decidePreflight(pairs, cells []matrix.Cell) {
 	st := &p.run.Status
-	wave := firstWave(cells, p.run.Spec.Placement.MaxParallelCells)
+	wave := firstWave(cells, p.run.Spec.Placement.ParallelCells())
 	if why := preflightSkipReason(p.run.Spec.Preflight.IsEnabled(), len(pairs), len(cells), wave); why != "" {
 		st.Preflight = &dbbenchv1alpha1.PreflightStatus{Phase: dbbenchv1alpha1.PreflightSkipped, SkipReason: why}
 		return

@@ -39,13 +39,9 @@ func (p *runPass) clusterAcks(ctx context.Context) ([]triage.Ack, error) {
 // AckOf is a BenchmarkAck as pkg/triage matches it and the object store
 // keeps it.
 func AckOf(a *dbbenchv1alpha1.BenchmarkAck) triage.Ack {
-	res := triage.Resolution(a.Spec.Resolution)
-	if res == "" {
-		res = triage.ResolutionAcknowledged
-	}
 	return triage.Ack{SchemaVersion: triage.AckSchemaV1, Name: a.Name, Namespace: a.Namespace, UID: string(a.UID),
 		Suite: a.Spec.Suite, Run: a.Spec.Run, Cell: a.Spec.Cell, Step: a.Spec.Step, Threads: int(a.Spec.Threads),
-		Metric: string(a.Spec.Metric), Resolution: res, Reason: a.Spec.Reason, Link: a.Spec.Link, Bisection: a.Spec.Bisection,
+		Metric: string(a.Spec.Metric), Resolution: triage.Resolution(a.Spec.ResolutionOrDefault()), Reason: a.Spec.Reason, Link: a.Spec.Link, Bisection: a.Spec.Bisection,
 		CreatedAt: a.CreationTimestamp.UTC()}
 }
 

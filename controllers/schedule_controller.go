@@ -191,7 +191,7 @@ func (p *schedulePass) activeSchedule() (cron.Schedule, bool) {
 		}
 		return nil, false
 	}
-	if spec.Suspend != nil && *spec.Suspend {
+	if spec.IsSuspended() {
 		p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend is true: no runs are created")
 		return nil, false
 	}

@@ -116,17 +116,13 @@ func (p *schedulePass) pruneHistory(ctx context.Context, runs scheduleRuns) erro
 	spec := &p.sched.Spec
 	for _, h := range []struct {
 		runs  []*dbbenchv1alpha1.BenchmarkRun
-		limit *int32
-		def   int32
+		limit int32
 		field string
 	}{
-		{runs.succeeded, spec.SuccessfulRunsHistoryLimit, 3, "successfulRunsHistoryLimit"},
-		{runs.failed, spec.FailedRunsHistoryLimit, 1, "failedRunsHistoryLimit"},
+		{runs.succeeded, spec.SucceededToKeep(), "successfulRunsHistoryLimit"},
+		{runs.failed, spec.FailedToKeep(), "failedRunsHistoryLimit"},
 	} {
-		limit := h.def
-		if h.limit != nil {
-			limit = *h.limit
-		}
+		limit := h.limit
 		if n := len(h.runs); n > int(limit) {
 			p.log.V(1).Info("Pruning finished runs", "field", h.field, "limit", limit, "oldestFirst", klog.KObjSlice(h.runs))
 		}

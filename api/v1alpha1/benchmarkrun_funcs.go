@@ -19,6 +19,22 @@ func (w *WorkloadSpec) Warmup() int32 {
 	return *w.WarmupSeconds
 }
 
+// PreparedStatementsOn reports whether the client uses server-side
+// prepared statements (default true).
+func (w *WorkloadSpec) PreparedStatementsOn() bool {
+	return w.PreparedStatements == nil || *w.PreparedStatements
+}
+
+// RepeatsPerCell is repeats (default 1).
+func (w *WorkloadSpec) RepeatsPerCell() int32 { return positiveOr(w.Repeats, 1) }
+
+// Exclusive reports whether a cell's database takes its node alone
+// (exclusiveNodes, default true).
+func (p *PlacementSpec) Exclusive() bool { return p.ExclusiveNodes == nil || *p.ExclusiveNodes }
+
+// ParallelCells is maxParallelCells (default 1).
+func (p *PlacementSpec) ParallelCells() int32 { return positiveOr(p.MaxParallelCells, 1) }
+
 // RetriesPerRun returns the run's retry budget (default 10).
 func (r *RetrySpec) RetriesPerRun() int32 {
 	if r.MaxRetriesPerRun == nil {

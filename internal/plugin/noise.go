@@ -89,7 +89,7 @@ func (o *NoiseOptions) Run(ctx context.Context) error {
 		}
 	}
 	if alpha == 0 {
-		alpha = 0.05
+		alpha = dbbenchv1alpha1.DefaultRunMaxPValue
 	}
 	rep := analysis.SuiteNoiseReport(o.Suite, runs, alpha)
 	return o.write(o.Out, o.ErrOut, rep.Tables(), rep)

@@ -79,7 +79,7 @@ func NewSummary(b *dbbenchv1alpha1.BenchmarkBisection, suite string) *Summary {
 		SchemaVersion: SchemaV1, Name: b.Name, Namespace: b.Namespace, UID: string(b.UID), Suite: suite,
 		Localized: string(metav1.ConditionUnknown), FirstBad: st.FirstBad, LastGood: st.LastGood, Confidence: st.Confidence, Likely: st.Likely,
 		Judged: st.Rule, Explanation: st.Explanation, Environment: st.Environment,
-		Rule:      Rule{Parallelism: b.Spec.Parallelism, Repeats: b.Spec.Repeats, MaxCells: b.Spec.MaxCells},
+		Rule:      Rule{Parallelism: b.Spec.CandidatesPerRound(), Repeats: b.Spec.CellsPerPoint(), MaxCells: b.Spec.CellBudget()},
 		Endpoints: st.Endpoints, Points: st.Points, Rounds: st.Rounds, Changes: st.Changes, CellsUsed: st.CellsUsed,
 		Spec: b.Spec,
 	}

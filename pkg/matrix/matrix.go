@@ -135,7 +135,7 @@ func Repeated(run *dbbenchv1alpha1.BenchmarkRun) bool {
 func Rounds(run *dbbenchv1alpha1.BenchmarkRun) int32 {
 	p := run.Spec.Workload.Precision
 	if p == nil {
-		return max(run.Spec.Workload.Repeats, 1)
+		return run.Spec.Workload.RepeatsPerCell()
 	}
 	n := p.Min()
 	if st := run.Status.Precision; st != nil && st.Rounds > n {
@@ -150,7 +150,7 @@ func MaxRounds(run *dbbenchv1alpha1.BenchmarkRun) int32 {
 	if p := run.Spec.Workload.Precision; p != nil {
 		return p.Max()
 	}
-	return max(run.Spec.Workload.Repeats, 1)
+	return run.Spec.Workload.RepeatsPerCell()
 }
 
 // preflightPrefix keeps the objects of a pair's pre-flight apart from those

@@ -137,7 +137,7 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 	wl := plan.Workload{
 		Steps: steps, Tables: int(w.Tables), TableSize: w.TableSize,
 		ReadSeconds: int(w.ReadSeconds), WriteSeconds: int(w.WriteSeconds), WarmupSeconds: int(w.Warmup()),
-		Threads: threads, PreparedStatements: w.PreparedStatements == nil || *w.PreparedStatements,
+		Threads: threads, PreparedStatements: w.PreparedStatementsOn(),
 		FlushWaitSeconds: int(w.FlushWaitSeconds),
 	}
 	if t := w.TPCC; t != nil {
@@ -168,15 +168,7 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 	}
 	if pr := w.Profile; pr != nil {
 		wl.Profile = &plan.Profile{Steps: append([]string(nil), pr.Steps...), Threads: int(pr.Threads),
-			Seconds: int(pr.Seconds), FrequencyHz: int(pr.FrequencyHz)}
-		// Defaults when the API server did not apply them (a typed client
-		// in a test, an older CRD).
-		if wl.Profile.Seconds == 0 {
-			wl.Profile.Seconds = plan.DefaultProfileSeconds
-		}
-		if wl.Profile.FrequencyHz == 0 {
-			wl.Profile.FrequencyHz = plan.DefaultProfileFrequencyHz
-		}
+			Seconds: int(pr.SampledSeconds()), FrequencyHz: int(pr.SamplingHz())}
 	}
 	if ad := w.Adaptive; ad != nil {
 		wl.Adaptive = &plan.Adaptive{MinSeconds: int(ad.Min()), BetweenRunCVPercent: ad.BetweenRunCV(),

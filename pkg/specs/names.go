@@ -78,6 +78,5 @@ func attemptLabels(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, role string
 }
 
 func exclusive(run *dbbenchv1alpha1.BenchmarkRun) bool {
-	e := run.Spec.Placement.ExclusiveNodes
-	return e == nil || *e
+	return run.Spec.Placement.Exclusive()
 }
