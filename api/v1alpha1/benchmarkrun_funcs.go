@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -34,6 +35,22 @@ func (p *PlacementSpec) Exclusive() bool { return p.ExclusiveNodes == nil || *p.
 
 // ParallelCells is maxParallelCells (default 1).
 func (p *PlacementSpec) ParallelCells() int32 { return positiveOr(p.MaxParallelCells, 1) }
+
+// The credentials Secret's keys by default (the CRD markers say the same).
+const (
+	DefaultCredentialsUserKey     = "username"
+	DefaultCredentialsPasswordKey = "password"
+)
+
+// UserKeyOrDefault is userKey (default "username").
+func (r *CredentialsSecretRef) UserKeyOrDefault() string {
+	return cmp.Or(r.UserKey, DefaultCredentialsUserKey)
+}
+
+// PasswordKeyOrDefault is passwordKey (default "password").
+func (r *CredentialsSecretRef) PasswordKeyOrDefault() string {
+	return cmp.Or(r.PasswordKey, DefaultCredentialsPasswordKey)
+}
 
 // RetriesPerRun returns the run's retry budget (default 10).
 func (r *RetrySpec) RetriesPerRun() int32 {

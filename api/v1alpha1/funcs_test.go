@@ -66,6 +66,8 @@ func TestDefaultedFlagAccessors(t *testing.T) {
 		{"suspend unset", (&BenchmarkScheduleSpec{}).IsSuspended(), false},
 		{"suspend on", (&BenchmarkScheduleSpec{Suspend: yes}).IsSuspended(), true},
 		{"ack resolution unset", (&BenchmarkAckSpec{}).ResolutionOrDefault() == AckAcknowledged, true},
+		{"credentials user key unset", (&CredentialsSecretRef{}).UserKeyOrDefault() == DefaultCredentialsUserKey, true},
+		{"credentials password key given", (&CredentialsSecretRef{PasswordKey: "pw"}).PasswordKeyOrDefault() == "pw", true},
 		{"ack resolution Invalid", (&BenchmarkAckSpec{Resolution: AckInvalid}).ResolutionOrDefault() == AckInvalid, true},
 	} {
 		if tc.got != tc.want {

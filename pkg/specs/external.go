@@ -10,12 +10,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/plan"
 )
 
-// Defaults of an external target's credentials Secret keys (the API's
-// defaults, repeated for objects built without the API server's defaulting,
-// as in tests).
 const (
-	DefaultExternalUserKey     = "username"
-	DefaultExternalPasswordKey = "password"
 	// DefaultExternalPostgresDatabase is the database a PostgreSQL client
 	// connects to when external.database is unset: every cluster has it.
 	DefaultExternalPostgresDatabase = "postgres"
@@ -69,13 +64,7 @@ func externalPlanServer(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, s *pla
 // the plan never holds it, and dbbench makes no copy.
 func externalCredentialEnv(ext *dbbenchv1alpha1.ExternalDatabase) []corev1.EnvVar {
 	ref := ext.CredentialsSecret
-	userKey, passwordKey := ref.UserKey, ref.PasswordKey
-	if userKey == "" {
-		userKey = DefaultExternalUserKey
-	}
-	if passwordKey == "" {
-		passwordKey = DefaultExternalPasswordKey
-	}
+	userKey, passwordKey := ref.UserKeyOrDefault(), ref.PasswordKeyOrDefault()
 	return []corev1.EnvVar{
 		secretEnv(plan.EnvUser, ref.Name, userKey),
 		secretEnv(plan.EnvPassword, ref.Name, passwordKey),
