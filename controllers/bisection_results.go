@@ -136,7 +136,12 @@ func roundFailures(points []int, succeeded map[int]bool, last map[int]bisect.Fai
 // and metric: the run manifest's cell (steady QPS, latency percentiles),
 // else the cell's own results document; and how many of its judged step
 // results are invalid (they have no figure there).
-func (p *bisectionPass) cellValues(ctx context.Context, s *bisectionSetup, m *results.Manifest, cs dbbenchv1alpha1.CellStatus) (map[bisect.Key]float64, int, error) {
+func (p *bisectionPass) cellValues(
+	ctx context.Context,
+	s *bisectionSetup,
+	m *results.Manifest,
+	cs dbbenchv1alpha1.CellStatus,
+) (map[bisect.Key]float64, int, error) {
 	out := map[bisect.Key]float64{}
 	add := func(k bisect.Key, v float64) {
 		if v > 0 && s.judge(k) {

@@ -172,7 +172,11 @@ func checkPoints(points []dbbenchv1alpha1.BisectionPoint, image string) error {
 // spec's judge, the verdict's regressed step@threads, each on the metrics
 // it regressed on (so a bisection looks for the change the verdict saw);
 // else the judge's steps and threads on the rule's metrics.
-func judgeOf(judge dbbenchv1alpha1.BisectionJudge, metrics []dbbenchv1alpha1.RegressionMetric, regressed []dbbenchv1alpha1.RegressedStep) func(bisect.Key) bool {
+func judgeOf(
+	judge dbbenchv1alpha1.BisectionJudge,
+	metrics []dbbenchv1alpha1.RegressionMetric,
+	regressed []dbbenchv1alpha1.RegressedStep,
+) func(bisect.Key) bool {
 	steps := map[string]bool{}
 	for _, st := range judge.Steps {
 		steps[st] = true

@@ -175,7 +175,10 @@ func outcomeMessage(s *bisectionSetup, state bisect.State, d bisect.Decision, ma
 		return fmt.Sprintf("Ambiguous between %s: no build reached probability %g within the budget (the change is between %s)",
 			strings.Join(parts, " and "), state.Target, between)
 	case bisect.OutcomeEnvironmentUnstable:
-		return fmt.Sprintf("The regression changed its size between rounds %d times (status.environment): the environment is too unstable to bisect in", state.Epochs-1)
+		return fmt.Sprintf(
+			"The regression changed its size between rounds %d times (status.environment): the environment is too unstable to bisect in",
+			state.Epochs-1,
+		)
 	case bisect.OutcomeNothingJudged:
 		return "judge: no judged step@threads was measured on both endpoints"
 	case bisect.OutcomeRoundFailed:
@@ -195,10 +198,20 @@ func endpointText(s *bisectionSetup, state bisect.State) string {
 // shiftText describes an environment change.
 func shiftText(sh bisect.Shift) string {
 	if sh.Held {
-		return fmt.Sprintf("Round %d measured every build %+.0f%% at %s: the environment changed; the comparisons are within rounds and the regression held its size", sh.Round, sh.Percent, sh.Key)
+		return fmt.Sprintf(
+			"Round %d measured every build %+.0f%% at %s: the environment changed; the comparisons are within rounds and the regression held its size",
+			sh.Round,
+			sh.Percent,
+			sh.Key,
+		)
 	}
-	return fmt.Sprintf("Round %d: the regression changed its size (bad/good %s before, %s in the round, at %s): the environment changed; the rounds before are set aside and the endpoints measured again",
-		sh.Round, fmtRatio(sh.RatioBefore), fmtRatio(sh.RatioIn), sh.Key)
+	return fmt.Sprintf(
+		"Round %d: the regression changed its size (bad/good %s before, %s in the round, at %s): the environment changed; the rounds before are set aside and the endpoints measured again",
+		sh.Round,
+		fmtRatio(sh.RatioBefore),
+		fmtRatio(sh.RatioIn),
+		sh.Key,
+	)
 }
 
 // startRound creates round index and records it as running.
@@ -221,8 +234,14 @@ func (p *bisectionPass) startRound(ctx context.Context, s *bisectionSetup, index
 }
 
 func roundStatus(index int, run string, r bisect.Round) dbbenchv1alpha1.BisectionRound {
-	rs := dbbenchv1alpha1.BisectionRound{Index: int32(index), Run: run, Kind: dbbenchv1alpha1.BisectionRoundKind(r.Kind), Cells: int32(r.Cells), Finished: r.Finished,
-		InvalidLeftOut: int32(r.Invalid)}
+	rs := dbbenchv1alpha1.BisectionRound{
+		Index:          int32(index),
+		Run:            run,
+		Kind:           dbbenchv1alpha1.BisectionRoundKind(r.Kind),
+		Cells:          int32(r.Cells),
+		Finished:       r.Finished,
+		InvalidLeftOut: int32(r.Invalid),
+	}
 	for _, i := range r.Points {
 		rs.Points = append(rs.Points, int32(i))
 	}

@@ -43,10 +43,21 @@ const (
 var RetryReasons = retriedReasons()
 
 var (
-	runPhases  = []string{string(dbbenchv1alpha1.RunPending), string(dbbenchv1alpha1.RunRunning), string(dbbenchv1alpha1.RunSucceeded), string(dbbenchv1alpha1.RunFailed)}
-	cellPhases = []string{string(dbbenchv1alpha1.CellPending), string(dbbenchv1alpha1.CellStarting), string(dbbenchv1alpha1.CellRunning), string(dbbenchv1alpha1.CellSucceeded), string(dbbenchv1alpha1.CellFailed)}
-	outcomes   = []string{OutcomeSucceeded, OutcomeFailed}
-	kinds      = []string{UploadKindCell, UploadKindRun}
+	runPhases = []string{
+		string(dbbenchv1alpha1.RunPending),
+		string(dbbenchv1alpha1.RunRunning),
+		string(dbbenchv1alpha1.RunSucceeded),
+		string(dbbenchv1alpha1.RunFailed),
+	}
+	cellPhases = []string{
+		string(dbbenchv1alpha1.CellPending),
+		string(dbbenchv1alpha1.CellStarting),
+		string(dbbenchv1alpha1.CellRunning),
+		string(dbbenchv1alpha1.CellSucceeded),
+		string(dbbenchv1alpha1.CellFailed),
+	}
+	outcomes = []string{OutcomeSucceeded, OutcomeFailed}
+	kinds    = []string{UploadKindCell, UploadKindRun}
 )
 
 var (

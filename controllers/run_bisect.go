@@ -80,7 +80,10 @@ func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Man
 	}
 	good, bad := gb.point, bb.point
 	if pointName(good) == pointName(bad) {
-		return nil, fmt.Sprintf("good and bad are both %s (no image digest was recorded to tell the builds apart); give regression.bisect.good and bad", pointName(good))
+		return nil, fmt.Sprintf(
+			"good and bad are both %s (no image digest was recorded to tell the builds apart); give regression.bisect.good and bad",
+			pointName(good),
+		)
 	}
 	candidates := append([]dbbenchv1alpha1.BisectionPoint(nil), rb.Candidates...)
 	if len(rb.Builds) > 0 {
@@ -156,7 +159,11 @@ func regressedMetrics(r dbbenchv1alpha1.RegressedStep) []dbbenchv1alpha1.Regress
 // metrics that regressed on first's database and config variant, in the
 // verdict's order. A bisection measures one database and config, so
 // another's regressions would be judged on builds they were not seen on.
-func regressedJudge(regs []dbbenchv1alpha1.RegressedStep, cells []dbbenchv1alpha1.CellStatus, first *dbbenchv1alpha1.CellStatus) (dbbenchv1alpha1.BisectionJudge, []dbbenchv1alpha1.RegressionMetric) {
+func regressedJudge(
+	regs []dbbenchv1alpha1.RegressedStep,
+	cells []dbbenchv1alpha1.CellStatus,
+	first *dbbenchv1alpha1.CellStatus,
+) (dbbenchv1alpha1.BisectionJudge, []dbbenchv1alpha1.RegressionMetric) {
 	judge := dbbenchv1alpha1.BisectionJudge{}
 	var metrics []dbbenchv1alpha1.RegressionMetric
 	for _, r := range regs {
@@ -217,7 +224,13 @@ type regressedBuild struct {
 // good or bad end (side) of the bisection; given, regression.bisect's own
 // point for that end, wins. It returns a message instead, naming the
 // field that would settle it, when the run cannot say.
-func runBuild(name, side string, given *dbbenchv1alpha1.BisectionPoint, m *results.Manifest, cell *dbbenchv1alpha1.CellStatus, db *dbbenchv1alpha1.DatabaseSpec) (regressedBuild, string) {
+func runBuild(
+	name, side string,
+	given *dbbenchv1alpha1.BisectionPoint,
+	m *results.Manifest,
+	cell *dbbenchv1alpha1.CellStatus,
+	db *dbbenchv1alpha1.DatabaseSpec,
+) (regressedBuild, string) {
 	if given != nil {
 		return regressedBuild{point: *given}, ""
 	}
@@ -238,7 +251,11 @@ func runBuild(name, side string, given *dbbenchv1alpha1.BisectionPoint, m *resul
 // and returns the list's own entries for them and the builds strictly
 // between as the candidates, so that the rounds measure exactly the builds
 // the user named; or a message when the list cannot bound a search.
-func buildsBetween(builds []dbbenchv1alpha1.BisectionPoint, gb, bb regressedBuild, goodRun, badRun string) (good, bad dbbenchv1alpha1.BisectionPoint, candidates []dbbenchv1alpha1.BisectionPoint, why string) {
+func buildsBetween(
+	builds []dbbenchv1alpha1.BisectionPoint,
+	gb, bb regressedBuild,
+	goodRun, badRun string,
+) (good, bad dbbenchv1alpha1.BisectionPoint, candidates []dbbenchv1alpha1.BisectionPoint, why string) {
 	gi := buildIndex(builds, gb.point, gb.digest, gb.image)
 	bi := buildIndex(builds, bb.point, bb.digest, bb.image)
 	switch {
@@ -249,12 +266,22 @@ func buildsBetween(builds []dbbenchv1alpha1.BisectionPoint, gb, bb regressedBuil
 	case bi <= gi:
 		return good, bad, nil, fmt.Sprintf("bad build %s is not after good build %s in regression.bisect.builds", pointName(bb.point), pointName(gb.point))
 	case bi == gi+1:
-		return good, bad, nil, fmt.Sprintf("%s is the build after %s in regression.bisect.builds: the suite's own runs localized the change, nothing to bisect", pointName(builds[bi]), pointName(builds[gi]))
+		return good, bad, nil, fmt.Sprintf(
+			"%s is the build after %s in regression.bisect.builds: the suite's own runs localized the change, nothing to bisect",
+			pointName(builds[bi]),
+			pointName(builds[gi]),
+		)
 	}
 	good, bad = builds[gi], builds[bi]
 	candidates = append([]dbbenchv1alpha1.BisectionPoint(nil), builds[gi+1:bi]...)
 	if len(candidates) > maxBisectionCandidates {
-		return good, bad, nil, fmt.Sprintf("%d builds between %s and %s in regression.bisect.builds: a bisection takes at most %d", len(candidates), pointName(good), pointName(bad), maxBisectionCandidates)
+		return good, bad, nil, fmt.Sprintf(
+			"%d builds between %s and %s in regression.bisect.builds: a bisection takes at most %d",
+			len(candidates),
+			pointName(good),
+			pointName(bad),
+			maxBisectionCandidates,
+		)
 	}
 	return good, bad, candidates, ""
 }

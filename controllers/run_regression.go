@@ -51,8 +51,17 @@ func (p *runPass) judgeRegression(cur *results.Manifest, history []suiteRun, sto
 			}
 		}
 		if base == nil {
-			p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionUnknown, dbbenchv1alpha1.ReasonBaselineNotFound,
-				fmt.Sprintf("regression.run %q is not a successful run of suite %s in this namespace or the object store%s", spec.Run, p.run.Spec.Suite, storeNote))
+			p.setCondition(
+				dbbenchv1alpha1.ConditionRegressed,
+				metav1.ConditionUnknown,
+				dbbenchv1alpha1.ReasonBaselineNotFound,
+				fmt.Sprintf(
+					"regression.run %q is not a successful run of suite %s in this namespace or the object store%s",
+					spec.Run,
+					p.run.Spec.Suite,
+					storeNote,
+				),
+			)
 			return
 		}
 	} else if len(history) > 0 {
@@ -178,7 +187,10 @@ func (s changePointSeries) regressedStep(pair []analysis.StepChange) dbbenchv1al
 		CoincidesWith: apiChanges(attr.Environment), EnvironmentOnly: attr.EnvironmentOnly}
 	for j, f := range pair {
 		mc := dbbenchv1alpha1.MetricChange{Metric: apiMetric(metricOfChange(f)),
-			Before: formatFigure(metricOfChange(f), f.Before), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}
+			Before: formatFigure(
+				metricOfChange(f),
+				f.Before,
+			), After: formatFigure(metricOfChange(f), f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent)}
 		if !math.IsNaN(f.PValue) {
 			mc.PValue = fmt.Sprintf("%.2g", f.PValue)
 		}
@@ -196,7 +208,12 @@ func (s changePointSeries) regressedStep(pair []analysis.StepChange) dbbenchv1al
 // True naming the reported pairs (reportedPairs of them), else False with
 // why (suspected, acknowledged, or none), with the notes on suspected
 // changes, invalid results left out, acknowledgements and the store.
-func (p *runPass) setChangePointCondition(st *dbbenchv1alpha1.RegressionStatus, reportedPairs int, found, suspected []analysis.StepChange, against, storeNote string) {
+func (p *runPass) setChangePointCondition(
+	st *dbbenchv1alpha1.RegressionStatus,
+	reportedPairs int,
+	found, suspected []analysis.StepChange,
+	against, storeNote string,
+) {
 	spec := p.run.Spec.Regression
 	var suspectNote string
 	if len(suspected) > 0 {
@@ -223,7 +240,18 @@ func (p *runPass) setChangePointCondition(st *dbbenchv1alpha1.RegressionStatus, 
 		return
 	}
 	reason, what := reportedWhat(st.Regressed, stepChangeList(found))
-	msg := fmt.Sprintf("%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s%s", reportedPairs, worse, spec.MinMagnitudePercent, against, what, suspectNote, invalidNote, ackNote, storeNote)
+	msg := fmt.Sprintf(
+		"%d step × thread pairs %s by %d%% or more than %s: %s%s%s%s%s",
+		reportedPairs,
+		worse,
+		spec.MinMagnitudePercent,
+		against,
+		what,
+		suspectNote,
+		invalidNote,
+		ackNote,
+		storeNote,
+	)
 	p.setCondition(dbbenchv1alpha1.ConditionRegressed, metav1.ConditionTrue, reason, msg)
 	p.event(true, reason, "Judge", msg)
 }

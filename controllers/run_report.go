@@ -92,8 +92,18 @@ func (p *runPass) regressionSection() *analysis.HTMLRegression {
 	}
 	switch {
 	case st.Bisection != "":
-		rg.Items = append(rg.Items, fmt.Sprintf("Bisection %s localizes the build (kubectl dbbench bisect status %s); its page appears beside this report when it ends.", st.Bisection, st.Bisection))
-		rg.Links = append(rg.Links, analysis.Link{Label: "Bisection " + st.Bisection, Href: "../" + store.BisectionsSegment + "/" + st.Bisection + "/" + store.ObjectReport})
+		rg.Items = append(
+			rg.Items,
+			fmt.Sprintf(
+				"Bisection %s localizes the build (kubectl dbbench bisect status %s); its page appears beside this report when it ends.",
+				st.Bisection,
+				st.Bisection,
+			),
+		)
+		rg.Links = append(
+			rg.Links,
+			analysis.Link{Label: "Bisection " + st.Bisection, Href: "../" + store.BisectionsSegment + "/" + st.Bisection + "/" + store.ObjectReport},
+		)
 	case st.BisectionMessage != "":
 		rg.Items = append(rg.Items, "No bisection: "+st.BisectionMessage)
 	}

@@ -41,7 +41,9 @@ func (p *runPass) clusterAcks(ctx context.Context) ([]triage.Ack, error) {
 func AckOf(a *dbbenchv1alpha1.BenchmarkAck) triage.Ack {
 	return triage.Ack{SchemaVersion: triage.AckSchemaV1, Name: a.Name, Namespace: a.Namespace, UID: string(a.UID),
 		Suite: a.Spec.Suite, Run: a.Spec.Run, Cell: a.Spec.Cell, Step: a.Spec.Step, Threads: int(a.Spec.Threads),
-		Metric: string(a.Spec.Metric), Resolution: triage.Resolution(a.Spec.ResolutionOrDefault()), Reason: a.Spec.Reason, Link: a.Spec.Link, Bisection: a.Spec.Bisection,
+		Metric: string(
+			a.Spec.Metric,
+		), Resolution: triage.Resolution(a.Spec.ResolutionOrDefault()), Reason: a.Spec.Reason, Link: a.Spec.Link, Bisection: a.Spec.Bisection,
 		CreatedAt: a.CreationTimestamp.UTC()}
 }
 
@@ -154,8 +156,10 @@ func reportedWhat(rs []dbbenchv1alpha1.RegressedStep, names string) (reason, wha
 	notes := coincidences(rs)
 	switch {
 	case allEnvironmentOnly(rs):
-		return dbbenchv1alpha1.ReasonEnvironmentChanged, names + fmt.Sprintf("; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
-			strings.Join(notes, "; "))
+		return dbbenchv1alpha1.ReasonEnvironmentChanged, names + fmt.Sprintf(
+			"; every one coincides with a change of the environment and none of the build (%s): not the build's regression",
+			strings.Join(notes, "; "),
+		)
 	case len(notes) > 0:
 		return dbbenchv1alpha1.ReasonRegressed, names + "; coinciding with " + strings.Join(notes, "; ")
 	}

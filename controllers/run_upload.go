@@ -191,7 +191,12 @@ func (p *runPass) takeRetryRequest() {
 	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadPending,
 		fmt.Sprintf("Retrying at once (annotation %s)%s", dbbenchv1alpha1.AnnotationRetryUpload, last))
 	p.log.Info("Retrying the upload now", "annotation", dbbenchv1alpha1.AnnotationRetryUpload)
-	p.event(false, EventUploadRetryRequested, "Upload", fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", dbbenchv1alpha1.AnnotationRetryUpload))
+	p.event(
+		false,
+		EventUploadRetryRequested,
+		"Upload",
+		fmt.Sprintf("Retrying the upload to the object store now (annotation %s)", dbbenchv1alpha1.AnnotationRetryUpload),
+	)
 }
 
 // preflight checks spec.output.s3 once, when the run starts (before its
@@ -221,8 +226,11 @@ func (p *runPass) preflight(ctx context.Context) {
 			fmt.Sprintf("spec.output.s3 checked: %s is reachable; cell documents are uploaded as cells finish", where))
 		return
 	}
-	msg := fmt.Sprintf("Pre-flight check of spec.output.s3 (%s) failed: %v. The benchmark runs anyway and its results stay in the cluster; uploads are attempted as cells finish (fix spec.output.s3, the Secret or the bucket)",
-		where, err)
+	msg := fmt.Sprintf(
+		"Pre-flight check of spec.output.s3 (%s) failed: %v. The benchmark runs anyway and its results stay in the cluster; uploads are attempted as cells finish (fix spec.output.s3, the Secret or the bucket)",
+		where,
+		err,
+	)
 	p.log.Info("Pre-flight check of spec.output.s3 failed", "error", err.Error())
 	p.event(true, dbbenchv1alpha1.ReasonPreflightFailed, "Preflight", msg)
 	p.setCondition(dbbenchv1alpha1.ConditionResultsUploaded, metav1.ConditionFalse, dbbenchv1alpha1.ReasonPreflightFailed, msg)
@@ -437,7 +445,10 @@ func openS3Store(ctx context.Context, reader client.Reader, namespace string, o 
 	}
 	ak, sk := string(sec.Data[SecretKeyAccessKeyID]), string(sec.Data[SecretKeySecretAccessKey])
 	if ak == "" || sk == "" {
-		return nil, &uploadError{err: fmt.Errorf("the credentials Secret %s needs the keys %s and %s", name, SecretKeyAccessKeyID, SecretKeySecretAccessKey), policy: retryFixSecret}
+		return nil, &uploadError{
+			err:    fmt.Errorf("the credentials Secret %s needs the keys %s and %s", name, SecretKeyAccessKeyID, SecretKeySecretAccessKey),
+			policy: retryFixSecret,
+		}
 	}
 	s, err := store.New(store.Config{
 		Endpoint: o.Endpoint, Bucket: o.Bucket, Prefix: o.Prefix, Region: o.Region,

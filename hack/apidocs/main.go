@@ -82,7 +82,9 @@ func walk(b *strings.Builder, path string, s *apiextensionsv1.JSONSchemaProps) {
 
 // external fields are Kubernetes core types, documented upstream.
 func external(path string) bool {
-	for _, suffix := range []string{".resources", ".affinity", ".tolerations", ".env", ".emptyDir", ".conditions", ".configMapKeyRef", ".script", ".credentialsSecret"} {
+	for _, suffix := range []string{
+		".resources", ".affinity", ".tolerations", ".env", ".emptyDir", ".conditions", ".configMapKeyRef", ".script", ".credentialsSecret",
+	} {
 		if strings.HasSuffix(path, suffix) {
 			return true
 		}

@@ -120,15 +120,31 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
 	}
-	sr := &controllers.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	sr := &controllers.BenchmarkScheduleReconciler{
+		Client:   mgr.GetClient(),
+		Scheme:   mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorder("dbbench-manager"),
+		Clock:    opts.Clock,
+	}
 	if err := errors.Join(sr.SetupWithManager(mgr), controllers.SetupMetricsWithManager(mgr)); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkSchedule controller and metrics: %w", err)
 	}
-	br := &controllers.BenchmarkBisectionReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	br := &controllers.BenchmarkBisectionReconciler{
+		Client:   mgr.GetClient(),
+		Scheme:   mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorder("dbbench-manager"),
+		Clock:    opts.Clock,
+	}
 	if err := br.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkBisection controller: %w", err)
 	}
-	ar := &controllers.BenchmarkAckReconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("dbbench-manager"), Clock: opts.Clock}
+	ar := &controllers.BenchmarkAckReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("dbbench-manager"),
+		Clock:     opts.Clock,
+	}
 	if err := ar.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkAck controller: %w", err)
 	}
@@ -168,5 +184,8 @@ func (l podLogs) ContainerLog(ctx context.Context, namespace, pod, container str
 	// The end of the log, at most limitBytes of it: tailLines picks the
 	// end, limitBytes then caps what it returns.
 	tail := int64(5000)
-	return l.cs.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail, LimitBytes: &limitBytes, Previous: previous}).DoRaw(ctx)
+	return l.cs.CoreV1().
+		Pods(namespace).
+		GetLogs(pod, &corev1.PodLogOptions{Container: container, TailLines: &tail, LimitBytes: &limitBytes, Previous: previous}).
+		DoRaw(ctx)
 }

@@ -158,7 +158,8 @@ func (o *BisectOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := o.cluster.Dynamic.Resource(BisectionGVR).Namespace(o.cluster.Namespace).Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+	bisections := o.cluster.Dynamic.Resource(BisectionGVR).Namespace(o.cluster.Namespace)
+	if _, err := bisections.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("creating benchmarkbisection %s/%s: %w", o.cluster.Namespace, o.Name, err)
 	}
 	fmt.Fprintf(o.Out, "benchmarkbisection.dbbench.io/%s created\n", o.Name)
@@ -198,7 +199,8 @@ when the runs took profiles (spec.workload.profile).`,
 		RunE: runE(o),
 	}
 	cmd.Flags().StringVar(&o.HTML, "html", "", "Also write an HTML page with the chart of the points to this file.")
-	cmd.Flags().BoolVar(&o.Explain, "explain", false, "Also explain the first bad point against the last good one: the functions whose share of the server's on-CPU samples changed most, for every step both profiled (spec.workload.profile; docs/explain.md).")
+	cmd.Flags().
+		BoolVar(&o.Explain, "explain", false, "Also explain the first bad point against the last good one: the functions whose share of the server's on-CPU samples changed most, for every step both profiled (spec.workload.profile; docs/explain.md).")
 	return cmd
 }
 
@@ -373,7 +375,14 @@ func writeExplanation(w io.Writer, st *dbbenchv1alpha1.BenchmarkBisectionStatus)
 		fmt.Fprintf(w, "  counter   %-32s %s → %s per op (×%s)\n", c.Name, c.LastGood, c.FirstBad, c.Ratio)
 	}
 	for _, f := range ex.Functions {
-		fmt.Fprintf(w, "  function  %-32s %s%% → %s%% of the server's CPU (%s points)\n", f.Function, f.LastGoodSelfPercent, f.FirstBadSelfPercent, f.ChangePoints)
+		fmt.Fprintf(
+			w,
+			"  function  %-32s %s%% → %s%% of the server's CPU (%s points)\n",
+			f.Function,
+			f.LastGoodSelfPercent,
+			f.FirstBadSelfPercent,
+			f.ChangePoints,
+		)
 	}
 }
 

@@ -207,7 +207,10 @@ func (o *CompareOptions) profileSections(ctx context.Context) ([]analysis.HTMLPr
 				}); err != nil {
 					return nil, err
 				}
-				out = append(out, analysis.HTMLProfile{Table: explainTable(res), SVG: template.HTML(trimXMLDecl(svg.Bytes()))}) //nolint:gosec // pkg/profile escapes every name
+				out = append(
+					out,
+					analysis.HTMLProfile{Table: explainTable(res), SVG: template.HTML(trimXMLDecl(svg.Bytes()))},
+				) //nolint:gosec // pkg/profile escapes every name
 			}
 		}
 	}
@@ -340,7 +343,16 @@ func explainProfiles(a, b cellDocs, step string, threads int, by profile.RankBy,
 			}
 		}
 		if threads == 0 {
-			return nil, fmt.Errorf("step %s: %s/%s profiled %v threads, %s/%s %v: no thread count in common", step, a.run, cellA, slices.Sorted(maps.Keys(pa)), b.run, cellB, slices.Sorted(maps.Keys(pb)))
+			return nil, fmt.Errorf(
+				"step %s: %s/%s profiled %v threads, %s/%s %v: no thread count in common",
+				step,
+				a.run,
+				cellA,
+				slices.Sorted(maps.Keys(pa)),
+				b.run,
+				cellB,
+				slices.Sorted(maps.Keys(pb)),
+			)
 		}
 	}
 	res := &ExplainResult{Rank: by}
@@ -359,7 +371,11 @@ func explainProfiles(a, b cellDocs, step string, threads int, by profile.RankBy,
 		case pr.Error != "":
 			return nil, fmt.Errorf("%s, %d threads: the profiled pass recorded no profile: %s", where, threads, pr.Error)
 		case pr.FoldedOmitted:
-			return nil, fmt.Errorf("%s, %d threads: the compact document left the stacks out to fit its ConfigMap; read the run's full document from the object store (--from-s3)", where, threads)
+			return nil, fmt.Errorf(
+				"%s, %d threads: the compact document left the stacks out to fit its ConfigMap; read the run's full document from the object store (--from-s3)",
+				where,
+				threads,
+			)
 		}
 		p, err := profile.ParseFoldedString(pr.Folded)
 		if err != nil {
@@ -402,8 +418,12 @@ func explainTable(r *ExplainResult) analysis.Table {
 			note += fmt.Sprintf(" (%d in rare stacks not kept: counted in the shares' denominator only)", s.side.Dropped)
 		}
 		if s.side.PassQPS > 0 && s.side.MeasuredQPS > 0 {
-			note += fmt.Sprintf("; profiled pass %.0f QPS vs %.0f measured (%+.0f %%: the profiler's cost and the machine's noise; the measured figures are from their own pass)",
-				s.side.PassQPS, s.side.MeasuredQPS, 100*(s.side.PassQPS/s.side.MeasuredQPS-1))
+			note += fmt.Sprintf(
+				"; profiled pass %.0f QPS vs %.0f measured (%+.0f %%: the profiler's cost and the machine's noise; the measured figures are from their own pass)",
+				s.side.PassQPS,
+				s.side.MeasuredQPS,
+				100*(s.side.PassQPS/s.side.MeasuredQPS-1),
+			)
 		}
 		t.Notes = append(t.Notes, note)
 	}
@@ -414,7 +434,8 @@ func explainTable(r *ExplainResult) analysis.Table {
 
 var explainHTML = template.Must(template.New("explain").Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{{.Table.Title}}</title>
-<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}td:nth-child(2),th:nth-child(2){text-align:left;font-family:monospace}</style>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
+td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}td:nth-child(2),th:nth-child(2){text-align:left;font-family:monospace}</style>
 </head><body><h2>{{.Table.Title}}</h2>
 <table><tr>{{range .Table.Columns}}<th>{{.}}</th>{{end}}</tr>
 {{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>

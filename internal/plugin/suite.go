@@ -31,7 +31,12 @@ func (o *suiteOptions) Complete(args []string) error {
 // store or a directory with stored, the cluster's one at a time with read
 // (see clusterSuiteRuns), since each command needs something else of a run
 // there.
-func readSuiteRuns[T any](ctx context.Context, o *suiteOptions, stored func([]*LocalRun) []T, read func(*dbbenchv1alpha1.BenchmarkRun) (T, error)) ([]T, error) {
+func readSuiteRuns[T any](
+	ctx context.Context,
+	o *suiteOptions,
+	stored func([]*LocalRun) []T,
+	read func(*dbbenchv1alpha1.BenchmarkRun) (T, error),
+) ([]T, error) {
 	if o.S3.src == nil && o.FromDir == "" {
 		return clusterSuiteRuns(ctx, o.cluster, o.Suite, o.ErrOut, read)
 	}
@@ -63,7 +68,13 @@ func (o *suiteOptions) storedRuns(ctx context.Context) ([]*LocalRun, error) {
 // with read; a run read fails for is skipped with a note on errOut, so that
 // one broken run does not hide the suite's history. A suite with no run at
 // all is an error.
-func clusterSuiteRuns[T any](ctx context.Context, c *Cluster, suite string, errOut io.Writer, read func(*dbbenchv1alpha1.BenchmarkRun) (T, error)) ([]T, error) {
+func clusterSuiteRuns[T any](
+	ctx context.Context,
+	c *Cluster,
+	suite string,
+	errOut io.Writer,
+	read func(*dbbenchv1alpha1.BenchmarkRun) (T, error),
+) ([]T, error) {
 	views, err := c.Runs(ctx, suite)
 	if err != nil {
 		return nil, err

@@ -188,7 +188,17 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		all := append(with, without...)
 		var blocks []htmlBlock
 		if len(all) > opts.MaxSeriesCharts {
-			blocks = append(blocks, htmlBlock{Note: fmt.Sprintf("Charts of the first %d of %d series, those with change points first (%d); the tables below list them all.", opts.MaxSeriesCharts, len(all), len(with))})
+			blocks = append(
+				blocks,
+				htmlBlock{
+					Note: fmt.Sprintf(
+						"Charts of the first %d of %d series, those with change points first (%d); the tables below list them all.",
+						opts.MaxSeriesCharts,
+						len(all),
+						len(with),
+					),
+				},
+			)
 			all = all[:opts.MaxSeriesCharts]
 		}
 		for _, s := range all {
@@ -347,12 +357,27 @@ func svgFrame(b *strings.Builder, f frame, lo, hi float64, ticks []float64, ylab
 	}
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#444"/>`, marginL, marginT, marginL, f.h-f.mb)
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#444"/>`, marginL, f.h-f.mb, chartW-marginR, f.h-f.mb)
-	fmt.Fprintf(b, `<text x="14" y="%d" font-size="11" fill="#444" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`, (marginT+f.h-f.mb)/2, (marginT+f.h-f.mb)/2, esc(ylabel))
+	fmt.Fprintf(
+		b,
+		`<text x="14" y="%d" font-size="11" fill="#444" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`,
+		(marginT+f.h-f.mb)/2,
+		(marginT+f.h-f.mb)/2,
+		esc(ylabel),
+	)
 	return y
 }
 
 func svgOpen(b *strings.Builder, f frame, class, title string) {
-	fmt.Fprintf(b, `<figure><svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, class, chartW, f.h, chartW, f.h, esc(title))
+	fmt.Fprintf(
+		b,
+		`<figure><svg class="%s" xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`,
+		class,
+		chartW,
+		f.h,
+		chartW,
+		f.h,
+		esc(title),
+	)
 	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="#fff"/>`, chartW, f.h)
 	fmt.Fprintf(b, `<text x="%d" y="20" font-size="14" font-weight="600">%s</text>`, marginL, esc(title))
 }
@@ -373,7 +398,16 @@ func legend(b *strings.Builder, names []string) {
 			x = marginL
 			y += 14
 		}
-		fmt.Fprintf(b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="10.5">%s</text>`, x, y-9, palette[i%len(palette)], x+14, y, esc(label))
+		fmt.Fprintf(
+			b,
+			`<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="10.5">%s</text>`,
+			x,
+			y-9,
+			palette[i%len(palette)],
+			x+14,
+			y,
+			esc(label),
+		)
 		x += w
 	}
 }
@@ -420,11 +454,34 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 			tip := fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], r.String())
 			switch r.State {
 			case RatioMissing:
-				fmt.Fprintf(&b, `<text class="missing" x="%.1f" y="%.1f" font-size="15" font-weight="700" text-anchor="middle" fill="%s"><title>%s</title>×</text>`, x+barW/2, y(1)-4, color, esc(tip))
+				fmt.Fprintf(
+					&b,
+					`<text class="missing" x="%.1f" y="%.1f" font-size="15" font-weight="700" text-anchor="middle" fill="%s"><title>%s</title>×</text>`,
+					x+barW/2,
+					y(1)-4,
+					color,
+					esc(tip),
+				)
 			case RatioInvalid:
-				fmt.Fprintf(&b, `<text class="invalid" x="%.1f" y="%.1f" font-size="13" font-weight="700" text-anchor="middle" fill="%s"><title>%s (the quality gate: not a value)</title>!</text>`, x+barW/2, y(1)-4, color, esc(tip))
+				fmt.Fprintf(
+					&b,
+					`<text class="invalid" x="%.1f" y="%.1f" font-size="13" font-weight="700" text-anchor="middle" fill="%s"><title>%s (the quality gate: not a value)</title>!</text>`,
+					x+barW/2,
+					y(1)-4,
+					color,
+					esc(tip),
+				)
 			case RatioInf:
-				fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" opacity="0.5"><title>%s</title></rect>`, x, marginT, barW, y(1)-float64(marginT), color, esc(tip))
+				fmt.Fprintf(
+					&b,
+					`<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" opacity="0.5"><title>%s</title></rect>`,
+					x,
+					marginT,
+					barW,
+					y(1)-float64(marginT),
+					color,
+					esc(tip),
+				)
 				fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle">inf</text>`, x+barW/2, marginT-2)
 			default:
 				top, bot := y(r.Value), y(1)
@@ -450,7 +507,17 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 						extra = fmt.Sprintf(` data-mark="%s"`, MarkerSignificant)
 					}
 				}
-				fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>`, x, top, barW, math.Max(bot-top, 0.8), fill, extra, esc(tip))
+				fmt.Fprintf(
+					&b,
+					`<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>`,
+					x,
+					top,
+					barW,
+					math.Max(bot-top, 0.8),
+					fill,
+					extra,
+					esc(tip),
+				)
 				if ri != nil {
 					whisker(&b, ri, r.Value, x+barW/2, barW, y, lo, hi)
 				}
@@ -461,7 +528,14 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 		ly := barFrame.h - barFrame.mb + 14
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="end" transform="rotate(-35 %.1f %d)">%s</text>`, cx, ly, cx, ly, esc(t.Steps[i]))
 	}
-	fmt.Fprintf(&b, `<line class="baseline" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-width="1.5" stroke-dasharray="6 3"/>`, marginL, y(1), chartW-marginR, y(1))
+	fmt.Fprintf(
+		&b,
+		`<line class="baseline" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-width="1.5" stroke-dasharray="6 3"/>`,
+		marginL,
+		y(1),
+		chartW-marginR,
+		y(1),
+	)
 	fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11">base 1.0</text>`, chartW-marginR+4, y(1)+4)
 	legend(&b, t.Cells)
 	b.WriteString("</svg>")
@@ -471,13 +545,24 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	}
 	uncertainty := ""
 	if marked || t.Inference != nil {
-		uncertainty = fmt.Sprintf(" Whiskers are the ratios' %s %% intervals. Faded bars (%s) are within noise; hatched bars (%s) lie beyond the runs' own per-second jitter but compare one run per side: not a finding until repeated.",
-			pct(inference.DefaultLevel), MarkerNoise, MarkerUnconfirmed)
+		uncertainty = fmt.Sprintf(
+			" Whiskers are the ratios' %s %% intervals. Faded bars (%s) are within noise; hatched bars (%s) lie beyond the runs' own per-second jitter but compare one run per side: not a finding until repeated.",
+			pct(inference.DefaultLevel),
+			MarkerNoise,
+			MarkerUnconfirmed,
+		)
 	}
 	if paired {
 		uncertainty += " Ratios paired by block (cells run one after another on one node) are the geometric means of the per-block ratios, at the centre of their intervals."
 	}
-	fmt.Fprintf(&b, "<figcaption>%s: it starts at %s. Bars grow from the base line at 1.0 (base: %s); above it is faster. × marks a missing result; inf bars reach the top.%s</figcaption></figure>\n", note, fmtTick(lo), esc(t.Base), uncertainty)
+	fmt.Fprintf(
+		&b,
+		"<figcaption>%s: it starts at %s. Bars grow from the base line at 1.0 (base: %s); above it is faster. × marks a missing result; inf bars reach the top.%s</figcaption></figure>\n",
+		note,
+		fmtTick(lo),
+		esc(t.Base),
+		uncertainty,
+	)
 	return b.String()
 }
 
@@ -533,8 +618,14 @@ func hatchPatterns(b *strings.Builder, title string, n int) func(int) string {
 	n = min(n, len(palette))
 	b.WriteString("<defs>")
 	for j := 0; j < n; j++ {
-		fmt.Fprintf(b, `<pattern id="%s%d" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="%s" fill-opacity="0.18"/><line x1="0" y1="0" x2="0" y2="6" stroke="%s" stroke-width="3"/></pattern>`,
-			prefix, j, palette[j], palette[j])
+		fmt.Fprintf(
+			b,
+			`<pattern id="%s%d" patternUnits="userSpaceOnUse" width="6" height="6" patternTransform="rotate(45)"><rect width="6" height="6" fill="%s" fill-opacity="0.18"/><line x1="0" y1="0" x2="0" y2="6" stroke="%s" stroke-width="3"/></pattern>`,
+			prefix,
+			j,
+			palette[j],
+			palette[j],
+		)
 	}
 	b.WriteString("</defs>")
 	return func(j int) string { return fmt.Sprintf("%s%d", prefix, j%len(palette)) }
@@ -546,7 +637,14 @@ func polyline(b *strings.Builder, xs, ys []float64, x, y func(float64) float64, 
 	for i := range xs {
 		fmt.Fprintf(&pts, "%.1f,%.1f ", x(xs[i]), y(ys[i]))
 	}
-	fmt.Fprintf(b, `<polyline class="%s" points="%s" fill="none" stroke="%s" stroke-width="1.3"><title>%s</title></polyline>`, class, strings.TrimSpace(pts.String()), color, esc(tip))
+	fmt.Fprintf(
+		b,
+		`<polyline class="%s" points="%s" fill="none" stroke="%s" stroke-width="1.3"><title>%s</title></polyline>`,
+		class,
+		strings.TrimSpace(pts.String()),
+		color,
+		esc(tip),
+	)
 }
 
 func xAxis(b *strings.Builder, f frame, lo, hi float64, label string) func(float64) float64 {
@@ -614,7 +712,9 @@ func seriesCharts(r *Report, maxCharts int) string {
 			polyline(&b, l[0], l[1], x, y, palette[i%len(palette)], "line", names[i])
 		}
 		legend(&b, names)
-		b.WriteString("</svg><figcaption>Per-second throughput after the warm-up; the y-axis starts at 0 so stalls show at their true depth.</figcaption></figure>\n")
+		b.WriteString(
+			"</svg><figcaption>Per-second throughput after the warm-up; the y-axis starts at 0 so stalls show at their true depth.</figcaption></figure>\n",
+		)
 	}
 	return b.String()
 }
@@ -637,7 +737,16 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 	lo, hi, ticks := niceRange(0, ymax*1.05, true)
 	y := svgFrame(&b, lineFrame, lo, hi, ticks, "relative QPS")
 	x := xAxis(&b, lineFrame, float64(t.Threads[0]), float64(t.Top), "client threads")
-	polyline(&b, []float64{float64(t.Threads[0]), float64(t.Top)}, []float64{float64(t.Threads[0]) / float64(t.BaseThreads), ideal}, x, y, "#000", "ideal", "ideal")
+	polyline(
+		&b,
+		[]float64{float64(t.Threads[0]), float64(t.Top)},
+		[]float64{float64(t.Threads[0]) / float64(t.BaseThreads), ideal},
+		x,
+		y,
+		"#000",
+		"ideal",
+		"ideal",
+	)
 	b.WriteString(`<text x="` + fmt.Sprintf("%.1f", x(float64(t.Top))-40) + `" y="` + fmt.Sprintf("%.1f", y(ideal)+14) + `" font-size="11">ideal</text>`)
 	names := make([]string, 0, len(grp.steps))
 	for n, i := range grp.steps {
@@ -683,11 +792,26 @@ func historyChart(s HistorySeries) string {
 	}
 	polyline(&b, xs, s.Values, x, y, palette[0], "line", s.Step)
 	for i, v := range s.Values {
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%s: %s</title></circle>`, x(xs[i]), y(v), palette[0], esc(s.Runs[i]), formatFloat(v, 2))
+		fmt.Fprintf(
+			&b,
+			`<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%s: %s</title></circle>`,
+			x(xs[i]),
+			y(v),
+			palette[0],
+			esc(s.Runs[i]),
+			formatFloat(v, 2),
+		)
 	}
 	for _, c := range s.ChangePoints {
 		cx := x(float64(c.Index))
-		fmt.Fprintf(&b, `<line class="changepoint" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#d62728" stroke-dasharray="4 3"/>`, cx, marginT, cx, lineFrame.h-lineFrame.mb)
+		fmt.Fprintf(
+			&b,
+			`<line class="changepoint" x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#d62728" stroke-dasharray="4 3"/>`,
+			cx,
+			marginT,
+			cx,
+			lineFrame.h-lineFrame.mb,
+		)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="11" fill="#d62728">%s %+.1f%%</text>`, cx+4, marginT+12, esc(c.Run), c.ChangePercent)
 	}
 	b.WriteString("</svg><figcaption>Red dashed lines mark change points (first run of the new level); the y-axis starts at 0.</figcaption></figure>\n")

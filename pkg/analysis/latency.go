@@ -435,15 +435,36 @@ func LatencySeriesTable(stats []LatencySeriesStats) Table {
 			formatFloat(s.MedianMs, 2), formatFloat(s.MaxMs, 2), trimFloat(s.MaxAtSecond),
 			fmt.Sprint(s.SpikeSeconds), fmt.Sprint(s.StallSeconds), fmt.Sprint(s.BothSeconds), fmt.Sprint(s.IdleSeconds)})
 	}
-	t.Notes = []string{fmt.Sprintf("Per-second latency at pct; a spike second is above %s × its median, a stall second's QPS is below %s × the median QPS, both s counts seconds that are both; idle seconds completed no event and have no latency.",
-		trimFloat(spike), trimFloat(stall))}
+	t.Notes = []string{
+		fmt.Sprintf(
+			"Per-second latency at pct; a spike second is above %s × its median, a stall second's QPS is below %s × the median QPS, both s counts seconds that are both; idle seconds completed no event and have no latency.",
+			trimFloat(spike),
+			trimFloat(stall),
+		),
+	}
 	return t
 }
 
 // FixedRateTable renders the fixed-rate runs.
 func FixedRateTable(rows []FixedRateRow) Table {
 	t := Table{ID: "latency.fixedrate", Title: "Fixed-rate (open-loop) runs: response time at a target rate",
-		Columns: []string{"cell", "step", "threads", "target tps", "of peak", "achieved tps", "kept", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms", "max queue", "end queue", "poll ms"}}
+		Columns: []string{
+			"cell",
+			"step",
+			"threads",
+			"target tps",
+			"of peak",
+			"achieved tps",
+			"kept",
+			"p50 ms",
+			"p95 ms",
+			"p99 ms",
+			"p99.9 ms",
+			"max ms",
+			"max queue",
+			"end queue",
+			"poll ms",
+		}}
 	for _, r := range rows {
 		of := "-"
 		if r.FractionOfPeak != "" {
@@ -459,7 +480,10 @@ func FixedRateTable(rows []FixedRateRow) Table {
 	}
 	t.Notes = []string{
 		"Latency is timed from when sysbench generated the event (Poisson arrivals at the target), so waiting for a busy server counts: coordinated omission is corrected.",
-		fmt.Sprintf("kept = NO: the achieved rate fell more than %.0f %% short; events still queued at the end were never run and are missing from the percentiles.", (1-keptRateFraction)*100),
+		fmt.Sprintf(
+			"kept = NO: the achieved rate fell more than %.0f %% short; events still queued at the end were never run and are missing from the percentiles.",
+			(1-keptRateFraction)*100,
+		),
 		"poll ms: an idle sysbench worker sleeps this long between looks at the queue, which adds up to that much to a response at low rates.",
 	}
 	return t

@@ -111,8 +111,12 @@ func PlanPoints(keys []inference.Key, rows []ComponentsRow, def PlanDefaults, wr
 		out = append(out, p)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("plan: no noise estimate for %s (no repeats or A/A runs in the suite's history with %d df or more) and no default run-to-run CV: %w",
-			strings.Join(missing, ", "), MinFloorDF, inference.ErrInvalid)
+		return nil, fmt.Errorf(
+			"plan: no noise estimate for %s (no repeats or A/A runs in the suite's history with %d df or more) and no default run-to-run CV: %w",
+			strings.Join(missing, ", "),
+			MinFloorDF,
+			inference.ErrInvalid,
+		)
 	}
 	return out, nil
 }
@@ -158,7 +162,13 @@ type FixedLengths struct {
 // BuildPlanReport chooses the plan and the fixed plans at the given step
 // lengths (ReferenceSeconds first, then fixed). Errors are those of a bad
 // goal or input; a goal out of reach is not one (Unreachable says it).
-func BuildPlanReport(points []PlanPointRow, costs inference.PlanCosts, goal inference.PlanGoal, lim inference.PlanLimits, fixed ...FixedLengths) (*PlanReport, error) {
+func BuildPlanReport(
+	points []PlanPointRow,
+	costs inference.PlanCosts,
+	goal inference.PlanGoal,
+	lim inference.PlanLimits,
+	fixed ...FixedLengths,
+) (*PlanReport, error) {
 	pts := make([]inference.PlanPoint, len(points))
 	for i, p := range points {
 		pts[i] = p.PlanPoint
@@ -232,7 +242,21 @@ func (r *PlanReport) Tables() []Table {
 		power = "mde power"
 	}
 	t := Table{ID: "plan", Title: title,
-		Columns: []string{"plan", "read s", "write s", "repeats/side", "nodes", "cells/node", "cell-hours", "wall h", power, "mde %", "±%", "least favourable", "met"}}
+		Columns: []string{
+			"plan",
+			"read s",
+			"write s",
+			"repeats/side",
+			"nodes",
+			"cells/node",
+			"cell-hours",
+			"wall h",
+			power,
+			"mde %",
+			"±%",
+			"least favourable",
+			"met",
+		}}
 	row := func(name string, p inference.Plan) {
 		pw := "0.80"
 		if r.Goal.Detect > 0 {
@@ -280,13 +304,27 @@ func (r *PlanReport) Tables() []Table {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: not reached within %d repeats per side", f.Name, r.Limits.MaxRepeats))
 		}
 	}
-	t.Notes = append(t.Notes,
-		fmt.Sprintf("chosen: the least %s over step lengths %s s (read) and %s s (write), 2..%d repeats per side and 1..%d nodes; fixed rows: the fewest repeats at their step lengths",
-			objective, secondsRange(r.Limits.ReadSeconds), secondsRange(r.Limits.WriteSeconds), r.Limits.MaxRepeats, max(r.Limits.Nodes, 1)),
-		fmt.Sprintf("cost: a cell is %g s overhead + %g s load + per point (%d points) %g s warm-up + its step; cell-hours = %d combinations × repeats × cell; wall = on the nodes, one cell per node at a time",
-			r.Costs.OverheadSeconds, r.Costs.LoadSeconds, len(r.Points), r.Costs.WarmupSeconds, combos),
+	t.Notes = append(
+		t.Notes,
+		fmt.Sprintf(
+			"chosen: the least %s over step lengths %s s (read) and %s s (write), 2..%d repeats per side and 1..%d nodes; fixed rows: the fewest repeats at their step lengths",
+			objective,
+			secondsRange(r.Limits.ReadSeconds),
+			secondsRange(r.Limits.WriteSeconds),
+			r.Limits.MaxRepeats,
+			max(r.Limits.Nodes, 1),
+		),
+		fmt.Sprintf(
+			"cost: a cell is %g s overhead + %g s load + per point (%d points) %g s warm-up + its step; cell-hours = %d combinations × repeats × cell; wall = on the nodes, one cell per node at a time",
+			r.Costs.OverheadSeconds,
+			r.Costs.LoadSeconds,
+			len(r.Points),
+			r.Costs.WarmupSeconds,
+			combos,
+		),
 		"cells/node: each node runs that many cells of every combination (balanced blocks; spec.placement.blocks: Repeats places them, a repeat per block on one node: the node effect cancels from the comparison and the run's relative tables pair by block, but the between-run verdict's test, which does not know the blocks, sees it in its variance and loses power)",
-		"power and mde: at the least favourable point, the verdict's between-run test on log QPS at the correction's first level (α / tests); ±%: the expected interval half-width there; docs/noise.md")
+		"power and mde: at the least favourable point, the verdict's between-run test on log QPS at the correction's first level (α / tests); ±%: the expected interval half-width there; docs/noise.md",
+	)
 	pt := Table{ID: "plan-points", Title: "Components the plan used (per point)",
 		Columns: []string{"step", "threads", "duration", "source", "within cv % (1 s)", "run cv %", "df", "node cv %", "df", "note"}}
 	for _, p := range r.Points {
@@ -309,7 +347,10 @@ func (r *PlanReport) Tables() []Table {
 		pt.Rows = append(pt.Rows, []string{p.Key.Step, fmt.Sprint(p.Key.Threads), dur, p.Source, cv(p.WithinPerSecond, p.MinSeconds == 0),
 			cv(p.Run, true), df(p.RunDF), cv(p.Node, p.NodeKnown), df(p.NodeDF), p.Note})
 	}
-	pt.Notes = append(pt.Notes, "model: ln QPS of a run = its point's mean + node + run + within/√T; - : not measured (within: the run level holds it at the history's step length, which the plan does not go below; node: the plan keeps every cell on one node)")
+	pt.Notes = append(
+		pt.Notes,
+		"model: ln QPS of a run = its point's mean + node + run + within/√T; - : not measured (within: the run level holds it at the history's step length, which the plan does not go below; node: the plan keeps every cell on one node)",
+	)
 	return []Table{t, pt}
 }
 

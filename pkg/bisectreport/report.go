@@ -166,11 +166,28 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 		c.Chain = append(c.Chain, line)
 	}
 	if x.Since != "" {
-		c.Chain = append(c.Chain, fmt.Sprintf("The change point: %s is the first run of the new level, %s the last run before it; their builds are this search's bad and good points.", x.Since, x.LastBefore))
+		c.Chain = append(
+			c.Chain,
+			fmt.Sprintf(
+				"The change point: %s is the first run of the new level, %s the last run before it; their builds are this search's bad and good points.",
+				x.Since,
+				x.LastBefore,
+			),
+		)
 	}
 	if r := st.Rule; r != nil {
-		c.Chain = append(c.Chain, fmt.Sprintf("Judged as the verdict judges: worse by %d %% (magnitudeRule %s), maxPValue %s, correction %s, metrics %v; a build is named at probability %s or more.",
-			r.MinMagnitudePercent, r.MagnitudeRule, r.MaxPValue, r.Correction, r.Metrics, r.Confidence))
+		c.Chain = append(
+			c.Chain,
+			fmt.Sprintf(
+				"Judged as the verdict judges: worse by %d %% (magnitudeRule %s), maxPValue %s, correction %s, metrics %v; a build is named at probability %s or more.",
+				r.MinMagnitudePercent,
+				r.MagnitudeRule,
+				r.MaxPValue,
+				r.Correction,
+				r.Metrics,
+				r.Confidence,
+			),
+		)
 	}
 	if x.RunReport != "" {
 		c.Links = append(c.Links, analysis.Link{Label: "Report of run " + x.RegressedRun, Href: x.RunReport})
@@ -185,7 +202,13 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 	c.Tables = append(c.Tables, explanationTables(st)...)
 	if len(x.FlameGraph) > 0 && st.Explanation != nil {
 		c.FlameGraph = x.FlameGraph
-		c.FlameGraphTitle = fmt.Sprintf("Where the server's CPU went: %s against %s, %s at %d threads", st.FirstBad, st.LastGood, st.Explanation.Step, st.Explanation.ProfileThreads)
+		c.FlameGraphTitle = fmt.Sprintf(
+			"Where the server's CPU went: %s against %s, %s at %d threads",
+			st.FirstBad,
+			st.LastGood,
+			st.Explanation.Step,
+			st.Explanation.ProfileThreads,
+		)
 	}
 	return c
 }
@@ -193,20 +216,31 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 // probabilityTable lists the builds with a probability of being the first
 // bad one.
 func probabilityTable(st *dbbenchv1alpha1.BenchmarkBisectionStatus) analysis.Table {
-	t := analysis.Table{ID: "bisection.probability", Title: "Probability that each build is the first bad one", Columns: []string{"point", "probability", "verdict", "runs"}}
+	t := analysis.Table{
+		ID:      "bisection.probability",
+		Title:   "Probability that each build is the first bad one",
+		Columns: []string{"point", "probability", "verdict", "runs"},
+	}
 	for _, p := range st.Points {
 		if p.Probability != "" {
 			t.Rows = append(t.Rows, []string{p.Name, p.Probability, string(p.Verdict), strconv.Itoa(int(p.Runs))})
 		}
 	}
-	t.Notes = append(t.Notes, "Under the model of docs/bisect.md: one change, a level per side, a shift per round shared by every build measured in it, log-normal noise between cells. Builds not listed hold less than 0.001.")
+	t.Notes = append(
+		t.Notes,
+		"Under the model of docs/bisect.md: one change, a level per side, a shift per round shared by every build measured in it, log-normal noise between cells. Builds not listed hold less than 0.001.",
+	)
 	return t
 }
 
 // environmentTable lists the rounds in which every build measured
 // differently.
 func environmentTable(st *dbbenchv1alpha1.BenchmarkBisectionStatus) (analysis.Table, bool) {
-	t := analysis.Table{ID: "bisection.environment", Title: "Rounds in which the environment changed", Columns: []string{"round", "shift %", "key", "regression held", "bad/good before", "bad/good in round"}}
+	t := analysis.Table{
+		ID:      "bisection.environment",
+		Title:   "Rounds in which the environment changed",
+		Columns: []string{"round", "shift %", "key", "regression held", "bad/good before", "bad/good in round"},
+	}
 	for _, e := range st.Environment {
 		t.Rows = append(t.Rows, []string{strconv.Itoa(int(e.Round)), e.ShiftPercent, e.Key, strconv.FormatBool(e.Held), e.RatioBefore, e.RatioIn})
 	}
@@ -222,8 +256,11 @@ func explanationTables(st *dbbenchv1alpha1.BenchmarkBisectionStatus) []analysis.
 	var out []analysis.Table
 	where := fmt.Sprintf("%s@%d", ex.Step, ex.Threads)
 	if len(ex.Counters) > 0 {
-		t := analysis.Table{ID: "bisection.counters", Title: fmt.Sprintf("Engine counters per operation that moved most: %s against %s, %s", st.FirstBad, st.LastGood, where),
-			Columns: []string{"counter", st.LastGood, st.FirstBad, "ratio"}}
+		t := analysis.Table{
+			ID:      "bisection.counters",
+			Title:   fmt.Sprintf("Engine counters per operation that moved most: %s against %s, %s", st.FirstBad, st.LastGood, where),
+			Columns: []string{"counter", st.LastGood, st.FirstBad, "ratio"},
+		}
 		for _, c := range ex.Counters {
 			t.Rows = append(t.Rows, []string{c.Name, c.LastGood, c.FirstBad, c.Ratio})
 		}
@@ -231,8 +268,17 @@ func explanationTables(st *dbbenchv1alpha1.BenchmarkBisectionStatus) []analysis.
 		out = append(out, t)
 	}
 	if len(ex.Functions) > 0 {
-		t := analysis.Table{ID: "bisection.functions", Title: fmt.Sprintf("Functions whose share of the server's CPU moved most: %s against %s, %s at %d threads", st.FirstBad, st.LastGood, ex.Step, ex.ProfileThreads),
-			Columns: []string{"function", "self % " + st.LastGood, "self % " + st.FirstBad, "change (points)"}}
+		t := analysis.Table{
+			ID: "bisection.functions",
+			Title: fmt.Sprintf(
+				"Functions whose share of the server's CPU moved most: %s against %s, %s at %d threads",
+				st.FirstBad,
+				st.LastGood,
+				ex.Step,
+				ex.ProfileThreads,
+			),
+			Columns: []string{"function", "self % " + st.LastGood, "self % " + st.FirstBad, "change (points)"},
+		}
 		for _, f := range ex.Functions {
 			t.Rows = append(t.Rows, []string{f.Function, f.LastGoodSelfPercent, f.FirstBadSelfPercent, f.ChangePoints})
 		}

@@ -103,11 +103,19 @@ func (g PlanGoal) validate() error {
 	case g.Detect > 0 && !(g.power() > g.alpha() && g.power() < 1):
 		return fmt.Errorf("plan goal: power %v must be in (alpha %v, 1): %w", g.Power, g.alpha(), ErrInvalid)
 	case g.Detect > 0 && !g.Estimated && g.Detect <= g.Magnitude:
-		return fmt.Errorf("plan goal: a %.1f %% slowdown is not beyond the %.1f %% magnitude the Tested rule asks for: it is called regressed at most α of the time whatever the repeats; detect a larger slowdown or use the Estimated rule: %w",
-			100*g.Detect, 100*g.Magnitude, ErrInvalid)
+		return fmt.Errorf(
+			"plan goal: a %.1f %% slowdown is not beyond the %.1f %% magnitude the Tested rule asks for: it is called regressed at most α of the time whatever the repeats; detect a larger slowdown or use the Estimated rule: %w",
+			100*g.Detect,
+			100*g.Magnitude,
+			ErrInvalid,
+		)
 	case g.Detect > 0 && g.Estimated && g.Detect <= g.Magnitude && g.power() >= 0.5:
-		return fmt.Errorf("plan goal: a %.1f %% slowdown is not beyond the %.1f %% magnitude the Estimated rule asks its estimate to reach: it is found at most half the time whatever the repeats; detect a larger slowdown or lower the magnitude: %w",
-			100*g.Detect, 100*g.Magnitude, ErrInvalid)
+		return fmt.Errorf(
+			"plan goal: a %.1f %% slowdown is not beyond the %.1f %% magnitude the Estimated rule asks its estimate to reach: it is found at most half the time whatever the repeats; detect a larger slowdown or lower the magnitude: %w",
+			100*g.Detect,
+			100*g.Magnitude,
+			ErrInvalid,
+		)
 	case g.HalfWidth > 0 && !(g.level() > 0 && g.level() < 1):
 		return fmt.Errorf("plan goal: level %v must be in (0, 1): %w", g.Level, ErrInvalid)
 	}
@@ -165,7 +173,37 @@ type PlanLimits struct {
 }
 
 // niceSeconds are the step lengths PlanDurations offers between its bounds.
-var niceSeconds = []float64{1, 2, 3, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 300, 450, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200, 10800, 14400, 21600, 43200, 86400}
+var niceSeconds = []float64{
+	1,
+	2,
+	3,
+	5,
+	10,
+	15,
+	20,
+	30,
+	45,
+	60,
+	90,
+	120,
+	180,
+	240,
+	300,
+	450,
+	600,
+	900,
+	1200,
+	1800,
+	2700,
+	3600,
+	5400,
+	7200,
+	10800,
+	14400,
+	21600,
+	43200,
+	86400,
+}
 
 // PlanDurations is a grid of step lengths from lo to hi seconds: lo, hi
 // and the round values between them.
@@ -377,7 +415,13 @@ func validatePlanInput(points []PlanPoint, costs PlanCosts, lim PlanLimits) erro
 		}
 	}
 	if costs.Combinations < 0 || lim.MaxRepeats < 2 || lim.Nodes < 0 {
-		return fmt.Errorf("plan: combinations %d must be >= 1, max repeats %d >= 2 and nodes %d >= 1: %w", costs.Combinations, lim.MaxRepeats, lim.Nodes, ErrInvalid)
+		return fmt.Errorf(
+			"plan: combinations %d must be >= 1, max repeats %d >= 2 and nodes %d >= 1: %w",
+			costs.Combinations,
+			lim.MaxRepeats,
+			lim.Nodes,
+			ErrInvalid,
+		)
 	}
 	switch lim.Objective {
 	case "", ObjectiveCellHours, ObjectiveWallTime:
@@ -410,7 +454,8 @@ func EvaluatePlan(points []PlanPoint, costs PlanCosts, goal PlanGoal, readSecond
 	if err := goal.validate(); err != nil {
 		return Plan{}, err
 	}
-	if err := validatePlanInput(points, costs, PlanLimits{ReadSeconds: []float64{readSeconds}, WriteSeconds: []float64{writeSeconds}, MaxRepeats: max(n, 2), Nodes: nodes}); err != nil {
+	lim := PlanLimits{ReadSeconds: []float64{readSeconds}, WriteSeconds: []float64{writeSeconds}, MaxRepeats: max(n, 2), Nodes: nodes}
+	if err := validatePlanInput(points, costs, lim); err != nil {
 		return Plan{}, err
 	}
 	if n < 2 {
@@ -618,6 +663,16 @@ func unreachable(goal PlanGoal, at Plan, points []PlanPoint) error {
 		return fmt.Errorf("plan: ±%.1f %% is out of reach: at %s the least precise point (%s@%d) reaches ±%.1f %%: %w",
 			100*goal.HalfWidth, where, at.Worst.Step, at.Worst.Threads, 100*at.HalfWidth, ErrUnreachable)
 	}
-	return fmt.Errorf("plan: a %.1f %% slowdown with power %.2f is out of reach: at %s the least sensitive point (%s@%d) has power %.2f and finds %.1f %% with power %.2f: %w",
-		100*goal.Detect, goal.power(), where, at.Worst.Step, at.Worst.Threads, at.Power, 100*at.MDE, goal.power(), ErrUnreachable)
+	return fmt.Errorf(
+		"plan: a %.1f %% slowdown with power %.2f is out of reach: at %s the least sensitive point (%s@%d) has power %.2f and finds %.1f %% with power %.2f: %w",
+		100*goal.Detect,
+		goal.power(),
+		where,
+		at.Worst.Step,
+		at.Worst.Threads,
+		at.Power,
+		100*at.MDE,
+		goal.power(),
+		ErrUnreachable,
+	)
 }

@@ -181,7 +181,9 @@ func validateStep(c *checker, path string, s *StepResult) {
 // negative (reported once per column).
 func validateSamples(c *checker, path string, s *Series) {
 	n := len(s.QPS)
-	for name, col := range map[string][]float64{"tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond} {
+	for name, col := range map[string][]float64{
+		"tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond,
+	} {
 		if len(col) != n {
 			c.add(path+"."+name, "has %d samples, qps has %d", len(col), n)
 		}
@@ -206,8 +208,10 @@ func validateSamples(c *checker, path string, s *Series) {
 			prev = v
 		}
 	}
-	for name, col := range map[string][]float64{"qps": s.QPS, "tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond,
-		"queueLength": s.QueueLength, "concurrency": s.Concurrency} {
+	for name, col := range map[string][]float64{
+		"qps": s.QPS, "tps": s.TPS, "latencyMs": s.LatencyMs, "errorsPerSecond": s.ErrorsPerSecond, "reconnectsPerSecond": s.ReconnectsPerSecond,
+		"queueLength": s.QueueLength, "concurrency": s.Concurrency,
+	} {
 		for i, v := range col {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				c.add(fmt.Sprintf("%s.%s[%d]", path, name, i), "must be a finite number >= 0, got %v", v)

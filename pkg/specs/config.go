@@ -39,7 +39,13 @@ func Secret(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, cred Credentials) 
 // ConfigMap builds the cell's config ConfigMap: the variant's server config
 // text, the agent's plan, and the custom steps' scripts, copied at cell start
 // so that the cell is reproducible from its own objects.
-func ConfigMap(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, p *plan.Plan, serverConfig string, customScripts map[string]string) (*corev1.ConfigMap, error) {
+func ConfigMap(
+	run *dbbenchv1alpha1.BenchmarkRun,
+	c matrix.Cell,
+	p *plan.Plan,
+	serverConfig string,
+	customScripts map[string]string,
+) (*corev1.ConfigMap, error) {
 	planJSON, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encoding plan: %w", err)

@@ -84,7 +84,10 @@ func newBench(ctx context.Context, nodes, workers int, before func(client.Client
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{env: &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true}, nodes: nodes}
+	b := &bench{
+		env:   &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true},
+		nodes: nodes,
+	}
 	cfg, err := b.env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("starting envtest: %w", err)
@@ -342,9 +345,19 @@ func runScaling(counts string, repeats int, cellDelay time.Duration, workers int
 		// Blocks run side by side up to the nodes, and no more side by
 		// side than there are blocks.
 		ideal := float64(min(rows[0].nodes, repeats)) / float64(min(r.nodes, repeats))
-		fmt.Printf("  %5d  %8.1f  %10.3f  %10.3f  %d of %d\n", r.nodes, r.wall.Seconds(), r.wall.Seconds()/rows[0].wall.Seconds(), ideal, r.blocksOnOneNode, r.blocks)
+		fmt.Printf(
+			"  %5d  %8.1f  %10.3f  %10.3f  %d of %d\n",
+			r.nodes,
+			r.wall.Seconds(),
+			r.wall.Seconds()/rows[0].wall.Seconds(),
+			ideal,
+			r.blocksOnOneNode,
+			r.blocks,
+		)
 	}
-	fmt.Println("  ideal: min(first row's nodes, blocks) / min(nodes, blocks): wall time falling as 1/nodes until the blocks run out; a block's two cells are serial")
+	fmt.Println(
+		"  ideal: min(first row's nodes, blocks) / min(nodes, blocks): wall time falling as 1/nodes until the blocks run out; a block's two cells are serial",
+	)
 	return nil
 }
 
@@ -411,9 +424,19 @@ func createNodes(ctx context.Context, c client.Client, n int) error {
 				return err
 			}
 			node.Status = corev1.NodeStatus{
-				Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
-				Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("16"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")},
-				Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}},
+				Capacity: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse("16"),
+					corev1.ResourceMemory: resource.MustParse("64Gi"),
+					corev1.ResourcePods:   resource.MustParse("110"),
+				},
+				Allocatable: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse("16"),
+					corev1.ResourceMemory: resource.MustParse("64Gi"),
+					corev1.ResourcePods:   resource.MustParse("110"),
+				},
+				Conditions: []corev1.NodeCondition{
+					{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()},
+				},
 			}
 			return c.Status().Update(ctx, node)
 		})
@@ -482,7 +505,8 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 	go func() {
 		for ctx.Err() == nil {
 			var pods corev1.PodList
-			if err := s.c.List(ctx, &pods, client.MatchingLabels{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}, client.MatchingFields{"spec.nodeName": ""}); err == nil {
+			unscheduled := client.MatchingFields{"spec.nodeName": ""}
+			if err := s.c.List(ctx, &pods, client.MatchingLabels{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}, unscheduled); err == nil {
 				for i := range pods.Items {
 					pod := &pods.Items[i]
 					key := "pod/" + pod.Namespace + "/" + pod.Name
@@ -591,9 +615,27 @@ func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
 	now := time.Now().UTC()
 	doc := &results.Document{
 		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
-		Run: results.Run{Name: job.Labels[dbbenchv1alpha1.LabelRun]}, Cell: results.Cell{Name: cell, Engine: "mariadb", Version: "11", Repeat: 1, Attempt: attempt},
+		Run: results.Run{
+			Name: job.Labels[dbbenchv1alpha1.LabelRun],
+		}, Cell: results.Cell{Name: cell, Engine: "mariadb", Version: "11", Repeat: 1, Attempt: attempt},
 		StartedAt: now, FinishedAt: &now, Status: results.Status{Outcome: results.OutcomeSucceeded},
-		Steps: []results.StepResult{{Step: "point-query", Group: "point", Threads: 1, DurationSeconds: 1, SteadyQPS: 1000, SteadyTPS: 1000, SteadySamples: 1, FinalQPS: 1000, FinalTPS: 1000, Queries: 1000, Transactions: 1000, LatencyAvgMs: 1, LatencyMaxMs: 1}},
+		Steps: []results.StepResult{
+			{
+				Step:            "point-query",
+				Group:           "point",
+				Threads:         1,
+				DurationSeconds: 1,
+				SteadyQPS:       1000,
+				SteadyTPS:       1000,
+				SteadySamples:   1,
+				FinalQPS:        1000,
+				FinalTPS:        1000,
+				Queries:         1000,
+				Transactions:    1000,
+				LatencyAvgMs:    1,
+				LatencyMaxMs:    1,
+			},
+		},
 	}
 	raw, _ := results.Marshal(doc)
 	prog := fmt.Sprintf(`{"attempt":%d,"phase":%q,"stepsDone":1,"stepsTotal":1}`, attempt, plan.PhaseDone)
