@@ -63,7 +63,11 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
+test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
+
+.PHONY: test-prefetch
+test-prefetch: ## Start, in the background, what later stages wait for on the network and disk (database packages, the MySQL root, the Debian base images); see docs/testing.md.
+	hack/prefetch.sh --background
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench, perf).

@@ -7,6 +7,7 @@
 #   hack/dbservers.sh start mariadb|postgres|mysql|all
 #   hack/dbservers.sh stop  mariadb|postgres|mysql|all
 #   hack/dbservers.sh env   mariadb|postgres|mysql  # prints the connection as shell variables
+#   hack/dbservers.sh prepare mariadb|postgres|mysql|all  # install (and for MySQL build the root); start nothing
 #
 # Every server gets the same account: user dbbench, password dbbench-pw,
 # database sbtest. Ports: MariaDB 33306, PostgreSQL 35432, MySQL 34306
@@ -356,7 +357,7 @@ print_env() {
 }
 
 usage() {
-	echo "usage: $0 start|stop|env mariadb|postgres|mysql|all" >&2
+	echo "usage: $0 start|stop|env|prepare mariadb|postgres|mysql|all" >&2
 	exit 64
 }
 
@@ -373,6 +374,10 @@ for e in "${engines[@]}"; do
 	start) "${e}_start" ;;
 	stop) "${e}_stop" ;;
 	env) print_env "${e}" ;;
+	prepare)
+		need_packages "${e}"
+		[ "${e}" != mysql ] || mysql_rootfs
+		;;
 	*) usage ;;
 	esac
 done

@@ -216,9 +216,19 @@ build() {
 	[ "${E_DIR}" = base ] && recipe=$(declare -f build_base)
 	hash=$(printf '%s\n' "${FORMAT}" "$(hash_dir "${ctx}")" "${E_TAG}" "${E_ARGS}" "${base_hash}" "${recipe}" | sha256sum | cut -c1-16)
 	HASHES[${name}]=${hash}
-	local archive
+	local archive lock
 	archive=$(archive_of "${name}" "${hash}")
 	if [ -f "${archive}" ]; then
+		rm -rf "${ctx}"
+		return 0
+	fi
+	# One build of an image at a time on this machine: hack/prefetch.sh
+	# builds the bases in the background while make test's stages may ask
+	# for them. The second waits and then finds the archive.
+	exec {lock}>"${archive}.lock"
+	flock "${lock}"
+	if [ -f "${archive}" ]; then
+		exec {lock}>&-
 		rm -rf "${ctx}"
 		return 0
 	fi
@@ -238,6 +248,7 @@ build() {
 			tail -30 "${ctx}.log" >&2
 			log "building ${E_TAG} failed (full log above: ${ctx}.log)"
 			rm -rf "${ctx}"
+			exec {lock}>&-
 			return 1
 		fi
 		rm -f "${ctx}.log"
@@ -246,6 +257,8 @@ build() {
 	rm -rf "${ctx}"
 	podman save -q --format docker-archive -o "${archive}.tmp" "${E_TAG}" >/dev/null
 	mv "${archive}.tmp" "${archive}"
+	exec {lock}>&-
+	rm -f "${archive}.lock"
 	# Older archives of this image are dead weight.
 	find "${IMAGES_CACHE}" -maxdepth 1 -name "${name}-*.tar" ! -name "$(basename "${archive}")" -delete
 	log "built ${E_TAG} in $((SECONDS - start)) s"

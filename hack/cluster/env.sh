@@ -65,8 +65,10 @@ cluster_workers() {
 	return 0
 }
 
-COREDNS_VERSION="${COREDNS_VERSION:-v1.15.0}"
-COREDNS_BIN="${TOOLS_BIN}/coredns-${COREDNS_VERSION}/coredns"
+# CoreDNS with the cluster's plugins only (hack/coredns: its version is that
+# module's requirement; the cache key changes with the plugin list).
+COREDNS_VERSION="$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" {print $3}' "${DBBENCH_ROOT}/hack/coredns/go.mod")"
+COREDNS_BIN="${TOOLS_BIN}/coredns-${COREDNS_VERSION}-$(sha256sum "${DBBENCH_ROOT}/hack/coredns/main.go" | cut -c1-8)/coredns"
 KUBECTL="${K8S_BIN}/kubectl"
 
 # The sandbox ("pause") image, built by hack/images.sh pause.

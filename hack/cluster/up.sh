@@ -133,8 +133,8 @@ install_deps() {
 	"${DBBENCH_ROOT}/hack/build-k8s.sh" kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl
 	if [ ! -x "${COREDNS_BIN}" ]; then
 		step "building CoreDNS ${COREDNS_VERSION} (cached in $(dirname "${COREDNS_BIN}"))"
-		GOBIN="$(dirname "${COREDNS_BIN}")" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" \
-			"github.com/coredns/coredns@${COREDNS_VERSION}"
+		(cd "${DBBENCH_ROOT}/hack/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${COREDNS_BIN}.tmp" .)
+		mv "${COREDNS_BIN}.tmp" "${COREDNS_BIN}"
 	fi
 }
 
