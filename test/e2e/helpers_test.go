@@ -117,6 +117,11 @@ func smallRun(ns, name string, versions ...string) *dbbenchv1alpha1.BenchmarkRun
 				ExclusiveNodes:   ptr.To(false),
 				MaxParallelCells: 2,
 			},
+			// Headroom over the default 3 attempts: the loaded machine has
+			// starved a cell's client twice in a row (ClientStarved, which
+			// cellAttempt accepts), and the fault tests add a retry of
+			// their own on top.
+			Retry: dbbenchv1alpha1.RetrySpec{MaxAttemptsPerCell: 5},
 		},
 	}
 }
