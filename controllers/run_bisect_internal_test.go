@@ -115,7 +115,10 @@ func TestRegressionBisectionSpec(t *testing.T) {
 				// another database's.
 				Judge:       dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4, 16}},
 				Metrics:     []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput},
-				Parallelism: 1, Repeats: 1, MaxCells: 2,
+				// regression.bisect unset (no API server defaulted it):
+				// the markers' defaults, not floors of 1 and 2.
+				Parallelism: dbbenchv1alpha1.DefaultBisectionParallelism, Repeats: dbbenchv1alpha1.DefaultBisectionRepeats,
+				MaxCells: dbbenchv1alpha1.DefaultBisectionMaxCells,
 			}
 			if d := cmp.Diff(want, *spec); d != "" {
 				t.Errorf("spec (-want +got):\n%s", d)
