@@ -113,8 +113,8 @@ func TestRegressionBisectionSpec(t *testing.T) {
 				Good:   tc.good, Bad: tc.bad, Candidates: cands,
 				// Only maria's regressed pairs: pg's point-query@1 is
 				// another database's.
-				Judge:       dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4, 16}},
-				Metrics:     []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput},
+				Judge:   dbbenchv1alpha1.BisectionJudge{Steps: []string{"update-index"}, Threads: []int32{4, 16}},
+				Metrics: []dbbenchv1alpha1.RegressionMetric{dbbenchv1alpha1.MetricThroughput},
 				// regression.bisect unset (no API server defaulted it):
 				// the markers' defaults, not floors of 1 and 2.
 				Parallelism: dbbenchv1alpha1.DefaultBisectionParallelism, Repeats: dbbenchv1alpha1.DefaultBisectionRepeats,
