@@ -3,7 +3,7 @@
 #   go install github.com/dbbench/dbbench/cmd/kubectl-dbbench@<version>
 # does, on the committed tree (HEAD) instead of a published tag. The tree is
 # served as a module version (v0.0.0-test, a zip as the Go proxy serves it,
-# hack/k8sbin's nested module left out as module zips require) from a file://
+# the nested modules under hack/ left out as module zips require) from a file://
 # proxy placed before the real one; `go install` then resolves it like any
 # version: without this repository's go.work or replace directives (which
 # `go install pkg@version` refuses), dependencies from the module proxy.
@@ -18,7 +18,13 @@ tmp=$(mktemp -d)
 trap 'chmod -R u+w "${tmp}" 2>/dev/null; rm -rf "${tmp}"' EXIT
 dir="${tmp}/proxy/${module}/@v"
 mkdir -p "${dir}" "${tmp}/bin"
-git archive --format=zip --prefix="${module}@${version}/" -o "${dir}/${version}.zip" HEAD -- . ':(exclude)hack/k8sbin'
+# Every directory with a go.mod of its own (hack/k8sbin, hack/coredns) is
+# another module: a module zip must not hold it.
+nested=()
+while read -r m; do
+	nested+=(":(exclude)$(dirname "${m}")")
+done < <(git ls-files '*/go.mod')
+git archive --format=zip --prefix="${module}@${version}/" -o "${dir}/${version}.zip" HEAD -- . "${nested[@]}"
 git show HEAD:go.mod >"${dir}/${version}.mod"
 printf '{"Version":"%s","Time":"%s"}\n' "${version}" "$(git show -s --format=%cI HEAD)" >"${dir}/${version}.info"
 echo "${version}" >"${dir}/list"
