@@ -303,6 +303,10 @@ EOF
 
 # kubelet_yaml NODE_IP SERVING_CERT SOCKET POD_LOGS_DIR: a node's kubelet
 # config (SERVING_CERT: the path of its .crt and .key without the suffix).
+# Image garbage collection is off (high threshold 100): every image here was
+# imported, none can be pulled again (there is no registry), and a disk
+# past the threshold once deleted the pause image from two nodes in the
+# middle of an end-to-end run, leaving every new pod without a sandbox.
 kubelet_yaml() {
 	local ip=$1 serving=$2 sock=$3 logs=$4
 	cat <<EOF
@@ -330,8 +334,8 @@ resolvConf: ${CLUSTER_CONF}/resolv.conf
 podLogsDir: ${logs}
 serializeImagePulls: false
 evictionHard: {memory.available: 200Mi, nodefs.available: 2%, imagefs.available: 2%}
-imageGCHighThresholdPercent: 95
-imageGCLowThresholdPercent: 90
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 EOF
 }
 
