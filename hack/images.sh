@@ -57,6 +57,9 @@ CATALOG=(
 	"manager|manager|docker.io/dbbench/manager:dev||"
 	"local-path-provisioner|local-path-provisioner|${LOCAL_PATH_IMAGE}||"
 	"local-path-helper|local-path-helper|${LOCAL_PATH_HELPER_IMAGE}||base-bookworm"
+	"cnpg-operator|cnpg-operator|${CNPG_OPERATOR_IMAGE}||"
+	"cnpg-postgresql-15|cnpg-postgresql|${CNPG_POSTGRES_IMAGE}:15|SUITE=bookworm PG_MAJOR=15|base-bookworm"
+	"cnpg-postgresql-17|cnpg-postgresql|${CNPG_POSTGRES_IMAGE}:17|SUITE=trixie PG_MAJOR=17|base-trixie"
 )
 
 # Catalog fields of the current image, set by `entry NAME`.
@@ -109,6 +112,18 @@ prepare() {
 			return 2
 		fi
 		cp "${LOCAL_PATH_BIN}" "${ctx}/local-path-provisioner"
+		;;
+	cnpg-operator)
+		# hack/operators.sh cnpg builds the binary into the cache first.
+		if [ ! -x "${CNPG_BIN}" ]; then
+			log "skipping ${name}: ${CNPG_BIN} is not built yet (hack/operators.sh cnpg builds it)"
+			return 2
+		fi
+		local arch
+		arch=$(go env GOARCH)
+		mkdir -p "${ctx}/root/operator"
+		cp "${CNPG_BIN}" "${ctx}/root/operator/manager_${arch}"
+		ln -s "operator/manager_${arch}" "${ctx}/root/manager"
 		;;
 	esac
 }

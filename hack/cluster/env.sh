@@ -89,6 +89,16 @@ LOCAL_PATH_HELPER_IMAGE=docker.io/dbbench/local-path-helper:dev
 # there is taken for a worker (cluster_workers).
 CLUSTER_LOCAL_PATH_DIR="${CLUSTER_DIR}/local-path"
 
+# CloudNativePG (hack/operators.sh cnpg): its manager built from the Go module
+# that hack/cnpg pins (a module of ours with a `tool` line: `go install
+# ...@version` asks the proxy for the version list, which it refuses for
+# this module), its operator image, and the PostgreSQL operand images
+# (hack/images.sh cnpg-operator cnpg-postgresql-15 cnpg-postgresql-17).
+CNPG_VERSION="$(awk '$1 == "github.com/cloudnative-pg/cloudnative-pg" {print $2}' "${DBBENCH_ROOT}/hack/cnpg/go.mod")"
+CNPG_BIN="${TOOLS_BIN}/cnpg-manager-${CNPG_VERSION}/manager"
+CNPG_OPERATOR_IMAGE="docker.io/dbbench/cnpg-operator:${CNPG_VERSION#v}"
+CNPG_POSTGRES_IMAGE=docker.io/dbbench/cnpg-postgresql
+
 ctr_k8s() { ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io "$@"; }
 containerd_up() { containerd_up_at "${CONTAINERD_SOCK}"; }
 containerd_up_at() { [ -S "$1" ] && ctr --address "$1" version >/dev/null 2>&1; }

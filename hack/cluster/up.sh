@@ -647,10 +647,15 @@ write_worker_configs() {
 	mkdir -p "${d}/conf/cni" "${d}/containerd" "${d}/run/containerd" "${d}/kubelet" "${d}/pod-logs" \
 		"${CLUSTER_RUN}/${w}" "${CLUSTER_LOGS}/${w}"
 	# The bridge lives in the worker's namespace; pods reach the other
-	# nodes' pods, the host (API server, DNS) and Services through it.
+	# nodes' pods, the host (API server, DNS) and Services through it. The
+	# links' range is routed too: the host reaches a worker's pods from its
+	# end of the link (kube-proxy masquerades node 1's own Service traffic
+	# to that address), and without the route the pod's reply is dropped,
+	# so the API server could not call a webhook (an operator's) served by a
+	# pod on a worker.
 	cni_conflist "${d}/cni-ipam" \
 		"{\"subnet\": \"$(worker_pod_cidr "${w}")\", \"gateway\": \"${gw}\"}" \
-		"{\"dst\": \"${CLUSTER_SERVICE_CIDR}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_POD_CIDR}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_WORKER_POD_RANGE}\", \"gw\": \"${gw}\"}" |
+		"{\"dst\": \"${CLUSTER_SERVICE_CIDR}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_POD_CIDR}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_WORKER_POD_RANGE}\", \"gw\": \"${gw}\"}, {\"dst\": \"${CLUSTER_WORKER_LINK_RANGE}\", \"gw\": \"${gw}\"}" |
 		put "${d}/conf/cni/10-dbbench.conflist"
 	containerd_toml "${d}/containerd" "${d}/run/containerd" "$(worker_sock "${w}")" "${d}/conf/cni" |
 		put "${d}/conf/containerd.toml"

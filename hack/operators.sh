@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# operators.sh installs another database operator on the local cluster, as a
+# user would install it, so that databases[].template runs against a real one
+# (docs/testing.md, "Real operators"). One operator so far:
+#
+#   hack/operators.sh cnpg            # build (cached), load the images, apply the release manifest, wait for the webhooks
+#   hack/operators.sh cnpg --build    # only build the manager into the cache; prints its path
+#   hack/operators.sh cnpg --render   # print the manifest it would apply (no cluster needed)
+#
+# CloudNativePG (version: hack/cnpg/go.mod's requirement, env.sh CNPG_VERSION):
+# 1. The manager: `go build` of github.com/cloudnative-pg/cloudnative-pg/cmd/manager
+#    from hack/cnpg (static, CGO_ENABLED=0, the version in its ldflags as
+#    upstream's Makefile sets it) into ${TOOLS_BIN}/cnpg-manager-VERSION/, once
+#    per version: only the first build pays the compile (about 6 min cold on
+#    2 cores).
+# 2. The images, with the project's image tooling: `hack/images.sh
+#    cnpg-operator cnpg-postgresql-15 cnpg-postgresql-17` builds the operator
+#    image (FROM scratch + the manager) and the PostgreSQL operand images
+#    (Debian's postgresql-15 and -17, images/cnpg-postgresql) and imports them
+#    into every node's containerd.
+# 3. The release manifest that ships in the module (releases/cnpg-VERSION.yaml,
+#    the file upstream's install docs apply), with two edits an air-gapped
+#    user makes: the operator image is ours, and imagePullPolicy Always becomes
+#    IfNotPresent (the local cluster pulls from no registry). Applied
+#    server-side (its CRDs are too large for the last-applied annotation).
+# 4. Annotates the Deployment's pod template with the operator image's content
+#    hash, so that a rebuilt image under the same tag rolls the operator.
+# 5. Waits for the Deployment, then until the API server accepts a Cluster
+#    through the operator's webhooks (a server-side dry run): the operator
+#    injects its own CA into the webhook configurations after it starts.
+#
+# Everything it logs goes to stderr; --build and --render print their result
+# on stdout.
+source "$(dirname "$0")/lib.sh"
+source "${DBBENCH_ROOT}/hack/cluster/env.sh"
+
+CNPG_NAMESPACE=cnpg-system
+CNPG_DEPLOYMENT=cnpg-controller-manager
+CNPG_UPSTREAM_IMAGE="ghcr.io/cloudnative-pg/cloudnative-pg:${CNPG_VERSION#v}"
+
+kubectl() { "${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" "$@"; }
+
+# cnpg_build builds the manager into the cache unless it is there. The binary
+# appears at CNPG_BIN only once complete.
+cnpg_build() {
+	[ -x "${CNPG_BIN}" ] && return 0
+	local dir tmp start=${SECONDS}
+	dir=$(dirname "${CNPG_BIN}")
+	mkdir -p "${dir}"
+	tmp=$(mktemp -d "${dir}.XXXXXX")
+	log "building CloudNativePG's manager ${CNPG_VERSION} (cached in ${dir})"
+	if ! (cd "${DBBENCH_ROOT}/hack/cnpg" && CGO_ENABLED=0 go build -trimpath \
+		-ldflags "-s -w -X github.com/cloudnative-pg/cloudnative-pg/pkg/versions.buildVersion=${CNPG_VERSION#v}" \
+		-o "${tmp}/manager" github.com/cloudnative-pg/cloudnative-pg/cmd/manager); then
+		rm -rf "${tmp}"
+		log "building github.com/cloudnative-pg/cloudnative-pg/cmd/manager ${CNPG_VERSION} failed"
+		return 1
+	fi
+	mv "${tmp}/manager" "${CNPG_BIN}"
+	rm -rf "${tmp}"
+	log "built ${CNPG_BIN} in $((SECONDS - start)) s"
+}
+
+# cnpg_release_manifest prints the path of the release manifest in the
+# module (downloaded into the module cache if it is not there).
+cnpg_release_manifest() {
+	local dir f
+	dir=$(cd "${DBBENCH_ROOT}/hack/cnpg" && go mod download -json github.com/cloudnative-pg/cloudnative-pg |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
+	f="${dir}/releases/cnpg-${CNPG_VERSION#v}.yaml"
+	if [ ! -f "${f}" ]; then
+		log "no release manifest ${f} in the module github.com/cloudnative-pg/cloudnative-pg@${CNPG_VERSION}"
+		return 1
+	fi
+	echo "${f}"
+}
+
+# cnpg_render prints the release manifest with our operator image and no
+# forced pulls; it fails if either edit found nothing to change.
+cnpg_render() {
+	local f text
+	f=$(cnpg_release_manifest)
+	text=$(<"${f}")
+	if [[ "${text}" != *"${CNPG_UPSTREAM_IMAGE}"* || "${text}" != *"imagePullPolicy: Always"* ]]; then
+		log "${f}: no ${CNPG_UPSTREAM_IMAGE} or no 'imagePullPolicy: Always' to replace; the release layout changed"
+		return 1
+	fi
+	text=${text//"${CNPG_UPSTREAM_IMAGE}"/"${CNPG_OPERATOR_IMAGE}"}
+	text=${text//"imagePullPolicy: Always"/"imagePullPolicy: IfNotPresent"}
+	printf '%s\n' "${text}"
+}
+
+# cnpg_probe_cluster: a minimal Cluster for the webhook dry run.
+cnpg_probe_cluster() {
+	cat <<EOF
+apiVersion: postgresql.cnpg.io/v1
+kind: Cluster
+metadata: {name: dbbench-webhook-probe, namespace: default}
+spec:
+  instances: 1
+  imageName: ${CNPG_POSTGRES_IMAGE}:17
+  storage: {size: 1Gi}
+EOF
+}
+
+cnpg_explain_failure() {
+	log "CloudNativePG's operator is not ready; its pods, recent events and logs:"
+	kubectl -n "${CNPG_NAMESPACE}" get pods -o wide >&2 || true
+	kubectl -n "${CNPG_NAMESPACE}" get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
+	kubectl -n "${CNPG_NAMESPACE}" logs "deployment/${CNPG_DEPLOYMENT}" --tail=25 >&2 || true
+}
+
+cnpg_install() {
+	local start=${SECONDS} deadline out
+	if [ "$(id -u)" != 0 ]; then
+		log "operators.sh must run as root (it imports images into the cluster's containerd)"
+		return 1
+	fi
+	[ -x "${KUBECTL}" ] || "${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
+	if ! kubectl get --raw /readyz >/dev/null 2>&1; then
+		log "the local cluster's API server does not answer (${CLUSTER_KUBECONFIG}); start it with hack/cluster/up.sh"
+		return 1
+	fi
+	cnpg_build
+	"${DBBENCH_ROOT}/hack/images.sh" cnpg-operator cnpg-postgresql-15 cnpg-postgresql-17 >&2
+	if [ ! -s "${CLUSTER_DIR}/images-loaded/cnpg-operator" ]; then
+		log "hack/images.sh did not load cnpg-operator into the cluster's containerd"
+		return 1
+	fi
+	cnpg_render | kubectl apply --server-side --force-conflicts -f - >&2
+	# The tag stays the version's: a rebuilt image (another content hash)
+	# rolls the operator through an annotation, as local-path.sh does.
+	kubectl -n "${CNPG_NAMESPACE}" patch "deployment/${CNPG_DEPLOYMENT}" --type merge -p \
+		"{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"dbbench.io/image-hash\":\"$(cat "${CLUSTER_DIR}/images-loaded/cnpg-operator")\"}}}}}" >&2
+	if ! kubectl -n "${CNPG_NAMESPACE}" rollout status "deployment/${CNPG_DEPLOYMENT}" --timeout=300s >&2; then
+		cnpg_explain_failure
+		return 1
+	fi
+	deadline=$((SECONDS + 120))
+	until out=$(cnpg_probe_cluster | kubectl create --dry-run=server -f - 2>&1); do
+		if [ "${SECONDS}" -ge "${deadline}" ]; then
+			log "the API server still refuses a Cluster after 120 s: ${out}"
+			cnpg_explain_failure
+			return 1
+		fi
+		sleep 2
+	done
+	log "CloudNativePG ${CNPG_VERSION} ready in $((SECONDS - start)) s: ${CNPG_OPERATOR_IMAGE}, operands ${CNPG_POSTGRES_IMAGE}:15 and :17"
+}
+
+case "${1:-} ${2:-}" in
+"cnpg ") cnpg_install ;;
+"cnpg --build") cnpg_build && echo "${CNPG_BIN}" ;;
+"cnpg --render") cnpg_render ;;
+"-h "* | "--help "*) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0" ;;
+*) log "usage: $0 cnpg [--build | --render]"; exit 64 ;;
+esac
