@@ -494,12 +494,17 @@ func lastLine(s string) string {
 // templateReadyFailure is a templated cell's failure when its object (kind
 // and name in what) has not reported condition cond True after waited, at
 // or past limit (databases[db].template.readyTimeout); nil before that.
-func templateReadyFailure(db, what, cond string, waited, limit time.Duration) *failure {
+// detail is what the object itself says (specs.NotReadyDetail), if anything.
+func templateReadyFailure(db, what, cond, detail string, waited, limit time.Duration) *failure {
 	if waited < limit {
 		return nil
 	}
-	return fail(dbbenchv1alpha1.ReasonTemplateNotReady, "%s: condition %s not True after %s (databases[%s].template.readyTimeout %s)",
+	f := fail(dbbenchv1alpha1.ReasonTemplateNotReady, "%s: condition %s not True after %s (databases[%s].template.readyTimeout %s)",
 		what, cond, waited.Round(time.Second), db, limit)
+	if detail != "" {
+		f.message += "; it says: " + detail
+	}
+	return f
 }
 
 // templateCreateFailure classifies the API server's refusal of a templated

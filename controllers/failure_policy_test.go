@@ -298,10 +298,15 @@ func deadlineCases() []deadlineCase {
 			{name: "c-data-a1", field: dataField, class: "local-path", classFound: true}}, time.Minute, time.Minute, unbound),
 			want:    failed(dbbenchv1alpha1.ReasonVolumeClaimNotBound, true),
 			message: `claim c-data-a1 (spec.databases[0].storage.volumeClaim, storage class "local-path") not bound within 1m0s: ` + unbound},
-		{name: "templated object not ready, within readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", 9*time.Minute, 10*time.Minute)},
-		{name: "templated object not ready at readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", 10*time.Minute, 10*time.Minute),
+		{name: "templated object not ready, within readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", "", 9*time.Minute, 10*time.Minute)},
+		{name: "templated object not ready at readyTimeout", f: templateReadyFailure("pg", "Cluster c-target", "Ready", "", 10*time.Minute, 10*time.Minute),
 			want:    failed(dbbenchv1alpha1.ReasonTemplateNotReady, false),
 			message: "Cluster c-target: condition Ready not True after 10m0s (databases[pg].template.readyTimeout 10m0s)"},
+		{name: "templated object not ready, with what it says", f: templateReadyFailure("pg", "Cluster c-target", "Ready",
+			`status.phase "Setting up primary"`, 10*time.Minute, 10*time.Minute),
+			want: failed(dbbenchv1alpha1.ReasonTemplateNotReady, false),
+			message: `Cluster c-target: condition Ready not True after 10m0s (databases[pg].template.readyTimeout 10m0s); ` +
+				`it says: status.phase "Setting up primary"`},
 	}
 }
 

@@ -152,7 +152,8 @@ func (p *runPass) progressTarget(ctx context.Context, c matrix.Cell, cs *dbbench
 	if obj == nil || !specs.ConditionTrue(obj, tpl.ReadyCondition) {
 		limit := tpl.ReadyTimeoutOrDefault()
 		waited := p.now.Sub(cs.StartTime.Time)
-		if f := templateReadyFailure(c.Database.Name, want.GetKind()+" "+want.GetName(), tpl.ReadyCondition, waited, limit); f != nil {
+		if f := templateReadyFailure(c.Database.Name, want.GetKind()+" "+want.GetName(), tpl.ReadyCondition,
+			specs.NotReadyDetail(obj, tpl.ReadyCondition), waited, limit); f != nil {
 			p.failCell(ctx, c, cs, f)
 			return nil
 		}

@@ -17,6 +17,10 @@
 # DBBENCH_E2E_KEEP=1 (then failed tests keep their namespaces).
 #
 #   E2E_RUN=Placement hack/test-e2e.sh     # only tests matching -run
+#
+# On the local cluster it also installs CloudNativePG (hack/operators.sh
+# cnpg) for the operator tests; DBBENCH_E2E_OPERATORS=0 skips the install,
+# and those tests then skip.
 source "$(dirname "$0")/lib.sh"
 cd "${DBBENCH_ROOT}"
 
@@ -47,6 +51,12 @@ local)
 	hack/images.sh "${images[@]}" >&2
 	# The tags the bisection test searches (test/e2e/bisect_test.go).
 	hack/bisect-images.sh >&2
+	# A real operator for the template tests (test/e2e/operators_test.go);
+	# DBBENCH_E2E_OPERATORS=0 goes without (those tests then skip).
+	if [ "${DBBENCH_E2E_OPERATORS:-1}" != 0 ]; then
+		hack/operators.sh cnpg >&2
+		export DBBENCH_E2E_CNPG=1
+	fi
 	;;
 existing)
 	[ -n "${KUBECONFIG:-}" ] || { echo "CLUSTER=existing needs KUBECONFIG" >&2; exit 1; }
@@ -94,7 +104,7 @@ cleanup() {
 			log "test namespaces still terminating after 180 s: $(echo ${nss})"
 	fi
 	if [ -z "${keep}" ]; then
-		"${KUBECTL}" delete node -l "${E2E_LABEL}" --ignore-not-found >/dev/null 2>&1 || true
+		"${KUBECTL}" delete node,storageclass -l "${E2E_LABEL}" --ignore-not-found >/dev/null 2>&1 || true
 	fi
 	kill_kwok
 	stop_s3

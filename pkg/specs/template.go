@@ -3,6 +3,7 @@ package specs
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -96,6 +97,38 @@ func ConditionTrue(obj *unstructured.Unstructured, condType string) bool {
 		}
 	}
 	return false
+}
+
+// NotReadyDetail is what a templated object says about why it is not ready,
+// for the cell's message: its condType condition's status, reason and
+// message when it has one, and its status.phase when it has one
+// (CloudNativePG's "Setting up primary"; its Ready condition only says
+// "Cluster Is Not Ready"); "" when it says nothing. The operator's words,
+// so the user sees the cause next to dbbench's.
+func NotReadyDetail(obj *unstructured.Unstructured, condType string) string {
+	if obj == nil {
+		return ""
+	}
+	var out []string
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != condType {
+			continue
+		}
+		parts := []string{fmt.Sprintf("%s=%v", condType, m["status"])}
+		for _, k := range []string{"reason", "message"} {
+			if v, _ := m[k].(string); v != "" {
+				parts = append(parts, v)
+			}
+		}
+		out = append(out, strings.Join(parts, ", "))
+		break
+	}
+	if phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); phase != "" {
+		out = append(out, "status.phase "+strconv.Quote(phase))
+	}
+	return strings.Join(out, "; ")
 }
 
 // TemplateEndpoint reads a ready templated object's endpoint: the host (given,

@@ -143,6 +143,35 @@ func TestConditionTrue(t *testing.T) {
 	}
 }
 
+// TestNotReadyDetail: the object's own words on why it is not ready: the
+// condition's status, reason and message, and its phase; else nothing.
+func TestNotReadyDetail(t *testing.T) {
+	obj := func(status map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"status": status}}
+	}
+	cases := []struct {
+		name string
+		obj  *unstructured.Unstructured
+		want string
+	}{
+		{"condition with reason and message", obj(map[string]any{"conditions": []any{
+			map[string]any{"type": "Progressing", "status": "True", "message": "not this one"},
+			map[string]any{"type": "Ready", "status": "False", "reason": "ClusterIsNotReady", "message": "Cluster Is Not Ready"}}}),
+			"Ready=False, ClusterIsNotReady, Cluster Is Not Ready"},
+		{"condition with no words", obj(map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "Unknown"}}}), "Ready=Unknown"},
+		{"the condition and the phase", obj(map[string]any{"phase": "Setting up primary",
+			"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "R"}}}), `Ready=False, R; status.phase "Setting up primary"`},
+		{"no condition: the phase", obj(map[string]any{"phase": "Setting up primary"}), `status.phase "Setting up primary"`},
+		{"nothing", obj(map[string]any{}), ""},
+		{"no object (not created yet)", nil, ""},
+	}
+	for _, tc := range cases {
+		if got := NotReadyDetail(tc.obj, "Ready"); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestTargetDatabase: the external view of a ready object is the endpoint
 // recorded in the status with the template's Secret keys and connect
 // database, leaving the spec's database untouched.

@@ -14,6 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -265,6 +266,11 @@ func TestNodeLoss(t *testing.T) {
 	ns := newNamespace(t, "nodeloss")
 	run := smallRun(ns, "nodeloss", "11.8")
 	run.Spec.Workload.ReadSeconds, run.Spec.Workload.WriteSeconds = 5, 5
+	// The data directory on a local volume (docs/design.md, "Node loss"):
+	// the first attempt's claim binds on the victim and is lost with it;
+	// the retry's claim is its own, so nothing pins the retry there.
+	run.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{
+		StorageClassName: ptr.To("local-path"), Size: resource.MustParse("256Mi")}
 	// The first attempt prefers the victim; the retry cannot go there (the
 	// lost node is tainted).
 	run.Spec.Placement.Database.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
@@ -279,6 +285,21 @@ func TestNodeLoss(t *testing.T) {
 	first := kubetest.ListPods(t, k8sClient, ns, withAttempt(cellLabels(run, cs.Name, specs.RoleDatabase), 1))
 	if len(first) != 1 || first[0].Spec.NodeName != victim {
 		t.Fatalf("attempt 1's database pods %v: want one on %s (preferred)", podNodes(first), victim)
+	}
+
+	var claims corev1.PersistentVolumeClaimList
+	if err := k8sClient.List(ctx, &claims, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(claims.Items) != 1 || claims.Items[0].Status.Phase != corev1.ClaimBound {
+		t.Fatalf("%d claims before the loss, want attempt 1's, bound", len(claims.Items))
+	}
+	var pv corev1.PersistentVolume
+	if err := k8sClient.Get(ctx, client.ObjectKey{Name: claims.Items[0].Spec.VolumeName}, &pv); err != nil {
+		t.Fatal(err)
+	}
+	if on := volumeNode(&pv); on != victim {
+		t.Fatalf("attempt 1's volume is on %q, want the database's node %s", on, victim)
 	}
 
 	// Whatever happens next, later tests need the node.
@@ -318,7 +339,7 @@ func TestNodeLoss(t *testing.T) {
 	// is what it was.
 	nodeScript(t, script, "return", victim)
 	returned = true
-	eventually(t, 3*time.Minute, "node "+victim+" Ready and attempt 1's pods gone", func() string {
+	eventually(t, 3*time.Minute, "node "+victim+" Ready, attempt 1's pods gone, and every claim", func() string {
 		var node corev1.Node
 		if err := k8sClient.Get(ctx, client.ObjectKey{Name: victim}, &node); err != nil {
 			return err.Error()
@@ -328,6 +349,13 @@ func TestNodeLoss(t *testing.T) {
 		}
 		if left := kubetest.ListPods(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelAttempt: "1"}); len(left) > 0 {
 			return fmt.Sprintf("attempt 1's pods still there: %v", podNodes(left))
+		}
+		var claims corev1.PersistentVolumeClaimList
+		if err := k8sClient.List(ctx, &claims, client.InNamespace(ns)); err != nil {
+			return err.Error()
+		}
+		if len(claims.Items) > 0 {
+			return fmt.Sprintf("%d claims left", len(claims.Items))
 		}
 		return ""
 	})

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -123,16 +124,20 @@ func TestVolumeClaimOfAMissingClass(t *testing.T) {
 		t.Fatalf("run %s, cell %s after %d attempt(s): %s: %s; want Failed, StorageClassNotFound at once, naming the field",
 			run.Status.Phase, cs.Reason, cs.Attempts, cs.Reason, cs.Message)
 	}
-	eventually(t, time.Minute, "the cell's pod and claim gone", func() string {
-		var pvcs corev1.PersistentVolumeClaimList
-		if err := k8sClient.List(ctx, &pvcs, client.InNamespace(ns)); err != nil {
-			return err.Error()
-		}
-		if n, pods := len(pvcs.Items), len(dbPodsOf(t, ns)); n > 0 || pods > 0 {
-			return fmt.Sprintf("%d claims, %d database pods", n, pods)
-		}
-		return ""
-	})
+	eventually(t, time.Minute, "the cell's pod and claim gone", func() string { return claimsAndDBPodsLeft(t, ns) })
+}
+
+// claimsAndDBPodsLeft says how many claims and database pods are left in
+// ns; "" when none.
+func claimsAndDBPodsLeft(t *testing.T, ns string) string {
+	var pvcs corev1.PersistentVolumeClaimList
+	if err := k8sClient.List(ctx, &pvcs, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	if n, pods := len(pvcs.Items), len(dbPodsOf(t, ns)); n > 0 || pods > 0 {
+		return fmt.Sprintf("%d claims, %d database pods", n, pods)
+	}
+	return ""
 }
 
 // dbPodsOf lists the namespace's database pods.
@@ -172,4 +177,45 @@ func volumePath(pv *corev1.PersistentVolume) string {
 		return pv.Spec.Local.Path
 	}
 	return ""
+}
+
+// TestVolumeClaimThatNeverBinds: a claim of a StorageClass that exists but
+// whose provisioner does not answer (a CSI driver that is down, here a
+// provisioner name nothing serves) stays Pending. That is the
+// infrastructure's fault: the attempt ends VolumeClaimNotBound once
+// timeouts.databaseReady passes, naming the claim, the field and the class,
+// and is retried on a fresh claim; when the retries run out the cell fails
+// with that reason, and no claim or pod is left. No server starts, so it
+// costs about two databaseReady timeouts, in parallel.
+func TestVolumeClaimThatNeverBinds(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "unbound")
+	class := &storagev1.StorageClass{
+		ObjectMeta:  metav1.ObjectMeta{Name: ns + "-unprovisioned", Labels: map[string]string{e2eLabel: "true"}},
+		Provisioner: "e2e.dbbench.io/nobody",
+	}
+	if err := k8sClient.Create(ctx, class); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, class) })
+
+	run := smallRun(ns, "unbound", "10.11")
+	run.Spec.Databases[0].Storage.VolumeClaim = &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: ptr.To(class.Name), Size: resource.MustParse("64Mi")}
+	run.Spec.Timeouts.DatabaseReady = &metav1.Duration{Duration: 20 * time.Second}
+	run.Spec.Retry.MaxAttemptsPerCell = 2
+	createRun(t, run)
+	run = waitForRunFinished(t, ns, run.Name, 3*time.Minute)
+	cs := run.Status.Cells[0]
+	t.Logf("cell %s: %s: %s", cs.Name, cs.Reason, cs.Message)
+	if run.Status.Phase != dbbenchv1alpha1.RunFailed || cs.Reason != dbbenchv1alpha1.ReasonVolumeClaimNotBound || cs.Attempts != 2 ||
+		len(cs.RetryReasons) != 1 || cs.RetryReasons[0] != dbbenchv1alpha1.ReasonVolumeClaimNotBound {
+		t.Fatalf("run %s, cell %s after %d attempt(s), retried for %v; want Failed, VolumeClaimNotBound after 2 attempts, retried once for it",
+			run.Status.Phase, cs.Reason, cs.Attempts, cs.RetryReasons)
+	}
+	for _, w := range []string{"spec.databases[0].storage.volumeClaim", class.Name, "-a2"} {
+		if !strings.Contains(cs.Message, w) {
+			t.Errorf("message %q does not name %q", cs.Message, w)
+		}
+	}
+	eventually(t, time.Minute, "the cell's pods and claims gone", func() string { return claimsAndDBPodsLeft(t, ns) })
 }
