@@ -66,7 +66,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-prefetch
-test-prefetch: ## Start, in the background, what later stages wait for on the network and disk (database packages, the MySQL root, the Debian base images); see docs/testing.md.
+test-prefetch: ## Start, in the background, what later stages wait for on the network and disk (database packages, the MySQL root, the Debian base images, the e2e images and operator); see docs/testing.md.
 	hack/prefetch.sh --background
 
 .PHONY: test-deps
@@ -87,6 +87,7 @@ test-stress: ## The envtest suites COUNT times (default 10) beside two CPU busy 
 
 .PHONY: test-agent
 test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL servers on loopback (installs them from Debian).
+	hack/prefetch.sh --wait
 	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 25m
 	DBBENCH_REAL_DB=1 $(GO) test ./test/realseries -count=1 -timeout 10m
 

@@ -3,7 +3,7 @@
 # would otherwise wait for on the network and the disk rather than the CPU:
 # the database servers' Debian packages, the MySQL sid root, the Debian
 # base images (debootstrap, 70 s to 4 min each on a cold machine) and the
-# end-to-end suite's CloudNativePG images. `make
+# end-to-end suite's database and CloudNativePG images. `make
 # test` starts it first, in the background at the lowest CPU priority, so
 # that on a cold machine it overlaps the compile-bound stages (lint, unit,
 # envtest); on a warm one it finds everything cached and ends in seconds.
@@ -14,6 +14,12 @@
 #   hack/prefetch.sh               # in the foreground
 #   hack/prefetch.sh --background  # detached; the log is ${DBBENCH_CACHE}/prefetch.log
 #   hack/prefetch.sh --stop        # end a background prefetch (CI's exit trap)
+#   hack/prefetch.sh --wait        # until a background prefetch has ended (test-agent's first step)
+#
+# test-agent waits for it: its real servers measure latencies, which the
+# prefetch's dpkg runs and compiles would disturb. On a cold machine the
+# prefetch ends minutes before test-agent would start; the wait is a guard
+# for a slower machine or mirror, not a step that usually waits.
 source "$(dirname "$0")/lib.sh"
 
 PIDFILE="${DBBENCH_CACHE}/prefetch.pid"
@@ -24,6 +30,15 @@ case "${1:-}" in
 	setsid nohup nice -n 19 "$0" >"${LOGFILE}" 2>&1 </dev/null &
 	echo $! >"${PIDFILE}"
 	log "prefetching in the background (pid $!, log ${LOGFILE})"
+	exit 0
+	;;
+--wait)
+	if pid=$(cat "${PIDFILE}" 2>/dev/null) && kill -0 "${pid}" 2>/dev/null; then
+		log "waiting for the background prefetch (pid ${pid}, log ${LOGFILE}) to end before measuring"
+		t=${SECONDS}
+		while kill -0 "${pid}" 2>/dev/null; do sleep 2; done
+		log "the prefetch ended after $((SECONDS - t)) s of waiting"
+	fi
 	exit 0
 	;;
 --stop)
@@ -49,6 +64,8 @@ prefetch_step() {
 start=${SECONDS}
 prefetch_step "database packages and the MySQL root" "${DBBENCH_ROOT}/hack/dbservers.sh" prepare all
 prefetch_step "Debian base images" "${DBBENCH_ROOT}/hack/images.sh" base-bookworm base-trixie
+# The end-to-end suite's database images (dpkg in podman, on those bases).
+prefetch_step "the end-to-end database images" "${DBBENCH_ROOT}/hack/images.sh" mariadb-10.11 mariadb-11.8 postgres-17
 # The end-to-end suite's operator (hack/operators.sh cnpg): the PostgreSQL
 # operand images (dpkg in podman, on the bases just built), then the
 # operator's compile (about 1.5 min of CPU cold, at nice 19 beside the
