@@ -109,6 +109,10 @@ test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.
 test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): runs complete, pods deleted, placement on kwok nodes.
 	CLUSTER=$(CLUSTER) hack/test-e2e.sh
 
+.PHONY: test-operators
+test-operators: ## The operator tests of test-e2e alone (CloudNativePG installed by hack/operators.sh cnpg on the local cluster; part of make test).
+	CLUSTER=$(CLUSTER) E2E_RUN='CloudNativePG' hack/test-e2e.sh
+
 .PHONY: test-push
 test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (15–45 s with the agent image cached).
 	hack/test-push.sh
