@@ -105,22 +105,12 @@ EOF
 
 cnpg_explain_failure() {
 	log "CloudNativePG's operator is not ready; its pods, recent events and logs:"
-	kubectl -n "${CNPG_NAMESPACE}" get pods -o wide >&2 || true
-	kubectl -n "${CNPG_NAMESPACE}" get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-	kubectl -n "${CNPG_NAMESPACE}" logs "deployment/${CNPG_DEPLOYMENT}" --tail=25 >&2 || true
+	explain_deployment "${CNPG_NAMESPACE}" "${CNPG_DEPLOYMENT}"
 }
 
 cnpg_install() {
 	local start=${SECONDS} deadline out
-	if [ "$(id -u)" != 0 ]; then
-		log "operators.sh must run as root (it imports images into the cluster's containerd)"
-		return 1
-	fi
-	[ -x "${KUBECTL}" ] || "${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
-	if ! kubectl get --raw /readyz >/dev/null 2>&1; then
-		log "the local cluster's API server does not answer (${CLUSTER_KUBECONFIG}); start it with hack/cluster/up.sh"
-		return 1
-	fi
+	require_local_cluster operators.sh || return 1
 	cnpg_build
 	"${DBBENCH_ROOT}/hack/images.sh" cnpg-operator cnpg-postgresql-15 cnpg-postgresql-17 >&2
 	if [ ! -s "${CLUSTER_DIR}/images-loaded/cnpg-operator" ]; then

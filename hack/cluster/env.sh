@@ -99,6 +99,31 @@ CNPG_BIN="${TOOLS_BIN}/cnpg-manager-${CNPG_VERSION}/manager"
 CNPG_OPERATOR_IMAGE="docker.io/dbbench/cnpg-operator:${CNPG_VERSION#v}"
 CNPG_POSTGRES_IMAGE=docker.io/dbbench/cnpg-postgresql
 
+# require_local_cluster SCRIPT: what an installer into the running local
+# cluster needs (hack/cluster/local-path.sh, hack/operators.sh): root (it
+# imports images into the nodes' containerd), kubectl, an API server that
+# answers. Logs why not, naming SCRIPT, and fails.
+require_local_cluster() {
+	if [ "$(id -u)" != 0 ]; then
+		log "$1 must run as root (it imports images into the cluster's containerd)"
+		return 1
+	fi
+	[ -x "${KUBECTL}" ] || "${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
+	if ! "${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" get --raw /readyz >/dev/null 2>&1; then
+		log "the local cluster's API server does not answer (${CLUSTER_KUBECONFIG}); start it with hack/cluster/up.sh"
+		return 1
+	fi
+}
+
+# explain_deployment NAMESPACE DEPLOYMENT: its pods, recent events and
+# logs, on stderr, for an installer whose Deployment did not come up.
+explain_deployment() {
+	local k=("${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" -n "$1")
+	"${k[@]}" get pods -o wide >&2 || true
+	"${k[@]}" get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
+	"${k[@]}" logs "deployment/$2" --tail=25 >&2 || true
+}
+
 ctr_k8s() { ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io "$@"; }
 containerd_up() { containerd_up_at "${CONTAINERD_SOCK}"; }
 containerd_up_at() { [ -S "$1" ] && ctr --address "$1" version >/dev/null 2>&1; }

@@ -119,21 +119,11 @@ kubectl() { "${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" "$@"; }
 # explain_failure: what the provisioner's pods and events say.
 explain_failure() {
 	log "the ${DEPLOYMENT} Deployment did not become available; its pods and recent events:"
-	kubectl -n "${NAMESPACE}" get pods -o wide >&2 || true
-	kubectl -n "${NAMESPACE}" get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-	kubectl -n "${NAMESPACE}" logs "deployment/${DEPLOYMENT}" --tail=25 >&2 || true
+	explain_deployment "${NAMESPACE}" "${DEPLOYMENT}"
 }
 
 install() {
-	if [ "$(id -u)" != 0 ]; then
-		log "local-path.sh must run as root (it imports images into the cluster's containerd)"
-		return 1
-	fi
-	[ -x "${KUBECTL}" ] || "${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
-	if ! kubectl get --raw /readyz >/dev/null 2>&1; then
-		log "the local cluster's API server does not answer (${CLUSTER_KUBECONFIG}); start it with hack/cluster/up.sh"
-		return 1
-	fi
+	require_local_cluster local-path.sh || return 1
 	build_binary
 	# Builds what is not cached and imports it into every node's containerd.
 	"${DBBENCH_ROOT}/hack/images.sh" local-path-provisioner local-path-helper >&2
