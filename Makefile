@@ -7,6 +7,14 @@ SHELL := /usr/bin/env bash -o pipefail
 .DEFAULT_GOAL := help
 
 GO ?= go
+# Every Go build under make (vet, lint, the tests, the images' static
+# binaries, the tools built from their modules) uses the same two settings,
+# so a package compiled for one is reused from Go's build cache by the
+# others. With cgo on and full paths for the tests but off and -trimpath for
+# the images, a cold machine compiled the whole dependency tree twice.
+# Nothing in the tree uses cgo.
+export CGO_ENABLED ?= 0
+export GOFLAGS ?= -trimpath
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
 ##@ General
@@ -63,11 +71,15 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 ##@ Test
 
 .PHONY: test
-test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
+test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
 
 .PHONY: test-prefetch
-test-prefetch: ## Start, in the background, what later stages wait for on the network and disk (database packages, the MySQL root, the Debian base images, the e2e images and operator); see docs/testing.md.
+test-prefetch: ## Start, in the background and in idle CPU time, what later stages build on the disk and network (database packages, the MySQL root, base and e2e images); see docs/testing.md.
 	hack/prefetch.sh --background
+
+.PHONY: test-prefetch-compile
+test-prefetch-compile: ## After test-agent: start, in the background and in idle CPU time, the compiles of the tools later stages need (versitygw, helm, kwok, the cluster's components, CloudNativePG).
+	hack/prefetch.sh --background-compile
 
 .PHONY: test-deps
 test-deps: ## Install what the suites drive for real (Chromium, sysbench, perf).

@@ -30,7 +30,7 @@ install_helm() {
 	for pkg in pkg/chartutil pkg/lint/rules; do
 		ld+=" -X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1 -X helm.sh/helm/v3/${pkg}.k8sVersionMinor=36"
 	done
-	mkdir -p "${HELM_DIR}"
+	mkdir -p "${HELM_DIR}" || return 1
 	GOBIN="${HELM_DIR}" CGO_ENABLED=0 go install -trimpath -ldflags "${ld}" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
 }
 
@@ -55,9 +55,10 @@ package tools
 
 import _ "github.com/helm-unittest/helm-unittest/cmd/helm-unittest"
 EOM
-	(cd "${src}" && go mod tidy >/dev/null 2>&1 || go mod tidy) 
+	# Errors returned, not left to errexit (see lib.sh's locked).
+	(cd "${src}" && go mod tidy >/dev/null 2>&1 || go mod tidy) || return 1
 	(cd "${src}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${UNITTEST_DIR}/untt" \
-		github.com/helm-unittest/helm-unittest/cmd/helm-unittest)
+		github.com/helm-unittest/helm-unittest/cmd/helm-unittest) || return 1
 	cat >"${UNITTEST_DIR}/plugin.yaml" <<EOM
 name: "unittest"
 version: "${HELM_UNITTEST_VERSION#v}"
@@ -124,8 +125,8 @@ check_package() {
 case "${1:-}" in
 sync) sync_generated; exit 0 ;;
 esac
-install_helm
-install_unittest
+locked "${HELM_DIR}.lock" install_helm
+locked "${HELM_DIR}.lock" install_unittest
 case "${1:-}" in
 install) echo "${HELM}" ;;
 helm) shift; helm "$@" ;;

@@ -13,6 +13,24 @@ mkdir -p "${K8S_BIN}" "${TOOLS_BIN}"
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# locked LOCKFILE COMMAND...: runs COMMAND holding an exclusive lock on
+# LOCKFILE. Every builder of a cached artefact (a Kubernetes component, a
+# tool, CoreDNS, helm) runs its check-then-build under one, so that a stage
+# and hack/prefetch.sh asking for it at the same time build it once: the
+# second waits, then finds it built. COMMAND runs where errexit does not
+# apply (bash ignores -e inside a command whose status is tested), so a
+# builder returns its first failure itself.
+locked() {
+	local lock=$1 fd rc=0
+	shift
+	mkdir -p "$(dirname "${lock}")"
+	exec {fd}>"${lock}"
+	flock "${fd}"
+	"$@" || rc=$?
+	exec {fd}>&-
+	return "${rc}"
+}
+
 # apt_get runs apt-get, waiting (up to 10 minutes) while another apt-get or
 # dpkg holds a lock: two suites, or a suite and a developer, may install at the
 # same time on one machine. DPkg::Lock::Timeout covers the dpkg lock only, not

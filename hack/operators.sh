@@ -40,9 +40,12 @@ CNPG_UPSTREAM_IMAGE="ghcr.io/cloudnative-pg/cloudnative-pg:${CNPG_VERSION#v}"
 
 kubectl() { "${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" "$@"; }
 
-# cnpg_build builds the manager into the cache unless it is there. The binary
-# appears at CNPG_BIN only once complete.
-cnpg_build() {
+# cnpg_build builds the manager into the cache unless it is there, under a
+# lock (the prefetch may be building it). The binary appears at CNPG_BIN
+# only once complete.
+cnpg_build() { [ -x "${CNPG_BIN}" ] || locked "${CNPG_BIN%/*}.lock" cnpg_build_locked; }
+
+cnpg_build_locked() {
 	[ -x "${CNPG_BIN}" ] && return 0
 	local dir tmp start=${SECONDS}
 	dir=$(dirname "${CNPG_BIN}")

@@ -172,6 +172,10 @@ if [ "${CLUSTER}" = local ]; then
 	fi
 fi
 log "operator installed after $(elapsed)"
+# The setup above has waited for every build the prefetch shares with it
+# (each builder holds a lock); what the prefetch could still be doing must
+# not run beside the suite's measurements either.
+hack/prefetch.sh --wait
 # A fresh cluster has just imported every image into three containerd
 # stores: flush those writes now, so that the first tests' durable-commit
 # measurements (the chain and regression tests time fsync) do not share

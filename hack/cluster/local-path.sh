@@ -36,26 +36,9 @@ MANIFESTS="${DBBENCH_ROOT}/hack/cluster/local-path"
 NAMESPACE=local-path-storage
 DEPLOYMENT=local-path-provisioner
 
-# build_binary builds the provisioner into the cache unless it is there. The
-# binary appears at LOCAL_PATH_BIN only once complete.
-build_binary() {
-	[ -x "${LOCAL_PATH_BIN}" ] && return 0
-	local dir tmp start=${SECONDS}
-	dir=$(dirname "${LOCAL_PATH_BIN}")
-	mkdir -p "${dir}"
-	tmp=$(mktemp -d "${dir}.XXXXXX")
-	log "building local-path-provisioner ${LOCAL_PATH_VERSION} (cached in ${dir})"
-	if ! GOBIN="${tmp}" CGO_ENABLED=0 go install -trimpath \
-		-ldflags "-s -w -X main.VERSION=${LOCAL_PATH_VERSION}" \
-		"github.com/rancher/local-path-provisioner@${LOCAL_PATH_VERSION}"; then
-		rm -rf "${tmp}"
-		log "go install github.com/rancher/local-path-provisioner@${LOCAL_PATH_VERSION} failed"
-		return 1
-	fi
-	mv "${tmp}/local-path-provisioner" "${LOCAL_PATH_BIN}"
-	rm -rf "${tmp}"
-	log "built ${LOCAL_PATH_BIN} in $((SECONDS - start)) s"
-}
+# build_binary builds the provisioner into the cache unless it is there
+# (hack/cluster/build.sh).
+build_binary() { "${DBBENCH_ROOT}/hack/cluster/build.sh" local-path; }
 
 # node_count: the running cluster's, else NODES, else 1.
 node_count() {

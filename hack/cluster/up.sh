@@ -130,12 +130,7 @@ fi
 install_deps() {
 	apt_install etcd-server containerd runc containernetworking-plugins iptables conntrack \
 		iproute2 openssl curl dnsutils podman debootstrap gcc libc6-dev
-	"${DBBENCH_ROOT}/hack/build-k8s.sh" kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl
-	if [ ! -x "${COREDNS_BIN}" ]; then
-		step "building CoreDNS ${COREDNS_VERSION} (cached in $(dirname "${COREDNS_BIN}"))"
-		(cd "${DBBENCH_ROOT}/hack/coredns" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${COREDNS_BIN}.tmp" .)
-		mv "${COREDNS_BIN}.tmp" "${COREDNS_BIN}"
-	fi
+	"${DBBENCH_ROOT}/hack/cluster/build.sh" k8s coredns
 }
 
 # ---------------------------------------------------------------- PKI
