@@ -160,6 +160,18 @@ func TestCloudNativePG(t *testing.T) {
 
 	run = waitForRunFinished(t, ns, run.Name, 15*time.Minute)
 	requireSucceeded(t, run)
+	// The pass that ends the run records the last cell's result; the
+	// object of a cell that ended in that pass is deleted by the next
+	// (settleFinished), which records it in status.cells[].target.
+	eventually(t, time.Minute, "every cell's Cluster recorded deleted", func() string {
+		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
+		for _, cs := range run.Status.Cells {
+			if cs.Target == nil || !cs.Target.Deleted {
+				return fmt.Sprintf("cell %s: target %+v", cs.Name, cs.Target)
+			}
+		}
+		return ""
+	})
 	if len(run.Status.Cells) != 2 {
 		t.Fatalf("cells %s, want two (15, 17)", runSummary(run))
 	}
