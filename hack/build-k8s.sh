@@ -11,16 +11,11 @@ for v in gitVersion=${KUBE_VERSION} gitMajor=1 gitMinor=${minor} gitTreeState=cl
 	ldflags+=" -X k8s.io/component-base/version.${v}"
 done
 
-# build COMPONENT: unless it is there (checked again under the lock; errors
-# returned, see lib.sh's locked).
-build() {
-	local component=$1 out="${K8S_BIN}/$1"
-	[ -x "${out}" ] && return 0
-	log "building ${component} ${KUBE_VERSION} (cached in ${K8S_BIN})"
-	(cd "${DBBENCH_ROOT}/hack/k8sbin" && CGO_ENABLED=0 go build -trimpath -ldflags "${ldflags}" -o "${out}.tmp" "./${component}") || return 1
-	mv "${out}.tmp" "${out}"
+# k8s_build COMPONENT OUT (for lib.sh's cached_build).
+k8s_build() {
+	(cd "${DBBENCH_ROOT}/hack/k8sbin" && CGO_ENABLED=0 go build -trimpath -ldflags "${ldflags}" -o "$2" "./$1")
 }
 
 for component in "$@"; do
-	[ -x "${K8S_BIN}/${component}" ] || locked "${K8S_BIN}/${component}.lock" build "${component}"
+	cached_build "${K8S_BIN}/${component}" "${component} ${KUBE_VERSION}" k8s_build "${component}"
 done

@@ -23,20 +23,18 @@ PLUGINS="${HELM_DIR}/plugins"
 UNITTEST_DIR="${PLUGINS}/helm-unittest-${HELM_UNITTEST_VERSION}"
 CHART="${DBBENCH_ROOT}/charts/dbbench"
 
-install_helm() {
-	[ -x "${HELM}" ] && return 0
-	log "building helm ${HELM_VERSION} (cached in ${HELM_DIR})"
+# helm_build OUT and unittest_build OUT, for lib.sh's cached_build.
+helm_build() {
 	local ld="-s -w" pkg
 	for pkg in pkg/chartutil pkg/lint/rules; do
 		ld+=" -X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1 -X helm.sh/helm/v3/${pkg}.k8sVersionMinor=36"
 	done
-	mkdir -p "${HELM_DIR}" || return 1
-	GOBIN="${HELM_DIR}" CGO_ENABLED=0 go install -trimpath -ldflags "${ld}" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}"
+	CGO_ENABLED=0 go_install_to -trimpath -ldflags "${ld}" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" "$1"
 }
 
-install_unittest() {
-	[ -x "${UNITTEST_DIR}/untt" ] && return 0
-	log "building helm-unittest ${HELM_UNITTEST_VERSION} (cached in ${UNITTEST_DIR})"
+# The plugin is complete once its binary is in place: plugin.yaml is
+# written first.
+unittest_build() {
 	local src="${HELM_DIR}/helm-unittest-src"
 	mkdir -p "${src}" "${UNITTEST_DIR}"
 	cat >"${src}/go.mod" <<EOM
@@ -55,9 +53,8 @@ package tools
 
 import _ "github.com/helm-unittest/helm-unittest/cmd/helm-unittest"
 EOM
-	# Errors returned, not left to errexit (see lib.sh's locked).
 	(cd "${src}" && go mod tidy >/dev/null 2>&1 || go mod tidy) || return 1
-	(cd "${src}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${UNITTEST_DIR}/untt" \
+	(cd "${src}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" \
 		github.com/helm-unittest/helm-unittest/cmd/helm-unittest) || return 1
 	cat >"${UNITTEST_DIR}/plugin.yaml" <<EOM
 name: "unittest"
@@ -125,8 +122,8 @@ check_package() {
 case "${1:-}" in
 sync) sync_generated; exit 0 ;;
 esac
-locked "${HELM_DIR}.lock" install_helm
-locked "${HELM_DIR}.lock" install_unittest
+cached_build "${HELM}" "helm ${HELM_VERSION}" helm_build
+cached_build "${UNITTEST_DIR}/untt" "helm-unittest ${HELM_UNITTEST_VERSION}" unittest_build
 case "${1:-}" in
 install) echo "${HELM}" ;;
 helm) shift; helm "$@" ;;

@@ -31,6 +31,48 @@ locked() {
 	return "${rc}"
 }
 
+# cached_build BIN WHAT BUILDER [ARGS...]: makes the binary BIN unless it is
+# there, checked again under BIN's lock (see locked). BUILDER ARGS... OUT
+# writes the binary to OUT, a path in a new directory beside BIN, from which
+# it moves into place: BIN appears only once complete, so a killed build
+# leaves nothing a later check takes for a binary. Logs what is built and
+# how long it took; returns the builder's failure.
+cached_build() {
+	[ -x "$1" ] || locked "$1.lock" cached_build_locked "$@"
+}
+
+cached_build_locked() {
+	local bin=$1 what=$2 dir tmp rc=0 start=${SECONDS}
+	shift 2
+	[ -x "${bin}" ] && return 0
+	dir=$(dirname "${bin}")
+	mkdir -p "${dir}" || return 1
+	tmp=$(mktemp -d "${dir}/.build.XXXXXX") || return 1
+	log "building ${what} (cached in ${dir})"
+	"$@" "${tmp}/out" || rc=$?
+	[ "${rc}" != 0 ] || mv "${tmp}/out" "${bin}" || rc=$?
+	rm -rf "${tmp}"
+	if [ "${rc}" = 0 ]; then
+		log "built ${bin} in $((SECONDS - start)) s"
+	else
+		log "building ${what} failed (exit ${rc})"
+	fi
+	return "${rc}"
+}
+
+# go_install_to [FLAGS...] PACKAGE@VERSION OUT: go install of one command
+# (outside this tree's module), its binary written to OUT; a builder for
+# cached_build.
+go_install_to() {
+	local out=${!#} gobin
+	gobin="${out}.gobin"
+	mkdir -p "${gobin}" || return 1
+	GOBIN="${gobin}" go install "${@:1:$#-1}" || return 1
+	# The one binary, whatever go named it (a path ending /v2 is named after
+	# the element before).
+	mv "${gobin}"/* "${out}"
+}
+
 # apt_get runs apt-get, waiting (up to 10 minutes) while another apt-get or
 # dpkg holds a lock: two suites, or a suite and a developer, may install at the
 # same time on one machine. DPkg::Lock::Timeout covers the dpkg lock only, not

@@ -40,28 +40,14 @@ CNPG_UPSTREAM_IMAGE="ghcr.io/cloudnative-pg/cloudnative-pg:${CNPG_VERSION#v}"
 
 kubectl() { "${KUBECTL}" --kubeconfig "${CLUSTER_KUBECONFIG}" "$@"; }
 
-# cnpg_build builds the manager into the cache unless it is there, under a
-# lock (the prefetch may be building it). The binary appears at CNPG_BIN
-# only once complete.
-cnpg_build() { [ -x "${CNPG_BIN}" ] || locked "${CNPG_BIN%/*}.lock" cnpg_build_locked; }
+# cnpg_build builds the manager into the cache unless it is there (under a
+# lock: the prefetch may be building it).
+cnpg_build() { cached_build "${CNPG_BIN}" "CloudNativePG's manager ${CNPG_VERSION}" cnpg_go_build; }
 
-cnpg_build_locked() {
-	[ -x "${CNPG_BIN}" ] && return 0
-	local dir tmp start=${SECONDS}
-	dir=$(dirname "${CNPG_BIN}")
-	mkdir -p "${dir}"
-	tmp=$(mktemp -d "${dir}.XXXXXX")
-	log "building CloudNativePG's manager ${CNPG_VERSION} (cached in ${dir})"
-	if ! (cd "${DBBENCH_ROOT}/hack/cnpg" && CGO_ENABLED=0 go build -trimpath \
+cnpg_go_build() {
+	(cd "${DBBENCH_ROOT}/hack/cnpg" && CGO_ENABLED=0 go build -trimpath \
 		-ldflags "-s -w -X github.com/cloudnative-pg/cloudnative-pg/pkg/versions.buildVersion=${CNPG_VERSION#v}" \
-		-o "${tmp}/manager" github.com/cloudnative-pg/cloudnative-pg/cmd/manager); then
-		rm -rf "${tmp}"
-		log "building github.com/cloudnative-pg/cloudnative-pg/cmd/manager ${CNPG_VERSION} failed"
-		return 1
-	fi
-	mv "${tmp}/manager" "${CNPG_BIN}"
-	rm -rf "${tmp}"
-	log "built ${CNPG_BIN} in $((SECONDS - start)) s"
+		-o "$1" github.com/cloudnative-pg/cloudnative-pg/cmd/manager)
 }
 
 # cnpg_release_manifest prints the path of the release manifest in the

@@ -17,19 +17,5 @@ spec="${PKG[$tool]:-}"
 [ -n "$spec" ] || { echo "tools.sh: unknown tool $tool (known: ${!PKG[*]})" >&2; exit 2; }
 version="${spec##*@}"
 out="${TOOLS_BIN}/${tool}-${version}"
-# install_tool: unless it is there (checked again under the lock; errors
-# returned, see lib.sh's locked).
-install_tool() {
-	[ -x "$out" ] && return 0
-	log "installing ${spec} into ${TOOLS_BIN}"
-	local tmp
-	tmp="$(mktemp -d)" || return 1
-	if ! GOBIN="$tmp" go install "$spec" >&2; then
-		rm -rf "$tmp"
-		return 1
-	fi
-	mv "$tmp/$(basename "${spec%@*}")" "$out" || return 1
-	rm -rf "$tmp"
-}
-[ -x "$out" ] || locked "${out}.lock" install_tool
+cached_build "${out}" "${spec}" go_install_to "${spec}"
 echo "$out"
