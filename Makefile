@@ -156,6 +156,10 @@ bench-plan: ## Designed plan against the reference method's fixed plan for one g
 bench-bisect: ## BenchmarkBisection's search on a real local MariaDB: a 10 % / 20 % CPU-quota slowdown from a random build among 8, and null bisections under a changing load; right-build rate, calibration, cells (docs/benchmarks.md). Size: BISECT_* (hack/bench-bisect.sh).
 	hack/bench-bisect.sh
 
+.PHONY: bench-ci
+bench-ci: ## make test's stages one at a time: per stage the wall time and the CPU it used, and the shortest make test those allow here. COLD=1: empty HOME and podman store (hack/bench-ci.sh).
+	hack/bench-ci.sh
+
 .PHONY: bench-chaos
 bench-chaos: ## Manager chaos on the local cluster: CHAOS_KILLS=20 manager kills over waves of CHAOS_RUNS=3 runs with output.s3; prints kills, runs, cells, lost, duplicated, orphans (docs/benchmarks.md).
 	hack/bench-chaos.sh
