@@ -52,15 +52,17 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ -n "${COLD:-}" ]; then
-	cold_dir=$(mktemp -d "${TMPDIR:-/tmp}/dbbench-cold.XXXXXX")
-	mkdir -p "${cold_dir}/home" "${cold_dir}/containers"
+	# A short path: the local cluster's sockets live under HOME, and a unix
+	# socket's path may not exceed 104 bytes.
+	cold_dir=$(mktemp -d /tmp/dbc.XXXXXX)
+	mkdir -p "${cold_dir}/h" "${cold_dir}/containers"
 	cat >"${cold_dir}/storage.conf" <<-EOF
 		[storage]
 		driver = "overlay"
 		graphroot = "${cold_dir}/containers/storage"
 		runroot = "${cold_dir}/containers/run"
 	EOF
-	export HOME="${cold_dir}/home" CONTAINERS_STORAGE_CONF="${cold_dir}/storage.conf"
+	export HOME="${cold_dir}/h" CONTAINERS_STORAGE_CONF="${cold_dir}/storage.conf"
 	unset DBBENCH_CACHE GOCACHE GOMODCACHE GOPATH XDG_CACHE_HOME
 fi
 

@@ -130,7 +130,7 @@ make --no-print-directory push REGISTRY="${REG}" TAG="${TAG}" PUSH_DATABASES=1 D
 	REGISTRY_INSECURE=1 | tee "${REG_DIR}/pushed.txt"
 log "images pushed after $(elapsed)"
 
-eval "$(DBBENCH_CLUSTER_REGISTRY="${REG}" hack/cluster/up.sh)"
+DBBENCH_CLUSTER_REGISTRY="${REG}" eval_env hack/cluster/up.sh
 export KUBECONFIG
 # Anything already in containerd under the registry's name (an earlier run)
 # would be used without a pull.

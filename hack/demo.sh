@@ -42,7 +42,7 @@ case "${CLUSTER}" in
 local)
 	hack/images.sh "${images[@]}" >&2
 	# Three nodes: node 1 and two workers (docs/local-cluster.md).
-	eval "$(NODES="${NODES:-3}" hack/cluster/up.sh)"
+	NODES="${NODES:-3}" eval_env hack/cluster/up.sh
 	hack/images.sh --load >&2
 	;;
 kind)
@@ -92,7 +92,7 @@ if [ "${CLUSTER}" = local ] && [ "${DEMO_S3:-1}" != 0 ]; then
 	S3_HOST=10.88.0.1 hack/s3server.sh stop "${S3_DIR}" >&2
 	rm -rf "${S3_DIR}" # a new run object named demo: a new bucket
 	S3_HOST=10.88.0.1 hack/s3server.sh start "${S3_DIR}" "${s3_port}" >&2
-	eval "$(S3_HOST=10.88.0.1 hack/s3server.sh env "${S3_DIR}" "${s3_port}")"
+	S3_HOST=10.88.0.1 eval_env hack/s3server.sh env "${S3_DIR}" "${s3_port}"
 	# CreateBucket, signed (SigV4) by curl; 409: it exists.
 	code=$(curl -sS -o /dev/null -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" --user "${S3_ACCESS_KEY}:${S3_SECRET_KEY}" \
 		-H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" -X PUT "${S3_ENDPOINT}/${S3_BUCKET}")

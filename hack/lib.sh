@@ -13,6 +13,16 @@ mkdir -p "${K8S_BIN}" "${TOOLS_BIN}"
 
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# eval_env COMMAND...: evaluates the shell assignments COMMAND prints (the
+# local cluster's, the S3 server's), only if COMMAND succeeds. `eval
+# "$(COMMAND)"` would go on after a failed COMMAND: the substitution's
+# status is lost.
+eval_env() {
+	local out
+	out=$("$@") || return
+	eval "${out}"
+}
+
 # locked LOCKFILE COMMAND...: runs COMMAND holding an exclusive lock on
 # LOCKFILE. Every builder of a cached artefact (a Kubernetes component, a
 # tool, CoreDNS, helm) runs its check-then-build under one, so that a stage

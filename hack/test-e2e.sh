@@ -44,7 +44,7 @@ case "${CLUSTER}" in
 local)
 	# Three nodes: the multi-node tests (test/e2e/nodes_test.go) need two
 	# workers besides node 1, and lose one of them.
-	eval "$(NODES="${NODES:-3}" hack/cluster/up.sh)"
+	NODES="${NODES:-3}" eval_env hack/cluster/up.sh
 	source hack/cluster/env.sh
 	DBBENCH_E2E_WORKERS="$(for ((k = 2; k <= $(cat "${CLUSTER_NODES_FILE}"); k++)); do printf '%s ' "$(worker_name "${k}")"; done)"
 	export DBBENCH_E2E_WORKERS DBBENCH_E2E_NODE_SCRIPT="${DBBENCH_ROOT}/hack/cluster/node.sh"
@@ -144,7 +144,7 @@ if [ "${CLUSTER}" = local ]; then
 	rm -rf "${S3_DIR}"
 	s3_port="${DBBENCH_E2E_S3_PORT:-39010}"
 	S3_HOST=10.88.0.1 hack/s3server.sh start "${S3_DIR}" "${s3_port}" >&2
-	eval "$(S3_HOST=10.88.0.1 hack/s3server.sh env "${S3_DIR}" "${s3_port}")"
+	S3_HOST=10.88.0.1 eval_env hack/s3server.sh env "${S3_DIR}" "${s3_port}"
 	export DBBENCH_E2E_S3_ENDPOINT="${S3_ENDPOINT}" DBBENCH_E2E_S3_ACCESS_KEY="${S3_ACCESS_KEY}" DBBENCH_E2E_S3_SECRET_KEY="${S3_SECRET_KEY}"
 fi
 

@@ -720,9 +720,25 @@ start_worker_proxies() {
 	done
 }
 
+# check_socket_paths: containerd refuses a socket path over 104 bytes (its
+# ttrpc socket's is the longest), which under a deep DBBENCH_CACHE would
+# stop a node's containerd; say so before anything starts.
+check_socket_paths() {
+	local w p longest="${CONTAINERD_SOCK}.ttrpc"
+	for w in "${WORKERS[@]}"; do
+		p="$(worker_sock "${w}").ttrpc"
+		[ ${#p} -le ${#longest} ] || longest=${p}
+	done
+	if [ ${#longest} -gt 104 ]; then
+		log "${longest} is ${#longest} bytes, over the 104 containerd allows a socket path: set DBBENCH_CACHE (now ${DBBENCH_CACHE}) to a shorter directory"
+		exit 1
+	fi
+}
+
 # ---------------------------------------------------------------- main
 
 mkdir -p "${CLUSTER_DIR}" "${CLUSTER_LOGS}" "${CLUSTER_RUN}" "${CLUSTER_CONF}"
+check_socket_paths
 echo "${NODES}" >"${CLUSTER_NODES_FILE}"
 install_deps
 make_pki
