@@ -66,11 +66,12 @@ if [ -n "${COLD:-}" ]; then
 	unset DBBENCH_CACHE GOCACHE GOMODCACHE GOPATH XDG_CACHE_HOME
 fi
 
-# cpu_times prints the busy and the total jiffies of every CPU since boot.
-cpu_times() {
+# busy_jiffies prints the time every CPU has been busy since boot, in clock
+# ticks.
+busy_jiffies() {
 	local _ user nice system idle iowait irq softirq steal
 	read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
-	echo "$((user + nice + system + irq + softirq + steal)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
+	echo "$((user + nice + system + irq + softirq + steal))"
 }
 
 HZ=$(getconf CLK_TCK)
@@ -79,9 +80,9 @@ minutes() { printf '%d.%d min' "$(($1 / 60))" "$((($1 % 60) * 10 / 60))"; }
 rows=()
 measured_wall=0 other_busy=0 all_busy=0 all_wall=0 failed=
 
-# row NAME FROM_SECONDS FROM_TIMES TO_SECONDS TO_TIMES MEASURES
+# row NAME FROM_SECONDS FROM_BUSY TO_SECONDS TO_BUSY MEASURES
 row() {
-	local name=$1 t0=$2 b0=${3% *} t1=$4 b1=${5% *} measures=$6
+	local name=$1 t0=$2 b0=$3 t1=$4 b1=$5 measures=$6
 	local wall=$((t1 - t0)) busy=$(((b1 - b0) / HZ))
 	local pct=$((wall > 0 ? 100 * busy / (wall * CPUS) : 0))
 	rows+=("$(printf '%-28s %7d %9d %6d %%  %s' "${name}" "${wall}" "${busy}" "${pct}" "${measures}")")
@@ -98,7 +99,7 @@ log "make test's stages one at a time${COLD:+, cold (HOME=${HOME})}; the output 
 for stage in ${STAGES}; do
 	marker=${MEASURES_FROM[${stage}]:-}
 	mark_file=$(mktemp)
-	start=$(date +%s) start_cpu=$(cpu_times)
+	start=$(date +%s) start_busy=$(busy_jiffies)
 	log "${stage}"
 	rc=0
 	# Each line of the stage's output passes through here; the first that
@@ -106,16 +107,16 @@ for stage in ${STAGES}; do
 	make --no-print-directory "${stage}" 2>&1 | while IFS= read -r line; do
 		printf '%s\n' "${line}" >>"${LOG}"
 		if [ -n "${marker}" ] && [ ! -s "${mark_file}" ] && [[ ${line} == *"${marker}"* ]]; then
-			echo "$(date +%s) $(cpu_times)" >"${mark_file}"
+			echo "$(date +%s) $(busy_jiffies)" >"${mark_file}"
 		fi
 	done || rc=$?
-	end=$(date +%s) end_cpu=$(cpu_times)
+	end=$(date +%s) end_busy=$(busy_jiffies)
 	if [ -s "${mark_file}" ]; then
-		read -r mark mark_busy mark_total <"${mark_file}"
-		row "${stage} (before)" "${start}" "${start_cpu}" "${mark}" "${mark_busy} ${mark_total}" no
-		row "${stage} (measuring)" "${mark}" "${mark_busy} ${mark_total}" "${end}" "${end_cpu}" yes
+		read -r mark mark_busy <"${mark_file}"
+		row "${stage} (before)" "${start}" "${start_busy}" "${mark}" "${mark_busy}" no
+		row "${stage} (measuring)" "${mark}" "${mark_busy}" "${end}" "${end_busy}" yes
 	else
-		row "${stage}" "${start}" "${start_cpu}" "${end}" "${end_cpu}" no
+		row "${stage}" "${start}" "${start_busy}" "${end}" "${end_busy}" no
 	fi
 	rm -f "${mark_file}"
 	if [ "${rc}" != 0 ]; then

@@ -36,7 +36,7 @@ helm_build() {
 # written first.
 unittest_build() {
 	local src="${HELM_DIR}/helm-unittest-src"
-	mkdir -p "${src}" "${UNITTEST_DIR}"
+	mkdir -p "${src}"
 	cat >"${src}/go.mod" <<EOM
 module dbbench.local/helmunittest
 
