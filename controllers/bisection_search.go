@@ -81,8 +81,21 @@ func (p *bisectionPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	case bisect.Stop:
 		p.announce(s, rounds, state)
 		p.stop(s, state, d)
+		return ctrl.Result{}, p.uploadPending(ctx)
 	}
 	return ctrl.Result{}, nil
+}
+
+// uploadPending marks, in the status that ends the search, an upload still
+// to come (the explanation first, if any): the terminal status says what
+// is pending rather than gaining a condition later.
+func (p *bisectionPass) uploadPending(ctx context.Context) error {
+	o, _, err := p.bisectionOutput(ctx)
+	if err != nil || o == nil {
+		return err
+	}
+	p.setUploaded(metav1.ConditionFalse, dbbenchv1alpha1.ReasonUploadPending, "The summary and the report go to the object store once the search and its explanation have ended")
+	return nil
 }
 
 // searching says which round is running.

@@ -267,6 +267,7 @@ func TestRunCompletesWithConditionsAndResults(t *testing.T) {
 	run.Spec.Workload.Threads = []int32{1, 4}
 	run.Spec.Workload.Steps = []string{"point-query"}
 	run.Spec.Placement.MaxParallelCells = 1
+	statuses := watchRunStatuses(t, ns, run.Name)
 	if err := k8sClient.Create(ctx, run); err != nil {
 		t.Fatalf("creating run: %v", err)
 	}
@@ -286,6 +287,7 @@ func TestRunCompletesWithConditionsAndResults(t *testing.T) {
 		t.Fatalf("%d database pods with maxParallelCells 1", n)
 	}
 	driveCellsToCompletion(t, ns, run.Name)
+	statuses.finalStaysFinal(t, time.Second)
 
 	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	if !meta.IsStatusConditionTrue(run.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
@@ -382,6 +384,7 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 	startManager(t, nil)
 	run := minimalRun(ns, "benchfail")
 	run.Spec.Workload.Steps = []string{"point-query", "update-index"}
+	statuses := watchRunStatuses(t, ns, run.Name)
 	if err := k8sClient.Create(ctx, run); err != nil {
 		t.Fatalf("creating run: %v", err)
 	}
@@ -408,13 +411,7 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 	writeProgress(t, ns, cm, plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "update-index", StepsDone: 1, StepsTotal: 2,
 		Error: "Duplicate entry '7' for key 'PRIMARY'", FailureClass: plan.FailureBenchmark}, "")
 	finishJob(t, &job, false)
-	eventually(t, "the run to fail", func() string {
-		r := kubetest.GetRun(t, k8sClient, ns, run.Name)
-		if !meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionFailed) {
-			return cellPhases(r)
-		}
-		return ""
-	})
+	statuses.finalStaysFinal(t, time.Second)
 	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
 	c := run.Status.Cells[0]
 	if c.Phase != dbbenchv1alpha1.CellFailed || c.Attempts != 1 || run.Status.RetriesUsed != 0 {

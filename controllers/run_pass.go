@@ -94,6 +94,7 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	} else if wait {
 		return ctrl.Result{RequeueAfter: p.requeue.d}, nil
 	}
+	endedBefore := endedCells(st.Cells)
 	if err := p.advance(ctx, cells); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -108,11 +109,45 @@ func (p *runPass) reconcile(ctx context.Context) (ctrl.Result, error) {
 		}
 		p.summarize()
 	}
-	if allDone(st) {
+	if allDone(st) && !endedIn(st.Cells, endedBefore) {
 		return p.end(ctx, cells)
+	}
+	if allDone(st) {
+		// A cell ended in this pass. Its release (its database pod and
+		// claims deleted, a templated object's deletion recorded in
+		// status.cells[].target) comes in the next pass, once this
+		// status is written: a release before the write would make a
+		// pass redone from the older status take the missing pod for a
+		// failure. The run ends in that next pass, so its first terminal
+		// status already records everything the release does, and a
+		// finished run's status does not change after it is final.
+		p.requeue.after(time.Second)
 	}
 	p.syncUploads(ctx, cells, nil)
 	return ctrl.Result{RequeueAfter: p.requeue.d}, nil
+}
+
+// endedCells is the names of the cells that have ended (Succeeded or
+// Failed).
+func endedCells(cells []dbbenchv1alpha1.CellStatus) map[string]bool {
+	out := make(map[string]bool, len(cells))
+	for _, cs := range cells {
+		if cs.Phase == dbbenchv1alpha1.CellSucceeded || cs.Phase == dbbenchv1alpha1.CellFailed {
+			out[cs.Name] = true
+		}
+	}
+	return out
+}
+
+// endedIn reports whether a cell of cells has ended that had not in before
+// (endedCells of an earlier state).
+func endedIn(cells []dbbenchv1alpha1.CellStatus, before map[string]bool) bool {
+	for name := range endedCells(cells) {
+		if !before[name] {
+			return true
+		}
+	}
+	return false
 }
 
 // settleFinished handles a finished run: its cells are settled, but their

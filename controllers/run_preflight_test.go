@@ -187,6 +187,7 @@ func TestPreflightRunsEveryPairBeforeAnyCell(t *testing.T) {
 			ns := newNamespace(t)
 			startManager(t, nil)
 			run := preflightRun(ns, fmt.Sprintf("pf%d", i), tt.maxParallel)
+			statuses := watchRunStatuses(t, ns, run.Name)
 			if err := k8sClient.Create(ctx, run); err != nil {
 				t.Fatalf("creating run: %v", err)
 			}
@@ -240,8 +241,8 @@ func TestPreflightRunsEveryPairBeforeAnyCell(t *testing.T) {
 					return ""
 				})
 				requirePreflightFailed(t, run, tt.failing)
-				// Nothing starts later either.
-				time.Sleep(500 * time.Millisecond)
+				// Nothing starts later, nor changes.
+				statuses.finalStaysFinal(t, 500*time.Millisecond)
 				requireNoCellStarted(t, ns, kubetest.GetRun(t, k8sClient, ns, run.Name))
 				requirePreflightGone(t, ns, run, pairs)
 				return

@@ -103,6 +103,7 @@ func TestTemplateTargetLifecycle(t *testing.T) {
 	ns := newNamespace(t)
 	startManager(t, nil)
 	run := templateRun(t, ns, "tpl", mariadbDeployment(), 10*time.Minute)
+	statuses := watchRunStatuses(t, ns, run.Name)
 	if err := k8sClient.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +172,15 @@ func TestTemplateTargetLifecycle(t *testing.T) {
 	}
 
 	agentCompletes(t, ns, &job, 1)
-	final := waitRun(t, ns, run.Name, "the run to succeed with its object deleted", func(r *dbbenchv1alpha1.BenchmarkRun) string {
-		cs := onlyCell(r)
-		if r.Status.Phase != dbbenchv1alpha1.RunSucceeded || cs == nil || cs.Target == nil || !cs.Target.Deleted {
-			return fmt.Sprintf("phase %s, cells %s", r.Status.Phase, cellPhases(r))
-		}
-		return ""
-	})
-	if tg := onlyCell(final).Target; tg.ReadyTime == nil || tg.Host != dep.Name+"-rw" || tg.Port != 3307 {
-		t.Errorf("status target %+v, want ready at %s-rw:3307", tg, dep.Name)
+	// The first terminal status already records the object's deletion,
+	// and nothing changes after it (the e2e suite once read a Succeeded
+	// run whose target was deleted a pass later).
+	final := statuses.finalStaysFinal(t, 2*time.Second)
+	if final.Phase != dbbenchv1alpha1.RunSucceeded || len(final.Cells) != 1 {
+		t.Fatalf("first terminal status: phase %s, %d cells, want Succeeded, 1", final.Phase, len(final.Cells))
+	}
+	if tg := final.Cells[0].Target; tg == nil || tg.ReadyTime == nil || tg.Host != dep.Name+"-rw" || tg.Port != 3307 || !tg.Deleted {
+		t.Errorf("status target %+v in the first terminal status, want ready at %s-rw:3307 and deleted", tg, dep.Name)
 	}
 	err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: dep.Name}, &appsv1.Deployment{})
 	if !apierrors.IsNotFound(err) {
@@ -208,6 +209,7 @@ func TestTemplateTargetFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := newNamespace(t)
 			run := templateRun(t, ns, "tpl", tc.object, time.Minute)
+			statuses := watchRunStatuses(t, ns, run.Name)
 			if err := k8sClient.Create(ctx, run); err != nil {
 				t.Fatal(err)
 			}
@@ -230,6 +232,10 @@ func TestTemplateTargetFailures(t *testing.T) {
 			}
 			if jobs := kubetest.ListJobs(t, k8sClient, ns, map[string]string{dbbenchv1alpha1.LabelRun: run.Name}); len(jobs) != 0 {
 				t.Errorf("%d Jobs; a cell whose target never came has none", len(jobs))
+			}
+			first := statuses.finalStaysFinal(t, 2*time.Second)
+			if tg := first.Cells[0].Target; tc.neverReady && (tg == nil || !tg.Deleted) {
+				t.Errorf("status target %+v in the first terminal status, want deleted", tg)
 			}
 			if tc.neverReady {
 				eventually(t, "the object deleted", func() string {
