@@ -70,8 +70,19 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 
 ##@ Test
 
+# Two tiers (docs/testing.md, "Two tiers"). `make test` is the core tier, what
+# CI runs on every change; `make test-long` adds the long tier: calibration
+# on real servers, long chains of real runs, chaos, node loss and a real
+# operator. Every test of the real-server and cluster suites declares its
+# tier (internal/testutil/tier; DBBENCH_TEST_TIER selects); docs/testing.md
+# lists each test's tier and has their times.
+
 .PHONY: test
-test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-go-install test-e2e ## Everything CI runs (see docs/testing.md).
+test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-go-install test-e2e ## The core tier: everything CI runs (docs/testing.md).
+
+.PHONY: test-long
+test-long: ## The long tier, after make test (docs/testing.md): the agent's calibration tests and change points on real servers, then the end-to-end chains, chaos, node loss, kwok placement and CloudNativePG.
+	$(MAKE) test-deps test-agent-long test-e2e-long
 
 .PHONY: test-prefetch
 test-prefetch: ## Start, in the background and in idle CPU time, what later stages build on the disk and network (database packages, the MySQL root, base and e2e images); see docs/testing.md.
@@ -87,21 +98,25 @@ test-deps: ## Install what the suites drive for real (Chromium, sysbench, perf).
 
 .PHONY: test-unit
 test-unit: ## Unit tests: pure packages, the plugin and the agent (no servers; the HTML report renders in headless Chromium).
-	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/... ./test/argocd/... ./test/bench/...
+	$(GO) test ./pkg/... ./api/... ./cmd/... ./hack/... ./test/bench/...
 
 .PHONY: test-envtest
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... ./internal/... -count=1 -timeout 15m
 
 .PHONY: test-stress
-test-stress: ## The envtest suites COUNT times (default 10) beside two CPU busy loops, to find tests that pass by chance (not part of make test).
-	COUNT=$(or $(COUNT),10) hack/test-stress.sh
+test-stress: ## Beside two CPU busy loops: the envtest suites COUNT times (default 10), then the end-to-end core tier E2E_COUNT times in a row (default 3; 0 skips it), to find tests that pass by chance (not part of make test).
+	COUNT=$(or $(COUNT),10) E2E_COUNT=$(or $(E2E_COUNT),3) hack/test-stress.sh
 
 .PHONY: test-agent
-test-agent: ## The agent's whole catalog on real MariaDB, PostgreSQL and MySQL servers on loopback (installs them from Debian).
+test-agent: ## The agent's core tier on real MariaDB, PostgreSQL and MySQL servers on loopback: the catalog, bad input, configs, external targets, pgbench (installs them from Debian).
 	hack/prefetch.sh --wait
-	DBBENCH_REAL_DB=1 $(GO) test ./pkg/agent -run Real -count=1 -timeout 25m
-	DBBENCH_REAL_DB=1 $(GO) test ./test/realseries -count=1 -timeout 10m
+	DBBENCH_REAL_DB=1 DBBENCH_TEST_TIER=core $(GO) test ./pkg/agent -run Real -count=1 -timeout 15m
+
+.PHONY: test-agent-long
+test-agent-long: ## The agent's long tier on real servers: latency at fixed rates, tail latency, stalls, profiles, log volumes, adaptive steps; change points on 12 real runs.
+	DBBENCH_REAL_DB=1 DBBENCH_TEST_TIER=long $(GO) test ./pkg/agent -run Real -count=1 -timeout 25m
+	DBBENCH_REAL_DB=1 DBBENCH_TEST_TIER=long $(GO) test ./test/realseries -count=1 -timeout 10m
 
 .PHONY: test-agent-tail-latency
 test-agent-tail-latency: ## test-agent's p99-latency regression verdict alone, verbose: a server stalled 80 ms in every 800 at a fixed rate, real MariaDB (cgroups need root, else it skips).
@@ -118,19 +133,23 @@ test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.
 	hack/helm.sh
 
 .PHONY: test-e2e
-test-e2e: ## End-to-end on a real cluster (CLUSTER=local starts the local one): runs complete, pods deleted, placement on kwok nodes.
-	CLUSTER=$(CLUSTER) hack/test-e2e.sh
+test-e2e: ## End-to-end core tier on a real cluster (CLUSTER=local starts the local three-node one): every kind, every target kind, faults, placement, volumes, uploads.
+	CLUSTER=$(CLUSTER) DBBENCH_TEST_TIER=core hack/test-e2e.sh
+
+.PHONY: test-e2e-long
+test-e2e-long: ## End-to-end long tier: the nightly chain to an explained build, the suite's site with triage, verdicts and bisections on real runs, chaos, node loss, kwok placement, CloudNativePG.
+	CLUSTER=$(CLUSTER) DBBENCH_TEST_TIER=long hack/test-e2e.sh
 
 .PHONY: test-operators
-test-operators: ## The operator tests of test-e2e alone (CloudNativePG installed by hack/operators.sh cnpg on the local cluster; part of make test).
-	CLUSTER=$(CLUSTER) E2E_RUN='CloudNativePG' hack/test-e2e.sh
+test-operators: ## The operator tests of test-e2e-long alone (CloudNativePG installed by hack/operators.sh cnpg on the local cluster).
+	CLUSTER=$(CLUSTER) DBBENCH_TEST_TIER=long E2E_RUN='CloudNativePG' hack/test-e2e.sh
 
 .PHONY: test-push
 test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (15–45 s with the agent image cached).
 	hack/test-push.sh
 
 .PHONY: test-go-install
-test-go-install: ## go install .../cmd/kubectl-dbbench@<version> of the committed tree, served as a module version by a file:// proxy (~2 min).
+test-go-install: ## go install .../cmd/kubectl-dbbench@<version> of the committed tree, served as a module version by a file:// proxy (docs/testing.md has its time).
 	hack/test-go-install.sh
 
 ##@ Benchmarks

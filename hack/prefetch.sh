@@ -7,13 +7,14 @@
 # 1. From the first stage (test-prefetch), until test-agent: what the
 #    later stages build on the disk and the network. The database servers'
 #    Debian packages, the MySQL sid root, the Debian base images
-#    (debootstrap), the end-to-end suite's database images and
-#    CloudNativePG's operand images (dpkg inside podman).
+#    (debootstrap), the end-to-end suite's database images and, for the
+#    long test tier, CloudNativePG's operand images (dpkg inside podman).
 # 2. From the end of test-agent (--background-compile), until test-e2e's
 #    suite: the compiles of the tools the stages after it need, in the
 #    order they need them. versitygw (test-s3), helm and helm-unittest
-#    (test-chart), kwok, the local cluster's Kubernetes components, CoreDNS
-#    and local-path-provisioner, CloudNativePG's operator (test-e2e).
+#    (test-chart), the local cluster's Kubernetes components, CoreDNS and
+#    local-path-provisioner (test-e2e); for the long test tier
+#    (DBBENCH_TEST_TIER=long or all) also kwok and CloudNativePG's operator.
 #
 # Nothing runs beside test-agent or test-e2e's suite, whose real servers
 # measure: a compile at the lowest CPU priority beside test-agent halved
@@ -108,22 +109,30 @@ idle_class() {
 if [[ ${DBBENCH_PREFETCH_DETACHED:-} == 1 ]]; then idle_class; fi
 
 start=${SECONDS}
+# What only the long test tier uses (kwok, CloudNativePG) is prefetched only
+# when DBBENCH_TEST_TIER asks for that tier.
+long_tier=
+case "${DBBENCH_TEST_TIER:-core}" in long | all) long_tier=1 ;; esac
 case "${DBBENCH_PREFETCH_PHASE:-disk}" in
 disk)
 	prefetch_step "database packages and the MySQL root" "${DBBENCH_ROOT}/hack/dbservers.sh" prepare all
 	prefetch_step "Debian base images" "${DBBENCH_ROOT}/hack/images.sh" base-bookworm base-trixie
 	prefetch_step "the end-to-end database images" "${DBBENCH_ROOT}/hack/images.sh" mariadb-10.11 mariadb-11.8 postgres-17
-	prefetch_step "CloudNativePG's operand images" "${DBBENCH_ROOT}/hack/images.sh" cnpg-postgresql-15 cnpg-postgresql-17
+	if [ -n "${long_tier}" ]; then
+		prefetch_step "CloudNativePG's operand images" "${DBBENCH_ROOT}/hack/images.sh" cnpg-postgresql-15 cnpg-postgresql-17
+	fi
 	;;
 compile)
 	# The agent and manager images are not here: they are builds of this
 	# tree, which the stages before test-e2e may change.
 	prefetch_step "versitygw" bash -c '"$1" versitygw >/dev/null' _ "${DBBENCH_ROOT}/hack/tools.sh"
 	prefetch_step "helm and helm-unittest" bash -c '"$1" install >/dev/null' _ "${DBBENCH_ROOT}/hack/helm.sh"
-	prefetch_step "kwok" bash -c '"$1" kwok >/dev/null' _ "${DBBENCH_ROOT}/hack/tools.sh"
 	prefetch_step "the local cluster's Kubernetes components, CoreDNS and local-path-provisioner" "${DBBENCH_ROOT}/hack/cluster/build.sh"
-	prefetch_step "CloudNativePG's operator" bash -c '"$1" cnpg --build >/dev/null && "$2" cnpg-operator' _ \
-		"${DBBENCH_ROOT}/hack/operators.sh" "${DBBENCH_ROOT}/hack/images.sh"
+	if [ -n "${long_tier}" ]; then
+		prefetch_step "kwok" bash -c '"$1" kwok >/dev/null' _ "${DBBENCH_ROOT}/hack/tools.sh"
+		prefetch_step "CloudNativePG's operator" bash -c '"$1" cnpg --build >/dev/null && "$2" cnpg-operator' _ \
+			"${DBBENCH_ROOT}/hack/operators.sh" "${DBBENCH_ROOT}/hack/images.sh"
+	fi
 	;;
 *) log "DBBENCH_PREFETCH_PHASE must be disk or compile"; exit 64 ;;
 esac

@@ -18,13 +18,22 @@
 #
 #   E2E_RUN=Placement hack/test-e2e.sh     # only tests matching -run
 #
-# On the local cluster it also installs CloudNativePG (hack/operators.sh
-# cnpg) for the operator tests; DBBENCH_E2E_OPERATORS=0 skips the install,
-# and those tests then skip.
+# DBBENCH_TEST_TIER picks the tests (docs/testing.md, "Two tiers"): core
+# (the default, make test-e2e), long (make test-e2e-long) or all. What only
+# the long tier uses is set up only for it: kwok for the simulated nodes,
+# the bisection's image tags and, on the local cluster, CloudNativePG
+# (hack/operators.sh cnpg; DBBENCH_E2E_OPERATORS=0 skips the install, and
+# the operator tests then skip).
 source "$(dirname "$0")/lib.sh"
 cd "${DBBENCH_ROOT}"
 
 CLUSTER="${CLUSTER:-local}"
+export DBBENCH_TEST_TIER="${DBBENCH_TEST_TIER:-core}"
+case "${DBBENCH_TEST_TIER}" in
+core) long_tier= ;;
+long | all) long_tier=1 ;;
+*) echo "DBBENCH_TEST_TIER=${DBBENCH_TEST_TIER}: want core, long or all" >&2; exit 64 ;;
+esac
 SYSTEM_NS=dbbench-system
 RELEASE=dbbench
 E2E_LABEL=dbbench.io/e2e=true
@@ -37,7 +46,10 @@ elapsed() { echo "$(( $(date +%s) - start )) s"; }
 "${DBBENCH_ROOT}/hack/build-k8s.sh" kubectl
 KUBECTL="${K8S_BIN}/kubectl"
 HELM="$("${DBBENCH_ROOT}/hack/helm.sh" install)"
-KWOK="$("${DBBENCH_ROOT}/hack/tools.sh" kwok)"
+KWOK=
+if [ -n "${long_tier}" ]; then
+	KWOK="$("${DBBENCH_ROOT}/hack/tools.sh" kwok)"
+fi
 
 images=(mariadb-10.11 mariadb-11.8 postgres-17 agent manager)
 case "${CLUSTER}" in
@@ -49,13 +61,16 @@ local)
 	DBBENCH_E2E_WORKERS="$(for ((k = 2; k <= $(cat "${CLUSTER_NODES_FILE}"); k++)); do printf '%s ' "$(worker_name "${k}")"; done)"
 	export DBBENCH_E2E_WORKERS DBBENCH_E2E_NODE_SCRIPT="${DBBENCH_ROOT}/hack/cluster/node.sh"
 	hack/images.sh "${images[@]}" >&2
-	# The tags the bisection test searches (test/e2e/bisect_test.go).
-	hack/bisect-images.sh >&2
-	# A real operator for the template tests (test/e2e/operators_test.go);
-	# DBBENCH_E2E_OPERATORS=0 goes without (those tests then skip).
-	if [ "${DBBENCH_E2E_OPERATORS:-1}" != 0 ]; then
-		hack/operators.sh cnpg >&2
-		export DBBENCH_E2E_CNPG=1
+	if [ -n "${long_tier}" ]; then
+		# The tags the bisection, chain and site tests search
+		# (test/e2e/bisect_test.go).
+		hack/bisect-images.sh >&2
+		# A real operator for the template tests (test/e2e/operators_test.go);
+		# DBBENCH_E2E_OPERATORS=0 goes without (those tests then skip).
+		if [ "${DBBENCH_E2E_OPERATORS:-1}" != 0 ]; then
+			hack/operators.sh cnpg >&2
+			export DBBENCH_E2E_CNPG=1
+		fi
 	fi
 	;;
 existing)
@@ -182,7 +197,7 @@ hack/prefetch.sh --wait
 # the disk with their writeback.
 sync
 
-log "running the end-to-end suite"
+log "running the end-to-end suite (${DBBENCH_TEST_TIER} tier)"
 test_log="${STATE_DIR}/go-test.log"
 set +e
 DBBENCH_KWOK="${KWOK}" DBBENCH_E2E_KWOK_PIDFILE="${KWOK_PIDFILE}" \

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -23,6 +24,7 @@ import (
 // local cluster's end-to-end suite shared the 2 cores. ≈ 45 s (the load's
 // warm-up read step runs its fixed 20 s).
 func TestRealAdaptiveDuration(t *testing.T) {
+	tier.Long(t)
 	needRealDB(t)
 	e := plan.MariaDB
 	if !strings.Contains(" "+strings.Join(engineNames(), " ")+" ", " mariadb ") {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -36,6 +37,7 @@ func serverConfigFile(e plan.Engine) string {
 // every setting it makes must be verified or explained as unverifiable,
 // none may be reported not in effect, and the cell runs.
 func TestRealConfigApplied(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	// Settings each server's file makes that the server reports.
 	mustVerify := map[plan.Engine][]string{
@@ -135,6 +137,7 @@ var ignoredVariants = map[plan.Engine]struct {
 // load, as a benchmark failure that names the setting, the requested and the
 // effective values, with the verified and unverified settings recorded.
 func TestRealConfigIgnored(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	for _, e := range realEngines() {
 		t.Run(string(e), func(t *testing.T) {
@@ -240,6 +243,7 @@ func hasSetting(ss []results.ConfigSetting, name string) bool { return find(ss, 
 // the variant against the server and ends Done without a load or a step,
 // the check recorded in the document.
 func TestRealConfigPreflight(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	for _, e := range realEngines() {
 		t.Run(string(e), func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -88,6 +89,7 @@ func databaseExists(t *testing.T, e plan.Engine, name string) bool {
 // success and when the cell is cut short, and the user's table of the same
 // name as sysbench's, in the database the agent connects to, is untouched.
 func TestRealExternal(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	cases := []struct {
 		name    string

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/cgroup"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -38,6 +39,7 @@ import (
 // runs, and half of it overflowed the queue. Without a writable
 // /sys/fs/cgroup the test runs unconfined, and says so.
 func TestRealFixedRateLatency(t *testing.T) {
+	tier.Long(t)
 	needRealDB(t)
 	e := plan.MariaDB
 	if !strings.Contains(" "+strings.Join(enginesAsStrings(), " ")+" ", " mariadb ") {
@@ -194,6 +196,7 @@ func TestRealFixedRateLatency(t *testing.T) {
 // sum of the latencies exceeds the wall-clock time one thread has, which
 // service times alone can never do.
 func TestRealFixedRateCountsQueueWait(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	bin, err := exec.LookPath("sysbench")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -73,6 +74,7 @@ func loopFilesystem(t *testing.T, dir string) string {
 // read-only step; data and log are on different devices, not flagged as
 // shared; the server's log files are on the log filesystem.
 func TestRealLogVolume(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	// MySQL runs chrooted (hack/dbservers.sh): no log directory of its own.
 	logFile := map[plan.Engine]string{plan.MariaDB: "ib_logfile0", plan.Postgres: "pg_wal/000000010000000000000001"}

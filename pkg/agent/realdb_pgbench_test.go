@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -16,6 +17,7 @@ import (
 // with a steady value, a series, hardware figures and the pgbench command
 // (without the password); on MariaDB the step is refused before any load.
 func TestRealPgbench(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	if !hasEngine(plan.Postgres) {
 		t.Skip("PostgreSQL is not among DBBENCH_REAL_DB_ENGINES")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/profile"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -46,6 +47,7 @@ const profileTopN = 3
 // measured run's (the pass is separate, so the measured figures are not
 // skewed; this says what the pass itself costs).
 func TestRealProfileExplain(t *testing.T) {
+	tier.Long(t)
 	needRealDB(t)
 	if !slices.Contains(realEngines(), plan.Postgres) {
 		t.Skip("needs postgres in DBBENCH_REAL_DB_ENGINES")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/cgroup"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -93,6 +94,7 @@ var tailOrder = []string{"A", "B", "B", "A", "A", "B"}
 // construction; what this test is about is the offered load a service
 // actually sees. It skips when /sys/fs/cgroup is not writable.
 func TestRealTailLatency(t *testing.T) {
+	tier.Long(t)
 	needRealDB(t)
 	e := plan.MariaDB
 	if !strings.Contains(" "+strings.Join(enginesAsStrings(), " ")+" ", " mariadb ") {
@@ -446,6 +448,7 @@ const (
 // It takes about a minute: the load and its 10 s warm-up step, then four
 // 12 s runs.
 func TestRealStallIsReRunOrFlagged(t *testing.T) {
+	tier.Long(t)
 	needRealDB(t)
 	if !slices.Contains(enginesAsStrings(), string(plan.MariaDB)) {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -183,8 +184,9 @@ func runRealAgent(t *testing.T, a *Agent, timeout time.Duration, logAlways bool)
 }
 
 // TestRealCatalog runs the whole 42-step catalog (the 32 reported steps and
-// the .pre steps), TPC-C and a custom Lua step on each engine.
+// the .pre steps), TPC-C and a custom Lua step on each engine, at 2 threads.
 func TestRealCatalog(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	for _, e := range realEngines() {
 		t.Run(string(e), func(t *testing.T) {
@@ -197,7 +199,7 @@ func TestRealCatalog(t *testing.T) {
 			if compact.Status.Outcome != results.OutcomeSucceeded || compact.Form != results.FormCompact || full.Form != results.FormFull {
 				t.Errorf("status %+v, forms %s/%s", compact.Status, compact.Form, full.Form)
 			}
-			want := (len(steps)-1)*2 + 1 // every step at 1 and 2 threads; TPC-C at 2
+			want := len(steps) // every step, TPC-C included, at 2 threads
 			if len(full.Steps) != want {
 				t.Errorf("%d step results, want %d", len(full.Steps), want)
 			}
@@ -262,6 +264,7 @@ func TestRealCatalog(t *testing.T) {
 // TestRealBadInput checks that bad input fails with a clear error, the right
 // exit code, and that what was measured before is kept.
 func TestRealBadInput(t *testing.T) {
+	tier.Core(t)
 	needRealDB(t)
 	// Each engine reports its own error codes for these two.
 	for _, e := range realEngines() {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 )
 
 // The tags hack/bisect-images.sh builds: t1 … t8, durable commits from t6 on.
@@ -116,6 +117,7 @@ func runBisection(t *testing.T, b *dbbenchv1alpha1.BenchmarkBisection) (*dbbench
 // suite's verdict: chain_test.go). Not parallel: other tests' load would be
 // noise in the verdicts.
 func TestBisectionNamesTheTagThatMadeCommitsDurable(t *testing.T) {
+	tier.Long(t)
 	ns := newNamespace(t, "bisect")
 	withMissing := append([]dbbenchv1alpha1.BisectionPoint{{Version: "t2"}, {Image: bisectMissing}}, tagCandidates()[1:]...)
 	two, wall := runBisection(t, bisection(ns, "bisect-k2", 2, withMissing))

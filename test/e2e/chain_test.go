@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/store"
 )
 
@@ -44,6 +45,7 @@ const steadyNights = 6
 // the run's report, whose verdict links back. Not parallel: other tests'
 // load would be noise in the series.
 func TestChainFromANightlyDropToAnExplainedBuild(t *testing.T) {
+	tier.Long(t)
 	began := time.Now()
 	ns := newNamespace(t, "chain")
 	// The explain round's profiler needs privileged pods (docs/explain.md).

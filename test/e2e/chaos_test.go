@@ -26,6 +26,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
@@ -134,6 +135,7 @@ func chaosSettingsFromEnv(t *testing.T) chaosSettings {
 // CHAOS_RUNS (runs per wave) size it; make bench-chaos runs the long
 // version. Not parallel: other tests' runs would see the kills too.
 func TestManagerChaos(t *testing.T) {
+	tier.Long(t)
 	endpoint := s3Endpoint(t)
 	cfg := chaosSettingsFromEnv(t)
 	t.Logf("chaos: seed %d (%s=%d replays this schedule), %d kills, %d runs per wave", cfg.seed, envChaosSeed, cfg.seed, cfg.kills, cfg.runs)

@@ -20,6 +20,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -228,6 +229,7 @@ func requireExternalResults(t *testing.T, ns string, cs dbbenchv1alpha1.CellStat
 // caveats; the user's table keeps its rows and no dbbench_* database is
 // left on the server.
 func TestExternal(t *testing.T) {
+	tier.Core(t)
 	for _, u := range userDatabases {
 		t.Run(string(u.engine), func(t *testing.T) {
 			t.Parallel()
@@ -274,6 +276,7 @@ func TestExternal(t *testing.T) {
 // Deployment is deleted when the cell ends. The chart grants the manager
 // apps/deployments through rbac.templateKinds (hack/test-e2e.sh).
 func TestTemplateDeployment(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	u := userDatabases[0]
 	ns := newNamespace(t, "template")

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -23,6 +24,7 @@ import (
 // node's one disk: the results and the report must say "shared device"
 // rather than present the repeated figures as a split.
 func TestLogVolumeOnTheCluster(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "logvol")
 	run := smallRun(ns, "logvol", "10.11")

@@ -23,6 +23,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -46,6 +47,7 @@ func realWorkers(t *testing.T, want int) []string {
 // nodes: every byte of the benchmark crosses the pod network between two
 // nodes, and every step's results prove the client reached its server.
 func TestCellsOnRealNodes(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	realWorkers(t, 2)
 	ns := newNamespace(t, "realnodes")
@@ -82,6 +84,7 @@ func TestCellsOnRealNodes(t *testing.T) {
 // node), block 2 in reverse order, and the results documents carry the
 // blocks.
 func TestBlocksOnRealNodes(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	realWorkers(t, 2)
 	ns := newNamespace(t, "blocks")
@@ -159,6 +162,7 @@ func TestBlocksOnRealNodes(t *testing.T) {
 // time on different nodes, and no node ever holds pods of both. The pods are
 // sampled every second while the runs go.
 func TestExclusiveNodesOnRealNodes(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	realWorkers(t, 2)
 	ns := newNamespace(t, "exclusive")
@@ -241,6 +245,7 @@ func TestExclusiveNodesOnRealNodes(t *testing.T) {
 // Not parallel: every pod on the lost node would be retried, other tests'
 // cells included.
 func TestNodeLoss(t *testing.T) {
+	tier.Long(t)
 	workers := realWorkers(t, 2)
 	script := os.Getenv("DBBENCH_E2E_NODE_SCRIPT")
 	if script == "" {

@@ -19,6 +19,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -136,6 +137,7 @@ func cnpgLeftovers(ns string) string {
 // operator's read-write Service with the operator's generated app Secret,
 // then deleted with its claim. No database pod of dbbench's runs.
 func TestCloudNativePG(t *testing.T) {
+	tier.Long(t)
 	requireCNPG(t)
 	t.Parallel()
 	ns := newNamespace(t, "cnpg")
@@ -160,18 +162,8 @@ func TestCloudNativePG(t *testing.T) {
 
 	run = waitForRunFinished(t, ns, run.Name, 15*time.Minute)
 	requireSucceeded(t, run)
-	// The pass that ends the run records the last cell's result; the
-	// object of a cell that ended in that pass is deleted by the next
-	// (settleFinished), which records it in status.cells[].target.
-	eventually(t, time.Minute, "every cell's Cluster recorded deleted", func() string {
-		run = kubetest.GetRun(t, k8sClient, ns, run.Name)
-		for _, cs := range run.Status.Cells {
-			if cs.Target == nil || !cs.Target.Deleted {
-				return fmt.Sprintf("cell %s: target %+v", cs.Name, cs.Target)
-			}
-		}
-		return ""
-	})
+	// The first terminal status records every cell's Cluster deleted
+	// (docs/design.md, "A finished run's status is final").
 	if len(run.Status.Cells) != 2 {
 		t.Fatalf("cells %s, want two (15, 17)", runSummary(run))
 	}
@@ -209,6 +201,7 @@ func TestCloudNativePG(t *testing.T) {
 //     becomes ready: TemplateNotReady after readyTimeout, naming the
 //     condition and the field.
 func TestCloudNativePGBadTemplates(t *testing.T) {
+	tier.Long(t)
 	requireCNPG(t)
 	cases := []struct {
 		name        string

@@ -26,6 +26,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -54,6 +55,7 @@ const kwokTimeout = 3 * time.Minute
 // on three (then four) kwok nodes beside the real one. The agent never runs
 // on a fake node, so only placement is checked; the run is then deleted.
 func TestPlacementOnSimulatedNodes(t *testing.T) {
+	tier.Long(t)
 	t.Parallel()
 	startKwok(t)
 	nodes := []string{fakeNode(t, 0), fakeNode(t, 1), fakeNode(t, 2)}

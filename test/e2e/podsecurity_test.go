@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 )
 
 // Pod Security Admission's namespace labels (the restricted level, at the
@@ -31,6 +32,7 @@ const (
 // checks that the namespace really refuses a privileged pod, so it fails
 // when the cluster does not enforce the label instead of passing vacuously.
 func TestRestrictedNamespace(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "restricted")
 	patch := []byte(`{"metadata":{"labels":{"` + psaEnforceLabel + `":"` + psaRestricted + `","` + psaEnforceVersionLabel + `":"latest"}}}`)

@@ -13,6 +13,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -30,6 +31,7 @@ const preflightTimeout = 4 * time.Minute
 // pair passes (its server answers with its settings), and how long it took
 // is the price of the pre-flight per pair.
 func TestPreflightStopsAMisspeltVariant(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "preflight")
 	run := smallRun(ns, "typo", "11.8")

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/profile"
 )
 
@@ -22,6 +23,7 @@ import (
 // carries a profile of the server (samples in mariadbd) from the
 // unmeasured pass.
 func TestProfileOnTheCluster(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "profile")
 	// The sidecar's capabilities are outside the baseline Pod Security

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 )
 
 // The suite's database CPU limit and the calibrated slowdown's share of it.
@@ -42,6 +43,7 @@ const (
 // the other tests' load would be noise in the comparison. It logs each
 // point's ratio, the realised slowdown and its wall time.
 func TestRegressionVerdictsOnRealRuns(t *testing.T) {
+	tier.Long(t)
 	began := time.Now()
 	ns := newNamespace(t, "regress")
 	qps := map[string]map[string][]float64{} // run → step@threads → per-repeat QPS

@@ -15,6 +15,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -32,6 +33,7 @@ const (
 // TestRunCompletes: two versions of MariaDB, two cells side by side, every
 // step at every thread count measured, and the run manifest lists both.
 func TestRunCompletes(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "complete")
 	run := smallRun(ns, "versions", "10.11", "11.8")
@@ -99,6 +101,7 @@ func TestRunCompletes(t *testing.T) {
 // is an infrastructure failure; the cell is retried from a fresh server and
 // the run still succeeds.
 func TestDatabasePodDeleted(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "dbdelete")
 	run := smallRun(ns, "dbdelete", "11.8")
@@ -142,6 +145,7 @@ func TestDatabasePodDeleted(t *testing.T) {
 // Not parallel: the other tests' runs would see the restart too, which
 // would blur what a failure there means.
 func TestManagerPodDeleted(t *testing.T) {
+	tier.Core(t)
 	ns := newNamespace(t, "mgrdelete")
 	run := smallRun(ns, "mgrdelete", "10.11", "11.8")
 	run.Spec.Placement.MaxParallelCells = 1

@@ -22,6 +22,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/plugin"
 	"github.com/dbbench/dbbench/internal/testutil/chromium"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/site"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -51,6 +52,7 @@ type siteNight struct {
 // headless Chromium shows the charts and marks with every link resolving.
 // DBBENCH_E2E_SITE_SHOT=FILE keeps the index's screenshot (docs/).
 func TestSuiteSiteWithTriage(t *testing.T) {
+	tier.Long(t)
 	began := time.Now()
 	endpoint := s3Endpoint(t)
 	ns := newNamespace(t, "site")

@@ -12,6 +12,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -23,6 +24,7 @@ import (
 // its per-second series, the agent's and the database server's logs, the
 // manifest and the HTML report.
 func TestResultsReachTheObjectStore(t *testing.T) {
+	tier.Core(t)
 	endpoint := s3Endpoint(t)
 	t.Parallel()
 	ns := newNamespace(t, "store")

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -29,6 +30,7 @@ import (
 // server's data directory and its redo log; when the cell ends, the claims
 // and their volumes are gone, and so are the directories on the node.
 func TestVolumeClaimsOnRealNodes(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	var sc storagev1.StorageClass
 	if err := k8sClient.Get(ctx, types.NamespacedName{Name: "local-path"}, &sc); err != nil {
@@ -112,6 +114,7 @@ func TestVolumeClaimsOnRealNodes(t *testing.T) {
 // does not have ends the cell at once (StorageClassNotFound, not retried),
 // naming the claim's spec field, and nothing of the cell is left.
 func TestVolumeClaimOfAMissingClass(t *testing.T) {
+	tier.Core(t)
 	t.Parallel()
 	ns := newNamespace(t, "noclass")
 	run := smallRun(ns, "noclass", "10.11")
@@ -188,6 +191,7 @@ func volumePath(pv *corev1.PersistentVolume) string {
 // with that reason, and no claim or pod is left. No server starts, so it
 // costs about two databaseReady timeouts, in parallel.
 func TestVolumeClaimThatNeverBinds(t *testing.T) {
+	tier.Long(t)
 	t.Parallel()
 	ns := newNamespace(t, "unbound")
 	class := &storagev1.StorageClass{

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
+	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/agent"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
@@ -198,6 +199,7 @@ func mean(v []float64) float64 {
 // after injectSQL. History and ChangePointRegressions must find the drop of
 // the write step at run 6 (± 1).
 func TestChangePointOnRealRuns(t *testing.T) {
+	tier.Long(t)
 	if os.Getenv("DBBENCH_REAL_DB") != "1" {
 		t.Skip("set DBBENCH_REAL_DB=1 to run against a real MariaDB (hack/dbservers.sh)")
 	}
