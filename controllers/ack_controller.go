@@ -85,6 +85,7 @@ func (r *BenchmarkAckReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	original := ack.DeepCopy()
 	result, err := p.reconcile(ctx)
+	setHealth(&ack.Status.Conditions, ack.Generation, p.now, ackHealth(&ack.Status))
 	if !equality.Semantic.DeepEqual(original.Status, ack.Status) {
 		ack.Status.ObservedGeneration = ack.Generation
 		if werr := patchStatus(ctx, r, original, ack, "ack status"); werr != nil {

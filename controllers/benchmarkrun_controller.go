@@ -100,6 +100,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 // patch under an optimistic lock: a pass computed from a stale copy of the
 // run gets a conflict instead of overwriting a newer status.
 func (r *BenchmarkRunReconciler) writeStatus(ctx context.Context, original, run *dbbenchv1alpha1.BenchmarkRun) error {
+	setHealth(&run.Status.Conditions, run.Generation, r.Clock.Now(), runHealth(&run.Status))
 	if equality.Semantic.DeepEqual(original.Status, run.Status) {
 		return nil
 	}

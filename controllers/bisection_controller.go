@@ -60,6 +60,7 @@ func (r *BenchmarkBisectionReconciler) Reconcile(ctx context.Context, req ctrl.R
 }
 
 func (r *BenchmarkBisectionReconciler) writeStatus(ctx context.Context, original, bis *dbbenchv1alpha1.BenchmarkBisection) error {
+	setHealth(&bis.Status.Conditions, bis.Generation, r.Clock.Now(), bisectionHealth(&bis.Status))
 	if equality.Semantic.DeepEqual(original.Status, bis.Status) {
 		return nil
 	}

@@ -63,6 +63,7 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 // writeStatus writes the status a pass computed, if it changed, with a merge
 // patch under an optimistic lock.
 func (r *BenchmarkScheduleReconciler) writeStatus(ctx context.Context, original, sched *dbbenchv1alpha1.BenchmarkSchedule) error {
+	setHealth(&sched.Status.Conditions, sched.Generation, r.Clock.Now(), scheduleHealth(&sched.Status))
 	if equality.Semantic.DeepEqual(original.Status, sched.Status) {
 		return nil
 	}
@@ -192,7 +193,7 @@ func (p *schedulePass) activeSchedule() (cron.Schedule, bool) {
 		return nil, false
 	}
 	if spec.IsSuspended() {
-		p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend is true: no runs are created")
+		p.setReady(metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended, "spec.suspend is true: no runs are created")
 		return nil, false
 	}
 	return schedule, true

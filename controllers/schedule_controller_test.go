@@ -396,9 +396,9 @@ func TestScheduleSuspendStopsCreation(t *testing.T) {
 	createSchedule(t, s)
 
 	advance(t, rm, ns, "paused", b.Add(time.Second))
-	waitReady(t, ns, "paused", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "")
+	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended, "")
 	advance(t, rm, ns, "paused", b.Add(2*time.Minute+time.Second))
-	waitReady(t, ns, "paused", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonSuspended, "")
+	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended, "")
 	time.Sleep(time.Second)
 	if runs := scheduledRuns(t, ns, "paused"); len(runs) != 0 {
 		t.Fatalf("a suspended schedule created runs: %v", runNames(runs))

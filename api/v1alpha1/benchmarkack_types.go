@@ -90,7 +90,10 @@ type BenchmarkAckSpec struct {
 
 // BenchmarkAckStatus is what the controller checked and published.
 type BenchmarkAckStatus struct {
-	// observedGeneration is the generation the status describes.
+	// observedGeneration is the generation the status describes: 0 (the
+	// default) until the controller has written a status, so that kstatus
+	// and Argo CD read a new object as in progress.
+	// +kubebuilder:default=0
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
@@ -128,7 +131,8 @@ type BenchmarkAck struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   BenchmarkAckSpec   `json:"spec"`
+	Spec BenchmarkAckSpec `json:"spec"`
+	// +kubebuilder:default={}
 	Status BenchmarkAckStatus `json:"status,omitempty"`
 }
 

@@ -428,7 +428,10 @@ type ExplainedFunction struct {
 
 // BenchmarkBisectionStatus is the observed state of a bisection.
 type BenchmarkBisectionStatus struct {
-	// observedGeneration is the generation the status describes.
+	// observedGeneration is the generation the status describes: 0 (the
+	// default) until the controller has written a status, so that kstatus
+	// and Argo CD read a new object as in progress.
+	// +kubebuilder:default=0
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
@@ -566,6 +569,7 @@ type BenchmarkBisection struct {
 
 	// status is the observed state.
 	// +optional
+	// +kubebuilder:default={}
 	Status BenchmarkBisectionStatus `json:"status,omitempty"`
 }
 

@@ -1332,7 +1332,10 @@ const (
 // BenchmarkRunStatus is the observed state of a run: a small summary and
 // references to where the full results live.
 type BenchmarkRunStatus struct {
-	// observedGeneration is the generation the status describes.
+	// observedGeneration is the generation the status describes: 0 (the
+	// default) until the controller has written a status, so that kstatus
+	// and Argo CD read a new object as in progress.
+	// +kubebuilder:default=0
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
@@ -1973,6 +1976,7 @@ type BenchmarkRun struct {
 
 	// status is the observed state.
 	// +optional
+	// +kubebuilder:default={}
 	Status BenchmarkRunStatus `json:"status,omitempty"`
 }
 

@@ -112,7 +112,10 @@ type RunTemplateMetadata struct {
 
 // BenchmarkScheduleStatus is the observed state of a schedule.
 type BenchmarkScheduleStatus struct {
-	// observedGeneration is the generation the status describes.
+	// observedGeneration is the generation the status describes: 0 (the
+	// default) until the controller has written a status, so that kstatus
+	// and Argo CD read a new object as in progress.
+	// +kubebuilder:default=0
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
@@ -157,6 +160,7 @@ type BenchmarkSchedule struct {
 
 	// status is the observed state.
 	// +optional
+	// +kubebuilder:default={}
 	Status BenchmarkScheduleStatus `json:"status,omitempty"`
 }
 
