@@ -87,6 +87,7 @@ func TestScheduleBisectionAndAck(t *testing.T) {
 		}
 		return ""
 	})
+	requireReady(t, "the scheduled run", run.Status.Conditions, dbbenchv1alpha1.ReasonAllCellsSucceeded)
 	eventually(t, time.Minute, "the schedule to record its run", func() string {
 		var got dbbenchv1alpha1.BenchmarkSchedule
 		if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(sched), &got); err != nil {
@@ -95,6 +96,11 @@ func TestScheduleBisectionAndAck(t *testing.T) {
 		if got.Status.LastScheduleTime == nil || got.Status.LastSuccessfulTime == nil || len(got.Status.Active) != 0 {
 			return fmt.Sprintf("lastScheduleTime %v, lastSuccessfulTime %v, active %d", got.Status.LastScheduleTime, got.Status.LastSuccessfulTime, len(got.Status.Active))
 		}
+		// Suspended is Ready: the schedule does what it was told.
+		if c := meta.FindStatusCondition(got.Status.Conditions, dbbenchv1alpha1.ConditionReady); c == nil || c.Reason != dbbenchv1alpha1.ScheduleReasonSuspended {
+			return "Ready: " + conditionString(c)
+		}
+		requireReady(t, "the suspended schedule", got.Status.Conditions, dbbenchv1alpha1.ScheduleReasonSuspended)
 		return ""
 	})
 
@@ -120,9 +126,6 @@ func TestScheduleBisectionAndAck(t *testing.T) {
 			MaxCells:            12,
 		},
 	}
-	if err := k8sClient.Create(ctx, bis); err != nil {
-		t.Fatalf("creating bisection: %v", err)
-	}
 
 	eventually(t, time.Minute, "the ack accepted and published", func() string {
 		var got dbbenchv1alpha1.BenchmarkAck
@@ -134,10 +137,11 @@ func TestScheduleBisectionAndAck(t *testing.T) {
 		if acc == nil || acc.Status != metav1.ConditionTrue || pub == nil || pub.Status != metav1.ConditionTrue {
 			return "Accepted " + conditionString(acc) + "; Published " + conditionString(pub)
 		}
+		requireReady(t, "the ack", got.Status.Conditions, dbbenchv1alpha1.AckReasonPublished)
 		return ""
 	})
 
-	got, wall := runBisection(t, bis)
+	got, wall := runBisection(t, bis) // creates it
 	c := meta.FindStatusCondition(got.Status.Conditions, dbbenchv1alpha1.BisectionConditionLocalized)
 	switch c.Reason {
 	case dbbenchv1alpha1.BisectionReasonLocalized, dbbenchv1alpha1.BisectionReasonEndpointsNotReproduced:
@@ -161,4 +165,19 @@ func TestScheduleBisectionAndAck(t *testing.T) {
 		}
 		return ""
 	})
+	requireReady(t, "the bisection", got.Status.Conditions, c.Reason)
+}
+
+// requireReady fails unless conditions say Ready (True, with reason), the
+// one of Ready, Reconciling and Stalled that GitOps tools read as done and
+// well (docs/design.md, "Conditions GitOps tools read").
+func requireReady(t *testing.T, what string, conditions []metav1.Condition, reason string) {
+	t.Helper()
+	for typ, want := range map[string]metav1.ConditionStatus{dbbenchv1alpha1.ConditionReady: metav1.ConditionTrue,
+		dbbenchv1alpha1.ConditionReconciling: metav1.ConditionFalse, dbbenchv1alpha1.ConditionStalled: metav1.ConditionFalse} {
+		c := meta.FindStatusCondition(conditions, typ)
+		if c == nil || c.Status != want || c.Reason != reason {
+			t.Errorf("%s: %s is %s, want %s with reason %s", what, typ, conditionString(c), want, reason)
+		}
+	}
 }
