@@ -162,6 +162,7 @@ var standard = func() []Step {
 		w("insert", 1, "oltp_insert"),
 	}
 	for i := range s {
+		s[i].SQL = stepSQL[s[i].Name]
 		switch s[i].Name {
 		case "write-only":
 			// The reference method runs write-only for the read duration.
@@ -176,6 +177,44 @@ var standard = func() []Step {
 	}
 	return s
 }()
+
+// stepSQL is what one event of each step runs (sbtest is the event's
+// table, ? a random value); the scripts' headers (lua/dbbench/*.lua, and
+// sysbench's own oltp_*.lua) have the details.
+var stepSQL = map[string]string{
+	"update-inlist":            "UPDATE sbtest SET c=? WHERE id IN (10 random ids)",
+	"update-index":             "UPDATE sbtest SET k=k+1 WHERE id=? (k is indexed)",
+	"update-nonindex":          "UPDATE sbtest SET c=? WHERE id=? (c is not indexed)",
+	"update-one":               "UPDATE sbtest SET c=? WHERE id=1 (one hot row)",
+	"update-zipf":              "UPDATE sbtest SET c=? WHERE id=? (ids zipfian, exponent 0.8)",
+	"write-only":               "BEGIN; an indexed and a non-indexed UPDATE, DELETE and re-INSERT of one row; COMMIT",
+	"read-write_range=10":      "BEGIN; 10 point SELECTs, 4 range SELECTs over 10 ids (plain, SUM, ORDER BY, DISTINCT), the write-only writes; COMMIT",
+	"read-write_range=100":     "as read-write_range=10, the ranges over 100 ids",
+	"scan":                     "SELECT * FROM sbtest WHERE LENGTH(c) < 0 (a full scan that returns nothing; reported as rows/s)",
+	"read-only_range=10":       "BEGIN; 10 point SELECTs, 4 range SELECTs over 10 ids (plain, SUM, ORDER BY, DISTINCT); COMMIT",
+	"read-only_range=100":      "as read-only_range=10, the ranges over 100 ids",
+	"read-only_range=10000":    "as read-only_range=10, the ranges over 10,000 ids",
+	"read-only-simple":         "BEGIN; 10 point SELECTs; SELECT c FROM sbtest WHERE id BETWEEN ? AND ?+1000; COMMIT",
+	"read-only-sum":            "BEGIN; 10 point SELECTs; SELECT SUM(k) over 1,000 ids; COMMIT",
+	"read-only-order":          "BEGIN; 10 point SELECTs; SELECT c over 1,000 ids ORDER BY c; COMMIT",
+	"read-only-distinct":       "BEGIN; 10 point SELECTs; SELECT DISTINCT c over 1,000 ids ORDER BY c; COMMIT",
+	"read-only-count":          "SELECT count(c) FROM sbtest WHERE id BETWEEN ? AND ?+1000 (autocommit)",
+	"point-query":              "SELECT c FROM sbtest WHERE id=?",
+	"random-points_range=10":   "SELECT c FROM sbtest WHERE id IN (10 random ids)",
+	"random-points_range=100":  "SELECT c FROM sbtest WHERE id IN (100 random ids)",
+	"random-points_range=1000": "SELECT c FROM sbtest WHERE id IN (1,000 random ids)",
+	"hot-points":               "SELECT c FROM sbtest WHERE id IN (100 fixed ids in the middle of the table)",
+	"points-covered-pk":        "SELECT id FROM sbtest WHERE id IN (100 random ids) (the primary key covers it)",
+	"points-notcovered-pk":     "SELECT id, c FROM sbtest WHERE id IN (100 random ids)",
+	"range-covered-pk":         "SELECT id FROM sbtest WHERE id BETWEEN ? AND ?+100",
+	"range-notcovered-pk":      "SELECT id, c FROM sbtest WHERE id BETWEEN ? AND ?+100",
+	"points-covered-si":        "SELECT k FROM sbtest WHERE k IN (100 random values) (the secondary index covers it)",
+	"points-notcovered-si":     "SELECT k, c FROM sbtest WHERE k IN (100 random values)",
+	"range-covered-si":         "SELECT k FROM sbtest WHERE k BETWEEN ? AND ?+100",
+	"range-notcovered-si":      "SELECT k, c FROM sbtest WHERE k BETWEEN ? AND ?+100",
+	"delete":                   "DELETE FROM sbtest WHERE id=?",
+	"insert":                   "INSERT INTO sbtest (id, k, c, pad) VALUES (…) (new ids)",
+}
 
 // preNames are the read steps the 42-step variant also runs before the writes.
 var preNames = []string{

@@ -135,3 +135,12 @@ func TestSplitSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryStepSaysWhatItRuns: docs/catalog.md prints each step's SQL.
+func TestEveryStepSaysWhatItRuns(t *testing.T) {
+	for _, s := range Extended() {
+		if s.SQL == "" {
+			t.Errorf("step %s has no SQL description (stepSQL)", s.Name)
+		}
+	}
+}
