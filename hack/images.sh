@@ -60,6 +60,8 @@ CATALOG=(
 	"cnpg-operator|cnpg-operator|${CNPG_OPERATOR_IMAGE}||"
 	"cnpg-postgresql-15|cnpg-postgresql|${CNPG_POSTGRES_IMAGE}:15|SUITE=bookworm PG_MAJOR=15|base-bookworm"
 	"cnpg-postgresql-17|cnpg-postgresql|${CNPG_POSTGRES_IMAGE}:17|SUITE=trixie PG_MAJOR=17|base-trixie"
+	"flux-source-controller|flux-controller|${FLUX_SOURCE_IMAGE}||"
+	"flux-kustomize-controller|flux-controller|${FLUX_KUSTOMIZE_IMAGE}||"
 )
 
 # Catalog fields of the current image, set by `entry NAME`.
@@ -124,6 +126,16 @@ prepare() {
 		mkdir -p "${ctx}/root/operator"
 		cp "${CNPG_BIN}" "${ctx}/root/operator/manager_${arch}"
 		ln -s "operator/manager_${arch}" "${ctx}/root/manager"
+		;;
+	flux-source-controller | flux-kustomize-controller)
+		# hack/operators.sh flux builds the binaries into the cache first.
+		local bin=${FLUX_SOURCE_BIN}
+		[ "${name}" = flux-source-controller ] || bin=${FLUX_KUSTOMIZE_BIN}
+		if [ ! -x "${bin}" ]; then
+			log "skipping ${name}: ${bin} is not built yet (hack/operators.sh flux builds it)"
+			return 2
+		fi
+		cp "${bin}" "${ctx}/controller"
 		;;
 	esac
 }

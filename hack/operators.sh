@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# operators.sh installs another database operator on the local cluster, as a
-# user would install it, so that databases[].template runs against a real one
-# (docs/testing.md, "Real operators"). One operator so far:
+# operators.sh installs another operator on the local cluster, as a user
+# would install it: a database operator, so that databases[].template runs
+# against a real one, and Flux, so that suites are applied from Git by a
+# real GitOps controller (docs/testing.md, "Real operators"):
 #
 #   hack/operators.sh cnpg            # build (cached), load the images, apply the release manifest, wait for the webhooks
 #   hack/operators.sh cnpg --build    # only build the manager into the cache; prints its path
 #   hack/operators.sh cnpg --render   # print the manifest it would apply (no cluster needed)
+#   hack/operators.sh flux            # build source- and kustomize-controller (cached), load their images, apply CRDs and hack/flux/flux-system.yaml
+#   hack/operators.sh flux --build    # only build the two controllers into the cache; prints their paths
 #
 # CloudNativePG (version: hack/cnpg/go.mod's requirement, env.sh CNPG_VERSION):
 # 1. The manager: `go build` of github.com/cloudnative-pg/cloudnative-pg/cmd/manager
@@ -127,10 +130,73 @@ cnpg_install() {
 	log "CloudNativePG ${CNPG_VERSION} ready in $((SECONDS - start)) s: ${CNPG_OPERATOR_IMAGE}, operands ${CNPG_POSTGRES_IMAGE}:15 and :17"
 }
 
+# Flux (versions: hack/flux/go.mod's requirements, env.sh FLUX_*): the two
+# controllers a Kustomization from a GitRepository needs, built with `go
+# build` from hack/flux into ${TOOLS_BIN} once per version (a cold compile
+# of several minutes on 2 cores: they link the cloud providers' SDKs for
+# their other sources), one image each FROM scratch, their CRDs from the
+# modules' config/crd/bases, and hack/flux/flux-system.yaml.
+FLUX_NAMESPACE=flux-system
+
+flux_build() {
+	cached_build "${FLUX_SOURCE_BIN}" "Flux source-controller ${FLUX_SOURCE_VERSION}" flux_go_build github.com/fluxcd/source-controller &&
+		cached_build "${FLUX_KUSTOMIZE_BIN}" "Flux kustomize-controller ${FLUX_KUSTOMIZE_VERSION}" flux_go_build github.com/fluxcd/kustomize-controller
+}
+
+# flux_go_build PACKAGE OUT, a builder for cached_build.
+flux_go_build() {
+	(cd "${DBBENCH_ROOT}/hack/flux" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$2" "$1")
+}
+
+# flux_module_dir MODULE prints the module's directory in the module cache.
+flux_module_dir() {
+	(cd "${DBBENCH_ROOT}/hack/flux" && go mod download -json "$1" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
+}
+
+flux_render() {
+	local text
+	text=$(<"${DBBENCH_ROOT}/hack/flux/flux-system.yaml")
+	text=${text//@SOURCE_IMAGE@/"${FLUX_SOURCE_IMAGE}"}
+	text=${text//@KUSTOMIZE_IMAGE@/"${FLUX_KUSTOMIZE_IMAGE}"}
+	text=${text//@NODE@/"${CLUSTER_NODE_NAME}"}
+	text=${text//@SOURCE_HASH@/"$(cat "${CLUSTER_DIR}/images-loaded/flux-source-controller" 2>/dev/null)"}
+	text=${text//@KUSTOMIZE_HASH@/"$(cat "${CLUSTER_DIR}/images-loaded/flux-kustomize-controller" 2>/dev/null)"}
+	printf '%s\n' "${text}"
+}
+
+flux_install() {
+	local start=${SECONDS} m dir
+	require_local_cluster operators.sh || return 1
+	flux_build
+	"${DBBENCH_ROOT}/hack/images.sh" flux-source-controller flux-kustomize-controller >&2
+	for m in source-controller kustomize-controller; do
+		if [ ! -s "${CLUSTER_DIR}/images-loaded/flux-${m}" ]; then
+			log "hack/images.sh did not load flux-${m} into the cluster's containerd"
+			return 1
+		fi
+		dir=$(flux_module_dir "github.com/fluxcd/${m}")
+		# Server-side: the CRDs exceed the client-side annotation limit.
+		kubectl apply --server-side --force-conflicts -f "${dir}/config/crd/bases" >&2
+	done
+	flux_render | kubectl apply --server-side --force-conflicts -f - >&2
+	for m in source-controller kustomize-controller; do
+		if ! kubectl -n "${FLUX_NAMESPACE}" rollout status "deployment/${m}" --timeout=300s >&2; then
+			log "Flux's ${m} is not ready; its pods, recent events and logs:"
+			explain_deployment "${FLUX_NAMESPACE}" "${m}"
+			return 1
+		fi
+	done
+	log "Flux ready in $((SECONDS - start)) s: source-controller ${FLUX_SOURCE_VERSION}, kustomize-controller ${FLUX_KUSTOMIZE_VERSION}"
+}
+
 case "${1:-} ${2:-}" in
 "cnpg ") cnpg_install ;;
 "cnpg --build") cnpg_build && echo "${CNPG_BIN}" ;;
 "cnpg --render") cnpg_render ;;
+"flux ") flux_install ;;
+"flux --build") flux_build && echo "${FLUX_SOURCE_BIN}" && echo "${FLUX_KUSTOMIZE_BIN}" ;;
+"flux --render") flux_render ;;
 "-h "* | "--help "*) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0" ;;
-*) log "usage: $0 cnpg [--build | --render]"; exit 64 ;;
+*) log "usage: $0 cnpg|flux [--build | --render]"; exit 64 ;;
 esac

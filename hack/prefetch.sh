@@ -14,7 +14,8 @@
 #    order they need them. versitygw (test-s3), helm and helm-unittest
 #    (test-chart), the local cluster's Kubernetes components, CoreDNS and
 #    local-path-provisioner (test-e2e); for the long test tier
-#    (DBBENCH_TEST_TIER=long or all) also kwok and CloudNativePG's operator.
+#    (DBBENCH_TEST_TIER=long or all) also kwok, CloudNativePG's operator and
+#    Flux's controllers.
 #
 # Nothing runs beside test-agent or test-e2e's suite, whose real servers
 # measure: a compile at the lowest CPU priority beside test-agent halved
@@ -131,6 +132,8 @@ compile)
 	if [ -n "${long_tier}" ]; then
 		prefetch_step "kwok" bash -c '"$1" kwok >/dev/null' _ "${DBBENCH_ROOT}/hack/tools.sh"
 		prefetch_step "CloudNativePG's operator" bash -c '"$1" cnpg --build >/dev/null && "$2" cnpg-operator' _ \
+			"${DBBENCH_ROOT}/hack/operators.sh" "${DBBENCH_ROOT}/hack/images.sh"
+		prefetch_step "Flux's source- and kustomize-controller" bash -c '"$1" flux --build >/dev/null && "$2" flux-source-controller flux-kustomize-controller' _ \
 			"${DBBENCH_ROOT}/hack/operators.sh" "${DBBENCH_ROOT}/hack/images.sh"
 	fi
 	;;

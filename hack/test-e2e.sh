@@ -22,8 +22,8 @@
 # (the default, make test-e2e), long (make test-e2e-long) or all. What only
 # the long tier uses is set up only for it: kwok for the simulated nodes,
 # the bisection's image tags and, on the local cluster, CloudNativePG
-# (hack/operators.sh cnpg; DBBENCH_E2E_OPERATORS=0 skips the install, and
-# the operator tests then skip).
+# and Flux (hack/operators.sh cnpg and flux; DBBENCH_E2E_OPERATORS=0 skips
+# the installs, and the operator and GitOps tests then skip).
 source "$(dirname "$0")/lib.sh"
 cd "${DBBENCH_ROOT}"
 
@@ -70,8 +70,15 @@ local)
 		if [ "${DBBENCH_E2E_OPERATORS:-1}" != 0 ]; then
 			hack/operators.sh cnpg >&2
 			export DBBENCH_E2E_CNPG=1
+			# A real Flux for the GitOps test (test/e2e/flux_test.go).
+			hack/operators.sh flux >&2
+			export DBBENCH_E2E_FLUX=1
 		fi
 	fi
+	# Where the cluster's pods reach this machine: the Git server of the
+	# Flux test listens there.
+	export DBBENCH_E2E_HOST_ADDR=10.88.0.1
+	export DBBENCH_E2E_KUBECTL="${KUBECTL}"
 	;;
 existing)
 	[ -n "${KUBECONFIG:-}" ] || { echo "CLUSTER=existing needs KUBECONFIG" >&2; exit 1; }

@@ -99,6 +99,18 @@ CNPG_BIN="${TOOLS_BIN}/cnpg-manager-${CNPG_VERSION}/manager"
 CNPG_OPERATOR_IMAGE="docker.io/dbbench/cnpg-operator:${CNPG_VERSION#v}"
 CNPG_POSTGRES_IMAGE=docker.io/dbbench/cnpg-postgresql
 
+# Flux (hack/operators.sh flux): source-controller and kustomize-controller
+# built from the Go modules hack/flux pins (a module of ours with `tool`
+# lines: theirs have replace directives, so `go install ...@version`
+# refuses them), one image each (hack/images.sh flux-source-controller
+# flux-kustomize-controller).
+FLUX_SOURCE_VERSION="$(awk '$1 == "github.com/fluxcd/source-controller" && $2 ~ /^v/ {print $2}' "${DBBENCH_ROOT}/hack/flux/go.mod")"
+FLUX_KUSTOMIZE_VERSION="$(awk '$1 == "github.com/fluxcd/kustomize-controller" && $2 ~ /^v/ {print $2}' "${DBBENCH_ROOT}/hack/flux/go.mod")"
+FLUX_SOURCE_BIN="${TOOLS_BIN}/flux-source-controller-${FLUX_SOURCE_VERSION}/source-controller"
+FLUX_KUSTOMIZE_BIN="${TOOLS_BIN}/flux-kustomize-controller-${FLUX_KUSTOMIZE_VERSION}/kustomize-controller"
+FLUX_SOURCE_IMAGE="docker.io/dbbench/flux-source-controller:${FLUX_SOURCE_VERSION}"
+FLUX_KUSTOMIZE_IMAGE="docker.io/dbbench/flux-kustomize-controller:${FLUX_KUSTOMIZE_VERSION}"
+
 # require_local_cluster SCRIPT: what an installer into the running local
 # cluster needs (hack/cluster/local-path.sh, hack/operators.sh): root (it
 # imports images into the nodes' containerd), kubectl, an API server that
