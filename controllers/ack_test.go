@@ -35,6 +35,9 @@ func TestAckValidation(t *testing.T) {
 	if err := k8sClient.Create(ctx, ok, client.DryRunAll); err != nil {
 		t.Fatalf("valid ack refused: %v", err)
 	}
+	if dryRunSamples(t, ns, "benchmarkack_*.yaml") == 0 {
+		t.Fatal("no BenchmarkAck samples")
+	}
 	for _, tt := range []struct {
 		name   string
 		mutate func(map[string]any)

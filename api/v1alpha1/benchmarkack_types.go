@@ -125,6 +125,7 @@ type BenchmarkAckStatus struct {
 // +kubebuilder:printcolumn:name="Threads",type=integer,JSONPath=`.spec.threads`
 // +kubebuilder:printcolumn:name="Resolution",type=string,JSONPath=`.spec.resolution`
 // +kubebuilder:printcolumn:name="Accepted",type=string,JSONPath=`.status.conditions[?(@.type=="Accepted")].reason`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.spec.reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BenchmarkAck struct {

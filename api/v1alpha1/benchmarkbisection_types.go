@@ -557,6 +557,7 @@ type BisectionUploadStatus struct {
 // +kubebuilder:printcolumn:name="Confidence",type=string,JSONPath=`.status.confidence`
 // +kubebuilder:printcolumn:name="Rounds",type=integer,JSONPath=`.status.roundCount`
 // +kubebuilder:printcolumn:name="Cells",type=integer,JSONPath=`.status.cellsUsed`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Localized")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BenchmarkBisection struct {

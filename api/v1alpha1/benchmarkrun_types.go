@@ -28,7 +28,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.steps) || !self.workload.steps.exists(s, s.startsWith('pgbench-')) || self.databases.all(d, d.engine == 'postgres')",message="workload.steps: the pgbench steps run against PostgreSQL only: every databases[].engine must be postgres"
 // +kubebuilder:validation:XValidation:rule="!has(self.regression) || has(self.suite) || (has(self.regression.against) && self.regression.against == 'Baseline')",message="regression: needs suite, whose earlier runs it compares against (or against: Baseline, the run's own baseline)"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload) || !has(self.workload.adaptive) || !has(self.workload.adaptive.betweenRunCVFromSuite) || !self.workload.adaptive.betweenRunCVFromSuite || has(self.suite)",message="workload.adaptive.betweenRunCVFromSuite: needs suite, whose history the noise comes from"
-// +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit"
+// +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || self.databases.all(d, has(d.external) || has(d.template) || has(d.resources) && has(d.resources.limits) && 'cpu' in d.resources.limits && 'memory' in d.resources.limits && (type(d.resources.limits.cpu) == int || d.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']))",message="placement.qosClass: Guaranteed needs databases[].resources.limits with a whole number of CPUs and a memory limit (for every database dbbench starts a server of; an external or templated one's server is not dbbench's)"
 // +kubebuilder:validation:XValidation:rule="self.placement.qosClass != 'Guaranteed' || !has(self.client.resources) || !has(self.client.resources.limits) || !('cpu' in self.client.resources.limits) || type(self.client.resources.limits.cpu) == int || self.client.resources.limits.cpu in ['1','2','3','4','5','6','7','8','10','12','16','20','24','32','40','48','64','96','128','192','256']",message="client.resources.limits.cpu: Guaranteed QoS needs a whole number of CPUs"
 type BenchmarkRunSpec struct {
 	// suite names the regression suite this run belongs to; runs of one suite
@@ -1963,6 +1963,8 @@ type ResultsReference struct {
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Step",type=string,JSONPath=`.status.currentStep`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Precision",type=string,JSONPath=`.status.precision.reached`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BenchmarkRun struct {

@@ -3,6 +3,7 @@ package plugin
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -227,7 +228,7 @@ func TestPlanReadsTheSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), "precision:") {
+		if !regexp.MustCompile(`(?m)^\s*precision:`).Match(b) { // set, not commented
 			args = append(args, "--detect", "20%")
 		}
 		if out, _, err := runCmd(t, noCluster{}, args...); err != nil && !strings.Contains(err.Error(), "out of reach") {

@@ -72,17 +72,23 @@ func TestRelativePairsBlocks(t *testing.T) {
 		baseBlocks, colBlocks []int
 		want                  inference.Interval
 		marker                Marker
+		// tooFew: fewer than MinIntervalRuns runs or pairs on a side: no
+		// interval, no test, marked "?" (want and marker unused).
+		tooFew bool
 	}{
-		{"blocked", col, []int{1, 2, 3, 4}, []int{1, 2, 3, 4}, paired(0, 1, 2, 3), MarkerSignificant},
+		{"blocked", col, []int{1, 2, 3, 4}, []int{1, 2, 3, 4}, paired(0, 1, 2, 3), MarkerSignificant, false},
 		// Blocks are paired by number, not by repeat.
-		{"blocks in another order", []float64{col[2], col[0], col[3], col[1]}, []int{1, 2, 3, 4}, []int{3, 1, 4, 2}, paired(0, 1, 2, 3), MarkerSignificant},
-		{"not blocked", col, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}, unpaired, MarkerNoise},
-		{"blocks on one side only", col, []int{1, 2, 3, 4}, []int{0, 0, 0, 0}, unpaired, MarkerNoise},
-		{"one cell without a block", col, []int{1, 2, 3, 4}, []int{1, 2, 0, 4}, unpaired, MarkerNoise},
+		{"blocks in another order", []float64{col[2], col[0], col[3], col[1]}, []int{1, 2, 3, 4}, []int{3, 1, 4, 2}, paired(0, 1, 2, 3), MarkerSignificant, false},
+		{"not blocked", col, []int{0, 0, 0, 0}, []int{0, 0, 0, 0}, unpaired, MarkerNoise, false},
+		{"blocks on one side only", col, []int{1, 2, 3, 4}, []int{0, 0, 0, 0}, unpaired, MarkerNoise, false},
+		{"one cell without a block", col, []int{1, 2, 3, 4}, []int{1, 2, 0, 4}, unpaired, MarkerNoise, false},
 		// The column lost block 3: the three common blocks are paired.
-		{"a block missing on one side", []float64{col[0], col[1], col[3]}, []int{1, 2, 3, 4}, []int{1, 2, 4}, paired(0, 1, 3), MarkerSignificant},
-		{"one common block", col[:2], []int{1, 2, 3, 4}, []int{2, 5}, mustRatioOfMeans(t, base, col[:2]), MarkerNoise},
-		{"two cells in one block", col, []int{1, 2, 3, 4}, []int{1, 1, 3, 4}, unpaired, MarkerNoise},
+		{"a block missing on one side", []float64{col[0], col[1], col[3]}, []int{1, 2, 3, 4}, []int{1, 2, 4}, paired(0, 1, 3), MarkerSignificant, false},
+		{"one common block", col[:3], []int{1, 2, 3, 4}, []int{2, 5, 6}, mustRatioOfMeans(t, base, col[:3]), MarkerNoise, false},
+		// Two blocks would be paired, one degree of freedom: too few.
+		{"two blocks", col[:2], []int{1, 2, 3, 4}, []int{1, 2}, inference.Interval{}, "", true},
+		{"two runs unpaired", col[:2], []int{1, 2, 3, 4}, []int{2, 5}, inference.Interval{}, "", true},
+		{"two cells in one block", col, []int{1, 2, 3, 4}, []int{1, 1, 3, 4}, unpaired, MarkerNoise, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +100,18 @@ func TestRelativePairsBlocks(t *testing.T) {
 			ri, ratio := rel.Inference[0][0], rel.Ratios[0][0].Value
 			if ri == nil {
 				t.Fatal("no interval")
+			}
+			if tt.tooFew {
+				if !ri.TooFew || ri.Marker != MarkerUnconfirmed || !math.IsNaN(float64(ri.Low)) || !math.IsNaN(float64(ri.High)) {
+					t.Errorf("inference %+v, want too few runs: no bounds, marked %q", ri, MarkerUnconfirmed)
+				}
+				if got := formatWithInterval(rel.Ratios[0][0], ri); strings.Contains(got, "[") {
+					t.Errorf("printed %q, want no interval", got)
+				}
+				if notes := strings.Join(rel.Table().Notes, "\n"); !strings.Contains(notes, "too few for an interval") {
+					t.Errorf("notes do not say what is missing:\n%s", notes)
+				}
+				return
 			}
 			t.Logf("ratio %.4f [%.4f, %.4f] %s, n %d/%d, p %.3g", ratio, ri.Low, ri.High, ri.Method, ri.NBase, ri.N, ri.P)
 			if float64(ri.Low) != tt.want.Low || float64(ri.High) != tt.want.High || ri.Method != tt.want.Method ||

@@ -585,6 +585,10 @@ func finiteInterval(ri *RatioInference) bool {
 func whisker(b *strings.Builder, ri *RatioInference, v, x, barW float64, y func(float64) float64, lo, hi float64) {
 	l, h := float64(ri.Low), float64(ri.High)
 	if math.IsNaN(l) || math.IsNaN(h) {
+		if ri.TooFew {
+			// No interval to draw: too few runs; the mark says so.
+			fmt.Fprintf(b, `<text class="mark" x="%.1f" y="%.1f" font-size="10" font-weight="700" text-anchor="middle" fill="#222">?</text>`, x, y(math.Max(v, 1))-3)
+		}
 		return
 	}
 	if ri.FiellerUnbounded || math.IsInf(h, 1) {

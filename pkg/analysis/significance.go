@@ -138,6 +138,22 @@ type RatioInference struct {
 	P         Num    `json:"p"`
 	PAdjusted Num    `json:"pAdjusted"`
 	Marker    Marker `json:"marker"`
+	// TooFew: fewer than MinIntervalRuns runs (or blocks) on a side, so
+	// the interval has too few degrees of freedom to mean anything (with
+	// two blocks the t quantile is 12.7 and the bounds span orders of
+	// magnitude): Low and High are NaN, the ratio is marked
+	// MarkerUnconfirmed, not tested, and the notes say what is missing.
+	TooFew bool `json:"tooFew,omitempty"`
+}
+
+// MinIntervalRuns is the fewest runs per side (blocks, when paired) a ratio
+// of a table over repeats gets an interval and a test with: two degrees of
+// freedom at least.
+const MinIntervalRuns = 3
+
+// tooFew marks ri as having too few runs for an interval.
+func (ri *RatioInference) tooFew() {
+	ri.TooFew, ri.Low, ri.High, ri.P, ri.Marker = true, Num(math.NaN()), Num(math.NaN()), Num(math.NaN()), MarkerUnconfirmed
 }
 
 // relativeByCombination fills t from the means of each combination's
@@ -198,6 +214,9 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 					row[j] = Ratio{Value: iv.Estimate}
 					inf[j] = &RatioInference{Low: Num(iv.Low), High: Num(iv.High), Method: iv.Method,
 						NBase: iv.NA, N: iv.NB, P: Num(iv.PRatioOne), PAdjusted: Num(math.NaN())}
+					if len(pb) < MinIntervalRuns {
+						inf[j].tooFew()
+					}
 					continue
 				}
 				// A zero throughput has no log ratio: compare the means.
@@ -215,6 +234,9 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 			inf[j] = &RatioInference{Low: Num(iv.Low), High: Num(iv.High), Method: iv.Method,
 				FiellerUnbounded: iv.FiellerUnbounded, NBase: iv.NA, N: iv.NB, P: Num(iv.PRatioOne),
 				PAdjusted: Num(math.NaN())}
+			if min(len(xs), len(base)) < MinIntervalRuns {
+				inf[j].tooFew()
+			}
 		}
 		t.Ratios[i], t.Inference[i] = row, inf
 	}
@@ -282,7 +304,7 @@ func markSignificance(tables []*RelativeTable, sig Significance) {
 	for ti, t := range tables {
 		for i := range t.Inference {
 			for j, ri := range t.Inference[i] {
-				if ri == nil {
+				if ri == nil || ri.TooFew {
 					continue
 				}
 				c := t.Cells[j]
@@ -332,7 +354,55 @@ func formatWithInterval(r Ratio, ri *RatioInference) string {
 	if ri == nil {
 		return r.String()
 	}
+	if ri.TooFew {
+		return r.String() + string(ri.Marker)
+	}
 	return r.String() + string(ri.Marker) + " [" + ri.Low.Format(2) + ", " + ri.High.Format(2) + "]"
+}
+
+// intervalKinds sorts a table's ratios by the interval they have, for its
+// notes: "column step" names per kind.
+type intervalKinds struct {
+	// delta: Fieller's set unbounded; none: one run on a side; paired: by
+	// block; tooFew: too few runs or blocks for an interval.
+	delta, none, paired, tooFew []string
+	// unpaired: some ratio has an unpaired interval.
+	unpaired bool
+	// minPairs, maxPairs: the paired ratios' blocks; fewest: the fewest
+	// runs on a side among the tooFew ones.
+	minPairs, maxPairs, fewest int
+}
+
+func (t *RelativeTable) intervalKinds() intervalKinds {
+	var k intervalKinds
+	for i, s := range t.Steps {
+		for j, c := range t.Cells {
+			ri := t.Inference[i][j]
+			switch {
+			case ri != nil && ri.TooFew:
+				k.tooFew = append(k.tooFew, c+" "+s)
+				if n := min(ri.N, ri.NBase); k.fewest == 0 || n < k.fewest {
+					k.fewest = n
+				}
+				continue
+			case ri != nil && ri.Method == inference.MethodPairedLog:
+				k.paired = append(k.paired, c+" "+s)
+				if k.minPairs == 0 || ri.N < k.minPairs {
+					k.minPairs = ri.N
+				}
+				k.maxPairs = max(k.maxPairs, ri.N)
+				continue
+			case ri != nil && ri.FiellerUnbounded:
+				k.delta = append(k.delta, c+" "+s)
+			case ri == nil && !t.Ratios[i][j].IsMissing():
+				k.none = append(k.none, c+" "+s)
+			}
+			if ri != nil {
+				k.unpaired = true
+			}
+		}
+	}
+	return k
 }
 
 // intervalNotes explain the intervals and markers of a table over repeats.
@@ -342,30 +412,9 @@ func (t *RelativeTable) intervalNotes() []string {
 	for _, c := range append([]string{t.Base}, t.Cells...) {
 		runs = append(runs, fmt.Sprintf("%s %d", c, t.Runs[c]))
 	}
-	var delta, none, paired []string
-	unpaired := false
-	minPairs, maxPairs := 0, 0
-	for i, s := range t.Steps {
-		for j, c := range t.Cells {
-			ri := t.Inference[i][j]
-			switch {
-			case ri != nil && ri.Method == inference.MethodPairedLog:
-				paired = append(paired, c+" "+s)
-				if minPairs == 0 || ri.N < minPairs {
-					minPairs = ri.N
-				}
-				maxPairs = max(maxPairs, ri.N)
-				continue
-			case ri != nil && ri.FiellerUnbounded:
-				delta = append(delta, c+" "+s)
-			case ri == nil && !t.Ratios[i][j].IsMissing():
-				none = append(none, c+" "+s)
-			}
-			if ri != nil {
-				unpaired = true
-			}
-		}
-	}
+	k := t.intervalKinds()
+	delta, none, paired, tooFew := k.delta, k.none, k.paired, k.tooFew
+	unpaired, minPairs, maxPairs, fewest := k.unpaired, k.minPairs, k.maxPairs, k.fewest
 	means := "ratios are of the means over repeats"
 	switch {
 	case len(paired) > 0 && !unpaired && len(none) == 0:
@@ -374,6 +423,13 @@ func (t *RelativeTable) intervalNotes() []string {
 		means += ", or paired by block"
 	}
 	notes := []string{means + "; runs per column: " + strings.Join(runs, ", ")}
+	if len(tooFew) > 0 {
+		notes = append(notes, fmt.Sprintf("%s: %d runs or blocks on a side, too few for an interval (it needs %d, two degrees of freedom; with 2 the bounds span orders of magnitude): not a finding until repeated more (workload.repeats >= %d): %s",
+			MarkerUnconfirmed, fewest, MinIntervalRuns, MinIntervalRuns, listNames(tooFew, 6)))
+		if !unpaired && len(paired) == 0 && len(delta) == 0 {
+			return notes
+		}
+	}
 	if unpaired || len(paired) == 0 {
 		notes = append(notes, fmt.Sprintf("[low, high] is the %s %% interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md",
 			pct(sig.Level)))

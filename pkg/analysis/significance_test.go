@@ -104,8 +104,8 @@ note: one run on a side, no interval: maria-11.8-base point-query, maria-11.8-ba
 
 func TestRelativeOverRepeatsUnbounded(t *testing.T) {
 	runs := map[string]map[string][]float64{
-		"10.11": {"point-query": {10, 1000}},
-		"11.4":  {"point-query": {500, 520}},
+		"10.11": {"point-query": {10, 1000, 20}},
+		"11.4":  {"point-query": {500, 520, 510}},
 	}
 	ds := repeatsDataset(t, []int{1}, runs, []string{"10.11", "11.4"}, []string{"point-query"})
 	rel, err := Relative(ds, RelativeOptions{ByCombination: true})

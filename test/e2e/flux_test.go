@@ -420,6 +420,14 @@ func TestFluxAppliesSuitesFromGit(t *testing.T) {
 	})
 	t.Logf("the schedule created run %s", scheduled)
 
+	// What a person sees (examples/gitops/mariadb-lts-nightly/README.md).
+	if kubectl := os.Getenv("DBBENCH_E2E_KUBECTL"); kubectl != "" {
+		for _, args := range [][]string{{"get", "kustomizations", "-n", ns}, {"get", "benchmarkruns", "-n", ns}} {
+			out, err := exec.Command(kubectl, args...).CombinedOutput()
+			t.Logf("kubectl %s (%v):\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+
 	// Suspended in Git: the schedule is Ready (it does as told), and so is
 	// the Kustomization that waits for it.
 	repo.commit(t, "suspend the suite", map[string]string{"suite/kustomization.yaml": suiteOverlay(s3, true)})
@@ -436,14 +444,6 @@ func TestFluxAppliesSuitesFromGit(t *testing.T) {
 	})
 	msg = kustomizationReady(t, ns, suite.GetName(), metav1.ConditionTrue, time.Minute)
 	t.Logf("suite, suspended: %s", msg)
-
-	// What a person sees (examples/gitops/mariadb-lts-nightly/README.md).
-	if kubectl := os.Getenv("DBBENCH_E2E_KUBECTL"); kubectl != "" {
-		for _, args := range [][]string{{"get", "kustomizations", "-n", ns}, {"get", "benchmarkruns", "-n", ns}} {
-			out, err := exec.Command(kubectl, args...).CombinedOutput()
-			t.Logf("kubectl %s (%v):\n%s", strings.Join(args, " "), err, out)
-		}
-	}
 
 	// The good run removed from Git: pruned, and everything it owned with it.
 	repo.commit(t, "remove the good run", map[string]string{"runs/good/run.yaml": "",
