@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # demo.sh is `make demo`: a real cluster, the operator installed with its Helm
-# chart, a real MariaDB 10.5 vs 10.11 vs 11.8 run (two cells at a time, each
-# client on another node than its database), progress while it runs, and the
-# relative-throughput table and orchestration overhead, with where each
-# cell's database and client ran, at the end. The
-# run has one cell per version, so each ratio is marked "~" (within noise) or
-# "?" (not a finding until repeated); docs/noise.md, "In the reports".
+# chart, a real run of config/samples/benchmarkrun_demo.yaml (MariaDB 10.5 vs
+# 10.11 vs 11.8, and 11.8 with durable commits, in three blocks, each on a
+# node of its own, one cell at a time), progress while it runs, and at the
+# end the relative-throughput tables, the run's verdict against its
+# baseline, where and when each cell ran and what the orchestration cost.
 #
 #   CLUSTER=local     (default) a three-node Kubernetes from real components
 #                     (NODES=3 hack/cluster/up.sh; NODES=1 gives one node)
@@ -136,6 +135,10 @@ if [ "${phase}" != Succeeded ]; then
 fi
 
 "${PLUGIN}" -n "${NS}" report "${RUN}" -o table
+echo
+echo "The run's verdict against its baseline (spec.regression):"
+"${KUBECTL}" -n "${NS}" get benchmarkrun "${RUN}" \
+	-o jsonpath='Regressed={.status.conditions[?(@.type=="Regressed")].status} ({.status.conditions[?(@.type=="Regressed")].reason}): {.status.conditions[?(@.type=="Regressed")].message}{"\n"}'
 echo
 echo "Where and when each cell ran:"
 "${PLUGIN}" -n "${NS}" timing "${RUN}" -o table

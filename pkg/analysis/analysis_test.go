@@ -403,6 +403,14 @@ func TestRepeatsAndCompare(t *testing.T) {
 	if h := float64(stats[0].CIHigh) - 1000; math.Abs(h-4.302653*10/math.Sqrt(3)) > 1e-3 {
 		t.Errorf("CI half-width %v", h)
 	}
+	// Two repeats: a spread but no interval (t(0.975, 1) is 12.7).
+	two := repeatStat("c", "insert", 1, []string{"a", "b"}, []float64{5019, 9514})
+	if two.N != 2 || math.IsNaN(float64(two.Stddev)) || !math.IsNaN(float64(two.CILow)) || !math.IsNaN(float64(two.CIHigh)) {
+		t.Errorf("two repeats: %+v, want a stddev and no CI", two)
+	}
+	if row := RepeatTable([]RepeatStat{two}).Rows[0]; row[len(row)-1] != "n/a" {
+		t.Errorf("two repeats print CI %q, want n/a", row[len(row)-1])
+	}
 	cs, err := CompareRepeats(ds, "maria-10.11-base", "maria-11.4-base", CompareOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,8 @@ type RepeatStat struct {
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
 	// CILow and CIHigh are the 95 % confidence interval of the mean
-	// (Student's t with n−1 degrees of freedom); undefined for n < 2.
+	// (Student's t with n−1 degrees of freedom); undefined for fewer than
+	// MinIntervalRuns repeats.
 	CILow  Num `json:"ciLow"`
 	CIHigh Num `json:"ciHigh"`
 }
@@ -79,8 +80,12 @@ func repeatStat(comb, step string, threads int, cells []string, xs []float64) Re
 		if r.Mean != 0 {
 			r.CV = Num(sd / r.Mean)
 		}
-		h := stats.StudentQuantile(0.975, float64(len(xs)-1)) * sd / math.Sqrt(float64(len(xs)))
-		r.CILow, r.CIHigh = Num(r.Mean-h), Num(r.Mean+h)
+		// With fewer than MinIntervalRuns repeats the t quantile (12.7 at
+		// one degree of freedom) makes bounds no reader can use.
+		if len(xs) >= MinIntervalRuns {
+			h := stats.StudentQuantile(0.975, float64(len(xs)-1)) * sd / math.Sqrt(float64(len(xs)))
+			r.CILow, r.CIHigh = Num(r.Mean-h), Num(r.Mean+h)
+		}
 	}
 	return r
 }
@@ -94,11 +99,14 @@ func RepeatTable(stats []RepeatStat) Table {
 		if !math.IsNaN(float64(r.CV)) {
 			cv = formatFloat(100*float64(r.CV), 2)
 		}
+		ci := "n/a"
+		if !math.IsNaN(float64(r.CILow)) {
+			ci = r.CILow.Format(2) + " .. " + r.CIHigh.Format(2)
+		}
 		t.Rows = append(t.Rows, []string{r.Combination, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.N),
-			formatFloat(r.Mean, 2), r.Stddev.Format(2), cv, formatFloat(r.Min, 2), formatFloat(r.Max, 2),
-			r.CILow.Format(2) + " .. " + r.CIHigh.Format(2)})
+			formatFloat(r.Mean, 2), r.Stddev.Format(2), cv, formatFloat(r.Min, 2), formatFloat(r.Max, 2), ci})
 	}
-	t.Notes = []string{"stddev is the sample stddev (n-1); the CI is Student's t with n-1 degrees of freedom"}
+	t.Notes = []string{fmt.Sprintf("stddev is the sample stddev (n-1); the CI is Student's t with n-1 degrees of freedom, n/a with fewer than %d repeats (too few degrees of freedom for bounds that mean anything)", MinIntervalRuns)}
 	return t
 }
 

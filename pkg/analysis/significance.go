@@ -222,7 +222,15 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 				// A zero throughput has no log ratio: compare the means.
 			}
 			row[j] = Divide(mean(xs), mean(base))
-			if len(xs) < 2 || len(base) < 2 || mean(base) == 0 {
+			if mean(base) == 0 {
+				continue
+			}
+			if len(xs) < 2 || len(base) < 2 {
+				// One value on a side (a combination not repeated, or a
+				// repeat's value invalid): no interval, and like any side
+				// with too few runs, not a finding.
+				inf[j] = &RatioInference{NBase: len(base), N: len(xs)}
+				inf[j].tooFew()
 				continue
 			}
 			iv, err := inference.RatioOfMeans(base, xs, sig.Level)
@@ -360,6 +368,15 @@ func formatWithInterval(r Ratio, ri *RatioInference) string {
 	return r.String() + string(ri.Marker) + " [" + ri.Low.Format(2) + ", " + ri.High.Format(2) + "]"
 }
 
+// runsOrBlocks says how few runs a side had: "1 run or block", "2 runs or
+// blocks".
+func runsOrBlocks(n int) string {
+	if n == 1 {
+		return "1 run or block"
+	}
+	return fmt.Sprintf("%d runs or blocks", n)
+}
+
 // intervalKinds sorts a table's ratios by the interval they have, for its
 // notes: "column step" names per kind.
 type intervalKinds struct {
@@ -424,8 +441,8 @@ func (t *RelativeTable) intervalNotes() []string {
 	}
 	notes := []string{means + "; runs per column: " + strings.Join(runs, ", ")}
 	if len(tooFew) > 0 {
-		notes = append(notes, fmt.Sprintf("%s: %d runs or blocks on a side, too few for an interval (it needs %d, two degrees of freedom; with 2 the bounds span orders of magnitude): not a finding until repeated more (workload.repeats >= %d): %s",
-			MarkerUnconfirmed, fewest, MinIntervalRuns, MinIntervalRuns, listNames(tooFew, 6)))
+		notes = append(notes, fmt.Sprintf("%s: %s on a side, too few for an interval (it needs %d, two degrees of freedom; with 2 the bounds span orders of magnitude): not a finding until repeated more (workload.repeats >= %d): %s",
+			MarkerUnconfirmed, runsOrBlocks(fewest), MinIntervalRuns, MinIntervalRuns, listNames(tooFew, 6)))
 		if !unpaired && len(paired) == 0 && len(delta) == 0 {
 			return notes
 		}
