@@ -28,7 +28,7 @@ help: ## Show the targets.
 CLUSTER ?= local
 
 .PHONY: demo-registry
-demo-registry: ## CLUSTER=existing make demo on the local cluster pulling every image from a local registry (make push; README, "Install on your cluster").
+demo-registry: ## CLUSTER=existing make demo on the local cluster pulling every image from a local registry (make push; docs/install.md).
 	hack/demo-registry.sh
 
 .PHONY: demo
@@ -69,6 +69,10 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 	python3 hack/config-rules.py --check api/v1alpha1/benchmarkrun_types.go
 	@git diff --exit-code -- api config/crd config/rbac docs/api.md docs/api-schedule.md docs/api-bisection.md docs/api-ack.md docs/catalog.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
+.PHONY: verify-figures
+verify-figures: ## Fail if a page cites a measured figure differently from docs/benchmarks.md's register, or an entry page restates one without a link.
+	python3 hack/figures.py
+
 ##@ Test
 
 # Two tiers (docs/testing.md, "Two tiers"). `make test` is the core tier, what
@@ -79,7 +83,7 @@ verify-generated: generate manifests ## Fail if generated files differ from what
 # lists each test's tier and has their times.
 
 .PHONY: test
-test: test-prefetch verify-generated vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-go-install test-e2e ## The core tier: everything CI runs (docs/testing.md).
+test: test-prefetch verify-generated verify-figures vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-go-install test-e2e ## The core tier: everything CI runs (docs/testing.md).
 
 .PHONY: test-long
 test-long: ## The long tier, after make test (docs/testing.md): the agent's calibration tests and change points on real servers, then the end-to-end chains, chaos, node loss, kwok placement and CloudNativePG.
@@ -146,7 +150,7 @@ test-operators: ## The operator tests of test-e2e-long alone (CloudNativePG inst
 	CLUSTER=$(CLUSTER) DBBENCH_TEST_TIER=long E2E_RUN='CloudNativePG' hack/test-e2e.sh
 
 .PHONY: test-push
-test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching (15–45 s with the agent image cached).
+test-push: ## make push against a real registry (Debian's docker-registry on loopback): the tag listed, the digest matching.
 	hack/test-push.sh
 
 .PHONY: test-go-install
@@ -190,7 +194,7 @@ bench-chaos: ## Manager chaos on the local cluster: CHAOS_KILLS=20 manager kills
 build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
-##@ Install on your cluster (README, "Install on your cluster")
+##@ Install on your cluster (docs/install.md)
 
 # REGISTRY is where `make push` puts the images: host[:port][/prefix]. Each
 # image keeps its docker.io path under it (REGISTRY/dbbench/manager:TAG,

@@ -9,8 +9,8 @@
 #   hack/s3server.sh env   DIR PORT     # prints the connection as shell variables
 #
 # The binary is built from the Go module proxy by hack/tools.sh into
-# ${XDG_CACHE_HOME:-$HOME/.cache}/dbbench/tools/versitygw-<version> (about
-# 80 s on 2 cores the first time, then reused). Buckets are directories of
+# ${XDG_CACHE_HOME:-$HOME/.cache}/dbbench/tools/versitygw-<version> once
+# per machine, then reused (its cold build is in docs/testing.md, "Time"). Buckets are directories of
 # DIR/data (the posix backend); the server's pid and log are DIR/versitygw.pid
 # and DIR/versitygw.log. stop leaves the data, so a server stopped and
 # started again on the same DIR serves the same objects (the outage test

@@ -6,8 +6,7 @@
 # hack/cluster/up.sh keeps. Run it on an idle cluster to get the idle cost
 # docs/local-cluster.md ("Worker nodes") quotes.
 #
-#   hack/cluster/node-cost.sh        # 60 s window
-#   hack/cluster/node-cost.sh 20
+#   hack/cluster/node-cost.sh [SECONDS]    # the window, default sixty seconds
 #
 # CPU % is of one core, averaged over the window, and counts the reaped
 # children too (kube-proxy's iptables-restore, containerd's CNI plugins).

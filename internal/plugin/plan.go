@@ -150,7 +150,7 @@ Sources as for noise: the cluster's runs of the suite, --from-dir DIR or
 	fs.Float64Var(&o.MinSeconds, "min-seconds", 10, "Shortest step length to consider.")
 	fs.Float64Var(&o.MaxSeconds, "max-seconds", 600, "Longest step length to consider.")
 	fs.IntVar(&o.MaxRepeats, "max-repeats", 50, "Most repeats per combination to consider.")
-	fs.Float64Var(&o.OverheadSeconds, "overhead-seconds", inference.DefaultOverheadSeconds, "A cell's fixed cost outside the agent (pods' start; docs/benchmarks.md measured 3.8-6.9 s).")
+	fs.Float64Var(&o.OverheadSeconds, "overhead-seconds", inference.DefaultOverheadSeconds, "A cell's fixed cost outside the agent (pods' start; make demo measures it per cell: docs/benchmarks.md).")
 	fs.Float64Var(&o.LoadSeconds, "load-seconds", -1, "A cell's data load (default: the history's documents' median load, else the flush wait the spec implies).")
 	fs.Float64Var(&o.WarmupSeconds, "warmup-seconds", -1, "Warm-up before every point (default the spec's, else 10).")
 	fs.IntVar(&o.Combinations, "combinations", 0, "Combinations a repeat round runs (default the spec's, else 2).")
