@@ -158,18 +158,24 @@ patches:
 func runKustomization(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) (kustomization, manifest string) {
 	t.Helper()
 	run.TypeMeta = metav1.TypeMeta{APIVersion: dbbenchv1alpha1.GroupVersion.String(), Kind: "BenchmarkRun"}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(run)
+	return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [run.yaml]\n", gitYAML(t, run)
+}
+
+// gitYAML is obj as a person would commit it: no status, no server-set
+// metadata. obj's TypeMeta must be set.
+func gitYAML(t *testing.T, obj runtime.Object) string {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As a person would write it: no status, no server-set metadata.
 	delete(m, "status")
 	unstructured.RemoveNestedField(m, "metadata", "creationTimestamp")
 	b, err := yaml.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [run.yaml]\n", string(b)
+	return string(b)
 }
 
 // exampleFlux reads examples/gitops/mariadb-lts-nightly/flux.yaml: its
@@ -256,6 +262,8 @@ func kustomizationReady(t *testing.T, ns, name string, status metav1.ConditionSt
 //   - a Kustomization of a run whose config variant MariaDB refuses, with
 //     wait: true, fails at once (kstatus Failed from Stalled) quoting the
 //     run's reason, long before its timeout;
+//   - a suite regressed in Git is cleared by committing a BenchmarkAck of
+//     the change: the next night is Ready (ackedInGit);
 //   - a commit that suspends the schedule leaves the suite's Kustomization
 //     Ready;
 //   - a commit that removes the good run makes Flux prune it, and nothing
@@ -428,6 +436,8 @@ func TestFluxAppliesSuitesFromGit(t *testing.T) {
 		}
 	}
 
+	ackedInGit(t, ns, repo, func(name, path string) { mustCreate(kustomization(name, path, ns, runWait)) }, runWait)
+
 	// Suspended in Git: the schedule is Ready (it does as told), and so is
 	// the Kustomization that waits for it.
 	repo.commit(t, "suspend the suite", map[string]string{"suite/kustomization.yaml": suiteOverlay(s3, true)})
@@ -455,6 +465,92 @@ func TestFluxAppliesSuitesFromGit(t *testing.T) {
 		}
 		return leftoversOf(t, ns, "good")
 	})
+}
+
+// ackedInGit commits three nights of a suite whose runs compare with its
+// first night (regression.against: Run): the second night, with durable
+// commits, regresses and fails its Kustomization early; a commit of a
+// BenchmarkAck of that change beside the third night (the same config)
+// makes the third night's verdict Regressed=False (acknowledged), so the
+// third night, the ack and their Kustomization are Ready. addKustomization
+// creates a Kustomization of the repository's path.
+func ackedInGit(t *testing.T, ns string, repo *gitServer, addKustomization func(name, path string), wait time.Duration) {
+	t.Helper()
+	night := func(name string, durable bool) *dbbenchv1alpha1.BenchmarkRun {
+		r := smallRun("", name, "10.11")
+		r.Spec.Suite = "flux-acks"
+		cnf := "[mysqld]\ninnodb_buffer_pool_size=64M\ninnodb_flush_log_at_trx_commit=2\n"
+		if durable {
+			cnf = "[mysqld]\ninnodb_buffer_pool_size=64M\ninnodb_flush_log_at_trx_commit=1\nlog_bin=binlog\nsync_binlog=1\n"
+		}
+		// One config name for both contents: the nights' cells pair up.
+		r.Spec.Databases[0].Configs = []dbbenchv1alpha1.ConfigVariant{{Name: "nightly", Inline: ptr.To(cnf)}}
+		r.Spec.Workload.Steps = []string{"update-index"}
+		r.Spec.Workload.Threads = []int32{1}
+		r.Spec.Workload.WriteSeconds = 5
+		if name != "night-1" {
+			r.Spec.Regression = &dbbenchv1alpha1.RegressionSpec{Against: dbbenchv1alpha1.RegressAgainstRun, Run: "night-1",
+				MinMagnitudePercent: 30, MaxPValue: "0.1"}
+		}
+		return r
+	}
+	commitNight := func(name string, durable bool, extra ...runtime.Object) {
+		t.Helper()
+		resources := []string{"run.yaml"}
+		files := map[string]string{}
+		k, run := runKustomization(t, night(name, durable))
+		files["runs/"+name+"/run.yaml"] = run
+		for i, o := range extra {
+			f := fmt.Sprintf("extra-%d.yaml", i)
+			files["runs/"+name+"/"+f] = gitYAML(t, o)
+			resources = append(resources, f)
+		}
+		if len(extra) > 0 {
+			k = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [" + strings.Join(resources, ", ") + "]\n"
+		}
+		files["runs/"+name+"/kustomization.yaml"] = k
+		repo.commit(t, name, files)
+		addKustomization(name, "./runs/"+name)
+	}
+
+	commitNight("night-1", false)
+	t.Logf("night-1: %s", kustomizationReady(t, ns, "night-1", metav1.ConditionTrue, wait))
+
+	start := time.Now()
+	commitNight("night-2", true)
+	msg := kustomizationReady(t, ns, "night-2", metav1.ConditionFalse, wait)
+	for !strings.Contains(msg, "stalled") && time.Since(start) < wait {
+		time.Sleep(2 * time.Second)
+		msg = kustomizationReady(t, ns, "night-2", metav1.ConditionFalse, wait)
+	}
+	t.Logf("night-2: %s", msg)
+	second := waitForRunFinished(t, ns, "night-2", time.Minute)
+	st := second.Status.Regression
+	if !apimeta.IsStatusConditionTrue(second.Status.Conditions, dbbenchv1alpha1.ConditionRegressed) || st == nil || len(st.Regressed) == 0 {
+		t.Fatalf("night-2 (durable commits against night-1): %s, Regressed %s", runSummary(second),
+			conditionString(apimeta.FindStatusCondition(second.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)))
+	}
+	if !strings.Contains(msg, fmt.Sprintf("BenchmarkRun/%s/night-2 status: 'Failed'", ns)) {
+		t.Errorf("night-2's Kustomization says %q: want it failed early, naming the run", msg)
+	}
+
+	reg := st.Regressed[0]
+	ack := &dbbenchv1alpha1.BenchmarkAck{
+		TypeMeta:   metav1.TypeMeta{APIVersion: dbbenchv1alpha1.GroupVersion.String(), Kind: "BenchmarkAck"},
+		ObjectMeta: metav1.ObjectMeta{Name: "durable-commits"},
+		Spec: dbbenchv1alpha1.BenchmarkAckSpec{Suite: "flux-acks", Run: "night-2", Cell: reg.Cell, Step: reg.Step, Threads: reg.Threads,
+			Resolution: dbbenchv1alpha1.AckAcknowledged, Reason: "durable commits: the price of not losing transactions"},
+	}
+	commitNight("night-3", true, ack)
+	t.Logf("night-3 with the ack: %s", kustomizationReady(t, ns, "night-3", metav1.ConditionTrue, wait))
+	third := waitForRunFinished(t, ns, "night-3", time.Minute)
+	c := apimeta.FindStatusCondition(third.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != dbbenchv1alpha1.ReasonRegressionAcknowledged {
+		t.Errorf("night-3 (acknowledged in Git): Regressed %s, want False %s", conditionString(c), dbbenchv1alpha1.ReasonRegressionAcknowledged)
+	}
+	if !apimeta.IsStatusConditionTrue(third.Status.Conditions, dbbenchv1alpha1.ConditionReady) {
+		t.Errorf("night-3: Ready %s", conditionString(apimeta.FindStatusCondition(third.Status.Conditions, dbbenchv1alpha1.ConditionReady)))
+	}
 }
 
 // leftoversOf lists what is still labelled for run in ns: "" when nothing.
