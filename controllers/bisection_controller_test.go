@@ -333,7 +333,7 @@ func TestBisectionLocalizesTheFirstBadCandidate(t *testing.T) {
 					return err.Error()
 				}
 				for _, e := range evs.Items {
-					if e.Regarding.Name == b.Name && e.Reason == "Localized" && strings.Contains(e.Note, want) {
+					if e.Regarding.Name == b.Name && e.Reason == dbbenchv1alpha1.BisectionReasonLocalized && strings.Contains(e.Note, want) {
 						return ""
 					}
 				}

@@ -67,7 +67,7 @@ func TestBisectionUploadsItsSummaryToRealS3(t *testing.T) {
 	if u := bis.Status.Upload; u.URL != "s3://"+s3Bucket+"/"+base || u.Failures != 0 {
 		t.Errorf("upload status %+v, want url s3://%s/%s", u, s3Bucket, base)
 	}
-	if c := meta.FindStatusCondition(bis.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c == nil || c.Status != metav1.ConditionTrue || c.Reason != "Uploaded" {
+	if c := meta.FindStatusCondition(bis.Status.Conditions, dbbenchv1alpha1.ConditionResultsUploaded); c == nil || c.Status != metav1.ConditionTrue || c.Reason != dbbenchv1alpha1.ReasonUploaded {
 		t.Errorf("%s, want True Uploaded", condString(c))
 	}
 

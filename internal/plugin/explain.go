@@ -210,7 +210,7 @@ func (o *CompareOptions) profileSections(ctx context.Context) ([]analysis.HTMLPr
 				out = append(
 					out,
 					analysis.HTMLProfile{Table: explainTable(res), SVG: template.HTML(trimXMLDecl(svg.Bytes()))},
-				) //nolint:gosec // pkg/profile escapes every name
+				) // pkg/profile escapes every name
 			}
 		}
 	}
@@ -457,7 +457,7 @@ func writeExplainHTML(path string, t analysis.Table, svg []byte) error {
 	err = explainHTML.Execute(f, struct {
 		Table analysis.Table
 		SVG   template.HTML
-	}{t, template.HTML(svg)}) //nolint:gosec // see above
+	}{t, template.HTML(svg)}) // see above
 	return errors.Join(err, f.Close())
 }
 

@@ -92,7 +92,7 @@ func WriteBisectionHTML(w io.Writer, c BisectionChart) error {
 				svg = svg[i+2:]
 			}
 			more.Blocks = append(more.Blocks, htmlBlock{Note: c.FlameGraphTitle},
-				htmlBlock{Chart: template.HTML(`<figure class="chart flame">` + svg + `</figure>`)}) //nolint:gosec // see above
+				htmlBlock{Chart: template.HTML(`<figure class="chart flame">` + svg + `</figure>`)}) // see above
 		}
 		page.Sections = append(page.Sections, more)
 	}

@@ -222,7 +222,7 @@ func fits(s State, npoints int, l Limits) bool {
 
 // refsOf are the ends of the intervals a plan probes: measured beside the
 // probes, in the same slot, they are what the probes are compared with.
-func refsOf(plan Plan) []int {
+func refsOf(plan Split) []int {
 	var refs []int
 	for _, c := range plan.Changes {
 		for _, p := range plan.Probes {

@@ -36,8 +36,9 @@ type Change struct {
 // Localized reports whether the change is pinned to FirstBad.
 func (c Change) Localized() bool { return len(c.Between) == 0 }
 
-// Plan is the next step of a search.
-type Plan struct {
+// Split is how the intervals that hold a change are split next: the probes
+// of the next round and the changes so far (Next; Assess and Decide use it).
+type Split struct {
 	// Probes are the points to measure next, in order; empty when the
 	// search is over.
 	Probes []int
@@ -49,7 +50,7 @@ type Plan struct {
 }
 
 // Done reports whether the search is over.
-func (p Plan) Done() bool { return len(p.Probes) == 0 }
+func (p Split) Done() bool { return len(p.Probes) == 0 }
 
 // Next plans the next round over points (0 the good endpoint, len-1 the
 // bad one, both already judged so). A point can be probed when it is
@@ -58,16 +59,16 @@ func (p Plan) Done() bool { return len(p.Probes) == 0 }
 // between the intervals that hold a change, each to the interval with the
 // most probeable points per probe it already has, and placed to split each
 // interval's probeable points into equal parts.
-func Next(points []Point, opt Options) (Plan, error) {
+func Next(points []Point, opt Options) (Split, error) {
 	n := len(points)
 	if n < 2 {
-		return Plan{}, fmt.Errorf("points: need the two endpoints, have %d", n)
+		return Split{}, fmt.Errorf("points: need the two endpoints, have %d", n)
 	}
 	if points[0].Verdict != Good || points[n-1].Verdict != Bad {
-		return Plan{}, fmt.Errorf("points: the endpoints must be judged Good and Bad, are %q and %q", points[0].Verdict, points[n-1].Verdict)
+		return Split{}, fmt.Errorf("points: the endpoints must be judged Good and Bad, are %q and %q", points[0].Verdict, points[n-1].Verdict)
 	}
 	if opt.Parallelism < 1 {
-		return Plan{}, fmt.Errorf("parallelism %d: must be at least 1", opt.Parallelism)
+		return Split{}, fmt.Errorf("parallelism %d: must be at least 1", opt.Parallelism)
 	}
 	maxMeas := opt.MaxMeasurements
 	if maxMeas <= 0 {
@@ -104,7 +105,7 @@ func Next(points []Point, opt Options) (Plan, error) {
 		ivs = append(ivs, iv)
 	}
 
-	var plan Plan
+	var plan Split
 	for k := 0; k < opt.Parallelism; k++ {
 		var best *interval
 		for _, iv := range ivs {

@@ -24,7 +24,7 @@ func stepAt(c int) oracle {
 // simulate runs a search over n candidates at parallelism k to its end and
 // returns the search rounds (the endpoint round not counted), the points
 // measured and the final plan.
-func simulate(t *testing.T, n, k int, truth oracle) (rounds, cells int, plan Plan) {
+func simulate(t *testing.T, n, k int, truth oracle) (rounds, cells int, plan Split) {
 	t.Helper()
 	points := make([]Point, n+2)
 	points[0], points[n+1] = Point{Verdict: Good, Measured: 1}, Point{Verdict: Bad, Measured: 1}
