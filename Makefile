@@ -229,6 +229,14 @@ PLUGIN_BASE_URL ?= https://github.com/dbbench/dbbench/releases/download/$(VERSIO
 chart-package: ## helm package the chart into DIST (dist/dbbench-<chart version>.tgz); appVersion, the manager's default tag, is TAG.
 	hack/helm.sh package $(DIST) --app-version $(TAG)
 
+.PHONY: release
+release: ## Build and push the images to REGISTRY under VERSION=vX.Y.Z, the chart pinned by digest to oci://REGISTRY/charts and DIST, the plugin's archives and krew manifest, SHA256SUMS; prints how to install (hack/release.sh).
+	VERSION=$(VERSION) REGISTRY=$(REGISTRY) DIST=$(DIST) PLUGIN_BASE_URL=$(PLUGIN_BASE_URL) PLUGIN_PLATFORMS="$(PLUGIN_PLATFORMS)" CONTAINER_TOOL=$(CONTAINER_TOOL) hack/release.sh
+
+.PHONY: test-release
+test-release: ## make release against a real registry on loopback, then the packaged chart installed from it on the local cluster with --set registry alone, and a first benchmark run (not in make test).
+	hack/test-release.sh
+
 .PHONY: plugin-dist
 plugin-dist: ## kubectl-dbbench archives for linux, darwin, windows and their krew manifest (DIST/dbbench.yaml, VERSION, PLUGIN_BASE_URL).
 	hack/plugin-dist.sh $(DIST) $(VERSION) $(PLUGIN_BASE_URL) $(PLUGIN_PLATFORMS)

@@ -33,6 +33,30 @@ app.kubernetes.io/component: manager
 {{- end }}
 {{- end }}
 
+{{/*
+dbbench.mirrored is the image reference (index . 1) pulled from
+.Values.registry when that is set and the reference is on docker.io: the
+reference keeps its docker.io path under the registry (REGISTRY/dbbench/agent),
+the layout make push and make release write.
+*/}}
+{{- define "dbbench.mirrored" -}}
+{{- $ref := index . 1 -}}
+{{- $registry := (index . 0).Values.registry -}}
+{{- if and $registry (hasPrefix "docker.io/" $ref) -}}
+{{- printf "%s/%s" (trimSuffix "/" $registry) (trimPrefix "docker.io/" $ref) -}}
+{{- else -}}
+{{- $ref -}}
+{{- end -}}
+{{- end }}
+
+{{/* dbbench.image is the manager's image: repository:tag, @digest when pinned. */}}
 {{- define "dbbench.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- $ref := printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- with .Values.image.digest }}{{ $ref = printf "%s@%s" $ref . }}{{ end -}}
+{{- include "dbbench.mirrored" (list . $ref) -}}
+{{- end }}
+
+{{/* dbbench.agentImage is the client pods' default image. */}}
+{{- define "dbbench.agentImage" -}}
+{{- include "dbbench.mirrored" (list . .Values.agentImage) -}}
 {{- end }}
