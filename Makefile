@@ -229,6 +229,10 @@ PLUGIN_BASE_URL ?= https://github.com/dbbench/dbbench/releases/download/$(VERSIO
 chart-package: ## helm package the chart into DIST (dist/dbbench-<chart version>.tgz); appVersion, the manager's default tag, is TAG.
 	hack/helm.sh package $(DIST) --app-version $(TAG)
 
+.PHONY: docs-pictures
+docs-pictures: ## Refresh docs/site-index.png, the README's picture: the suite site of TestSuiteSiteWithTriage (fourteen real nights on the local cluster) in headless Chromium.
+	CLUSTER=$(CLUSTER) DBBENCH_TEST_TIER=long E2E_RUN='TestSuiteSiteWithTriage' DBBENCH_E2E_SITE_SHOT=$(CURDIR)/docs/site-index.png hack/test-e2e.sh
+
 .PHONY: release
 release: ## Build and push the images to REGISTRY under VERSION=vX.Y.Z, the chart pinned by digest to oci://REGISTRY/charts and DIST, the plugin's archives and krew manifest, SHA256SUMS; prints how to install (hack/release.sh).
 	VERSION=$(VERSION) REGISTRY=$(REGISTRY) DIST=$(DIST) PLUGIN_BASE_URL=$(PLUGIN_BASE_URL) PLUGIN_PLATFORMS="$(PLUGIN_PLATFORMS)" CONTAINER_TOOL=$(CONTAINER_TOOL) hack/release.sh
