@@ -177,7 +177,7 @@ func Render(w io.Writer, idx *Index, opts RenderOptions) error {
 		seg = url.PathEscape
 	}
 	runHref, bisHref := runLinker(idx, seg), bisectionLinker(idx, seg)
-	p := page{Index: idx, CSS: template.CSS(css), Legend: template.HTML(legendSVG())}
+	p := page{Index: idx, CSS: template.CSS(css), Legend: template.HTML(legendHTML())}
 	if idx.Latest != nil {
 		p.LatestHref = runHref(idx.Latest.Run)
 	}
@@ -502,30 +502,34 @@ func tick(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
 }
 
-// legendSVG explains the marks.
-func legendSVG() string {
-	items := []struct{ color, dash, label string }{
-		{colWorse, "", "slowdown, open"},
-		{colWorse, "4 3", "suspected (newest runs only)"},
-		{colBetter, "", "improvement"},
-		{colEnv, "", "the environment alone changed"},
-		{colAck, "", "acknowledged or invalid"},
+// legendHTML explains the marks: a list the browser lays out, each label
+// beside its mark, wrapping on a narrow window (labels placed by estimated
+// text width in one SVG ran into each other).
+func legendHTML() string {
+	mark := func(svg string) string {
+		return `<svg width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">` + svg + `</svg>`
+	}
+	line := func(color, dash string) string {
+		if dash != "" {
+			dash = fmt.Sprintf(` stroke-dasharray="%s"`, dash)
+		}
+		return mark(fmt.Sprintf(`<line x1="8" y1="0" x2="8" y2="16" stroke="%s" stroke-width="2"%s/>`, color, dash))
+	}
+	items := []struct{ mark, label string }{
+		{line(colWorse, ""), "slowdown, open"},
+		{line(colWorse, "4 3"), "suspected (newest runs only)"},
+		{line(colBetter, ""), "improvement"},
+		{line(colEnv, ""), "the environment alone changed"},
+		{line(colAck, ""), "acknowledged or invalid"},
+		{mark(fmt.Sprintf(`<rect x="1" y="2" width="14" height="12" fill="%s" fill-opacity="0.12"/>`, colLine)), "noise band (level ± 2σ)"},
+		{mark(fmt.Sprintf(`<path d="M8 3 l-5 9 h10 z" fill="%s"/>`, colEnv)), "environment changed since the run before"},
 	}
 	var b strings.Builder
-	b.WriteString(`<svg class="legend" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1180 24" role="img" aria-label="legend">`)
-	xx := 4
+	b.WriteString(`<ul class="legend" aria-label="legend">`)
 	for _, it := range items {
-		dash := ""
-		if it.dash != "" {
-			dash = fmt.Sprintf(` stroke-dasharray="%s"`, it.dash)
-		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="4" x2="%d" y2="20" stroke="%s" stroke-width="2"%s/><text x="%d" y="16" font-size="12">%s</text>`, xx, xx, it.color, dash, xx+6, esc(it.label))
-		xx += 20 + 6*len(it.label)
+		fmt.Fprintf(&b, `<li>%s<span>%s</span></li>`, it.mark, esc(it.label))
 	}
-	fmt.Fprintf(&b, `<rect x="%d" y="6" width="14" height="12" fill="%s" fill-opacity="0.12"/><text x="%d" y="16" font-size="12">noise band (level ± 2σ)</text>`, xx, colLine, xx+18)
-	xx += 175
-	fmt.Fprintf(&b, `<path d="M%d 9 l-5 9 h10 z" fill="%s"/><text x="%d" y="16" font-size="12">environment changed since the run before</text>`, xx+5, colEnv, xx+14)
-	b.WriteString("</svg>")
+	b.WriteString("</ul>")
 	return b.String()
 }
 
@@ -536,7 +540,8 @@ table{border-collapse:collapse;font-size:12px;margin:8px 0}td,th{border:1px soli
 th{background:#f4f4f4}code{font-size:11px;background:#f6f6f6;padding:1px 3px}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:12px}
 figure{margin:0}figure svg{width:100%;height:auto;border:1px solid #eee}
-svg.legend{width:100%;height:auto}
+ul.legend{list-style:none;display:flex;flex-wrap:wrap;gap:4px 18px;padding:0;margin:8px 0;font-size:12px}
+ul.legend li{display:flex;align-items:center;gap:6px;white-space:nowrap}
 .verdict{border-left:4px solid #999;padding:6px 12px;background:#fafafa}
 .verdict.True{border-color:#d62728}.verdict.False{border-color:#2ca02c}
 tr.open.worse td:first-child{border-left:4px solid #d62728}tr.acknowledged td:first-child,tr.invalid td:first-child{border-left:4px solid #7f7f7f}
