@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -48,6 +49,14 @@ type CellOverhead struct {
 	// server's initialisation, the SQL-level wait, result writes and the
 	// controller's reaction times.
 	WallSeconds, LoadSeconds, StepSeconds, OverheadSeconds float64
+	// StartupSeconds and FinishSeconds split the overhead where it goes:
+	// from the cell's start to its first step, less the load (the pods'
+	// scheduling and start, the server's initialisation, the SQL-level
+	// wait), and from the last step's end to the cell's end (result
+	// writes, the controller's reaction); the rest is the gaps between
+	// steps and steps running longer than configured. NaN when the steps'
+	// start times are unknown.
+	StartupSeconds, FinishSeconds Num
 	// MaxGapSeconds and MeanGapSeconds are the idle time between one step's
 	// end and the next step's start, inside the agent.
 	MaxGapSeconds, MeanGapSeconds float64
@@ -83,6 +92,16 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 			gaps = append(gaps, gap)
 		}
 		o.OverheadSeconds = o.WallSeconds - o.LoadSeconds - o.StepSeconds
+		o.StartupSeconds, o.FinishSeconds = Num(math.NaN()), Num(math.NaN())
+		if n := len(steps); n > 0 && !steps[0].Start.IsZero() && !steps[n-1].Start.IsZero() {
+			last := steps[n-1]
+			ran := last.ElapsedSeconds
+			if ran == 0 {
+				ran = last.ConfiguredSeconds
+			}
+			o.StartupSeconds = Num(steps[0].Start.Sub(c.Start).Seconds() - o.LoadSeconds)
+			o.FinishSeconds = Num(c.End.Sub(last.Start).Seconds() - ran)
+		}
 		if len(gaps) > 0 {
 			var sum float64
 			for _, g := range gaps {
@@ -101,10 +120,11 @@ func OverheadTable(o []CellOverhead) Table {
 	t := Table{
 		ID:    "timing",
 		Title: "Orchestration overhead per cell (wall − load − configured step time)",
-		Columns: []string{"cell", "wall s", "load s", "steps s", "overhead s", "max gap s", "mean gap s", "steps",
+		Columns: []string{"cell", "wall s", "load s", "steps s", "overhead s", "start-up s", "finish s", "max gap s", "mean gap s", "steps",
 			"start", "end", "database node", "client node"},
 		Notes: []string{
 			"overhead: pod scheduling and start, server initialisation, SQL-level wait, result writes, controller reaction",
+			"start-up: cell start to first step, less the load (pods' start, server initialisation, SQL-level wait); finish: last step's end to cell end (result writes, controller reaction); the rest of the overhead is gaps and steps running long; start and end are whole seconds",
 			"gap: idle time between one step's end and the next step's start inside the agent",
 			"start, end: UTC; database node, client node: where the cell's server and its client (sysbench) ran, ? when unknown",
 		},
@@ -123,7 +143,7 @@ func OverheadTable(o []CellOverhead) Table {
 		t.Notes = append(t.Notes, "block: the cells of a block ran one after another on one node (spec.placement.blocks)")
 	}
 	for _, c := range o {
-		row := []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds),
+		row := []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds), c.StartupSeconds.Format(1), c.FinishSeconds.Format(1),
 			fmt.Sprintf("%.2f", c.MaxGapSeconds), fmt.Sprintf("%.2f", c.MeanGapSeconds), fmt.Sprint(c.Steps),
 			c.Start.UTC().Format(time.TimeOnly), c.End.UTC().Format(time.TimeOnly), node(c.DatabaseNode), node(c.ClientNode)}
 		if blocked {

@@ -29,6 +29,8 @@ func TestOverheads(t *testing.T) {
 	for name, pair := range map[string][2]float64{
 		"wall": {o.WallSeconds, want.WallSeconds}, "steps": {o.StepSeconds, want.StepSeconds}, "overhead": {o.OverheadSeconds, want.OverheadSeconds},
 		"max gap": {o.MaxGapSeconds, want.MaxGapSeconds}, "mean gap": {o.MeanGapSeconds, want.MeanGapSeconds},
+		// start-up: 30 − 0 − 20 (load); finish: 100 − (72 + 20).
+		"start-up": {float64(o.StartupSeconds), 10}, "finish": {float64(o.FinishSeconds), 8},
 	} {
 		if math.Abs(pair[0]-pair[1]) > 1e-9 {
 			t.Errorf("%s = %v, want %v", name, pair[0], pair[1])
@@ -39,11 +41,14 @@ func TestOverheads(t *testing.T) {
 		t.Fatalf("table %+v", tab)
 	}
 	// Where and when: the client's node unknown.
-	if r := tab.Rows[0][8:]; r[0] != "00:00:00" || r[1] != "00:01:40" || r[2] != "node-2" || r[3] != "?" {
+	if r := tab.Rows[0][5:7]; r[0] != "10.0" || r[1] != "8.0" {
+		t.Errorf("start-up, finish = %v, want 10.0 8.0", r)
+	}
+	if r := tab.Rows[0][10:]; r[0] != "00:00:00" || r[1] != "00:01:40" || r[2] != "node-2" || r[3] != "?" {
 		t.Errorf("start, end, database node, client node = %v, want 00:00:00 00:01:40 node-2 ?", r)
 	}
-	if len(tab.Columns) != 12 {
-		t.Errorf("an unblocked run's table has %d columns, want 12 (no block column)", len(tab.Columns))
+	if len(tab.Columns) != 14 {
+		t.Errorf("an unblocked run's table has %d columns, want 14 (no block column)", len(tab.Columns))
 	}
 	// A blocked run's cells say their block.
 	cells[0].Block = 2
@@ -52,7 +57,7 @@ func TestOverheads(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab = OverheadTable(blocked)
-	if n := len(tab.Columns); n != 13 || tab.Columns[12] != "block" || tab.Rows[0][12] != "2" || tab.Rows[1][12] != "2" {
+	if n := len(tab.Columns); n != 15 || tab.Columns[14] != "block" || tab.Rows[0][14] != "2" || tab.Rows[1][14] != "2" {
 		t.Errorf("blocked table columns %v, rows %v: want a block column with 2, 2", tab.Columns, tab.Rows)
 	}
 	if _, err := Overheads([]CellTiming{{Cell: "x", Start: at(10), End: at(5)}}); err == nil {
