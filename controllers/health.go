@@ -109,7 +109,10 @@ func runHealth(st *dbbenchv1alpha1.BenchmarkRunStatus) health {
 func scheduleHealth(st *dbbenchv1alpha1.BenchmarkScheduleStatus) health {
 	c := meta.FindStatusCondition(st.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
 	switch {
-	case c == nil:
+	// Ready is also the condition health writes: Pending is its own
+	// answer for a schedule not read yet, which stays Pending until the
+	// schedule's pass sets Ready.
+	case c == nil || c.Reason == healthReasonPending:
 		return reconciling(healthReasonPending, "The schedule has not been read yet")
 	case c.Reason == dbbenchv1alpha1.ScheduleReasonInvalidSchedule || c.Reason == dbbenchv1alpha1.ScheduleReasonInvalidTimeZone:
 		return stalled(c.Reason, c.Message)

@@ -181,10 +181,22 @@ func TestHealthForKstatusAndArgoCD(t *testing.T) {
 	}
 	for _, row := range healthTable {
 		t.Run(row.name, func(t *testing.T) {
-			u := toUnstructured(t, withHealth(t, row.object))
+			// A copy: the table's objects must stay as declared for the
+			// next -count iteration.
+			withHealthOnce := withHealth(t, row.object.DeepCopyObject())
+			u := toUnstructured(t, withHealthOnce)
 			res, err := kstatus.Compute(u)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// A controller's next pass reads the conditions health wrote:
+			// the answer must not change with nothing else changed.
+			again, err := kstatus.Compute(toUnstructured(t, withHealth(t, withHealthOnce.DeepCopyObject())))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Status != res.Status {
+				t.Errorf("kstatus after a second pass: %s %q, after the first %s: health reads its own conditions", again.Status, again.Message, res.Status)
 			}
 			// kstatus names the deciding condition's reason in the
 			// condition it reports (none for Current).
