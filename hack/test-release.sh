@@ -34,16 +34,17 @@ fail() { log "FAIL: $*"; exit 1; }
 restore() {
 	local rc=$?
 	log "restoring: this tree's chart with the dev images, the kubelet's docker.io names, the cluster without the registry"
-	if [ -n "${KUBECONFIG:-}" ]; then
-		kubectl delete namespace "${NS}" --ignore-not-found --wait=false >/dev/null 2>&1 || true
-		"${helm}" upgrade dbbench charts/dbbench --namespace dbbench-system --set image.tag=dev \
-			--wait --timeout 5m >/dev/null || rc=1
-		ctr_k8s images ls -q | { grep "^${REG}/" || true; } |
-			xargs -r ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io images rm >/dev/null || true
-	fi
 	hack/registry.sh stop "${work}" || true
 	if [ -n "${KUBECONFIG:-}" ]; then
+		kubectl delete namespace "${NS}" --ignore-not-found --wait=false >/dev/null 2>&1 || true
+		# First the kubelet's record of the docker.io names: until then it
+		# refuses the dev images, which are the images it pulled by the
+		# registry's names.
 		hack/demo-registry.sh --reverify || rc=1
+		ctr_k8s images ls -q | { grep "^${REG}/" || true; } |
+			xargs -r ctr --address "${CONTAINERD_SOCK}" --namespace k8s.io images rm >/dev/null || true
+		"${helm}" upgrade dbbench charts/dbbench --namespace dbbench-system --set image.tag=dev \
+			--wait --timeout 5m >/dev/null || rc=1
 	fi
 	hack/cluster/up.sh >/dev/null || rc=1
 	rm -rf "${work}"
@@ -81,8 +82,10 @@ install=$(grep -A1 '^  helm install dbbench oci://' <<<"${out}" | tr -d '\\\n' |
 image=$(kubectl -n dbbench-system get deployment dbbench-manager -o jsonpath='{.spec.template.spec.containers[0].image}')
 [ "${image}" = "${manager_ref}" ] || fail "the manager runs ${image}, want ${manager_ref}"
 kubectl -n dbbench-system rollout status deployment/dbbench-manager --timeout=3m >/dev/null
+# The new pod's (the release's old pod may still be terminating).
 pod_image_id=$(kubectl -n dbbench-system get pods -l app.kubernetes.io/name=dbbench \
-	-o jsonpath='{range .items[*]}{.status.containerStatuses[0].imageID}{"\n"}{end}' | head -1)
+	-o jsonpath='{range .items[*]}{.spec.containers[0].image} {.status.containerStatuses[0].imageID}{"\n"}{end}' |
+	awk -v want="${manager_ref}" '$1 == want { print $2; exit }')
 [[ "${pod_image_id}" == *"${manager_ref##*@}" ]] || fail "the manager pod's image ID ${pod_image_id} is not ${manager_ref##*@}"
 
 log "a first benchmark"
@@ -110,10 +113,16 @@ spec:
 EOF
 kubectl -n "${NS}" wait --for=condition=Ready benchmarkrun/first --timeout=5m >/dev/null ||
 	fail "the first run is not Ready: $(kubectl -n "${NS}" get benchmarkrun first -o jsonpath='{.status.phase} {.status.conditions}')"
-# The client ran the pushed agent: the run's manifest records the client
-# image's digest, as containerd resolved it.
-client_digests=$(kubectl -n "${NS}" get configmap first-results -o jsonpath='{.data.manifest\.json}' |
-	python3 -c 'import json, sys; print(" ".join(sorted({(c.get("environment") or {}).get("clientImageDigest", "") for c in json.load(sys.stdin)["cells"]})))')
-[ "${client_digests}" = "${agent_ref##*@}" ] ||
-	fail "the run's client ran the image of digest '${client_digests}', want ${agent_ref##*@} (${agent_ref})"
+# The client ran the pushed agent, by digest: its pod (kept, Completed,
+# after the run) names the image and the runtime reports what it ran.
+client=$(kubectl -n "${NS}" get pods -l dbbench.io/run=first -o json | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["items"]:
+    ids = {s["name"]: s.get("imageID", "") for s in p["status"].get("containerStatuses", [])}
+    for c in p["spec"]["containers"]:
+        if "/dbbench/agent" in c["image"]:
+            print(c["image"], ids.get(c["name"], ""))')
+read -r client_image client_id <<<"${client}"
+[ "${client_image}" = "${agent_ref}" ] || fail "the run's client ran ${client_image:-nothing}, want ${agent_ref}"
+[[ "${client_id}" == *"${agent_ref##*@}" ]] || fail "the client's image ID ${client_id:-(none)} is not ${agent_ref##*@}"
 log "PASS: ${VERSION} released to ${REG}, installed from it with --set registry alone, and its first run succeeded ($((SECONDS - start)) s)"
