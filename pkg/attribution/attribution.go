@@ -113,6 +113,12 @@ func (s Snapshot) value(f Field) string {
 	case FieldImageDigest:
 		return s.ImageDigest
 	case FieldServerSettings:
+		if len(s.Settings) > 0 {
+			// Recomputed: a digest recorded before ComparableSettings
+			// covers the instance's hostname and UID, and so differs for
+			// every server.
+			return results.SettingsDigest(s.Settings)
+		}
 		return s.SettingsSHA256
 	case FieldNode:
 		return s.Env.Node
@@ -311,6 +317,7 @@ func settingChanges(before, after map[string]string) []Change {
 	if len(before) == 0 || len(after) == 0 {
 		return nil
 	}
+	before, after = results.ComparableSettings(before), results.ComparableSettings(after)
 	names := map[string]bool{}
 	for k := range before {
 		names[k] = true

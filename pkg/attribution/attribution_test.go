@@ -1,6 +1,7 @@
 package attribution
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -39,6 +40,22 @@ func digest(d string) func(*Snapshot)  { return func(s *Snapshot) { s.ImageDiges
 func version(v string) func(*Snapshot) { return func(s *Snapshot) { s.ServerVersion = v } }
 func settings(d string, m map[string]string) func(*Snapshot) {
 	return func(s *Snapshot) { s.SettingsSHA256, s.Settings = d, m }
+}
+
+// freshServers are n runs of prefix, each a fresh MariaDB server of one
+// config: its own pod hostname, generated UID and log files named after
+// the host; flush is innodb_flush_log_at_trx_commit.
+func freshServers(prefix string, n int, flush string) []Snapshot {
+	out := make([]Snapshot, n)
+	for i := range out {
+		host := fmt.Sprintf("%s-%d-mariadb-11-8-db-a1", prefix, i)
+		m := map[string]string{"hostname": host, "server_uid": fmt.Sprintf("uid%s%d=", prefix, i), "wsrep_node_name": host,
+			"general_log_file": host + ".log", "slow_query_log_file": host + "-slow.log", "log_slow_query_file": host + "-slow.log",
+			"innodb_flush_log_at_trx_commit": flush, "max_connections": "151"}
+		// The digest recorded before instance variables were left out.
+		out[i] = snap(prefix, settings("sha256:legacy-"+host, m))
+	}
+	return out
 }
 
 func TestAttribute(t *testing.T) {
@@ -82,6 +99,15 @@ func TestAttribute(t *testing.T) {
 			runs(3, "a", settings("s1", map[string]string{"innodb_flush_log_at_trx_commit": "2", "max_connections": "151"})),
 			runs(3, "b", settings("s2", map[string]string{"innodb_flush_log_at_trx_commit": "1", "max_connections": "151", "log_bin": "ON"})),
 			Attribution{Environment: []Change{{"setting innodb_flush_log_at_trx_commit", "2", "1"}, {"setting log_bin", "(unset)", "ON"}}, EnvironmentOnly: true}},
+		{"fresh servers of one config: their hostnames, UIDs and log names are no change",
+			freshServers("a", 3, "2"), freshServers("b", 3, "2"), Attribution{}},
+		{"fresh servers of one config, then a variable changed: it alone is named",
+			freshServers("a", 3, "2"), freshServers("b", 3, "1"),
+			Attribution{Environment: []Change{{"setting innodb_flush_log_at_trx_commit", "2", "1"}}, EnvironmentOnly: true}},
+		{"a log file the config names is a setting like any other",
+			runs(3, "a", settings("s1", map[string]string{"hostname": "db-a", "general_log_file": "/logs/general.log"})),
+			runs(3, "b", settings("s1", map[string]string{"hostname": "db-b", "general_log_file": "/logs/queries.log"})),
+			Attribution{Environment: []Change{{"setting general_log_file", "/logs/general.log", "/logs/queries.log"}}, EnvironmentOnly: true}},
 		{"settings digest alone when the variables were not read",
 			runs(3, "a"), runs(3, "b", settings("s2", nil)),
 			Attribution{Environment: []Change{{FieldServerSettings, "s1", "s2"}}, EnvironmentOnly: true}},

@@ -45,12 +45,64 @@ func (h *Hardware) CPUSecondsPerOp() (v float64, ok bool) {
 	return *h.CPUPerOp * float64(h.CPUs) / 100, true
 }
 
-// SettingsDigest is the SHA-256 of server settings in a canonical form that
-// any language can reproduce: for each name in ascending byte order, the
-// name, a NUL byte, the value, a NUL byte; hex-encoded with a "sha256:"
-// prefix. Two cells with the same digest ran with the same effective
-// settings.
+// instanceSettings are the variables that name one server instance, not
+// its configuration: every fresh server of the same build and config has
+// other values (the pod's hostname, a generated UID).
+var instanceSettings = map[string]bool{"hostname": true, "server_uid": true, "server_uuid": true}
+
+// hostDerivedSettings are MySQL's and MariaDB's variables whose defaults
+// are built from the hostname (the general and slow query logs, the pid
+// file, binary and relay log names, Galera's node name).
+var hostDerivedSettings = map[string]bool{
+	"general_log_file": true, "slow_query_log_file": true, "log_slow_query_file": true, "pid_file": true,
+	"log_error": true, "log_bin_basename": true, "log_bin_index": true, "relay_log": true,
+	"relay_log_basename": true, "relay_log_index": true, "report_host": true, "wsrep_node_name": true,
+}
+
+// ComparableSettings returns settings without the variables that identify
+// the instance: the instanceSettings, and the hostDerivedSettings whose
+// value holds the server's hostname (a value the config set explicitly
+// stays). What remains is equal for two servers of one build and config,
+// so two cells' settings compare. It returns settings itself when nothing
+// is dropped.
+func ComparableSettings(settings map[string]string) map[string]string {
+	host := settings["hostname"]
+	drop := func(k, v string) bool {
+		return instanceSettings[k] || hostDerivedSettings[k] && host != "" && strings.Contains(v, host)
+	}
+	n := 0
+	for k, v := range settings {
+		if drop(k, v) {
+			n++
+		}
+	}
+	if n == 0 {
+		return settings
+	}
+	out := make(map[string]string, len(settings)-n)
+	for k, v := range settings {
+		if !drop(k, v) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// SettingsDigest is the SHA-256 of the ComparableSettings of settings in a
+// canonical form that any language can reproduce: for each name in
+// ascending byte order, the name, a NUL byte, the value, a NUL byte;
+// hex-encoded with a "sha256:" prefix. Two cells with the same digest ran
+// with the same effective settings.
 func SettingsDigest(settings map[string]string) string {
+	return digestAll(ComparableSettings(settings))
+}
+
+// legacySettingsDigest is the digest documents written before
+// ComparableSettings carry: over every variable, the instance's included.
+// Such a digest still validates; it differs for every server.
+func legacySettingsDigest(settings map[string]string) string { return digestAll(settings) }
+
+func digestAll(settings map[string]string) string {
 	names := make([]string, 0, len(settings))
 	for k := range settings {
 		names = append(names, k)

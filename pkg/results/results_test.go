@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -112,6 +113,10 @@ func TestValidate(t *testing.T) {
 		{"unknown outcome", func(d *Document) { d.Status.Outcome = "Done" }, []string{"status.outcome:"}},
 		{"settings digest mismatch", func(d *Document) { d.Provenance.ServerSettings["max_connections"] = "1000" },
 			[]string{"provenance.serverSettingsSha256: does not match"}},
+		{"a digest of every variable, as written before instance variables were left out", func(d *Document) {
+			d.Provenance.ServerSettings["hostname"] = "db-1"
+			d.Provenance.ServerSettingsSHA256 = legacySettingsDigest(d.Provenance.ServerSettings)
+		}, nil},
 		{"bad digest", func(d *Document) { d.Provenance.ServerSettingsSHA256 = "abc" }, []string{"provenance.serverSettingsSha256:"}},
 		{"image digest", func(d *Document) { d.Provenance.ImageDigest = "1234" }, []string{"provenance.imageDigest:"}},
 		{"load", func(d *Document) { d.Load.InsertsPerSecond = math.NaN(); d.Load.Rows = -1 },
@@ -208,6 +213,45 @@ func TestSettingsDigest(t *testing.T) {
 	// The NUL separators keep "a"="bc" and "ab"="c" apart.
 	if SettingsDigest(map[string]string{"a": "bc"}) == SettingsDigest(map[string]string{"ab": "c"}) {
 		t.Error("digest does not separate name from value")
+	}
+}
+
+func TestComparableSettings(t *testing.T) {
+	host := "night-1-mariadb-11-8-nightly-334bb-db-a1"
+	tests := []struct {
+		name     string
+		settings map[string]string
+		want     map[string]string
+	}{
+		{"nothing to leave out", map[string]string{"max_connections": "151"}, map[string]string{"max_connections": "151"}},
+		{"the instance's name, UID and the files named after it",
+			map[string]string{"hostname": host, "server_uid": "92xSVmDURWJTQDeJ8i08atiOmMs=", "server_uuid": "3e11fa47-71ca-11e1-9e33-c80aa9429562",
+				"general_log_file": host + ".log", "slow_query_log_file": host + "-slow.log", "log_slow_query_file": host + "-slow.log",
+				"wsrep_node_name": host, "pid_file": "/run/mysqld/" + host + ".pid", "innodb_flush_log_at_trx_commit": "2"},
+			map[string]string{"innodb_flush_log_at_trx_commit": "2"}},
+		{"a log file the config names stays",
+			map[string]string{"hostname": host, "general_log_file": "/logs/general.log"},
+			map[string]string{"general_log_file": "/logs/general.log"}},
+		{"a value holding the hostname in a variable not derived from it stays",
+			map[string]string{"hostname": "db", "datadir": "/var/lib/db/", "log_error": "/var/log/db.err"},
+			map[string]string{"datadir": "/var/lib/db/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ComparableSettings(tt.settings); !maps.Equal(got, tt.want) {
+				t.Errorf("ComparableSettings = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Two fresh servers of one config have one digest; documents with the
+	// digest of every variable still validate.
+	a := map[string]string{"hostname": "a-db", "server_uid": "x", "general_log_file": "a-db.log", "max_connections": "151"}
+	b := map[string]string{"hostname": "b-db", "server_uid": "y", "general_log_file": "b-db.log", "max_connections": "151"}
+	if SettingsDigest(a) != SettingsDigest(b) {
+		t.Error("two fresh servers of one config have different settings digests")
+	}
+	if legacySettingsDigest(a) == SettingsDigest(a) {
+		t.Error("the legacy digest covers the instance's variables too")
 	}
 }
 

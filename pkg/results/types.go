@@ -122,7 +122,9 @@ type Provenance struct {
 	ServerSettings map[string]string `json:"serverSettings,omitempty"`
 	// ServerSettingsSHA256 is SettingsDigest(ServerSettings), so that two
 	// cells' settings can be compared without the map (the compact form and
-	// the manifest may drop it).
+	// the manifest may drop it). It leaves out the variables that name the
+	// instance (ComparableSettings); documents written before that digest
+	// every variable, and still validate.
 	ServerSettingsSHA256 string `json:"serverSettingsSha256,omitempty"`
 	// ConfigText is the config variant's text as given to the server.
 	ConfigText string `json:"configText,omitempty"`

@@ -97,7 +97,7 @@ func (d *Document) Validate() error {
 	}
 	p := d.Provenance
 	if p.ServerSettingsSHA256 != "" && len(p.ServerSettings) > 0 && digestRE.MatchString(p.ServerSettingsSHA256) &&
-		SettingsDigest(p.ServerSettings) != p.ServerSettingsSHA256 {
+		SettingsDigest(p.ServerSettings) != p.ServerSettingsSHA256 && legacySettingsDigest(p.ServerSettings) != p.ServerSettingsSHA256 {
 		c.add("provenance.serverSettingsSha256", "does not match provenance.serverSettings (want %s)", SettingsDigest(p.ServerSettings))
 	}
 	if cc := p.ConfigCheck; cc != nil && len(cc.NotApplied) > 0 && d.Status.Outcome == OutcomeSucceeded {
