@@ -47,8 +47,10 @@ type growthRates struct {
 // of larger drops and the position is uncertain by a run or two; a 2σ
 // drop on 0.5 % noise is also at the 1 % floor of the magnitude filter.
 func TestGrowthDropFoundAtItsFirstRun(t *testing.T) {
-	type floors struct{ suspected1, confirmed2, held, by10 float64 }
-	type ceilings struct{ offByOne, extra float64 }
+	type (
+		floors   = growthFloors
+		ceilings = growthCeilings
+	)
 	tests := []struct {
 		cv, sigmas float64
 		min        floors
@@ -67,90 +69,116 @@ func TestGrowthDropFoundAtItsFirstRun(t *testing.T) {
 		{cv: 0.02, sigmas: 6, min: floors{0.93, 0.93, 0.90, 0.93}, max: ceilings{0.05, 0.05}},
 		{cv: 0.02, sigmas: 10, min: floors{0.97, 0.97, 0.97, 0.97}, max: ceilings{0.02, 0.05}},
 	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("noise %.1f %%, drop %.0fσ", 100*tc.cv, tc.sigmas), func(t *testing.T) {
+			g := replayGrowth(t, func(seed uint64) ([]float64, int) {
+				return growthHistory(seed, tc.cv, tc.sigmas*tc.cv, 10)
+			})
+			g.check(t, tc.min, tc.max)
+		})
+	}
+}
+
+// growthFloors are the floors of growthRates' first four rates, as
+// fractions of growthTrials; growthCeilings the ceilings of the other two.
+type (
+	growthFloors   struct{ suspected1, confirmed2, held, by10 float64 }
+	growthCeilings struct{ offByOne, extra float64 }
+)
+
+// replayGrowth replays growthTrials histories night by night, from the
+// night before the drop to the last run: history(seed) returns the
+// history and h, the drop's first run. Every night's result up to three
+// runs after the drop, and the last night's, must pass checkResult.
+func replayGrowth(t *testing.T, history func(seed uint64) ([]float64, int)) growthRates {
+	t.Helper()
 	opts := DefaultOptions()
 	d, err := NewDetector(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("noise %.1f %%, drop %.0fσ", 100*tc.cv, tc.sigmas), func(t *testing.T) {
-			var g growthRates
-			for seed := range uint64(growthTrials) {
-				xs, h := growthHistory(seed, tc.cv, tc.sigmas*tc.cv, 10)
-				held, offByOne, extra := true, false, false
-				for n := h - 1; n <= len(xs); n++ {
-					r, err := d.DetectSeries(Series{Values: xs[:n]})
-					if err != nil {
-						t.Fatal(err)
-					}
-					// The property check on the nights where the newest-run
-					// pass acts, and the last one (it costs more than Detect).
-					if n <= h+3 || n == len(xs) {
-						if errs := checkResult(xs[:n], opts, r); len(errs) > 0 {
-							t.Fatalf("seed %d, night with %d runs: %v", seed, n, errs)
-						}
-					}
-					var at Status
-					near := false
-					for _, c := range r.ChangePoints {
-						switch {
-						case c.Index == h:
-							at = c.Status
-						case c.Index >= h-2 && c.Index <= h+2:
-							near = true
-						default:
-							extra = true
-						}
-					}
-					if n <= h {
-						continue
-					}
-					if at == "" && near {
-						offByOne = true
-					} else if at != "" && near {
-						extra = true
-					}
-					switch runs := n - h; {
-					case runs == 1 && at == Suspected:
-						g.suspected1++
-					case runs == 2 && at == Confirmed:
-						g.confirmed2++
-					}
-					if n-h >= 2 && at != Confirmed {
-						held = false
-					}
-					if n == len(xs) && at == Confirmed {
-						g.by10++
-					}
-				}
-				g.held += b2i(held)
-				g.offByOne += b2i(offByOne)
-				g.extra += b2i(extra)
+	var g growthRates
+	for seed := range uint64(growthTrials) {
+		xs, h := history(seed)
+		held, offByOne, extra := true, false, false
+		for n := h - 1; n <= len(xs); n++ {
+			r, err := d.DetectSeries(Series{Values: xs[:n]})
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Logf("of %d: Suspected at the drop after 1 run %d, Confirmed after 2 %d, Confirmed on every night from 2 to 10 runs %d, Confirmed after 10 %d; placed 1–2 runs off on some night %d, another change point on some night %d",
-				growthTrials, g.suspected1, g.confirmed2, g.held, g.by10, g.offByOne, g.extra)
-			for _, r := range []struct {
-				what    string
-				got     int
-				min     float64
-				atLeast bool
-			}{
-				{"Suspected after 1 run", g.suspected1, tc.min.suspected1, true},
-				{"Confirmed after 2 runs", g.confirmed2, tc.min.confirmed2, true},
-				{"Confirmed on every night from 2 runs on", g.held, tc.min.held, true},
-				{"Confirmed after 10 runs", g.by10, tc.min.by10, true},
-				{"placed 1–2 runs off", g.offByOne, tc.max.offByOne, false},
-				{"another change point", g.extra, tc.max.extra, false},
-			} {
-				rate := float64(r.got) / growthTrials
-				if r.atLeast && rate < r.min {
-					t.Errorf("%s: %d of %d, want at least %.0f %%", r.what, r.got, growthTrials, 100*r.min)
-				}
-				if !r.atLeast && rate > r.min {
-					t.Errorf("%s: %d of %d, want at most %.0f %%", r.what, r.got, growthTrials, 100*r.min)
+			// The property check on the nights where the newest-run
+			// pass acts, and the last one (it costs more than Detect).
+			if n <= h+3 || n == len(xs) {
+				if errs := checkResult(xs[:n], opts, r); len(errs) > 0 {
+					t.Fatalf("seed %d, night with %d runs: %v", seed, n, errs)
 				}
 			}
-		})
+			var at Status
+			near := false
+			for _, c := range r.ChangePoints {
+				switch {
+				case c.Index == h:
+					at = c.Status
+				case c.Index >= h-2 && c.Index <= h+2:
+					near = true
+				default:
+					extra = true
+				}
+			}
+			if n <= h {
+				continue
+			}
+			if at == "" && near {
+				offByOne = true
+			} else if at != "" && near {
+				extra = true
+			}
+			switch runs := n - h; {
+			case runs == 1 && at == Suspected:
+				g.suspected1++
+			case runs == 2 && at == Confirmed:
+				g.confirmed2++
+			}
+			if n-h >= 2 && at != Confirmed {
+				held = false
+			}
+			if n == len(xs) && at == Confirmed {
+				g.by10++
+			}
+		}
+		g.held += b2i(held)
+		g.offByOne += b2i(offByOne)
+		g.extra += b2i(extra)
+	}
+	return g
+}
+
+// check logs g and fails t for a rate below its floor or above its
+// ceiling.
+func (g growthRates) check(t *testing.T, min growthFloors, max growthCeilings) {
+	t.Helper()
+	t.Logf("of %d: Suspected at the drop after 1 run %d, Confirmed after 2 %d, Confirmed on every night from 2 to 10 runs %d, Confirmed after 10 %d; placed 1–2 runs off on some night %d, another change point on some night %d",
+		growthTrials, g.suspected1, g.confirmed2, g.held, g.by10, g.offByOne, g.extra)
+	for _, r := range []struct {
+		what    string
+		got     int
+		min     float64
+		atLeast bool
+	}{
+		{"Suspected after 1 run", g.suspected1, min.suspected1, true},
+		{"Confirmed after 2 runs", g.confirmed2, min.confirmed2, true},
+		{"Confirmed on every night from 2 runs on", g.held, min.held, true},
+		{"Confirmed after 10 runs", g.by10, min.by10, true},
+		{"placed 1–2 runs off", g.offByOne, max.offByOne, false},
+		{"another change point", g.extra, max.extra, false},
+	} {
+		rate := float64(r.got) / growthTrials
+		if r.atLeast && rate < r.min {
+			t.Errorf("%s: %d of %d, want at least %.0f %%", r.what, r.got, growthTrials, 100*r.min)
+		}
+		if !r.atLeast && rate > r.min {
+			t.Errorf("%s: %d of %d, want at most %.0f %%", r.what, r.got, growthTrials, 100*r.min)
+		}
 	}
 }
 
