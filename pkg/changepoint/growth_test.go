@@ -2,6 +2,7 @@ package changepoint
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -179,6 +180,49 @@ func (g growthRates) check(t *testing.T, min growthFloors, max growthCeilings) {
 		if !r.atLeast && rate > r.min {
 			t.Errorf("%s: %d of %d, want at most %.0f %%", r.what, r.got, growthTrials, 100*r.min)
 		}
+	}
+}
+
+// growthDipHistory is growthHistory with a dip before the drop: runs h−dip
+// to h−1 are each 1.5σ to 2.5σ below the level (drawn uniformly, σ = cv),
+// then the drop from run h. Noise alone puts a run that low about once in
+// 16 runs (P(−2.5 < z < −1.5) = 6.1 %), and neither such a run nor two of
+// them differ from 30–60 runs of the level with p < 0.001.
+func growthDipHistory(seed uint64, cv, drop float64, dip, after int) (xs []float64, h int) {
+	h = 30 + int(seed)%31 + dip
+	xs = synth(70000+seed, cv, segment{h, 1000}, segment{after, 1000 * (1 - drop)})
+	rng := rand.New(rand.NewPCG(seed, 41))
+	for i := h - dip; i < h; i++ {
+		xs[i] = 1000 * (1 - (1.5+rng.Float64())*cv)
+	}
+	return xs, h
+}
+
+// TestGrowthDropAfterADip: the growth test's 6σ and 10σ drops on 1 %
+// noise (6 % and 10 %), after a dip of one or two runs within the noise
+// (growthDipHistory). With two or three runs of the new level the
+// maximum-likelihood position of the step can be the dip's first run,
+// the mean of so few runs taking the dip in.
+func TestGrowthDropAfterADip(t *testing.T) {
+	tests := []struct {
+		sigmas float64
+		dip    int
+		min    growthFloors
+		max    growthCeilings
+	}{
+		{sigmas: 6, dip: 1, min: growthFloors{0.70, 0.85, 0.80, 0.97}, max: growthCeilings{0.30, 0.05}},
+		{sigmas: 6, dip: 2, min: growthFloors{0.55, 0.80, 0.75, 0.97}, max: growthCeilings{0.45, 0.12}},
+		{sigmas: 10, dip: 1, min: growthFloors{0.97, 0.97, 0.97, 0.97}, max: growthCeilings{0.05, 0.05}},
+		{sigmas: 10, dip: 2, min: growthFloors{0.97, 0.97, 0.97, 0.97}, max: growthCeilings{0.05, 0.05}},
+	}
+	const cv = 0.01
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("noise %.1f %%, drop %.0fσ after %d low runs", 100*cv, tc.sigmas, tc.dip), func(t *testing.T) {
+			g := replayGrowth(t, func(seed uint64) ([]float64, int) {
+				return growthDipHistory(seed, cv, tc.sigmas*cv, tc.dip, 10)
+			})
+			g.check(t, tc.min, tc.max)
+		})
 	}
 }
 
