@@ -202,7 +202,12 @@ func growthDipHistory(seed uint64, cv, drop float64, dip, after int) (xs []float
 // noise (6 % and 10 %), after a dip of one or two runs within the noise
 // (growthDipHistory). With two or three runs of the new level the
 // maximum-likelihood position of the step can be the dip's first run,
-// the mean of so few runs taking the dip in.
+// the mean of so few runs taking the dip in; the newest-runs pass does
+// not start a change with a dip that looks like noise of the level before
+// it (docs/changepoints.md, "Newest runs after a dip", gives the figures
+// before and after). From the fourth run of the new level on, the
+// E-divisive search places the change itself, a run or three early on
+// some nights: hence the lower floor of "every night" with two low runs.
 func TestGrowthDropAfterADip(t *testing.T) {
 	tests := []struct {
 		sigmas float64
@@ -210,10 +215,10 @@ func TestGrowthDropAfterADip(t *testing.T) {
 		min    growthFloors
 		max    growthCeilings
 	}{
-		{sigmas: 6, dip: 1, min: growthFloors{0.70, 0.85, 0.80, 0.97}, max: growthCeilings{0.30, 0.05}},
-		{sigmas: 6, dip: 2, min: growthFloors{0.55, 0.80, 0.75, 0.97}, max: growthCeilings{0.45, 0.12}},
-		{sigmas: 10, dip: 1, min: growthFloors{0.97, 0.97, 0.97, 0.97}, max: growthCeilings{0.05, 0.05}},
-		{sigmas: 10, dip: 2, min: growthFloors{0.97, 0.97, 0.97, 0.97}, max: growthCeilings{0.05, 0.05}},
+		{sigmas: 6, dip: 1, min: growthFloors{0.90, 0.93, 0.90, 0.97}, max: growthCeilings{0.12, 0.05}},
+		{sigmas: 6, dip: 2, min: growthFloors{0.80, 0.90, 0.80, 0.97}, max: growthCeilings{0.25, 0.12}},
+		{sigmas: 10, dip: 1, min: growthFloors{0.97, 0.97, 0.97, 0.97}, max: growthCeilings{0.02, 0.05}},
+		{sigmas: 10, dip: 2, min: growthFloors{0.97, 0.97, 0.97, 0.97}, max: growthCeilings{0.02, 0.05}},
 	}
 	const cv = 0.01
 	for _, tc := range tests {
