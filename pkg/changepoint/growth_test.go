@@ -186,8 +186,9 @@ func (g growthRates) check(t *testing.T, min growthFloors, max growthCeilings) {
 // growthDipHistory is growthHistory with a dip before the drop: runs h−dip
 // to h−1 are each 1.5σ to 2.5σ below the level (drawn uniformly, σ = cv),
 // then the drop from run h. Noise alone puts a run that low about once in
-// 16 runs (P(−2.5 < z < −1.5) = 6.1 %), and neither such a run nor two of
-// them differ from 30–60 runs of the level with p < 0.001.
+// 16 runs (P(−2.5 < z < −1.5) = 6.1 %); against 30–60 runs of the level
+// one such run differs with p ≥ 0.016, two with p ≥ 0.0013 up to 2.4σ
+// low (two at 2.5σ: 0.0009–0.0016), not a change at p < 0.001.
 func growthDipHistory(seed uint64, cv, drop float64, dip, after int) (xs []float64, h int) {
 	h = 30 + int(seed)%31 + dip
 	xs = synth(70000+seed, cv, segment{h, 1000}, segment{after, 1000 * (1 - drop)})
