@@ -414,6 +414,16 @@ func tStat(a, b segmentStats) float64 {
 //     that the newest runs alone produced), provided the change point
 //     before c still passes with its right-hand segment extended to j.
 //
+// With two or three runs of a new level, the maximum-likelihood position
+// can land on a dip within the noise just before a drop: the mean of so
+// few runs takes the dip in. So both steps first try the best position
+// that does not start early (startsEarly: its first runs, fewer than m,
+// look like noise of the level before it: nearer that level than the
+// runs after them, and not significantly different from it, alone or
+// together), and in step 2 a c that starts early does not win over it
+// on |t|. Only if that position cannot be reported do they try the best
+// position of all, as before.
+//
 // Nothing is tested inside a drift that reaches the newest run (there the
 // newest runs are expected to be the lowest or highest), and c is not
 // replaced when a drift ends at it. Whatever the pass adds or changes is
@@ -429,10 +439,8 @@ func (d *Detector) tailPass(xs []float64) {
 		last = d.cps[k].idx
 	}
 	if from := max(last+m, n-m); from < n {
-		j := d.bestPosition(xs, last, from, n)
-		if tc, ok := d.tailChange(xs, last, j); ok && (k < 0 || d.holds(xs, k, j)) {
-			d.cps = append(d.cps, tc)
-			d.recompute(xs, k)
+		jNew, j := d.bestPositions(xs, last, from, n)
+		if d.addAfterLast(xs, k, last, jNew) || (j != jNew && d.addAfterLast(xs, k, last, j)) {
 			return
 		}
 	}
@@ -444,17 +452,44 @@ func (d *Detector) tailPass(xs []float64) {
 	if from >= n {
 		return
 	}
-	j := d.bestPosition(xs, lo, from, n)
-	// c itself is a candidate position, and wins ties.
-	if tStat(d.pre.stats(0, last-lo), d.pre.stats(last-lo, n-lo)) >= tStat(d.pre.stats(0, j-lo), d.pre.stats(j-lo, n-lo)) {
+	jNew, j := d.bestPositions(xs, lo, from, n)
+	// c itself is a candidate position, and wins ties, unless it starts
+	// early.
+	tLast := d.tStatAt(lo, last, n)
+	if (d.startsEarly(lo, last, from, n) || tLast < d.tStatAt(lo, jNew, n)) && d.replaceLast(xs, k, lo, jNew) {
 		return
 	}
+	if j != jNew && tLast < d.tStatAt(lo, j, n) {
+		d.replaceLast(xs, k, lo, j)
+	}
+}
+
+// addAfterLast adds a change at j tested against [c, j), c the start of
+// the last segment (tailPass, step 1), if it passes and the last change
+// point k (if any) holds with its right-hand segment cut at j. It
+// reports whether it did.
+func (d *Detector) addAfterLast(xs []float64, k, c, j int) bool {
+	tc, ok := d.tailChange(xs, c, j)
+	if !ok || (k >= 0 && !d.holds(xs, k, j)) {
+		return false
+	}
+	d.cps = append(d.cps, tc)
+	d.recompute(xs, k)
+	return true
+}
+
+// replaceLast replaces the last change point, k, by a change at j tested
+// against [lo, j) (tailPass, step 2), if it passes, k does not hold once
+// cut at j, and the change point before k (if any) holds with its
+// right-hand segment extended to j. It reports whether it did.
+func (d *Detector) replaceLast(xs []float64, k, lo, j int) bool {
 	tc, ok := d.tailChange(xs, lo, j)
 	if !ok || d.holds(xs, k, j) || (k > 0 && !d.holds(xs, k-1, j)) {
-		return
+		return false
 	}
 	d.cps[k] = tc
 	d.recompute(xs, k-1)
+	return true
 }
 
 // driftEndsAt reports whether a drift ends at run end (exclusive).
@@ -498,18 +533,62 @@ func (d *Detector) robust(before, after []float64, c *cpState) bool {
 	return d.opts.MaxOutliers == 0 || d.trimmedPasses(before, after, c.before, c.after, c.after.mean > c.before.mean)
 }
 
-// bestPosition returns the j in [from, n) with the largest |t| between
-// xs[lo:j] and xs[j:n] (the first on ties).
-func (d *Detector) bestPosition(xs []float64, lo, from, n int) int {
+// bestPositions returns, among the j in [from, n), the one with the
+// largest |t| between xs[lo:j] and xs[j:n] that does not start early
+// (startsEarly), and the one with the largest |t| of all (the first on
+// ties, both; the newest run never starts early). It leaves xs[lo:n]
+// loaded in d.pre.
+func (d *Detector) bestPositions(xs []float64, lo, from, n int) (jNew, j int) {
 	d.pre.load(xs[lo:n])
-	best, bestT := from, -1.0
-	for j := from; j < n; j++ {
-		t := tStat(d.pre.stats(0, j-lo), d.pre.stats(j-lo, n-lo))
+	j, bestT := from, -1.0
+	jNew, bestNew := n-1, -1.0
+	for i := from; i < n; i++ {
+		t := d.tStatAt(lo, i, n)
 		if t > bestT {
-			best, bestT = j, t
+			j, bestT = i, t
+		}
+		if t > bestNew && !d.startsEarly(lo, i, from, n) {
+			jNew, bestNew = i, t
 		}
 	}
-	return best
+	return jNew, j
+}
+
+// tStatAt returns |t| between xs[lo:j] and xs[j:n], with xs[lo:n] loaded
+// in d.pre.
+func (d *Detector) tStatAt(lo, j, n int) float64 {
+	return tStat(d.pre.stats(0, j-lo), d.pre.stats(j-lo, n-lo))
+}
+
+// startsEarly reports whether a change at p starts with a dip (or a
+// bump) within the noise, shorter than MinSegmentLength, before the new
+// level: for some later position q in [from, n) with q − p <
+// MinSegmentLength, every run of [p, q) is nearer the mean of xs[lo:p]
+// than the mean of xs[q:n], and neither any run of [p, q) nor the runs
+// of [p, q) together differ from xs[lo:p] with p < MaxPValue. xs[lo:n]
+// is loaded in d.pre.
+func (d *Detector) startsEarly(lo, p, from, n int) bool {
+	before := d.pre.stats(0, p-lo)
+	// Runs p, p+1, …, p+quiet−1 do not differ significantly from before.
+	quiet := 0
+	for i := p; i < min(n-1, p+d.opts.MinSegmentLength-1) && !d.below.significant(before, d.pre.stats(i-lo, i-lo+1), d.opts.MaxPValue); i++ {
+		quiet++
+	}
+	for q := max(p+1, from); q <= p+quiet; q++ {
+		if q-p > 1 && d.below.significant(before, d.pre.stats(p-lo, q-lo), d.opts.MaxPValue) {
+			return false
+		}
+		after := d.pre.stats(q-lo, n-lo).mean
+		nearer := true
+		for i := p; i < q && nearer; i++ {
+			x := d.pre.stats(i-lo, i-lo+1).mean
+			nearer = math.Abs(x-before.mean) < math.Abs(x-after)
+		}
+		if nearer {
+			return true
+		}
+	}
+	return false
 }
 
 // tailChange tests a change at j, in the newest runs, against the segment
