@@ -32,7 +32,7 @@ demo-registry: ## CLUSTER=existing make demo on the local cluster pulling every 
 	hack/demo-registry.sh
 
 .PHONY: demo
-demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real MariaDB 10.5/10.11/11.8 run, the report.
+demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real MariaDB 10.5/10.11/11.8 run, the report, then eight short nights with a config change and their site.
 	CLUSTER=$(CLUSTER) hack/demo.sh
 
 ##@ Development
@@ -230,7 +230,8 @@ chart-package: ## helm package the chart into DIST (dist/dbbench-<chart version>
 	hack/helm.sh package $(DIST) --app-version $(TAG)
 
 .PHONY: docs-pictures
-docs-pictures: ## Refresh docs/site-index.png, the README's picture: the suite site of TestSuiteSiteWithTriage (fourteen real nights on the local cluster) in headless Chromium.
+docs-pictures: ## Refresh the pictures in docs/ in headless Chromium at 1,400 px: demo-site.png (the README's: the site make demo writes) and site-index.png (the suite site of TestSuiteSiteWithTriage, fourteen real nights on the local cluster).
+	CLUSTER=$(CLUSTER) DEMO_SHOT=$(CURDIR)/docs/demo-site.png hack/demo.sh
 	CLUSTER=$(CLUSTER) DBBENCH_TEST_TIER=long E2E_RUN='TestSuiteSiteWithTriage' DBBENCH_E2E_SITE_SHOT=$(CURDIR)/docs/site-index.png hack/test-e2e.sh
 
 .PHONY: release

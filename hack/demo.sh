@@ -12,10 +12,15 @@
 #   CLUSTER=existing  whatever KUBECONFIG points at
 #
 # On the local cluster the run also uploads to a real S3 server (versitygw on
-# the cluster's bridge, its data under the cache, emptied at each demo), and
-# the demo ends by writing the suite's site (docs/reports.md, "The suite's
-# site") to DEMO_SITE_DIR (default bin/demo-site) and printing where to open
-# it; DEMO_S3=0 leaves the object store out.
+# the cluster's bridge, its data under the cache, emptied at each demo).
+# Then a short nightly history: DEMO_NIGHTS=8 runs of seconds each
+# (config/samples/benchmarkrun_demo_night.yaml) of the suite demo-nightly,
+# with a config change from the middle night on that each night's verdict
+# against the suite's change points must find. The demo ends by writing that
+# suite's site (docs/reports.md, "The suite's site") to DEMO_SITE_DIR
+# (default bin/demo-site) and printing where to open it; DEMO_SHOT=FILE also
+# keeps its screenshot at 1,400 px (make docs-pictures). DEMO_S3=0 leaves the
+# object store, the nights and the site out.
 #
 # DEMO_VALUES=FILE installs the chart with that values file instead of
 # image.tag=dev, e.g. the images `make push REGISTRY=...` pushed (README,
@@ -144,20 +149,67 @@ echo "Where and when each cell ran:"
 "${PLUGIN}" -n "${NS}" timing "${RUN}" -o table
 echo
 if [ -n "${s3}" ]; then
-	# The controller regenerated the suite's site in the bucket once the run
-	# was uploaded; copy it with the run's report to open from disk.
+	# A short nightly history for the suite's site
+	# (config/samples/benchmarkrun_demo_night.yaml): night-1 … night-8 of the
+	# suite demo-nightly, one at a time, all on one node so they compare; from
+	# the middle night on, the config flushes the redo log at every commit.
+	# Each night's verdict is against the suite's change points so far.
+	NIGHTS="${DEMO_NIGHTS:-8}"
+	change_at=$(( NIGHTS / 2 + 1 ))
+	night_node=$("${KUBECTL}" get nodes -o jsonpath='{.items[-1:].metadata.name}')
+	log "a nightly history of ${NIGHTS} short runs on ${night_node}, innodb_flush_log_at_trx_commit 2 -> 1 from night-${change_at} on"
+	"${KUBECTL}" -n "${NS}" delete benchmarkruns -l dbbench.io/demo-night --ignore-not-found --wait >&2
+	for i in $(seq "${NIGHTS}"); do
+		flush=2
+		[ "${i}" -lt "${change_at}" ] || flush=1
+		night=$(sed -e "s/^  name: night-1$/  name: night-${i}/" \
+			-e "s/^  name: night-${i}$/&\n  labels: {dbbench.io\/demo-night: \"${i}\"}/" \
+			-e "s/innodb_flush_log_at_trx_commit=2/innodb_flush_log_at_trx_commit=${flush}/" \
+			-e "s/^  placement:$/&\n    database: {nodeSelector: {kubernetes.io\/hostname: ${night_node}}}\n    clientNode: SameNode/" \
+			config/samples/benchmarkrun_demo_night.yaml)
+		night="${night}"$'\n'"${s3}"
+		"${KUBECTL}" -n "${NS}" apply -f - <<<"${night}" >/dev/null
+		for _ in $(seq 300); do
+			phase=$("${KUBECTL}" -n "${NS}" get benchmarkrun "night-${i}" -o jsonpath='{.status.phase}')
+			case "${phase}" in Succeeded | Failed) break ;; esac
+			sleep 2
+		done
+		[ "${phase}" = Succeeded ] ||
+			{ echo "night-${i} ended ${phase:-unfinished}" >&2; "${KUBECTL}" -n "${NS}" get benchmarkrun "night-${i}" -o yaml >&2; exit 1; }
+		"${KUBECTL}" -n "${NS}" get benchmarkrun "night-${i}" \
+			-o jsonpath="[$(date +%H:%M:%S)] {.metadata.name} (flush=${flush}): Regressed={.status.conditions[?(@.type==\"Regressed\")].status} {.status.conditions[?(@.type==\"Regressed\")].reason}{\"\\n\"}"
+	done
+	echo
+	echo "The last night's verdict against the suite's change points (spec.regression.against: ChangePoints):"
+	"${KUBECTL}" -n "${NS}" get benchmarkrun "night-${NIGHTS}" \
+		-o jsonpath='Regressed={.status.conditions[?(@.type=="Regressed")].status} ({.status.conditions[?(@.type=="Regressed")].reason}): {.status.conditions[?(@.type=="Regressed")].message}{"\n"}'
+	echo
+
+	# The controller regenerates a suite's site in the bucket once a run is
+	# uploaded; copy the nightly suite's with its runs' reports, to open from
+	# disk.
 	eventually_uploaded() {
 		for _ in $(seq 60); do
-			[ -n "$("${KUBECTL}" -n "${NS}" get benchmarkrun "${RUN}" -o jsonpath='{.status.results.site}')" ] && return 0
+			[ -n "$("${KUBECTL}" -n "${NS}" get benchmarkrun "night-${NIGHTS}" -o jsonpath='{.status.results.site}')" ] && return 0
 			sleep 2
 		done
 		return 1
 	}
-	eventually_uploaded || echo "the run's upload has not regenerated the site yet; building the copy anyway" >&2
+	eventually_uploaded || echo "the last night's upload has not regenerated the site yet; building the copy anyway" >&2
 	AWS_ACCESS_KEY_ID="${S3_ACCESS_KEY}" AWS_SECRET_ACCESS_KEY="${S3_SECRET_KEY}" \
-		"${PLUGIN}" site demo --from-s3 "s3://${S3_BUCKET}/${S3_PREFIX}" --s3-endpoint "${S3_ENDPOINT}" -o "${SITE_DIR}"
-	echo "The suite's site: open file://${SITE_DIR}/index.html in a browser (no server needed);"
-	echo "in the bucket it is s3://${S3_BUCKET}/${S3_PREFIX}/demo/index.html at ${S3_ENDPOINT}, which any static host of the bucket serves."
+		"${PLUGIN}" site demo-nightly --from-s3 "s3://${S3_BUCKET}/${S3_PREFIX}" --s3-endpoint "${S3_ENDPOINT}" -o "${SITE_DIR}"
+	if [ -n "${DEMO_SHOT:-}" ]; then
+		# The README's picture (make docs-pictures): the page as a 1,400-px-wide
+		# browser shows it.
+		profile=$(mktemp -d)
+		/usr/bin/chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+			--disable-component-update --disable-sync --user-data-dir="${profile}" --hide-scrollbars \
+			--window-size=1400,1500 --screenshot="${DEMO_SHOT}" "file://${SITE_DIR}/index.html" 2>/dev/null
+		rm -rf "${profile}"
+		log "the site's screenshot: ${DEMO_SHOT}"
+	fi
+	echo "The nightly suite's site: open file://${SITE_DIR}/index.html in a browser (no server needed);"
+	echo "in the bucket it is s3://${S3_BUCKET}/${S3_PREFIX}/demo-nightly/index.html at ${S3_ENDPOINT} (and the main run's suite, s3://${S3_BUCKET}/${S3_PREFIX}/demo/index.html), which any static host of the bucket serves."
 	echo "Stop the S3 server with: S3_HOST=10.88.0.1 hack/s3server.sh stop ${S3_DIR}"
 	echo
 fi
