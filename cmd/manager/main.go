@@ -15,6 +15,7 @@ func main() {
 	var opts manager.Options
 	flag.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint (0 disables it).")
 	flag.StringVar(&opts.ProbeAddr, "health-probe-bind-address", ":8081", "Address of the health and readiness probes.")
+	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "", "Address of net/http/pprof's profiles (empty or 0: off; opt-in, for profiling).")
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "Elect a leader so that only one replica reconciles.")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (the pod's namespace when empty).")
 	flag.StringVar(&opts.AgentImage, "agent-image", controllers.DefaultAgentImage, "Default image of the client pods' dbbench agent.")

@@ -31,8 +31,12 @@ import (
 
 // Options configure the manager.
 type Options struct {
-	MetricsAddr             string
-	ProbeAddr               string
+	MetricsAddr string
+	ProbeAddr   string
+	// PprofAddr serves net/http/pprof (--pprof-bind-address; empty or "0":
+	// off). Profiles show what the manager spends its CPU on; they are
+	// opt-in because they expose the process's internals.
+	PprofAddr               string
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	AgentImage              string
@@ -78,6 +82,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Scheme:                  Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.ProbeAddr,
+		PprofBindAddress:        opts.PprofAddr,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,

@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -50,6 +51,9 @@ func main() {
 	scaling := flag.String("scaling", "", "instead: node counts (1,5,20,50) for the wall time of one blocked 2-version run of -repeats repeats")
 	repeats := flag.Int("repeats", 10, "with -scaling: repeats per side (blocks)")
 	cellSeconds := flag.Float64("cell-seconds", 3, "with -scaling: how long the simulated agent takes per cell")
+	flag.StringVar(&managerArgs, "manager-args", "", "extra flags for the manager, space-separated (e.g. \"--kube-api-qps 2000 --kube-api-burst 4000\")")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the manager's CPU profile from the first apply to this file (go tool pprof reads it)")
+	flag.DurationVar(&profileFor, "profile-for", 25*time.Second, "with -cpuprofile: how long to profile")
 	flag.Parse()
 	var err error
 	if *scaling != "" {
@@ -75,7 +79,19 @@ type bench struct {
 	nodes int
 }
 
-const metricsAddr = "127.0.0.1:18089"
+const (
+	metricsAddr = "127.0.0.1:18089"
+	pprofAddr   = "127.0.0.1:18090"
+)
+
+var (
+	// managerArgs are extra flags for the manager under test.
+	managerArgs string
+	// cpuProfile receives the manager's CPU profile over profileFor from
+	// the first apply (its --pprof-bind-address).
+	cpuProfile string
+	profileFor time.Duration
+)
 
 // newBench starts envtest with nodes Node objects; before reports the
 // reference's figures (or anything else) before the manager starts.
@@ -153,7 +169,11 @@ func (b *bench) startManager(ctx context.Context, root string, workers int) erro
 	if err := os.WriteFile(kubeconfig, kc, 0o600); err != nil {
 		return err
 	}
-	b.mgr = exec.Command(bin, "--kubeconfig", kubeconfig, "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0", "--zap-log-level", "error")
+	args := []string{"--kubeconfig", kubeconfig, "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "0", "--zap-log-level", "error"}
+	if cpuProfile != "" {
+		args = append(args, "--pprof-bind-address", pprofAddr)
+	}
+	b.mgr = exec.Command(bin, append(args, strings.Fields(managerArgs)...)...)
 	b.mgr.Stderr = os.Stderr
 	if err := b.mgr.Start(); err != nil {
 		return err
@@ -195,6 +215,12 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 	}
 	total := runs * cellsPerRun
 	fmt.Printf("Applying %d runs × %d cells = %d cells...\n", runs, cellsPerRun, total)
+	profiled := make(chan error, 1)
+	if cpuProfile != "" {
+		go func() { profiled <- fetchProfile(ctx, cpuProfile, profileFor) }()
+	} else {
+		profiled <- nil
+	}
 	applyStart := time.Now()
 	for i := 0; i < runs; i++ {
 		r := benchRun(ns.Name, fmt.Sprintf("run-%03d", i), cellsPerRun)
@@ -230,6 +256,9 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 		return fmt.Errorf("only %d of %d runs succeeded within the deadline", done, runs)
 	}
 	time.Sleep(2 * time.Second) // last deletions and events
+	if err := <-profiled; err != nil {
+		return fmt.Errorf("the manager's CPU profile: %w", err)
+	}
 	peak, err := peakRSS(mgr.Process.Pid)
 	if err != nil {
 		return err
@@ -798,4 +827,30 @@ func repoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// fetchProfile writes the manager's CPU profile over d to file.
+func fetchProfile(ctx context.Context, file string, d time.Duration) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, int(d.Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
