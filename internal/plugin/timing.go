@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 // TimingOptions are the options of `timing`.
@@ -76,14 +78,19 @@ func (o *TimingOptions) Run(ctx context.Context) error {
 		if f.Doc.Load != nil {
 			ct.LoadSeconds = f.Doc.Load.Seconds
 		}
-		for _, s := range f.Doc.Steps {
-			st := analysis.StepTiming{Step: s.Step, Threads: s.Threads, ConfiguredSeconds: s.DurationSeconds}
+		if !f.Doc.StartedAt.IsZero() {
+			ct.Ready = f.Doc.StartedAt
+		}
+		flushes := stepFlushes(f.Doc)
+		for i, s := range f.Doc.Steps {
+			st := analysis.StepTiming{Step: s.Step, Threads: s.Threads, ConfiguredSeconds: s.DurationSeconds, FlushSeconds: flushes[i]}
 			if s.StartedAt != nil {
 				st.Start = *s.StartedAt
 			}
 			if s.ElapsedSeconds != nil {
 				st.ElapsedSeconds = *s.ElapsedSeconds
 			}
+			ct.FlushSeconds += flushes[i]
 			ct.Steps = append(ct.Steps, st)
 		}
 		cells = append(cells, ct)
@@ -99,6 +106,43 @@ func (o *TimingOptions) Run(ctx context.Context) error {
 }
 
 // clientNode is where the document's client ran, "" when it does not say.
+// stepFlushes are the seconds of the engine flush the agent ran after each
+// of d's steps (0 where none): its flushes in order, the post-load one
+// first when the load recorded one, then one per step the catalog flushes
+// after. When the count does not match the steps that flush (a document
+// of another agent), none is attributed.
+func stepFlushes(d *results.Document) []float64 {
+	out := make([]float64, len(d.Steps))
+	// The agent's CellExtension, the part read here (the plugin does not
+	// link the agent and its database drivers).
+	var ext struct {
+		Flushes []struct {
+			Seconds float64 `json:"seconds"`
+		} `json:"flushes"`
+	}
+	raw, ok := d.Extensions[results.AgentExtensionKey]
+	if !ok || json.Unmarshal(raw, &ext) != nil {
+		return out
+	}
+	flushes := ext.Flushes
+	if d.Load != nil && d.Load.FlushSeconds != nil && len(flushes) > 0 {
+		flushes = flushes[1:]
+	}
+	var after []int
+	for i, s := range d.Steps {
+		if st, ok := workload.Lookup(s.Step); ok && st.FlushAfter {
+			after = append(after, i)
+		}
+	}
+	if len(after) != len(flushes) {
+		return out
+	}
+	for j, i := range after {
+		out[i] = flushes[j].Seconds
+	}
+	return out
+}
+
 func clientNode(d *results.Document) string {
 	if d.Provenance.ClientNode == nil {
 		return ""

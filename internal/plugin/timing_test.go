@@ -1,6 +1,9 @@
 package plugin
 
 import (
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,5 +36,54 @@ func TestTimingFromCluster(t *testing.T) {
 	checkContains(t, "timing output", out, out, []string{"maria-11-8", "155.0", "12.0", "120.0", "23.0", "0.30", "dbbench-node-2", "dbbench-node-3"})
 	if _, _, err := runCmd(t, clients, "timing", "nope"); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("unknown run: %v", err)
+	}
+}
+
+func TestStepFlushes(t *testing.T) {
+	ext := func(seconds ...float64) map[string]json.RawMessage {
+		var b strings.Builder
+		b.WriteString(`{"flushes":[`)
+		for i, s := range seconds {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"method":"innodb","seconds":%g,"reachedTarget":true}`, s)
+		}
+		b.WriteString(`]}`)
+		return map[string]json.RawMessage{results.AgentExtensionKey: json.RawMessage(b.String())}
+	}
+	loadFlush := 2.0
+	steps := func(names ...string) []results.StepResult {
+		out := make([]results.StepResult, len(names))
+		for i, n := range names {
+			out[i] = results.StepResult{Step: n, Threads: 1}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		doc  results.Document
+		want []float64
+	}{
+		{"the post-load flush is the load's; the next follows read-write_range=100",
+			results.Document{Load: &results.Load{FlushSeconds: &loadFlush}, Extensions: ext(2, 6.5),
+				Steps: steps("point-query", "read-write_range=100", "insert")},
+			[]float64{0, 6.5, 0}},
+		{"no load flush recorded: every flush is a step's",
+			results.Document{Load: &results.Load{}, Extensions: ext(4),
+				Steps: steps("read-write_range=100", "insert")},
+			[]float64{4, 0}},
+		{"flushes that match no step's: none attributed",
+			results.Document{Load: &results.Load{FlushSeconds: &loadFlush}, Extensions: ext(2, 6.5, 3),
+				Steps: steps("read-write_range=100")},
+			[]float64{0}},
+		{"no agent extension", results.Document{Steps: steps("point-query")}, []float64{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := stepFlushes(&tt.doc); !slices.Equal(got, tt.want) {
+				t.Errorf("stepFlushes = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

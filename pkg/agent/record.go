@@ -8,7 +8,7 @@ import (
 
 // ExtensionKey namespaces the agent's additions to the results document
 // (results.Document.Extensions and StepResult.Extensions).
-const ExtensionKey = "dbbench.io/agent"
+const ExtensionKey = results.AgentExtensionKey
 
 // CellExtension is what the agent records about a cell beyond schema v1's
 // fields.

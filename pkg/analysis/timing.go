@@ -21,7 +21,14 @@ type CellTiming struct {
 	Block int
 	// LoadSeconds is the load phase (prepare, index, warm-up step, flush).
 	LoadSeconds float64
-	Steps       []StepTiming
+	// Ready is when the server first answered at the SQL level (the
+	// agent's start of measurement; zero when unknown).
+	Ready time.Time
+	// FlushSeconds are the engine flushes between steps that the method
+	// declares (after read-write_range=100), the post-load flush left out
+	// (it is in LoadSeconds).
+	FlushSeconds float64
+	Steps        []StepTiming
 }
 
 // StepTiming is one (step, threads) pair as the agent ran it.
@@ -33,6 +40,8 @@ type StepTiming struct {
 	// ElapsedSeconds what sysbench measured (0 when unknown).
 	ConfiguredSeconds float64
 	ElapsedSeconds    float64
+	// FlushSeconds is the declared flush after the step (0: none).
+	FlushSeconds float64
 }
 
 // CellOverhead is the orchestration overhead of one cell.
@@ -48,7 +57,14 @@ type CellOverhead struct {
 	// load and the configured step time: pod scheduling and start-up, the
 	// server's initialisation, the SQL-level wait, result writes and the
 	// controller's reaction times.
-	WallSeconds, LoadSeconds, StepSeconds, OverheadSeconds float64
+	// FlushSeconds are the declared flushes between steps, which the
+	// overhead leaves out like the load: they are the method's, not the
+	// orchestration's.
+	WallSeconds, LoadSeconds, StepSeconds, FlushSeconds, OverheadSeconds float64
+	// ReadySeconds is the part of the start-up before the server answered
+	// at the SQL level: the pods' scheduling and start and the server's
+	// initialisation. NaN when unknown.
+	ReadySeconds Num
 	// StartupSeconds and FinishSeconds split the overhead where it goes:
 	// from the cell's start to its first step, less the load (the pods'
 	// scheduling and start, the server's initialisation, the SQL-level
@@ -71,7 +87,11 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 			return nil, fmt.Errorf("cell %s: no complete start and end times", c.Cell)
 		}
 		o := CellOverhead{Cell: c.Cell, Start: c.Start, End: c.End, DatabaseNode: c.DatabaseNode, ClientNode: c.ClientNode, Block: c.Block,
-			WallSeconds: c.End.Sub(c.Start).Seconds(), LoadSeconds: c.LoadSeconds, Steps: len(c.Steps)}
+			WallSeconds: c.End.Sub(c.Start).Seconds(), LoadSeconds: c.LoadSeconds, FlushSeconds: c.FlushSeconds, Steps: len(c.Steps),
+			ReadySeconds: Num(math.NaN())}
+		if !c.Ready.IsZero() {
+			o.ReadySeconds = Num(c.Ready.Sub(c.Start).Seconds())
+		}
 		steps := append([]StepTiming(nil), c.Steps...)
 		sort.SliceStable(steps, func(i, j int) bool { return steps[i].Start.Before(steps[j].Start) })
 		var gaps []float64
@@ -85,13 +105,13 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 			if ran == 0 {
 				ran = prev.ConfiguredSeconds
 			}
-			gap := s.Start.Sub(prev.Start).Seconds() - ran
+			gap := s.Start.Sub(prev.Start).Seconds() - ran - prev.FlushSeconds
 			if gap < 0 {
 				gap = 0
 			}
 			gaps = append(gaps, gap)
 		}
-		o.OverheadSeconds = o.WallSeconds - o.LoadSeconds - o.StepSeconds
+		o.OverheadSeconds = o.WallSeconds - o.LoadSeconds - o.StepSeconds - o.FlushSeconds
 		o.StartupSeconds, o.FinishSeconds = Num(math.NaN()), Num(math.NaN())
 		if n := len(steps); n > 0 && !steps[0].Start.IsZero() && !steps[n-1].Start.IsZero() {
 			last := steps[n-1]
@@ -100,7 +120,7 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 				ran = last.ConfiguredSeconds
 			}
 			o.StartupSeconds = Num(steps[0].Start.Sub(c.Start).Seconds() - o.LoadSeconds)
-			o.FinishSeconds = Num(c.End.Sub(last.Start).Seconds() - ran)
+			o.FinishSeconds = Num(c.End.Sub(last.Start).Seconds() - ran - last.FlushSeconds)
 		}
 		if len(gaps) > 0 {
 			var sum float64
@@ -119,12 +139,12 @@ func Overheads(cells []CellTiming) ([]CellOverhead, error) {
 func OverheadTable(o []CellOverhead) Table {
 	t := Table{
 		ID:    "timing",
-		Title: "Orchestration overhead per cell (wall − load − configured step time)",
-		Columns: []string{"cell", "wall s", "load s", "steps s", "overhead s", "start-up s", "finish s", "max gap s", "mean gap s", "steps",
+		Title: "Orchestration overhead per cell (wall − load − configured step time − declared flushes)",
+		Columns: []string{"cell", "wall s", "load s", "steps s", "flush s", "overhead s", "to ready s", "start-up s", "finish s", "max gap s", "mean gap s", "steps",
 			"start", "end", "database node", "client node"},
 		Notes: []string{
-			"overhead: pod scheduling and start, server initialisation, SQL-level wait, result writes, controller reaction",
-			"start-up: cell start to first step, less the load (pods' start, server initialisation, SQL-level wait); finish: last step's end to cell end (result writes, controller reaction); the rest of the overhead is gaps and steps running long; start and end are whole seconds",
+			"overhead: pod scheduling and start, server initialisation, SQL-level wait, result writes, controller reaction; flush: the engine flushes the method declares between steps, left out of the overhead like the load",
+			"to ready: cell start to the server's first answer at the SQL level (pods' scheduling and start, server initialisation); start-up: cell start to first step, less the load (to ready, then the server's provenance and the config check); finish: last step's end to cell end (result writes, controller reaction); the rest of the overhead is gaps and steps running long; start and end are whole seconds, so each of these is ± 1 s",
 			"gap: idle time between one step's end and the next step's start inside the agent",
 			"start, end: UTC; database node, client node: where the cell's server and its client (sysbench) ran, ? when unknown",
 		},
@@ -143,7 +163,8 @@ func OverheadTable(o []CellOverhead) Table {
 		t.Notes = append(t.Notes, "block: the cells of a block ran one after another on one node (spec.placement.blocks)")
 	}
 	for _, c := range o {
-		row := []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.OverheadSeconds), c.StartupSeconds.Format(1), c.FinishSeconds.Format(1),
+		row := []string{c.Cell, f1(c.WallSeconds), f1(c.LoadSeconds), f1(c.StepSeconds), f1(c.FlushSeconds), f1(c.OverheadSeconds),
+			c.ReadySeconds.Format(1), c.StartupSeconds.Format(1), c.FinishSeconds.Format(1),
 			fmt.Sprintf("%.2f", c.MaxGapSeconds), fmt.Sprintf("%.2f", c.MeanGapSeconds), fmt.Sprint(c.Steps),
 			c.Start.UTC().Format(time.TimeOnly), c.End.UTC().Format(time.TimeOnly), node(c.DatabaseNode), node(c.ClientNode)}
 		if blocked {

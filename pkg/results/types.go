@@ -710,3 +710,8 @@ type AdaptiveDuration struct {
 	ConvergedHalfWidth *float64 `json:"convergedHalfWidth,omitempty"`
 	TargetHalfWidth    *float64 `json:"targetHalfWidth,omitempty"`
 }
+
+// AgentExtensionKey is the key of the dbbench agent's additions to a
+// document's and a step's Extensions (pkg/agent's CellExtension and
+// StepExtension).
+const AgentExtensionKey = "dbbench.io/agent"
