@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,12 +25,8 @@ import (
 
 func (p *runPass) createAgentRBAC(ctx context.Context, cells []matrix.Cell) error {
 	sa, role, rb := specs.AgentRBAC(p.run, cells)
-	for _, obj := range []client.Object{sa, role, rb} {
-		if err := p.create(ctx, obj); err != nil {
-			return err
-		}
-	}
-	return nil
+	// A RoleBinding may name a Role that does not exist yet.
+	return p.createTogether(ctx, []client.Object{sa, role, rb})
 }
 
 // adoptAttempts makes the status count the attempts whose children exist:
@@ -88,15 +83,8 @@ func (p *runPass) startCell(ctx context.Context, c matrix.Cell, cs *dbbenchv1alp
 	if err != nil {
 		return err
 	}
-	// The cell's objects do not depend on each other at the API level (the
-	// kubelet waits for a pod's Secret and ConfigMap), so they are created
-	// concurrently: a cell's database pod exists after one round trip.
-	objs := append([]client.Object{cm, specs.ResultConfigMap(p.run, c)}, own...)
-	var g errgroup.Group
-	for _, obj := range objs {
-		g.Go(func() error { return p.create(ctx, obj) })
-	}
-	if err := g.Wait(); err != nil {
+	// A cell's database pod exists after one round trip.
+	if err := p.createTogether(ctx, append([]client.Object{cm, specs.ResultConfigMap(p.run, c)}, own...)); err != nil {
 		return err
 	}
 	cs.Attempts = 1

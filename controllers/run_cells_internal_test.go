@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,5 +243,70 @@ func TestAdoptedPendingCellRecordsItsResultConfigMap(t *testing.T) {
 	}
 	if cs.StartTime == nil || !cs.StartTime.Equal(&created) {
 		t.Errorf("start time %v, want the pod's creation %v", cs.StartTime, created)
+	}
+}
+
+// The cells starting in a pass send their objects together. A cell one of
+// whose creates fails stays Pending (the next pass starts it again; what
+// exists is no error), so the status never says Starting for a cell whose
+// objects are not all there; the others start.
+func TestStartingCellsCreateTogether(t *testing.T) {
+	scheme := runtimeScheme(t)
+	now := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	run := &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "together", UID: "run-uid", Generation: 1},
+		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+			Databases: []dbbenchv1alpha1.DatabaseSpec{{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"10.11", "11.4", "11.8"}}},
+			Workload:  dbbenchv1alpha1.WorkloadSpec{Steps: []string{"point-query"}},
+			Placement: dbbenchv1alpha1.PlacementSpec{MaxParallelCells: 3},
+		},
+	}
+	cells := matrix.Expand(run)
+	failing := specs.DatabasePodName(cells[1], 1)
+	refusals := 1
+	var created []string
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run).WithStatusSubresource(run).
+		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if obj.GetName() == failing && refusals > 0 {
+				refusals--
+				return apierrors.NewServiceUnavailable("the API server is busy")
+			}
+			created = append(created, obj.GetName())
+			return c.Create(ctx, obj, opts...)
+		}}).Build()
+	r := &BenchmarkRunReconciler{Client: c, APIReader: c, Scheme: scheme, Clock: clocktesting.NewFakePassiveClock(now), AgentImage: DefaultAgentImage}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(run)}
+	phases := func() []dbbenchv1alpha1.CellPhase {
+		t.Helper()
+		got := &dbbenchv1alpha1.BenchmarkRun{}
+		if err := c.Get(context.Background(), req.NamespacedName, got); err != nil {
+			t.Fatal(err)
+		}
+		var out []dbbenchv1alpha1.CellPhase
+		for _, cs := range got.Status.Cells {
+			out = append(out, cs.Phase)
+		}
+		return out
+	}
+	if _, err := r.Reconcile(context.Background(), req); err == nil || !strings.Contains(err.Error(), cells[1].Name) {
+		t.Fatalf("the pass whose create failed: %v, want the failed cell's error", err)
+	}
+	want := []dbbenchv1alpha1.CellPhase{dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellPending, dbbenchv1alpha1.CellStarting}
+	if got := phases(); !slices.Equal(got, want) {
+		t.Fatalf("after the failed create: cells %v, want %v", got, want)
+	}
+	if _, err := r.Reconcile(context.Background(), req); err != nil {
+		t.Fatalf("the next pass: %v", err)
+	}
+	want[1] = dbbenchv1alpha1.CellStarting
+	if got := phases(); !slices.Equal(got, want) {
+		t.Fatalf("after the next pass: cells %v, want %v", got, want)
+	}
+	var pods corev1.PodList
+	if err := c.List(context.Background(), &pods, client.InNamespace("bench")); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 3 {
+		t.Errorf("%d database pods, want one per cell: %v", len(pods.Items), created)
 	}
 }

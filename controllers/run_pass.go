@@ -3,9 +3,11 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,6 +50,10 @@ type runPass struct {
 	// pins are the nodes a blocked run's database pods are pinned to, by
 	// cell name (blockSchedule), for the pass.
 	pins map[string]string
+	// deferred, while set, collects the cells' objects that startCell
+	// would create, to send them with the other starting cells'
+	// (startCells).
+	deferred *createBatch
 }
 
 // children indexes a run's child objects by name.
@@ -281,6 +287,7 @@ func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses 
 		}
 	}
 	maxParallel := int(p.run.Spec.Placement.ParallelCells())
+	var starting []int
 	for i, t := range targets {
 		cs := &statuses[i]
 		var err error
@@ -290,7 +297,7 @@ func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses 
 				continue
 			}
 			running++
-			err = t.start(ctx, cs)
+			starting = append(starting, i)
 		case dbbenchv1alpha1.CellStarting, dbbenchv1alpha1.CellRunning:
 			err = t.progress(ctx, cs)
 		default:
@@ -300,7 +307,91 @@ func (p *runPass) stepCells(ctx context.Context, targets []cellTarget, statuses 
 			return t.cell().Name, err
 		}
 	}
-	return "", nil
+	return p.startCells(ctx, targets, statuses, starting)
+}
+
+// startCells starts targets[i] for every i of starting. Each start runs in
+// turn on a copy of its status, with the cell's objects collected
+// (startCell); then every object of every starting cell is sent at once, so that a run's database
+// pods exist after one round trip rather than one per cell. A cell whose
+// creates all succeeded takes its copy's status; the others stay Pending,
+// and the next pass starts them again (what exists already is no error).
+// It returns the first failed cell's name and error.
+func (p *runPass) startCells(ctx context.Context, targets []cellTarget, statuses []dbbenchv1alpha1.CellStatus, starting []int) (string, error) {
+	if len(starting) == 0 {
+		return "", nil
+	}
+	started := make([]*dbbenchv1alpha1.CellStatus, len(starting))
+	owners := map[client.Object]int{}
+	batch := &createBatch{}
+	p.deferred = batch
+	for j, i := range starting {
+		started[j] = statuses[i].DeepCopy()
+		before := len(batch.objs)
+		err := targets[i].start(ctx, started[j])
+		for _, obj := range batch.objs[before:] {
+			owners[obj] = j
+		}
+		if err != nil {
+			p.deferred = nil
+			return targets[i].cell().Name, err
+		}
+	}
+	p.deferred = nil
+	failed := make([]error, len(starting))
+	var mu sync.Mutex
+	g := errgroup.Group{}
+	g.SetLimit(maxConcurrentCreates)
+	for _, obj := range batch.objs {
+		g.Go(func() error {
+			if err := p.send(ctx, obj); err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				if j := owners[obj]; failed[j] == nil {
+					failed[j] = err
+				}
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	name, first := "", error(nil)
+	for j, i := range starting {
+		if failed[j] != nil {
+			if first == nil {
+				name, first = targets[i].cell().Name, failed[j]
+			}
+			continue
+		}
+		statuses[i] = *started[j]
+	}
+	return name, first
+}
+
+// maxConcurrentCreates bounds the creates one pass sends at once.
+const maxConcurrentCreates = 32
+
+// createBatch collects objects to create together (runPass.deferred).
+type createBatch struct{ objs []client.Object }
+
+// createTogether creates objs, which do not depend on each other at the API
+// level (the kubelet waits for a pod's Secret and ConfigMap): into the
+// pass's batch when it collects one, else at once, concurrently.
+func (p *runPass) createTogether(ctx context.Context, objs []client.Object) error {
+	for _, obj := range objs {
+		if err := controllerutil.SetControllerReference(p.run, obj, p.r.Scheme); err != nil {
+			return fmt.Errorf("setting owner of %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	if p.deferred != nil {
+		p.deferred.objs = append(p.deferred.objs, objs...)
+		return nil
+	}
+	var g errgroup.Group
+	for _, obj := range objs {
+		g.Go(func() error { return p.send(ctx, obj) })
+	}
+	return g.Wait()
 }
 
 // releaseFinished frees the nodes of a finished run's cells.
@@ -416,6 +507,11 @@ func (p *runPass) create(ctx context.Context, obj client.Object) error {
 	if err := controllerutil.SetControllerReference(p.run, obj, p.r.Scheme); err != nil {
 		return fmt.Errorf("setting owner of %T %s: %w", obj, obj.GetName(), err)
 	}
+	return p.send(ctx, obj)
+}
+
+// send creates obj; one that exists already is no error.
+func (p *runPass) send(ctx context.Context, obj client.Object) error {
 	if err := p.r.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating %s %s: %w", kind(obj), obj.GetName(), err)
 	}
