@@ -172,7 +172,7 @@ func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.P
 				continue
 			}
 			switch {
-			case t.Reason == "OOMKilled":
+			case t.Reason == containerReasonOOMKilled:
 				return fail(dbbenchv1alpha1.ReasonClientOOMKilled, "client pod %s ran out of memory", pod.Name)
 			case t.ExitCode == plan.ExitConfigNotApplied:
 				return fail(dbbenchv1alpha1.ReasonConfigNotApplied, "the server does not run with the config variant's settings: %s", lastLine(t.Message))
@@ -399,6 +399,17 @@ func resultQuality(doc *results.Document) (*dbbenchv1alpha1.CellQuality, *failur
 	return q, f
 }
 
+// The reasons Kubernetes gives a pod (status.reason) or a container's
+// termination that the failure policy reads; k8s.io/api has no constants
+// for them. The kubelet sets the pod's on eviction and preemption, the node
+// controller NodeLost.
+const (
+	podReasonEvicted         = "Evicted"
+	podReasonNodeLost        = "NodeLost"
+	podReasonPreempted       = "Preempted"
+	containerReasonOOMKilled = "OOMKilled"
+)
+
 // taintEvictionReason is the reason of the DisruptionTarget condition that
 // Kubernetes' taint eviction controller sets on a pod it deletes because
 // the pod no longer tolerates a NoExecute taint of its node
@@ -409,7 +420,7 @@ const taintEvictionReason = "DeletionByTaintManager"
 // nodeLost reports a pod deleted because its node was lost, and the
 // condition's message.
 func nodeLost(pod *corev1.Pod) (bool, string) {
-	if pod.Status.Reason == "NodeLost" {
+	if pod.Status.Reason == podReasonNodeLost {
 		return true, pod.Status.Message
 	}
 	for _, c := range pod.Status.Conditions {
@@ -433,7 +444,7 @@ func clientNodeLost(clientPods []*corev1.Pod) *failure {
 }
 
 func disrupted(pod *corev1.Pod) bool {
-	if pod.Status.Reason == "Evicted" || pod.Status.Reason == "NodeLost" || pod.Status.Reason == "Preempted" {
+	if pod.Status.Reason == podReasonEvicted || pod.Status.Reason == podReasonNodeLost || pod.Status.Reason == podReasonPreempted {
 		return true
 	}
 	for _, c := range pod.Status.Conditions {

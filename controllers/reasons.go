@@ -58,12 +58,16 @@ const (
 // Reasons of the events about a BenchmarkBisection (the Localized
 // condition's reasons are in the API package).
 const (
-	EventRoundCreated          = "RoundCreated"
-	EventEndpointsChecked      = "EndpointsChecked"
-	EventEnvironmentChanged    = "EnvironmentChanged"
-	EventBisectionExplained    = "Explained"
-	EventBisectionLocalized    = "Localized"
-	EventBisectionNotLocalized = "NotLocalized"
+	EventRoundCreated       = "RoundCreated"
+	EventEndpointsChecked   = "EndpointsChecked"
+	EventEnvironmentChanged = "EnvironmentChanged"
+	// EventBisectionExplained announces a change of the Explained
+	// condition, named after it.
+	EventBisectionExplained = dbbenchv1alpha1.BisectionConditionExplained
+	// EventBisectionLocalized and EventBisectionNotLocalized announce the
+	// bisection's end, named after the phase it ends in.
+	EventBisectionLocalized    = string(dbbenchv1alpha1.BisectionLocalized)
+	EventBisectionNotLocalized = string(dbbenchv1alpha1.BisectionNotLocalized)
 )
 
 // Reasons of the events about a BenchmarkAck (with the Published

@@ -67,7 +67,7 @@ func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
 	if err := ctrl.SetControllerReference(run, pod, scheme); err != nil {
 		t.Fatal(err)
 	}
-	pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "The node was low on resource: memory."}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: podReasonEvicted, Message: "The node was low on resource: memory."}
 
 	loseWrites := 1
 	c := fake.NewClientBuilder().WithScheme(scheme).
@@ -115,7 +115,7 @@ func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
 		switch {
 		case step.wantPod && err != nil:
 			t.Fatalf("%s: the evicted pod is gone (%v): nothing says why attempt 2 ended", step.name, err)
-		case step.wantPod && p.Status.Reason != "Evicted":
+		case step.wantPod && p.Status.Reason != podReasonEvicted:
 			t.Fatalf("%s: pod %s was started again (%s %s)", step.name, p.Name, p.Status.Phase, p.Status.Reason)
 		case !step.wantPod && !apierrors.IsNotFound(err):
 			t.Fatalf("%s: the failed cell's database pod is still there (%v), holding its node", step.name, err)
@@ -168,12 +168,12 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 		last        map[string]string
 		wantPhase   dbbenchv1alpha1.CellPhase
 		wantAttempt int32
-		wantMessage string
+		wantReason  dbbenchv1alpha1.FailureReason
 	}{
 		{"completed", true, map[string]string{plan.ResultKeyProgress: progress(plan.Progress{Attempt: 1, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 1, StepsTotal: 1}), plan.ResultKeyDocument: string(docJSON)},
 			dbbenchv1alpha1.CellSucceeded, 1, ""},
 		{"benchmark failure", false, map[string]string{plan.ResultKeyProgress: progress(plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "point-query", StepsTotal: 1, Error: "Duplicate entry '7'", FailureClass: plan.FailureBenchmark})},
-			dbbenchv1alpha1.CellFailed, 1, "BenchmarkFailed: step point-query: Duplicate entry '7'"},
+			dbbenchv1alpha1.CellFailed, 1, dbbenchv1alpha1.ReasonBenchmarkFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run, cell := oneCellRun(now, 1)
@@ -209,8 +209,8 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			cs := got.Status.Cells[0]
-			if cs.Phase != tc.wantPhase || cs.Attempts != tc.wantAttempt || cs.Message != tc.wantMessage {
-				t.Errorf("cell %s attempt %d message %q, want %s attempt %d message %q", cs.Phase, cs.Attempts, cs.Message, tc.wantPhase, tc.wantAttempt, tc.wantMessage)
+			if cs.Phase != tc.wantPhase || cs.Attempts != tc.wantAttempt || cs.Reason != tc.wantReason {
+				t.Errorf("cell %s attempt %d reason %q (%s), want %s attempt %d reason %q", cs.Phase, cs.Attempts, cs.Reason, cs.Message, tc.wantPhase, tc.wantAttempt, tc.wantReason)
 			}
 		})
 	}

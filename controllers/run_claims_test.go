@@ -2,7 +2,6 @@ package controllers_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -92,7 +91,9 @@ func TestClaimsThatCannotBindEndTheCellNamingThem(t *testing.T) {
 	if err := k8sClient.Create(ctx, missing); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the cell to fail naming the class", func() string {
+	// Which claim, field and class the message names: TestClaimStates and
+	// TestDeadlines.
+	eventually(t, "the cell to fail at once", func() string {
 		run := kubetest.GetRun(t, k8sClient, ns, missing.Name)
 		c := onlyCell(run)
 		if c == nil || c.Phase != dbbenchv1alpha1.CellFailed {
@@ -100,9 +101,6 @@ func TestClaimsThatCannotBindEndTheCellNamingThem(t *testing.T) {
 		}
 		if c.Reason != dbbenchv1alpha1.ReasonStorageClassNotFound || c.Attempts != 1 || run.Status.RetriesUsed != 0 {
 			return fmt.Sprintf("reason %s after %d attempts (%d retries), want StorageClassNotFound at once: %s", c.Reason, c.Attempts, run.Status.RetriesUsed, c.Message)
-		}
-		if want := `storage class "no-such-class" (spec.databases[0].storage.log.volumeClaim.storageClassName) does not exist`; !strings.Contains(c.Message, want) {
-			return fmt.Sprintf("message %q, want it to say %q", c.Message, want)
 		}
 		return ""
 	})
@@ -124,9 +122,6 @@ func TestClaimsThatCannotBindEndTheCellNamingThem(t *testing.T) {
 		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, unbound.Name))
 		if c == nil || c.Attempts != 2 || c.Reason != dbbenchv1alpha1.ReasonVolumeClaimNotBound {
 			return fmt.Sprintf("cell %+v", c)
-		}
-		if want := cell + "-data-a1 (spec.databases[0].storage.volumeClaim, storage class \"" + class + "\") not bound within 1m0s"; !strings.Contains(c.Message, want) {
-			return fmt.Sprintf("message %q, want it to say %q", c.Message, want)
 		}
 		return ""
 	})

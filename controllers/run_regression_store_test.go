@@ -32,7 +32,7 @@ func TestRegressedVerdictReadsTheSuiteHistoryFromTheObjectStore(t *testing.T) {
 
 	newRun("kept-in-s3")
 	driveCellsToCompletion(t, ns, "kept-in-s3", 1.0)
-	old := waitUpload(t, ns, "kept-in-s3", metav1.ConditionTrue, "Uploaded")
+	old := waitUpload(t, ns, "kept-in-s3", metav1.ConditionTrue, dbbenchv1alpha1.ReasonUploaded)
 	if err := k8sClient.Delete(ctx, old); err != nil {
 		t.Fatal(err)
 	}

@@ -318,7 +318,4 @@ func TestRegressedAgainstTheRunsBaselinePairedByBlock(t *testing.T) {
 	if got := st.Regressed[0].ChangePercent; got != "-10.0" && got != "-9.9" && got != "-10.1" {
 		t.Errorf("change %s %%, want the per-block -10 %%", got)
 	}
-	if !strings.Contains(c.Message, "than baseline maria-10.11-default:") {
-		t.Errorf("message %q does not name the baseline", c.Message)
-	}
 }

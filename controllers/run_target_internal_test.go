@@ -1,13 +1,20 @@
 package controllers
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/matrix"
@@ -147,5 +154,52 @@ func TestRetryAnnotations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// claimStates says which field of the spec each claim comes from (the
+// database's index, the data or the log volume), and what it found of its
+// class: claimFailure names them to the user (TestDeadlines).
+func TestClaimStates(t *testing.T) {
+	claim := func(class *string) *dbbenchv1alpha1.VolumeClaimSpec {
+		return &dbbenchv1alpha1.VolumeClaimSpec{StorageClassName: class, Size: resource.MustParse("1Gi")}
+	}
+	run := &dbbenchv1alpha1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "claims", UID: "run-uid"},
+		Spec: dbbenchv1alpha1.BenchmarkRunSpec{
+			Databases: []dbbenchv1alpha1.DatabaseSpec{
+				{Name: "pg", Engine: dbbenchv1alpha1.EnginePostgres, Versions: []string{"17"}},
+				{Name: "maria", Engine: dbbenchv1alpha1.EngineMariaDB, Versions: []string{"11.8"}, Storage: dbbenchv1alpha1.StorageSpec{
+					VolumeClaim: claim(ptr.To("local-path")),
+					Log:         &dbbenchv1alpha1.LogVolumeSpec{VolumeClaim: claim(ptr.To("no-such-class"))},
+				}},
+			},
+			Workload: dbbenchv1alpha1.WorkloadSpec{Steps: []string{"point-query"}},
+		},
+	}
+	var cell matrix.Cell
+	for _, c := range matrix.Expand(run) {
+		if c.Database.Name == "maria" {
+			cell = c
+		}
+	}
+	objs := []client.Object{&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "local-path"}, Provisioner: "rancher.io/local-path"}}
+	for _, pvc := range specs.Claims(run, cell, 1) {
+		pvc.Status.Phase = corev1.ClaimPending
+		objs = append(objs, pvc)
+	}
+	reader := fake.NewClientBuilder().WithScheme(runtimeScheme(t)).WithObjects(objs...).Build()
+	target := serverPodTarget{p: &runPass{r: &BenchmarkRunReconciler{APIReader: reader}, run: run}, c: cell}
+
+	got, err := target.claimStates(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []claimState{
+		{name: specs.DataClaimName(cell, 1), field: "spec.databases[1].storage.volumeClaim", class: "local-path", classFound: true},
+		{name: specs.LogClaimName(cell, 1), field: "spec.databases[1].storage.log.volumeClaim", class: "no-such-class"},
+	}
+	if d := cmp.Diff(want, got, cmp.AllowUnexported(claimState{})); d != "" {
+		t.Errorf("claim states (-want +got):\n%s", d)
 	}
 }

@@ -132,12 +132,14 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 	next := schedule.Next(p.now)
 	if next.IsZero() {
 		// The parser looks five years ahead: "0 0 30 2 *" never comes.
+		st.NextScheduleTime = nil
 		msg := fmt.Sprintf("schedule %q: no time matches it in the next five years", spec.Schedule)
 		if p.setReady(metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, msg) {
 			p.event(true, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "Schedule", msg)
 		}
 		return ctrl.Result{}, nil
 	}
+	st.NextScheduleTime = &metav1.Time{Time: next.UTC()}
 	result := ctrl.Result{RequeueAfter: max(next.Sub(p.now), time.Second)}
 	nextMsg := fmt.Sprintf("Next run at %s", next.UTC().Format(time.RFC3339))
 	due, missed, ok := mostRecentTime(schedule, earliest, p.now)
@@ -186,6 +188,9 @@ func (p *schedulePass) reconcile(ctx context.Context) (ctrl.Result, error) {
 func (p *schedulePass) activeSchedule() (cron.Schedule, bool) {
 	spec := &p.sched.Spec
 	schedule, reason, err := parseSchedule(spec)
+	if err != nil || spec.IsSuspended() {
+		p.sched.Status.NextScheduleTime = nil
+	}
 	if err != nil {
 		if p.setReady(metav1.ConditionFalse, reason, err.Error()) {
 			p.event(true, reason, "Schedule", err.Error())

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/controllers"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 )
 
@@ -129,19 +130,33 @@ func waitRuns(t *testing.T, ns, schedule string, names ...string) []dbbenchv1alp
 	return runs
 }
 
-// waitReady waits until the Ready condition has status and reason and its
-// message contains msg. msg is text only where the text is the contract,
-// because no status field carries it (the next run's time, the active run
-// a due time waits for, the value the schedule rejects); pass "" where the
-// reason says it all.
-func waitReady(t *testing.T, ns, name string, status metav1.ConditionStatus, reason, msg string) *dbbenchv1alpha1.BenchmarkSchedule {
+// waitReady waits until the Ready condition has status and reason.
+func waitReady(t *testing.T, ns, name string, status metav1.ConditionStatus, reason string) *dbbenchv1alpha1.BenchmarkSchedule {
+	t.Helper()
+	return waitSchedule(t, ns, name, fmt.Sprintf("Ready=%s %s", status, reason), func(s *dbbenchv1alpha1.BenchmarkSchedule) bool {
+		c := meta.FindStatusCondition(s.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
+		return c != nil && c.Status == status && c.Reason == reason
+	})
+}
+
+// waitNextRun waits until the schedule is Ready=True Scheduled with its
+// next run at next.
+func waitNextRun(t *testing.T, ns, name string, next time.Time) *dbbenchv1alpha1.BenchmarkSchedule {
+	t.Helper()
+	return waitSchedule(t, ns, name, "the next run at "+next.UTC().Format(time.RFC3339), func(s *dbbenchv1alpha1.BenchmarkSchedule) bool {
+		c := meta.FindStatusCondition(s.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == dbbenchv1alpha1.ScheduleReasonScheduled &&
+			s.Status.NextScheduleTime != nil && s.Status.NextScheduleTime.Time.Equal(next)
+	})
+}
+
+func waitSchedule(t *testing.T, ns, name, what string, done func(*dbbenchv1alpha1.BenchmarkSchedule) bool) *dbbenchv1alpha1.BenchmarkSchedule {
 	t.Helper()
 	var s *dbbenchv1alpha1.BenchmarkSchedule
-	eventually(t, fmt.Sprintf("Ready=%s %s %q", status, reason, msg), func() string {
+	eventually(t, what, func() string {
 		s = getSchedule(t, ns, name)
-		c := meta.FindStatusCondition(s.Status.Conditions, dbbenchv1alpha1.ScheduleConditionReady)
-		if c == nil || c.Status != status || c.Reason != reason || !strings.Contains(c.Message, msg) {
-			return fmt.Sprintf("conditions %+v", s.Status.Conditions)
+		if !done(s) {
+			return fmt.Sprintf("status %+v", s.Status)
 		}
 		return ""
 	})
@@ -165,9 +180,18 @@ func finishRun(t *testing.T, ns, name string, succeeded bool, at time.Time) {
 	})
 }
 
-// waitEvent waits for an event of the schedule with reason whose note
-// contains note.
-func waitEvent(t *testing.T, ns, schedule, reason, note string) {
+// requireNoNextRun checks that a schedule that creates no runs (suspended,
+// invalid) shows no next run.
+func requireNoNextRun(t *testing.T, s *dbbenchv1alpha1.BenchmarkSchedule) {
+	t.Helper()
+	if s.Status.NextScheduleTime != nil {
+		t.Errorf("nextScheduleTime = %v, want none: %+v", s.Status.NextScheduleTime, s.Status.Conditions)
+	}
+}
+
+// waitEvent waits for an event of the schedule with reason about run
+// related (the event's related object; "" for an event about no run).
+func waitEvent(t *testing.T, ns, schedule, reason, related string) {
 	t.Helper()
 	eventually(t, "event "+reason, func() string {
 		var list eventsv1.EventList
@@ -177,7 +201,7 @@ func waitEvent(t *testing.T, ns, schedule, reason, note string) {
 		var seen []string
 		for _, e := range list.Items {
 			if e.Regarding.Kind == "BenchmarkSchedule" && e.Regarding.Name == schedule {
-				if e.Reason == reason && strings.Contains(e.Note, note) {
+				if e.Reason == reason && (related == "" || e.Related != nil && e.Related.Name == related) {
 					return ""
 				}
 				seen = append(seen, e.Reason+": "+e.Note)
@@ -193,7 +217,7 @@ func TestScheduleCreatesRunOnTime(t *testing.T) {
 	rm := startManager(t, clock)
 	createSchedule(t, newSchedule(ns, "nightly"))
 
-	waitReady(t, ns, "nightly", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at "+b.UTC().Format(time.RFC3339))
+	waitNextRun(t, ns, "nightly", b)
 	if runs := scheduledRuns(t, ns, "nightly"); len(runs) != 0 {
 		t.Fatalf("runs before the first schedule time: %v", runNames(runs))
 	}
@@ -214,7 +238,7 @@ func TestScheduleCreatesRunOnTime(t *testing.T) {
 	if owner == nil || owner.Kind != "BenchmarkSchedule" || owner.Name != "nightly" {
 		t.Errorf("controller reference = %+v", owner)
 	}
-	s := waitReady(t, ns, "nightly", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at "+b.Add(time.Minute).UTC().Format(time.RFC3339))
+	s := waitNextRun(t, ns, "nightly", b.Add(time.Minute))
 	if s.Status.LastScheduleTime == nil || !s.Status.LastScheduleTime.Time.Equal(b) {
 		t.Errorf("lastScheduleTime = %v, want %v", s.Status.LastScheduleTime, b)
 	}
@@ -224,7 +248,7 @@ func TestScheduleCreatesRunOnTime(t *testing.T) {
 	if s.Status.ObservedGeneration != s.Generation {
 		t.Errorf("observedGeneration = %d, generation %d", s.Status.ObservedGeneration, s.Generation)
 	}
-	waitEvent(t, ns, "nightly", "RunCreated", run.Name)
+	waitEvent(t, ns, "nightly", controllers.EventRunCreated, run.Name)
 
 	// More passes at the same time create nothing more.
 	poke(t, ns, "nightly")
@@ -254,12 +278,14 @@ func TestScheduleSkipsTimesBeyondStartingDeadline(t *testing.T) {
 	s := newSchedule(ns, "late")
 	s.Spec.StartingDeadlineSeconds = ptr.To[int64](30)
 	createSchedule(t, s)
-	waitReady(t, ns, "late", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "")
+	waitReady(t, ns, "late", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled)
 
 	// The controller was "down" over b and b+1m: the most recent time is
 	// 45 s late, beyond the 30 s deadline.
 	advance(t, rm, ns, "late", b.Add(time.Minute+45*time.Second))
-	waitEvent(t, ns, "late", "MissedSchedule", b.Add(time.Minute).UTC().Format(time.RFC3339))
+	// The missed time is b+1m: the next run is the one after it.
+	waitEvent(t, ns, "late", controllers.EventMissedSchedule, "")
+	waitNextRun(t, ns, "late", b.Add(2*time.Minute))
 	if runs := scheduledRuns(t, ns, "late"); len(runs) != 0 {
 		t.Fatalf("runs for times beyond the deadline: %v", runNames(runs))
 	}
@@ -285,8 +311,9 @@ func TestScheduleConcurrencyPolicy(t *testing.T) {
 		name:   "forbid",
 		policy: dbbenchv1alpha1.ConcurrencyForbid,
 		check: func(t *testing.T, ns, name, first string, b time.Time) {
-			waitReady(t, ns, name, metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "waits for active run "+first)
-			waitEvent(t, ns, name, "RunSkipped", first)
+			// The due time waits for the active run: RunSkipped about it.
+			waitEvent(t, ns, name, controllers.EventRunSkipped, first)
+			waitReady(t, ns, name, metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled)
 			if runs := scheduledRuns(t, ns, name); len(runs) != 1 {
 				t.Fatalf("Forbid started a second run while %s is active: %v", first, runNames(runs))
 			}
@@ -310,7 +337,7 @@ func TestScheduleConcurrencyPolicy(t *testing.T) {
 		check: func(t *testing.T, ns, name, first string, b time.Time) {
 			second := nameFor(name, b.Add(time.Minute))
 			waitRuns(t, ns, name, second)
-			waitEvent(t, ns, name, "RunReplaced", first)
+			waitEvent(t, ns, name, controllers.EventRunReplaced, first)
 			eventually(t, "the new run active", func() string {
 				if a := getSchedule(t, ns, name).Status.Active; len(a) != 1 || a[0].Name != second {
 					return fmt.Sprintf("active = %+v", a)
@@ -376,8 +403,9 @@ func TestScheduleHistoryLimitsDeleteTheOldestFinishedRuns(t *testing.T) {
 	}
 	// Kept: the two newest succeeded (nights 3, 4) and the newest failed (6).
 	waitRuns(t, ns, "hist", names[2], names[3], names[5])
-	waitEvent(t, ns, "hist", "RunDeleted", names[0]+" (successfulRunsHistoryLimit 2)")
-	waitEvent(t, ns, "hist", "RunDeleted", names[4]+" (failedRunsHistoryLimit 1)")
+	// The oldest succeeded and the oldest failed, each past its own limit.
+	waitEvent(t, ns, "hist", controllers.EventRunDeleted, names[0])
+	waitEvent(t, ns, "hist", controllers.EventRunDeleted, names[4])
 	eventually(t, "status after the last run finished", func() string {
 		st := getSchedule(t, ns, "hist").Status
 		if len(st.Active) != 0 || st.LastSuccessfulTime == nil || !st.LastSuccessfulTime.Time.Equal(b.Add(3*time.Minute+30*time.Second)) {
@@ -396,9 +424,9 @@ func TestScheduleSuspendStopsCreation(t *testing.T) {
 	createSchedule(t, s)
 
 	advance(t, rm, ns, "paused", b.Add(time.Second))
-	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended, "")
+	requireNoNextRun(t, waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended))
 	advance(t, rm, ns, "paused", b.Add(2*time.Minute+time.Second))
-	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended, "")
+	requireNoNextRun(t, waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonSuspended))
 	time.Sleep(time.Second)
 	if runs := scheduledRuns(t, ns, "paused"); len(runs) != 0 {
 		t.Fatalf("a suspended schedule created runs: %v", runNames(runs))
@@ -411,7 +439,7 @@ func TestScheduleSuspendStopsCreation(t *testing.T) {
 		t.Fatalf("resuming: %v", err)
 	}
 	waitRuns(t, ns, "paused", nameFor("paused", b.Add(2*time.Minute)))
-	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "")
+	waitReady(t, ns, "paused", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled)
 }
 
 func TestScheduleManagerRestartCreatesNoDuplicates(t *testing.T) {
@@ -476,18 +504,19 @@ func TestScheduleInvalidCronOrTimeZoneGivesACondition(t *testing.T) {
 	s := newSchedule(ns, "bad-cron")
 	s.Spec.Schedule = "61 * * * *" // five fields, so the schema lets it through
 	createSchedule(t, s)
-	waitReady(t, ns, "bad-cron", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, `schedule "61 * * * *"`)
-	waitEvent(t, ns, "bad-cron", dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "61 * * * *")
+	requireNoNextRun(t, waitReady(t, ns, "bad-cron", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule))
+	waitEvent(t, ns, "bad-cron", dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "")
 
 	z := newSchedule(ns, "bad-zone")
 	z.Spec.TimeZone = ptr.To("Mars/Olympus_Mons")
 	createSchedule(t, z)
-	waitReady(t, ns, "bad-zone", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidTimeZone, `timeZone "Mars/Olympus_Mons": unknown time zone`)
+	requireNoNextRun(t, waitReady(t, ns, "bad-zone", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidTimeZone))
 
 	never := newSchedule(ns, "never")
 	never.Spec.Schedule = "0 0 30 2 *" // valid fields, but February has no 30th
 	createSchedule(t, never)
-	waitReady(t, ns, "never", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule, "no time matches it in the next five years")
+	// It parses, and no time comes: still InvalidSchedule, with no next run.
+	requireNoNextRun(t, waitReady(t, ns, "never", metav1.ConditionFalse, dbbenchv1alpha1.ScheduleReasonInvalidSchedule))
 
 	advance(t, rm, ns, "bad-cron", b.Add(time.Second))
 	poke(t, ns, "bad-zone")
@@ -502,7 +531,7 @@ func TestScheduleInvalidCronOrTimeZoneGivesACondition(t *testing.T) {
 	if err := k8sClient.Update(ctx, s); err != nil {
 		t.Fatalf("fixing the schedule: %v", err)
 	}
-	waitReady(t, ns, "bad-cron", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "")
+	waitReady(t, ns, "bad-cron", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled)
 	waitRuns(t, ns, "bad-cron", nameFor("bad-cron", b))
 }
 
@@ -520,7 +549,7 @@ func TestScheduleTimeZoneMovesTheRunTimes(t *testing.T) {
 	if !due.After(now) {
 		due = due.AddDate(0, 0, 1)
 	}
-	waitReady(t, ns, "kolkata", metav1.ConditionTrue, dbbenchv1alpha1.ScheduleReasonScheduled, "Next run at "+due.Format(time.RFC3339))
+	waitNextRun(t, ns, "kolkata", due)
 	advance(t, rm, ns, "kolkata", due.Add(time.Second))
 	waitRuns(t, ns, "kolkata", nameFor("kolkata", due))
 }

@@ -137,6 +137,13 @@ type BenchmarkScheduleStatus struct {
 	// lastSuccessfulTime is when the last succeeded run finished.
 	// +optional
 	LastSuccessfulTime *metav1.Time `json:"lastSuccessfulTime,omitempty"`
+
+	// nextScheduleTime is the next schedule time after the last pass (the
+	// Ready condition's message says it to people); absent while the
+	// schedule is suspended or invalid. A time already due that waits for
+	// an active run (concurrencyPolicy Forbid) is not the next one.
+	// +optional
+	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
 }
 
 // BenchmarkSchedule creates BenchmarkRuns from a template on a cron

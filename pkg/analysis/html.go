@@ -418,116 +418,26 @@ func legend(b *strings.Builder, names []string) {
 // caption says where it starts. inf is drawn to the top with an "inf" label,
 // a missing value as an "×" marker, never as a bar.
 func barChart(title string, t *RelativeTable, rows []int) string {
-	lo, hi := 1.0, 1.0
-	for _, i := range rows {
-		for j, r := range t.Ratios[i] {
-			if r.State == RatioValue || r.State == RatioZeroOverZero {
-				lo, hi = math.Min(lo, r.Value), math.Max(hi, r.Value)
-			}
-			// Bounded intervals fit in the chart; a wide one is cut at
-			// its edge (the tooltip has it whole).
-			if ri := inferenceAt(t, i, j); ri != nil && finiteInterval(ri) && r.State == RatioValue {
-				lo = math.Min(lo, math.Max(float64(ri.Low), r.Value/2))
-				hi = math.Max(hi, math.Min(float64(ri.High), r.Value*2))
-			}
-		}
-	}
-	pad := (hi - lo) * 0.08
-	if pad == 0 {
-		pad = 0.05
-	}
-	lo, hi, ticks := niceRange(math.Max(0, lo-pad), hi+pad, false)
+	lo, hi, ticks := barRange(t, rows)
 	var b strings.Builder
 	svgOpen(&b, barFrame, "chart bars", title)
-	hatch := hatchPatterns(&b, title, len(t.Cells))
-	y := svgFrame(&b, barFrame, lo, hi, ticks, "relative QPS")
-	marked, paired := false, false
+	bp := barPlot{b: &b, t: t, hatch: hatchPatterns(&b, title, len(t.Cells)), lo: lo, hi: hi}
+	bp.y = svgFrame(&b, barFrame, lo, hi, ticks, "relative QPS")
 	plotW := float64(chartW - marginL - marginR)
 	slot := plotW / float64(len(rows))
 	n := len(t.Cells)
-	barW := math.Max(1, math.Min(28, slot*0.8/float64(n)))
+	bp.barW = math.Max(1, math.Min(28, slot*0.8/float64(n)))
 	for k, i := range rows {
-		x0 := float64(marginL) + slot*float64(k) + (slot-barW*float64(n))/2
-		for j, r := range t.Ratios[i] {
-			x := x0 + barW*float64(j)
-			color := palette[j%len(palette)]
-			tip := fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], r.String())
-			switch r.State {
-			case RatioMissing:
-				fmt.Fprintf(
-					&b,
-					`<text class="missing" x="%.1f" y="%.1f" font-size="15" font-weight="700" text-anchor="middle" fill="%s"><title>%s</title>×</text>`,
-					x+barW/2,
-					y(1)-4,
-					color,
-					esc(tip),
-				)
-			case RatioInvalid:
-				fmt.Fprintf(
-					&b,
-					`<text class="invalid" x="%.1f" y="%.1f" font-size="13" font-weight="700" text-anchor="middle" fill="%s"><title>%s (the quality gate: not a value)</title>!</text>`,
-					x+barW/2,
-					y(1)-4,
-					color,
-					esc(tip),
-				)
-			case RatioInf:
-				fmt.Fprintf(
-					&b,
-					`<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" opacity="0.5"><title>%s</title></rect>`,
-					x,
-					marginT,
-					barW,
-					y(1)-float64(marginT),
-					color,
-					esc(tip),
-				)
-				fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle">inf</text>`, x+barW/2, marginT-2)
-			default:
-				top, bot := y(r.Value), y(1)
-				if top > bot {
-					top, bot = bot, top
-				}
-				ri := inferenceAt(t, i, j)
-				fill, extra := color, ""
-				if ri != nil {
-					tip = fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], formatWithInterval(r, ri))
-					marked = marked || ri.Marker == MarkerNoise || ri.Marker == MarkerUnconfirmed
-					paired = paired || ri.Method == inference.MethodPairedLog
-					switch ri.Marker {
-					case MarkerNoise:
-						// Within noise: faded, so it does not read as a finding.
-						extra = fmt.Sprintf(` data-mark="%s" fill-opacity="0.3" stroke="%s" stroke-opacity="0.6"`, MarkerNoise, color)
-					case MarkerUnconfirmed:
-						// Beyond the runs' own jitter but one run per side:
-						// hatched, a finding not made yet.
-						fill = fmt.Sprintf("url(#%s)", hatch(j))
-						extra = fmt.Sprintf(` data-mark="%s" stroke="%s"`, MarkerUnconfirmed, color)
-					case MarkerSignificant:
-						extra = fmt.Sprintf(` data-mark="%s"`, MarkerSignificant)
-					}
-				}
-				fmt.Fprintf(
-					&b,
-					`<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>`,
-					x,
-					top,
-					barW,
-					math.Max(bot-top, 0.8),
-					fill,
-					extra,
-					esc(tip),
-				)
-				if ri != nil {
-					whisker(&b, ri, r.Value, x+barW/2, barW, y, lo, hi)
-				}
-			}
+		x0 := float64(marginL) + slot*float64(k) + (slot-bp.barW*float64(n))/2
+		for j := range t.Ratios[i] {
+			bp.ratio(i, j, x0+bp.barW*float64(j))
 		}
 		// Step label, rotated.
 		cx := float64(marginL) + slot*(float64(k)+0.5)
 		ly := barFrame.h - barFrame.mb + 14
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10" text-anchor="end" transform="rotate(-35 %.1f %d)">%s</text>`, cx, ly, cx, ly, esc(t.Steps[i]))
 	}
+	y := bp.y
 	fmt.Fprintf(
 		&b,
 		`<line class="baseline" x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#000" stroke-width="1.5" stroke-dasharray="6 3"/>`,
@@ -539,12 +449,143 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11">base 1.0</text>`, chartW-marginR+4, y(1)+4)
 	legend(&b, t.Cells)
 	b.WriteString("</svg>")
+	b.WriteString(barCaption(lo, t.Base, bp.marked || t.Inference != nil, bp.paired))
+	return b.String()
+}
+
+// barRange is the y-axis of a bar chart of rows: every value and 1.0, and
+// the bounded intervals, each cut at half and twice its ratio so that one
+// wide interval does not flatten every bar (the tooltip has it whole).
+func barRange(t *RelativeTable, rows []int) (lo, hi float64, ticks []float64) {
+	lo, hi = 1.0, 1.0
+	for _, i := range rows {
+		for j, r := range t.Ratios[i] {
+			if r.State == RatioValue || r.State == RatioZeroOverZero {
+				lo, hi = math.Min(lo, r.Value), math.Max(hi, r.Value)
+			}
+			if ri := inferenceAt(t, i, j); ri != nil && finiteInterval(ri) && r.State == RatioValue {
+				lo = math.Min(lo, math.Max(float64(ri.Low), r.Value/2))
+				hi = math.Max(hi, math.Min(float64(ri.High), r.Value*2))
+			}
+		}
+	}
+	pad := (hi - lo) * 0.08
+	if pad == 0 {
+		pad = 0.05
+	}
+	return niceRange(math.Max(0, lo-pad), hi+pad, false)
+}
+
+// barPlot is a bar chart being drawn. marked and paired record whether a
+// bar was drawn that the caption must explain.
+type barPlot struct {
+	b      *strings.Builder
+	t      *RelativeTable
+	y      func(float64) float64
+	hatch  func(int) string
+	lo, hi float64
+	barW   float64
+	marked bool
+	paired bool
+}
+
+// ratio draws the ratio of step i, cell j at x: a bar from 1.0, or the
+// mark of a value that is not one (missing, invalid, infinite).
+func (bp *barPlot) ratio(i, j int, x float64) {
+	b, t, y, barW := bp.b, bp.t, bp.y, bp.barW
+	r := t.Ratios[i][j]
+	color := palette[j%len(palette)]
+	tip := fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], r.String())
+	switch r.State {
+	case RatioMissing:
+		fmt.Fprintf(
+			b,
+			`<text class="missing" x="%.1f" y="%.1f" font-size="15" font-weight="700" text-anchor="middle" fill="%s"><title>%s</title>×</text>`,
+			x+barW/2,
+			y(1)-4,
+			color,
+			esc(tip),
+		)
+	case RatioInvalid:
+		fmt.Fprintf(
+			b,
+			`<text class="invalid" x="%.1f" y="%.1f" font-size="13" font-weight="700" text-anchor="middle" fill="%s"><title>%s (the quality gate: not a value)</title>!</text>`,
+			x+barW/2,
+			y(1)-4,
+			color,
+			esc(tip),
+		)
+	case RatioInf:
+		fmt.Fprintf(
+			b,
+			`<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" opacity="0.5"><title>%s</title></rect>`,
+			x,
+			marginT,
+			barW,
+			y(1)-float64(marginT),
+			color,
+			esc(tip),
+		)
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" font-size="10" text-anchor="middle">inf</text>`, x+barW/2, marginT-2)
+	default:
+		bp.bar(i, j, x, color, tip)
+	}
+}
+
+// bar draws a value's bar from 1.0, styled by its interval's mark, with
+// the interval as a whisker.
+func (bp *barPlot) bar(i, j int, x float64, color, tip string) {
+	t, y, barW := bp.t, bp.y, bp.barW
+	r := t.Ratios[i][j]
+	top, bot := y(r.Value), y(1)
+	if top > bot {
+		top, bot = bot, top
+	}
+	ri := inferenceAt(t, i, j)
+	fill, extra := color, ""
+	if ri != nil {
+		tip = fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], formatWithInterval(r, ri))
+		bp.marked = bp.marked || ri.Marker == MarkerNoise || ri.Marker == MarkerUnconfirmed
+		bp.paired = bp.paired || ri.Method == inference.MethodPairedLog
+		switch ri.Marker {
+		case MarkerNoise:
+			// Within noise: faded, so it does not read as a finding.
+			extra = fmt.Sprintf(` data-mark="%s" fill-opacity="0.3" stroke="%s" stroke-opacity="0.6"`, MarkerNoise, color)
+		case MarkerUnconfirmed:
+			// Beyond the runs' own jitter but one run per side:
+			// hatched, a finding not made yet.
+			fill = fmt.Sprintf("url(#%s)", bp.hatch(j))
+			extra = fmt.Sprintf(` data-mark="%s" stroke="%s"`, MarkerUnconfirmed, color)
+		case MarkerSignificant:
+			extra = fmt.Sprintf(` data-mark="%s"`, MarkerSignificant)
+		}
+	}
+	fmt.Fprintf(
+		bp.b,
+		`<rect class="bar" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>`,
+		x,
+		top,
+		barW,
+		math.Max(bot-top, 0.8),
+		fill,
+		extra,
+		esc(tip),
+	)
+	if ri != nil {
+		whisker(bp.b, ri, r.Value, x+barW/2, barW, y, bp.lo, bp.hi)
+	}
+}
+
+// barCaption says where the y-axis starts, since bars grow from 1.0 and
+// it need not start at 0, and explains the whiskers and marks the chart
+// has (uncertain) and the paired ratios' centres (paired).
+func barCaption(lo float64, base string, uncertain, paired bool) string {
 	note := "The y-axis does not start at 0"
 	if lo == 0 {
 		note = "The y-axis starts at 0"
 	}
 	uncertainty := ""
-	if marked || t.Inference != nil {
+	if uncertain {
 		uncertainty = fmt.Sprintf(
 			" Whiskers are the ratios' %s %% intervals. Faded bars (%s) are within noise; hatched bars (%s) lie beyond the runs' own per-second jitter but compare one run per side: not a finding until repeated.",
 			pct(inference.DefaultLevel),
@@ -555,15 +596,13 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 	if paired {
 		uncertainty += " Ratios paired by block (cells run one after another on one node) are the geometric means of the per-block ratios, at the centre of their intervals."
 	}
-	fmt.Fprintf(
-		&b,
+	return fmt.Sprintf(
 		"<figcaption>%s: it starts at %s. Bars grow from the base line at 1.0 (base: %s); above it is faster. × marks a missing result; inf bars reach the top.%s</figcaption></figure>\n",
 		note,
 		fmtTick(lo),
-		esc(t.Base),
+		esc(base),
 		uncertainty,
 	)
-	return b.String()
 }
 
 // inferenceAt is the interval and mark of t's ratio (step i, cell j), or

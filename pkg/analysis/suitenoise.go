@@ -19,9 +19,6 @@ import (
 // repeats.
 const MinFloorDF = 4
 
-// succeededPhase is the manifest phase of a cell whose figures count.
-const succeededPhase = "Succeeded"
-
 // manifestCombinations groups a manifest's succeeded cells by combination
 // (CellMeta.Combination: the identity repeats share), in matrix order. A
 // cell without a phase (a manifest built from documents) counts.
@@ -29,7 +26,7 @@ func manifestCombinations(m *results.Manifest) (order []string, cells map[string
 	cells = map[string][]*results.ManifestCell{}
 	for i := range m.Cells {
 		c := &m.Cells[i]
-		if c.Phase != "" && c.Phase != succeededPhase {
+		if c.Phase != "" && c.Phase != results.ManifestPhaseSucceeded {
 			continue
 		}
 		k := CellMeta{Name: c.Name, Database: c.Database, Engine: c.Engine, Version: c.Version, Config: c.Config}.Combination()

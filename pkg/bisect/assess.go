@@ -149,7 +149,37 @@ func Assess(rounds []Round, npoints int, rule Rule, judged func(Key) bool) State
 	for i := range s.Points {
 		s.Points[i].Probability = math.NaN()
 	}
-	finished := 0
+	done := rounds[:s.tally(rounds)]
+	s.findEpochs(done, rule, judged)
+	j := judge(done[s.Epoch:], s.Epoch, npoints, rule, judged)
+	s.Keys, s.Endpoints, s.PosteriorKey = j.keys, j.endpoints, j.best
+	s.EndpointsInEpoch = j.endpointsMeasured
+	s.countEpochRounds(rounds)
+	s.markFailed(done)
+	for _, e := range []int{0, npoints - 1} {
+		if !j.measured[e] && failedIn(done[s.Epoch:], e) {
+			s.EndpointFailed = e
+			break
+		}
+	}
+	// Verdicts of the endpoints stand by definition.
+	for p, jd := range j.judgements {
+		s.Points[p].Judgement = jd
+	}
+	if s.Endpoints.Check != Reproduced {
+		return s
+	}
+	s.applyJudgement(j)
+	s.addAbsorbedShifts(j, done, rule)
+	return s
+}
+
+// tally counts every round's cells and its points' successful runs, notes
+// a running round and the first that failed as a whole, and returns how
+// many rounds finished before the first that has not: only those are
+// judged, in order, so a round that finished before an earlier one waits
+// for it.
+func (s *State) tally(rounds []Round) (finished int) {
 	for i, r := range rounds {
 		s.CellsUsed += r.Cells
 		if !r.Finished {
@@ -163,16 +193,20 @@ func Assess(rounds []Round, npoints int, rule Rule, judged func(Key) bool) State
 			s.FailedWhole, s.FailedWholeMessage = i, r.FailedWhole
 		}
 		for _, o := range r.Observations {
-			if o.Point >= 0 && o.Point < npoints {
+			if o.Point >= 0 && o.Point < len(s.Points) {
 				s.Points[o.Point].Runs++
 			}
 		}
 	}
-	done := rounds[:finished]
+	return finished
+}
 
-	// Epochs: a round in which the regression did not hold its size.
+// findEpochs checks each finished round against the epoch's rounds before
+// it: a round in which the regression did not hold its size starts a new
+// epoch. Every shift found is kept, held or not.
+func (s *State) findEpochs(done []Round, rule Rule, judged func(Key) bool) {
 	for r := 1; r < len(done); r++ {
-		j := judge(done[s.Epoch:r], s.Epoch, npoints, rule, judged)
+		j := judge(done[s.Epoch:r], s.Epoch, len(s.Points), rule, judged)
 		if sh, ok := j.interaction(done[r], r, rule); ok {
 			s.Shifts = append(s.Shifts, sh)
 			if !sh.Held {
@@ -181,10 +215,13 @@ func Assess(rounds []Round, npoints int, rule Rule, judged func(Key) bool) State
 			}
 		}
 	}
-	j := judge(done[s.Epoch:], s.Epoch, npoints, rule, judged)
-	s.Keys, s.Endpoints, s.PosteriorKey = j.keys, j.endpoints, j.best
-	s.EndpointsInEpoch = j.endpointsMeasured
+}
 
+// countEpochRounds counts, in the current epoch, the search rounds that
+// probed each point (a reference is not probed), running ones included,
+// and the finished endpoint and confirm rounds.
+func (s *State) countEpochRounds(rounds []Round) {
+	npoints := len(s.Points)
 	for i, r := range rounds {
 		if i < s.Epoch {
 			continue
@@ -209,31 +246,29 @@ func Assess(rounds []Round, npoints int, rule Rule, judged func(Key) bool) State
 			}
 		}
 	}
-	// A point that failed in a finished round and never ran is Failed.
+}
+
+// markFailed makes a point that failed in a finished round and never ran
+// Failed, with its first failure.
+func (s *State) markFailed(done []Round) {
 	for _, r := range done {
 		for p, f := range r.Failures {
-			if p >= 0 && p < npoints && s.Points[p].Runs == 0 && s.Points[p].Failure == nil {
+			if p >= 0 && p < len(s.Points) && s.Points[p].Runs == 0 && s.Points[p].Failure == nil {
 				f := f
 				s.Points[p].Failure = &f
 				s.Points[p].Verdict = Failed
 			}
 		}
 	}
-	for _, e := range []int{0, npoints - 1} {
-		if !j.measured[e] && failedIn(done[s.Epoch:], e) {
-			s.EndpointFailed = e
-			break
-		}
-	}
-	// Verdicts of the endpoints stand by definition.
-	for p, jd := range j.judgements {
-		s.Points[p].Judgement = jd
-	}
-	if s.Endpoints.Check != Reproduced {
-		return s
-	}
-	s.Points[0].Verdict, s.Points[npoints-1].Verdict = Good, Bad
-	for p := 1; p < npoints-1; p++ {
+}
+
+// applyJudgement takes the verdicts and the posterior of the epoch's
+// judgement once the endpoints reproduced, and names the build the
+// posterior holds most likely.
+func (s *State) applyJudgement(j judgement) {
+	last := len(s.Points) - 1
+	s.Points[0].Verdict, s.Points[last].Verdict = Good, Bad
+	for p := 1; p < last; p++ {
 		if s.Points[p].Verdict != Failed {
 			s.Points[p].Verdict = j.verdicts[p]
 		}
@@ -244,35 +279,42 @@ func Assess(rounds []Round, npoints int, rule Rule, judged func(Key) bool) State
 		}
 	}
 	s.Changes = changes(s.Points)
-	if j.posterior != nil {
-		// The posterior weighs every cell of the epoch at once, where each
-		// verdict is one point's test at α: a good build measured a few per
-		// cent low in a late round can be judged Bad and put the verdicts'
-		// first change before the culprit (make bench-bisect saw it in 3 of
-		// 400 searches). The build named is the posterior's.
-		s.Named = 1
-		for p := 2; p < npoints; p++ {
-			if j.posterior[p] > j.posterior[s.Named] {
-				s.Named = p
-			}
-		}
-		s.Confidence = j.posterior[s.Named]
+	if j.posterior == nil {
+		return
 	}
-	// Environment shifts the within-round comparisons absorbed.
-	if f, ok := j.fits[j.best]; ok {
-		for i := s.Epoch + 1; i < len(done); i++ {
-			d, se, ok := f.shift(i)
-			if !ok || f.df <= 0 {
-				continue
-			}
-			p := 2 * stats.StudentCDF(-math.Abs(d)/se, float64(f.df))
-			if p < rule.MaxPValue && math.Abs(math.Expm1(d)) > rule.Magnitude {
-				s.Shifts = append(s.Shifts, Shift{Round: i, Percent: 100 * math.Expm1(d), Key: j.best, Held: true,
-					RatioBefore: math.NaN(), RatioIn: math.NaN()})
-			}
+	// The posterior weighs every cell of the epoch at once, where each
+	// verdict is one point's test at α: a good build measured a few per
+	// cent low in a late round can be judged Bad and put the verdicts'
+	// first change before the culprit (make bench-bisect saw it in 3 of
+	// 400 searches). The build named is the posterior's.
+	s.Named = 1
+	for p := 2; p <= last; p++ {
+		if j.posterior[p] > j.posterior[s.Named] {
+			s.Named = p
 		}
 	}
-	return s
+	s.Confidence = j.posterior[s.Named]
+}
+
+// addAbsorbedShifts records the environment shifts of the epoch's rounds
+// that the within-round comparisons absorbed: every build measured
+// differently in the round, and the regression held.
+func (s *State) addAbsorbedShifts(j judgement, done []Round, rule Rule) {
+	f, ok := j.fits[j.best]
+	if !ok {
+		return
+	}
+	for i := s.Epoch + 1; i < len(done); i++ {
+		d, se, ok := f.shift(i)
+		if !ok || f.df <= 0 {
+			continue
+		}
+		p := 2 * stats.StudentCDF(-math.Abs(d)/se, float64(f.df))
+		if p < rule.MaxPValue && math.Abs(math.Expm1(d)) > rule.Magnitude {
+			s.Shifts = append(s.Shifts, Shift{Round: i, Percent: 100 * math.Expm1(d), Key: j.best, Held: true,
+				RatioBefore: math.NaN(), RatioIn: math.NaN()})
+		}
+	}
 }
 
 // failedIn reports whether point p failed in one of rounds.
@@ -318,9 +360,32 @@ type judgement struct {
 func judge(rounds []Round, first, npoints int, rule Rule, judged func(Key) bool) judgement {
 	j := judgement{npoints: npoints, fits: map[Key]additive{}, cells: map[Key][]cellScore{}, measured: map[int]bool{},
 		verdicts: make([]Verdict, npoints), judgements: map[int]*Judgement{}}
+	j.collect(rounds, first, judged)
+	j.fit()
+	j.endpoints = Endpoints{Check: NotReproduced}
+	if len(j.keys) == 0 {
+		return j
+	}
+	j.checkEndpoints(rule)
+	if j.endpoints.Check != Reproduced {
+		return j
+	}
+	// The candidates, on the keys where the endpoints differ.
+	for p := 1; p < npoints-1; p++ {
+		if j.measured[p] {
+			j.judgeCandidate(p, rule)
+		}
+	}
+	j.posterior = posterior(j.cells[j.best], npoints)
+	return j
+}
+
+// collect takes the scores of the judged keys from the rounds' cells (the
+// first round at index first) and notes which points were measured.
+func (j *judgement) collect(rounds []Round, first int, judged func(Key) bool) {
 	for i, r := range rounds {
 		for _, o := range r.Observations {
-			if o.Point < 0 || o.Point >= npoints {
+			if o.Point < 0 || o.Point >= j.npoints {
 				continue
 			}
 			j.measured[o.Point] = true
@@ -334,22 +399,28 @@ func judge(rounds []Round, first, npoints int, rule Rule, judged func(Key) bool)
 			}
 		}
 	}
-	last := npoints - 1
-	j.endpointsMeasured = j.measured[0] && j.measured[last]
+	j.endpointsMeasured = j.measured[0] && j.measured[j.npoints-1]
+}
+
+// fit fits the model per key; a key is judged only where the bad point
+// has a level, since every judgement compares against it.
+func (j *judgement) fit() {
 	for k, cs := range j.cells {
 		f := fitAdditive(cs, 0)
-		if f.has(last) {
+		if f.has(j.npoints - 1) {
 			j.fits[k] = f
 			j.keys = append(j.keys, k)
 		}
 	}
 	SortKeys(j.keys)
-	j.endpoints = Endpoints{Check: NotReproduced}
-	if len(j.keys) == 0 {
-		return j
-	}
+}
 
-	// The endpoints: bad worse than good by the rule on some key.
+// checkEndpoints compares bad with good on every key, corrected for the
+// keys tested: Reproduced when bad is worse by the rule on some key,
+// NotReproduced when every key is cleared, else Unsure. It judges both
+// endpoints at the key where bad is worst.
+func (j *judgement) checkEndpoints(rule Rule) {
+	last := j.npoints - 1
 	type keyTest struct {
 		p, change float64
 		tested    bool
@@ -387,66 +458,62 @@ func judge(rounds []Round, first, npoints int, rule Rule, judged func(Key) bool)
 	j.judgements[last] = &j.endpoints.Worst
 	one := Judgement{Key: j.endpoints.Worst.Key, Ratio: 1, Low: math.NaN(), High: math.NaN(), Tested: j.endpoints.Worst.Tested}
 	j.judgements[0] = &one
-	if j.endpoints.Check != Reproduced {
-		return j
-	}
+}
 
-	// The candidates, on the keys where the endpoints differ.
-	keys := j.endpoints.Regressed
-	for p := 1; p < last; p++ {
-		if !j.measured[p] {
+// judgeCandidate gives measured point p its verdict on the keys where the
+// endpoints differ: Bad when it is worse than good by the rule on some
+// key (corrected for those keys), Good when bad is worse than it on every
+// key, else Inconclusive; and its judgement at its worst key. A point
+// without a contrast on any of those keys gets neither.
+func (j *judgement) judgeCandidate(p int, rule Rule) {
+	last := j.npoints - 1
+	var badKeys []Key
+	var badP, badChange []float64
+	var badTested []bool
+	allGood, have := true, false
+	worstKey, worstD := Key{}, math.Inf(1)
+	for _, k := range j.endpoints.Regressed {
+		f := j.fits[k]
+		d, se, df, ok := f.contrast(0, p)
+		if !ok {
+			allGood = false
 			continue
 		}
-		var badKeys []Key
-		var badP, badChange []float64
-		var badTested []bool
-		allGood, have := true, false
-		worstKey, worstD := Key{}, math.Inf(1)
-		for _, k := range keys {
-			f := j.fits[k]
-			d, se, df, ok := f.contrast(0, p)
-			if !ok {
-				allGood = false
-				continue
-			}
-			have = true
-			pb, cb, tb := rule.worse(k, d, se, float64(df))
-			badKeys, badP, badChange, badTested = append(badKeys, k), append(badP, pb), append(badChange, cb), append(badTested, tb)
-			if d < worstD {
-				worstKey, worstD = k, d
-			}
-			// Good there: the bad point is worse than this one by the
-			// rule. Good needs every key, an intersection of tests that
-			// needs no correction.
-			dg, seg, dfg, _ := f.contrast(p, last)
-			pg, cg, tg := rule.worse(k, dg, seg, float64(dfg))
-			if !rule.regressed(k, pg, cg, tg) {
-				allGood = false
-			}
+		have = true
+		pb, cb, tb := rule.worse(k, d, se, float64(df))
+		badKeys, badP, badChange, badTested = append(badKeys, k), append(badP, pb), append(badChange, cb), append(badTested, tb)
+		if d < worstD {
+			worstKey, worstD = k, d
 		}
-		if !have {
-			continue
+		// Good there: the bad point is worse than this one by the
+		// rule. Good needs every key, an intersection of tests that
+		// needs no correction.
+		dg, seg, dfg, _ := f.contrast(p, last)
+		pg, cg, tg := rule.worse(k, dg, seg, float64(dfg))
+		if !rule.regressed(k, pg, cg, tg) {
+			allGood = false
 		}
-		anyBad := false
-		adjBad := adjust(rule, badP)
-		for i := range badP {
-			if rule.regressed(badKeys[i], adjBad[i], badChange[i], badTested[i]) {
-				anyBad = true
-			}
-		}
-		switch {
-		case anyBad:
-			j.verdicts[p] = Bad
-		case allGood:
-			j.verdicts[p] = Good
-		default:
-			j.verdicts[p] = Inconclusive
-		}
-		jd := j.judge(worstKey, 0, p)
-		j.judgements[p] = &jd
 	}
-	j.posterior = posterior(j.cells[j.best], npoints)
-	return j
+	if !have {
+		return
+	}
+	anyBad := false
+	adjBad := adjust(rule, badP)
+	for i := range badP {
+		if rule.regressed(badKeys[i], adjBad[i], badChange[i], badTested[i]) {
+			anyBad = true
+		}
+	}
+	switch {
+	case anyBad:
+		j.verdicts[p] = Bad
+	case allGood:
+		j.verdicts[p] = Good
+	default:
+		j.verdicts[p] = Inconclusive
+	}
+	jd := j.judge(worstKey, 0, p)
+	j.judgements[p] = &jd
 }
 
 // judge is point p's judgement against point a at key k.

@@ -17,10 +17,13 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/site"
 )
 
-// SchemaV1 identifies version 1 of the summary document.
-const SchemaV1 = "dbbench.io/bisection-summary/v1"
+// SchemaV1 identifies version 1 of the summary document. The suite's site
+// reads the document and declares the name, since it may not depend on the
+// API types this package builds it from.
+const SchemaV1 = site.BisectionSchemaV1
 
 // Summary is a finished bisection as the object store keeps it: what was
 // searched, every point's verdict with its ratio to good and interval, the

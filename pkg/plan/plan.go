@@ -55,9 +55,11 @@ const (
 
 // Paths inside the client pod.
 const (
-	PlanDir          = "/etc/dbbench/plan"
-	PlanFile         = "plan.json"
-	CustomScriptsDir = "/etc/dbbench/plan/custom" // custom step scripts, beside the plan
+	PlanDir = "/etc/dbbench/plan"
+	// PlanFile is the plan's file name: the pod mounts the config
+	// ConfigMap's key under its own name.
+	PlanFile         = ConfigKeyPlan
+	CustomScriptsDir = PlanDir + "/custom" // custom step scripts, beside the plan
 
 	// ServerConfigFile is the config variant's text (ConfigKeyServer),
 	// mounted beside the plan so the agent can verify that the server runs

@@ -41,11 +41,17 @@ type Manifest struct {
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 
+// ManifestPhaseSucceeded is the phase of a cell that succeeded: the API's
+// CellSucceeded, which the controller copies (this package does not import
+// the API types).
+const ManifestPhaseSucceeded = "Succeeded"
+
 // ManifestCell is one cell's entry. The identity fields are Cell's, inline.
 type ManifestCell struct {
 	Cell
 	// Phase is the controller's phase for the cell (Pending, Running,
-	// Succeeded, Failed, ...); open-ended, informational.
+	// Succeeded, Failed, ...); open-ended, informational. Readers count a
+	// cell's figures only at ManifestPhaseSucceeded.
 	Phase string `json:"phase"`
 	// ConfigMap holds the compact document (plan.ResultKeyDocument key), in
 	// the run's namespace; ObjectKey is the full document's object-store key.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // SchemaV1 identifies version 1 of the cell document.
@@ -90,14 +92,16 @@ const (
 	OutcomeRunning Outcome = "Running"
 )
 
-// FailureClass says whose fault a failure was; it decides retries.
+// FailureClass says whose fault a failure was; it decides retries. The
+// values are the agent's own (plan.FailureClass), which it reports in its
+// progress record and copies into the document.
 type FailureClass string
 
 const (
 	// FailureBenchmark is the benchmark's own failure (SQL error, bad script).
-	FailureBenchmark FailureClass = "Benchmark"
+	FailureBenchmark = FailureClass(plan.FailureBenchmark)
 	// FailureInfrastructure is the platform's (pod evicted, node lost).
-	FailureInfrastructure FailureClass = "Infrastructure"
+	FailureInfrastructure = FailureClass(plan.FailureInfrastructure)
 )
 
 // Status is how the cell ended.

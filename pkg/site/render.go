@@ -18,8 +18,10 @@ import (
 	"github.com/dbbench/dbbench/pkg/triage"
 )
 
-// The site's files, relative to the suite's directory
-// (<prefix>/<suite>/): store.ObjectSiteIndex and store.ObjectSiteData.
+// The site's files, relative to the suite's directory (<prefix>/<suite>/),
+// and the names its links follow. They are the object store's names too
+// (pkg/store declares its layout with them, since it publishes the site):
+// part of the stored format, never renamed.
 const (
 	FileIndex = "index.html"
 	FileData  = "site.json"

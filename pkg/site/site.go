@@ -293,7 +293,7 @@ func runEntry(m *results.Manifest, in Input) Run {
 		r.Verdict = strings.TrimSpace(v.Status + " " + v.Reason)
 	}
 	for _, c := range m.Cells {
-		if c.Phase != "Succeeded" {
+		if c.Phase != results.ManifestPhaseSucceeded {
 			r.Failed++
 		}
 		e := Cell{Name: c.Name, Combination: combination(c.Cell), Image: c.Image, ImageDigest: c.ImageDigest, ServerVersion: c.ServerVersion}
@@ -428,8 +428,9 @@ func finite(v float64) float64 {
 	return v
 }
 
-// BisectionSchemaV1 is the bisection summary's schema
-// (bisectreport.SchemaV1), whose fields the site reads.
+// BisectionSchemaV1 is the bisection summary's schema, whose fields the
+// site reads; bisectreport, which writes the summary, uses it as its
+// SchemaV1.
 const BisectionSchemaV1 = "dbbench.io/bisection-summary/v1"
 
 // DecodeBisection reads what the site shows of a bisection.json,

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+
+	"github.com/dbbench/dbbench/pkg/site"
 )
 
 // The objects of a bisection's directory. Part of the stored format, like
@@ -10,7 +12,7 @@ const (
 	// BisectionsSegment is the directory of a suite's bisections. It starts
 	// with "_", which no escaped run name does, so ListRuns never takes it
 	// for a run.
-	BisectionsSegment = "_bisections"
+	BisectionsSegment = site.BisectionsDir
 	// ObjectBisectionSummary is a bisection's summary document (points,
 	// verdicts, ratios, intervals, rounds, culprit).
 	ObjectBisectionSummary = "bisection.json"

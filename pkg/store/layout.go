@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dbbench/dbbench/pkg/site"
 )
 
 // The object names of the layout. They are part of the stored format: never
@@ -22,8 +24,9 @@ const (
 	ObjectRunIdentity = "run.json"
 	// ObjectManifest is a run's manifest (results.Manifest).
 	ObjectManifest = "manifest.json"
-	// ObjectReport is a run's HTML report, when given.
-	ObjectReport = "report.html"
+	// ObjectReport is a run's HTML report, when given: the page the
+	// suite's site links by that name.
+	ObjectReport = site.ReportFile
 )
 
 // Reserved segment names. Escaped names never start with "_", so these cannot
@@ -182,9 +185,9 @@ const (
 	AcksSegment = "_acks"
 	// ObjectSiteIndex is the suite's site: <prefix>/<suite>/index.html,
 	// beside the runs' directories, whose report.html it links.
-	ObjectSiteIndex = "index.html"
+	ObjectSiteIndex = site.FileIndex
 	// ObjectSiteData is the site's data (site.Index) as JSON, beside it.
-	ObjectSiteData = "site.json"
+	ObjectSiteData = site.FileData
 )
 
 // AckKey is the key of an acknowledgement:

@@ -201,117 +201,168 @@ type parser struct {
 	inHistogram bool
 }
 
+// line reads one line of output. A line is tried as each kind in turn,
+// the order deciding between forms that overlap (a banner and a command
+// both mention "sysbench"; a header line has a colon, as report values do).
 func (p *parser) line(n int, raw string) error {
 	t := strings.TrimSpace(raw)
 	if t == "" {
 		return nil
 	}
-	bad := func(format string, a ...any) error {
-		return &ParseError{Line: n, Text: raw, Reason: fmt.Sprintf(format, a...)}
-	}
-	if p.inHistogram {
-		b, ok, err := parseHistogramRow(t)
-		switch {
-		case err != nil:
-			return bad("%v", err)
-		case ok:
-			p.out.Histogram.Buckets = append(p.out.Histogram.Buckets, b)
-			return nil
-		case strings.Contains(t, "distribution"):
-			return nil // the column header
+	for _, read := range []func(n int, raw, t string) (bool, error){
+		p.histogramRow, p.markerLine, p.intervalLine, p.headerLine,
+	} {
+		if done, err := read(n, raw, t); done || err != nil {
+			return err
 		}
-		p.inHistogram = false
 	}
-	if p.out.Command == nil && p.out.Version == nil && len(p.out.Intervals) == 0 && p.out.Final == nil && strings.Contains(t, "sysbench") {
+	key, val, hasColon := strings.Cut(t, ":")
+	if !hasColon {
+		return nil
+	}
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if val == "" {
+		return p.anchor(n, raw, key)
+	}
+	if p.out.Final == nil || p.sec == secNone || p.sec == secOther {
+		return nil
+	}
+	return p.reportValue(n, raw, key, val)
+}
+
+// badLine is the error of line n, which the parser recognised but could
+// not read.
+func badLine(n int, raw, format string, a ...any) error {
+	return &ParseError{Line: n, Text: raw, Reason: fmt.Sprintf(format, a...)}
+}
+
+// histogramRow reads a row of the latency histogram while one is open. The
+// histogram has no end marker: its first line that is not a row closes it
+// and is read as any other line.
+func (p *parser) histogramRow(n int, raw, t string) (bool, error) {
+	if !p.inHistogram {
+		return false, nil
+	}
+	b, ok, err := parseHistogramRow(t)
+	switch {
+	case err != nil:
+		return true, badLine(n, raw, "%v", err)
+	case ok:
+		p.out.Histogram.Buckets = append(p.out.Histogram.Buckets, b)
+		return true, nil
+	case strings.Contains(t, "distribution"):
+		return true, nil // the column header
+	}
+	p.inHistogram = false
+	return false, nil
+}
+
+// markerLine reads the lines recognised by their start alone: the command
+// a script echoed and the banner (both only before any result), the
+// histogram's title, FATAL and WARNING lines.
+func (p *parser) markerLine(n int, raw, t string) (bool, error) {
+	beforeResults := p.out.Version == nil && len(p.out.Intervals) == 0 && p.out.Final == nil
+	if beforeResults && p.out.Command == nil && strings.Contains(t, "sysbench") {
 		if c, ok := ParseCommand(n, raw); ok {
 			p.out.Command = c
-			return nil
+			return true, nil
 		}
 	}
 	switch {
 	case t == HistogramTitle:
 		if p.out.Histogram != nil {
-			return bad("a second latency histogram in one output")
+			return true, badLine(n, raw, "a second latency histogram in one output")
 		}
 		p.out.Histogram = &Histogram{}
 		p.inHistogram = true
-		return nil
+		return true, nil
 	case strings.HasPrefix(t, "FATAL:"):
 		p.fatal = append(p.fatal, Line{n, raw})
 		p.out.QueueFull = p.out.QueueFull || strings.Contains(t, QueueFullText)
-		return nil
+		return true, nil
 	case strings.HasPrefix(t, "WARNING:"):
 		p.out.Warnings = append(p.out.Warnings, Line{n, raw})
-		return nil
-	case strings.HasPrefix(t, "sysbench ") && p.out.Version == nil && len(p.out.Intervals) == 0 && p.out.Final == nil:
+		return true, nil
+	case strings.HasPrefix(t, "sysbench ") && beforeResults:
 		v, err := parseVersionLine(t)
 		if err != nil {
-			return bad("%v", err)
+			return true, badLine(n, raw, "%v", err)
 		}
 		p.out.Version = &v
-		return nil
+		return true, nil
 	}
-	if sec, body, ok := isIntervalLine(t); ok {
-		if strings.HasPrefix(body, queuePrefix) {
-			// The --rate queue report that follows each throughput line.
-			q, err := parseQueueLine(sec, body)
-			if err != nil {
-				return bad("%v", err)
-			}
-			if k := len(p.out.Queue); k == 0 || q.Second > p.out.Queue[k-1].Second {
-				p.out.Queue = append(p.out.Queue, q)
-			}
-			return nil
-		}
-		iv, err := ParseInterval(t)
-		if err != nil {
-			return bad("interval line: %v", err)
-		}
-		if k := len(p.out.Intervals); k > 0 && iv.Second == p.out.Intervals[k-1].Second {
-			p.out.RepeatedIntervals = append(p.out.RepeatedIntervals, Line{n, raw})
-			return nil
-		}
-		if k := len(p.out.Intervals); k > 0 && iv.Second < p.out.Intervals[k-1].Second {
-			return bad("interval at %gs does not come after %gs", iv.Second, p.out.Intervals[k-1].Second)
-		}
-		p.out.Intervals = append(p.out.Intervals, iv)
-		return nil
-	}
-	key, val, hasColon := strings.Cut(t, ":")
-	key = strings.TrimSpace(key)
-	val = strings.TrimSpace(val)
+	return false, nil
+}
 
-	// Header and prepare lines.
+// intervalLine reads a --report-interval line, or the --rate queue report
+// that follows each. A repeated second is kept aside rather than failing
+// the output (Output.RepeatedIntervals says why sysbench prints one).
+func (p *parser) intervalLine(n int, raw, t string) (bool, error) {
+	sec, body, ok := isIntervalLine(t)
+	if !ok {
+		return false, nil
+	}
+	if strings.HasPrefix(body, queuePrefix) {
+		q, err := parseQueueLine(sec, body)
+		if err != nil {
+			return true, badLine(n, raw, "%v", err)
+		}
+		if k := len(p.out.Queue); k == 0 || q.Second > p.out.Queue[k-1].Second {
+			p.out.Queue = append(p.out.Queue, q)
+		}
+		return true, nil
+	}
+	iv, err := ParseInterval(t)
+	if err != nil {
+		return true, badLine(n, raw, "interval line: %v", err)
+	}
+	if k := len(p.out.Intervals); k > 0 && iv.Second == p.out.Intervals[k-1].Second {
+		p.out.RepeatedIntervals = append(p.out.RepeatedIntervals, Line{n, raw})
+		return true, nil
+	}
+	if k := len(p.out.Intervals); k > 0 && iv.Second < p.out.Intervals[k-1].Second {
+		return true, badLine(n, raw, "interval at %gs does not come after %gs", iv.Second, p.out.Intervals[k-1].Second)
+	}
+	p.out.Intervals = append(p.out.Intervals, iv)
+	return true, nil
+}
+
+// headerLine reads the run's header (threads, report interval) and what
+// `prepare` prints. "Number of threads:" is only the header's before the
+// final report, whose sections have keys of their own.
+func (p *parser) headerLine(n int, raw, t string) (bool, error) {
+	key, val, hasColon := strings.Cut(t, ":")
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 	switch {
 	case key == "Number of threads" && hasColon && p.out.Final == nil:
 		v, err := strconv.Atoi(val)
 		if err != nil || v < 0 {
-			return bad("number of threads: not a number")
+			return true, badLine(n, raw, "number of threads: not a number")
 		}
 		p.out.Threads = v
-		return nil
+		return true, nil
 	case strings.HasPrefix(t, "Report intermediate results every "):
 		f := strings.Fields(strings.TrimPrefix(t, "Report intermediate results every "))
 		if len(f) == 0 {
-			return bad("report interval: value missing")
+			return true, badLine(n, raw, "report interval: value missing")
 		}
 		v, err := strconv.Atoi(f[0])
 		if err != nil || v < 0 {
-			return bad("report interval: %q is not a number", f[0])
+			return true, badLine(n, raw, "report interval: %q is not a number", f[0])
 		}
 		p.out.ReportIntervalSeconds = v
-		return nil
+		return true, nil
 	case strings.HasPrefix(t, "Inserting ") && strings.Contains(t, " records into "):
 		f := strings.Fields(t)
 		if len(f) < 5 {
-			return bad("prepare: expected \"Inserting N records into 'table'\"")
+			return true, badLine(n, raw, "prepare: expected \"Inserting N records into 'table'\"")
 		}
 		rows, err := parseCount(f[1])
 		if err != nil {
-			return bad("prepare: row count %q: %v", f[1], err)
+			return true, badLine(n, raw, "prepare: row count %q: %v", f[1], err)
 		}
 		p.out.Prepared = append(p.out.Prepared, PreparedTable{Table: strings.Trim(f[4], "'`\""), Rows: rows})
-		return nil
+		return true, nil
 	case strings.HasPrefix(t, "Creating a secondary index on "):
 		table := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(t, "Creating a secondary index on "), "..."), "'`\"")
 		for i := range p.out.Prepared {
@@ -319,46 +370,42 @@ func (p *parser) line(n int, raw string) error {
 				p.out.Prepared[i].SecondaryIndex = true
 			}
 		}
-		return nil
+		return true, nil
 	}
-	if !hasColon {
-		return nil
-	}
+	return false, nil
+}
 
-	// Section anchors of the final report.
-	if val == "" {
-		switch key {
-		case "SQL statistics":
-			return p.enter(n, secSQL)
-		case "queries performed":
-			if p.sec == secSQL {
-				p.sec = secQueriesPerformed
-			}
-			return nil
-		case "General statistics":
-			if err := p.enter(n, secGeneral); err != nil {
-				return err
-			}
-			return p.setLayout(n, raw, LayoutGeneral)
-		case "Throughput":
-			if err := p.enter(n, secGeneral); err != nil {
-				return err
-			}
-			return p.setLayout(n, raw, LayoutThroughput)
-		case "Latency (ms)":
-			return p.enter(n, secLatency)
-		case "Threads fairness":
-			return p.enter(n, secFairness)
-		}
-		if p.out.Final != nil {
-			p.sec = secOther // e.g. "CPU speed:", "File operations:" in non-SQL tests
+// anchor reads a "key:" line without a value: the title of a final-report
+// section. Once the report started, a title it does not know opens a
+// section whose values are skipped ("CPU speed:" of non-SQL tests).
+func (p *parser) anchor(n int, raw, key string) error {
+	switch key {
+	case "SQL statistics":
+		return p.enter(n, secSQL)
+	case "queries performed":
+		if p.sec == secSQL {
+			p.sec = secQueriesPerformed
 		}
 		return nil
+	case "General statistics":
+		if err := p.enter(n, secGeneral); err != nil {
+			return err
+		}
+		return p.setLayout(n, raw, LayoutGeneral)
+	case "Throughput":
+		if err := p.enter(n, secGeneral); err != nil {
+			return err
+		}
+		return p.setLayout(n, raw, LayoutThroughput)
+	case "Latency (ms)":
+		return p.enter(n, secLatency)
+	case "Threads fairness":
+		return p.enter(n, secFairness)
 	}
-	if p.out.Final == nil || p.sec == secNone || p.sec == secOther {
-		return nil
+	if p.out.Final != nil {
+		p.sec = secOther
 	}
-	return p.reportValue(n, raw, key, val)
+	return nil
 }
 
 func (p *parser) enter(n int, s section) error {
@@ -381,16 +428,6 @@ func (p *parser) setLayout(n int, raw string, l Layout) error {
 
 // reportValue reads one "key: value" line inside a final-report section.
 func (p *parser) reportValue(n int, raw, key, val string) error {
-	bad := func(format string, a ...any) error {
-		return &ParseError{Line: n, Text: raw, Reason: fmt.Sprintf(format, a...)}
-	}
-	rep := p.out.Final
-	sql := func() *SQLStatistics {
-		if rep.SQL == nil {
-			rep.SQL = &SQLStatistics{}
-		}
-		return rep.SQL
-	}
 	if p.sec == secQueriesPerformed {
 		switch key {
 		case "read", "write", "other", "total":
@@ -398,130 +435,186 @@ func (p *parser) reportValue(n int, raw, key, val string) error {
 			p.sec = secSQL // the indented "queries performed:" list ended
 		}
 	}
+	// A key seen twice in one section means two reports were printed into
+	// one output: their values would mix.
 	id := fmt.Sprint(p.sec) + "/" + key
 	if prev, dup := p.seen[id]; dup {
-		return bad("%q printed twice (first on line %d): two reports in one output?", key, prev)
+		return badLine(n, raw, "%q printed twice (first on line %d): two reports in one output?", key, prev)
 	}
 	p.seen[id] = n
 	p.lastReportLine = n
 
-	count := func(dst *int64) error {
-		v, err := parseCount(val)
-		if err != nil {
-			return bad("%s: %v", key, err)
-		}
-		*dst = v
-		return nil
-	}
-	number := func(dst *float64, suffix string) error {
-		v, err := parseFloat(strings.TrimSuffix(val, suffix))
-		if err != nil {
-			return bad("%s: %v", key, err)
-		}
-		*dst = v
-		return nil
-	}
-	// "N (X per sec.)"
-	countRate := func(c *int64, r *float64) error {
-		f := strings.Fields(val)
-		if len(f) != 4 || !strings.HasPrefix(f[1], "(") || f[2] != "per" || f[3] != "sec.)" {
-			return bad("%s: expected \"N (X per sec.)\"", key)
-		}
-		v, err := parseCount(f[0])
-		if err != nil {
-			return bad("%s: count %q: %v", key, f[0], err)
-		}
-		x, err := parseFloat(strings.TrimPrefix(f[1], "("))
-		if err != nil {
-			return bad("%s: rate %q: %v", key, f[1], err)
-		}
-		*c, *r = v, x
-		return nil
-	}
-	// "a/b"
-	pair := func(a, b *float64) error {
-		x, y, ok := strings.Cut(val, "/")
-		if !ok {
-			return bad("%s: expected \"avg/stddev\"", key)
-		}
-		var err error
-		if *a, err = parseFloat(x); err != nil {
-			return bad("%s: %q: %v", key, x, err)
-		}
-		if *b, err = parseFloat(y); err != nil {
-			return bad("%s: %q: %v", key, y, err)
-		}
-		return nil
-	}
-
+	f := reportField{n: n, raw: raw, key: key, val: val}
+	rep := p.out.Final
 	switch p.sec {
 	case secQueriesPerformed, secSQL:
-		switch key {
-		case "read":
-			return count(&sql().Read)
-		case "write":
-			return count(&sql().Write)
-		case "other":
-			return count(&sql().Other)
-		case "total":
-			return count(&sql().Total)
-		}
-		switch key {
-		case "transactions":
-			return countRate(&sql().Transactions, &sql().TransactionsPerSec)
-		case "queries":
-			return countRate(&sql().Queries, &sql().QueriesPerSec)
-		case "ignored errors":
-			return countRate(&sql().IgnoredErrors, &sql().IgnoredErrorsPerSec)
-		case "reconnects":
-			return countRate(&sql().Reconnects, &sql().ReconnectsPerSec)
-		}
+		return rep.sqlValue(f)
 	case secGeneral:
-		switch key {
-		case "total time", "time elapsed":
-			return number(&rep.TotalTimeSeconds, "s")
-		case "total number of events":
-			return count(&rep.TotalEvents)
-		case "events/s (eps)":
-			return number(&rep.EventsPerSec, "")
-		}
+		return rep.generalValue(f)
 	case secLatency:
-		switch key {
-		case "min":
-			return number(&rep.Latency.MinMs, "")
-		case "avg":
-			return number(&rep.Latency.AvgMs, "")
-		case "max":
-			return number(&rep.Latency.MaxMs, "")
-		case "sum":
-			return number(&rep.Latency.SumMs, "")
-		case "percentile stats":
-			return nil // "disabled"
-		}
-		if pct, ok := strings.CutSuffix(key, " percentile"); ok {
-			percent, err := percentileName(pct)
-			if err != nil {
-				return bad("%v", err)
-			}
-			var ms float64
-			if err := number(&ms, ""); err != nil {
-				return err
-			}
-			rep.Latency.Percentiles = append(rep.Latency.Percentiles, Percentile{Percent: percent, Ms: ms})
-			return nil
-		}
+		return rep.latencyValue(f)
 	case secFairness:
-		if rep.Fairness == nil {
-			rep.Fairness = &Fairness{}
-		}
-		switch key {
-		case "events (avg/stddev)":
-			return pair(&rep.Fairness.EventsAvg, &rep.Fairness.EventsStddev)
-		case "execution time (avg/stddev)":
-			return pair(&rep.Fairness.ExecTimeAvgSeconds, &rep.Fairness.ExecTimeStddevSec)
-		}
+		return rep.fairnessValue(f)
+	}
+	return nil
+}
+
+// reportField is one "key: value" line of the final report, with the forms
+// its values take.
+type reportField struct {
+	n             int
+	raw, key, val string
+}
+
+func (f reportField) bad(format string, a ...any) error {
+	return badLine(f.n, f.raw, format, a...)
+}
+
+// count reads "N".
+func (f reportField) count(dst *int64) error {
+	v, err := parseCount(f.val)
+	if err != nil {
+		return f.bad("%s: %v", f.key, err)
+	}
+	*dst = v
+	return nil
+}
+
+// number reads "X" with an optional unit suffix ("10.0012s").
+func (f reportField) number(dst *float64, suffix string) error {
+	v, err := parseFloat(strings.TrimSuffix(f.val, suffix))
+	if err != nil {
+		return f.bad("%s: %v", f.key, err)
+	}
+	*dst = v
+	return nil
+}
+
+// countRate reads "N (X per sec.)".
+func (f reportField) countRate(c *int64, r *float64) error {
+	fs := strings.Fields(f.val)
+	if len(fs) != 4 || !strings.HasPrefix(fs[1], "(") || fs[2] != "per" || fs[3] != "sec.)" {
+		return f.bad("%s: expected \"N (X per sec.)\"", f.key)
+	}
+	v, err := parseCount(fs[0])
+	if err != nil {
+		return f.bad("%s: count %q: %v", f.key, fs[0], err)
+	}
+	x, err := parseFloat(strings.TrimPrefix(fs[1], "("))
+	if err != nil {
+		return f.bad("%s: rate %q: %v", f.key, fs[1], err)
+	}
+	*c, *r = v, x
+	return nil
+}
+
+// pair reads "a/b".
+func (f reportField) pair(a, b *float64) error {
+	x, y, ok := strings.Cut(f.val, "/")
+	if !ok {
+		return f.bad("%s: expected \"avg/stddev\"", f.key)
+	}
+	var err error
+	if *a, err = parseFloat(x); err != nil {
+		return f.bad("%s: %q: %v", f.key, x, err)
+	}
+	if *b, err = parseFloat(y); err != nil {
+		return f.bad("%s: %q: %v", f.key, y, err)
+	}
+	return nil
+}
+
+// sql is the report's SQL statistics, made on their first value: a report
+// without any (a non-database test) keeps SQL nil.
+func (r *Report) sql() *SQLStatistics {
+	if r.SQL == nil {
+		r.SQL = &SQLStatistics{}
+	}
+	return r.SQL
+}
+
+// sqlValue reads a value of "SQL statistics:", the "queries performed:"
+// counters included.
+func (r *Report) sqlValue(f reportField) error {
+	switch f.key {
+	case "read":
+		return f.count(&r.sql().Read)
+	case "write":
+		return f.count(&r.sql().Write)
+	case "other":
+		return f.count(&r.sql().Other)
+	case "total":
+		return f.count(&r.sql().Total)
+	case "transactions":
+		return f.countRate(&r.sql().Transactions, &r.sql().TransactionsPerSec)
+	case "queries":
+		return f.countRate(&r.sql().Queries, &r.sql().QueriesPerSec)
+	case "ignored errors":
+		return f.countRate(&r.sql().IgnoredErrors, &r.sql().IgnoredErrorsPerSec)
+	case "reconnects":
+		return f.countRate(&r.sql().Reconnects, &r.sql().ReconnectsPerSec)
 	}
 	return nil // a key this parser does not need
+}
+
+// generalValue reads a value of "General statistics:" (1.0) or
+// "Throughput:" (1.1), which name the run's length differently.
+func (r *Report) generalValue(f reportField) error {
+	switch f.key {
+	case "total time", "time elapsed":
+		return f.number(&r.TotalTimeSeconds, "s")
+	case "total number of events":
+		return f.count(&r.TotalEvents)
+	case "events/s (eps)":
+		return f.number(&r.EventsPerSec, "")
+	}
+	return nil
+}
+
+// latencyValue reads a value of "Latency (ms):", whose percentile lines
+// are as many as --percentile asked for.
+func (r *Report) latencyValue(f reportField) error {
+	switch f.key {
+	case "min":
+		return f.number(&r.Latency.MinMs, "")
+	case "avg":
+		return f.number(&r.Latency.AvgMs, "")
+	case "max":
+		return f.number(&r.Latency.MaxMs, "")
+	case "sum":
+		return f.number(&r.Latency.SumMs, "")
+	case "percentile stats":
+		return nil // "disabled"
+	}
+	pct, ok := strings.CutSuffix(f.key, " percentile")
+	if !ok {
+		return nil
+	}
+	percent, err := percentileName(pct)
+	if err != nil {
+		return f.bad("%v", err)
+	}
+	var ms float64
+	if err := f.number(&ms, ""); err != nil {
+		return err
+	}
+	r.Latency.Percentiles = append(r.Latency.Percentiles, Percentile{Percent: percent, Ms: ms})
+	return nil
+}
+
+// fairnessValue reads a value of "Threads fairness:". Any value of the
+// section, read or not, makes Fairness non-nil: the section was printed.
+func (r *Report) fairnessValue(f reportField) error {
+	if r.Fairness == nil {
+		r.Fairness = &Fairness{}
+	}
+	switch f.key {
+	case "events (avg/stddev)":
+		return f.pair(&r.Fairness.EventsAvg, &r.Fairness.EventsStddev)
+	case "execution time (avg/stddev)":
+		return f.pair(&r.Fairness.ExecTimeAvgSeconds, &r.Fairness.ExecTimeStddevSec)
+	}
+	return nil
 }
 
 // percentileName reads "95th", "99th", "999th" (99.9, as 1.1 names it), "50th".

@@ -329,7 +329,7 @@ func readLog(path string, c config) ([]runResult, error) {
 func manifestOf(name string, docs ...*results.Document) *results.Manifest {
 	m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: name, Suite: "bench-verdicts"}, WorkloadSHA256: "bench-verdicts"}
 	for i, d := range docs {
-		mc := results.NewManifestCell(d, "Succeeded", "", "")
+		mc := results.NewManifestCell(d, results.ManifestPhaseSucceeded, "", "")
 		// One combination whatever the quota: the slowdown is invisible to
 		// the server, and only the runs at the base quota go into the
 		// history the floor comes from.

@@ -29,7 +29,7 @@ func blockedManifest(cells map[string][]runResult, cell string, rounds []int, bl
 	m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: "paired"}, WorkloadSHA256: "bench-verdicts"}
 	for _, side := range []struct{ cell, version string }{{baseCell, "base"}, {cell, "cur"}} {
 		for i, r := range rounds {
-			mc := results.NewManifestCell(cells[side.cell][r].doc, "Succeeded", "", "")
+			mc := results.NewManifestCell(cells[side.cell][r].doc, results.ManifestPhaseSucceeded, "", "")
 			mc.Database, mc.Engine, mc.Version, mc.Config, mc.Repeat = "mariadb", "mariadb", side.version, "bench", i+1
 			mc.Name = fmt.Sprintf("mariadb-%s-bench-r%d", side.version, i+1)
 			mc.Block = 0
