@@ -156,7 +156,7 @@ func replayGrowth(t *testing.T, history func(seed uint64) ([]float64, int)) grow
 
 // check logs g and fails t for a rate below its floor or above its
 // ceiling.
-func (g growthRates) check(t *testing.T, min growthFloors, max growthCeilings) {
+func (g growthRates) check(t *testing.T, floors growthFloors, ceilings growthCeilings) {
 	t.Helper()
 	t.Logf("of %d: Suspected at the drop after 1 run %d, Confirmed after 2 %d, Confirmed on every night from 2 to 10 runs %d, Confirmed after 10 %d; placed 1–2 runs off on some night %d, another change point on some night %d",
 		growthTrials, g.suspected1, g.confirmed2, g.held, g.by10, g.offByOne, g.extra)
@@ -166,12 +166,12 @@ func (g growthRates) check(t *testing.T, min growthFloors, max growthCeilings) {
 		min     float64
 		atLeast bool
 	}{
-		{"Suspected after 1 run", g.suspected1, min.suspected1, true},
-		{"Confirmed after 2 runs", g.confirmed2, min.confirmed2, true},
-		{"Confirmed on every night from 2 runs on", g.held, min.held, true},
-		{"Confirmed after 10 runs", g.by10, min.by10, true},
-		{"placed 1–2 runs off", g.offByOne, max.offByOne, false},
-		{"another change point", g.extra, max.extra, false},
+		{"Suspected after 1 run", g.suspected1, floors.suspected1, true},
+		{"Confirmed after 2 runs", g.confirmed2, floors.confirmed2, true},
+		{"Confirmed on every night from 2 runs on", g.held, floors.held, true},
+		{"Confirmed after 10 runs", g.by10, floors.by10, true},
+		{"placed 1–2 runs off", g.offByOne, ceilings.offByOne, false},
+		{"another change point", g.extra, ceilings.extra, false},
 	} {
 		rate := float64(r.got) / growthTrials
 		if r.atLeast && rate < r.min {
