@@ -94,15 +94,16 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 			// cannot know it (the agent runs in the client pod).
 			entry.ImageDigest = cs.ImageDigest
 		}
-		entry.Environment = p.environment(entry.Environment, cs.Node)
+		entry.Environment = p.environment(entry.Environment, cs.Node, p.clientImageDigest(c, cs.Attempts))
 		m.Cells = append(m.Cells, entry)
 	}
 	return m
 }
 
 // environment completes a cell's environment with what the controller
-// knows: the database pod's node and the cluster's version.
-func (p *runPass) environment(e *results.Environment, node string) *results.Environment {
+// knows: the database pod's node, the client image's digest and the
+// cluster's version.
+func (p *runPass) environment(e *results.Environment, node, clientDigest string) *results.Environment {
 	var out results.Environment
 	if e != nil {
 		out = *e
@@ -112,11 +113,29 @@ func (p *runPass) environment(e *results.Environment, node string) *results.Envi
 		// know (its host is the client's when the server's is unknown).
 		out.Node = node
 	}
+	if out.ClientImageDigest == "" {
+		out.ClientImageDigest = clientDigest
+	}
 	out.KubernetesVersion = p.r.KubernetesVersion
 	if out == (results.Environment{}) {
 		return nil
 	}
 	return &out
+}
+
+// clientImageDigest is the runtime's digest of the image the client of
+// the cell's attempt ran, from its pod, which its Job keeps ("" when the
+// pod is gone or its container never started): the agent inside it cannot
+// know its own image's digest.
+func (p *runPass) clientImageDigest(c matrix.Cell, attempt int32) string {
+	for _, obj := range cellChildren(p.kids.pods, c.ObjectBase, specs.RoleClient) {
+		if pod, ok := obj.(*corev1.Pod); ok && attemptOf(pod) == attempt {
+			if d := imageDigestOf(pod, specs.AgentContainer); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
 }
 
 func boolPtr(b bool) *bool { return &b }
