@@ -125,4 +125,8 @@ for p in json.load(sys.stdin)["items"]:
 read -r client_image client_id <<<"${client}"
 [ "${client_image}" = "${agent_ref}" ] || fail "the run's client ran ${client_image:-nothing}, want ${agent_ref}"
 [[ "${client_id}" == *"${agent_ref##*@}" ]] || fail "the client's image ID ${client_id:-(none)} is not ${agent_ref##*@}"
+# The run's manifest records the same digest (environment.clientImageDigest).
+recorded=$(kubectl -n "${NS}" get configmap first-results -o jsonpath='{.data.manifest\.json}' |
+	python3 -c 'import json, sys; print(*{(c.get("environment") or {}).get("clientImageDigest", "") for c in json.load(sys.stdin)["cells"]})')
+[ "${recorded}" = "${agent_ref##*@}" ] || fail "the run's manifest records the client image digest ${recorded:-(none)}, want ${agent_ref##*@}"
 log "PASS: ${VERSION} released to ${REG}, installed from it with --set registry alone, and its first run succeeded ($((SECONDS - start)) s)"
