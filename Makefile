@@ -39,7 +39,7 @@ demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real Mari
 
 .PHONY: manifests
 manifests: ## Regenerate the CRD and RBAC manifests from the Go markers, the API reference and the step catalog (docs/catalog.md).
-	$(CONTROLLER_GEN) rbac:roleName=dbbench-manager crd:allowDangerousTypes=false paths="./api/..." paths="./controllers/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=dbbench-manager crd:allowDangerousTypes=false paths="./api/..." paths="./internal/controller/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkruns.yaml docs/api.md
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkschedules.yaml docs/api-schedule.md
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkbisections.yaml docs/api-bisection.md
@@ -107,7 +107,7 @@ test-unit: ## Unit tests: pure packages, the plugin and the agent (no servers; t
 
 .PHONY: test-envtest
 test-envtest: ## Controller tests against a real kube-apiserver + etcd.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/... ./internal/... -count=1 -timeout 15m
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./internal/... -count=1 -timeout 15m
 
 .PHONY: test-stress
 test-stress: ## Beside two CPU busy loops: the envtest suites COUNT times (default 10), then the end-to-end core tier E2E_COUNT times in a row (default 3; 0 skips it), to find tests that pass by chance (not part of make test).
@@ -131,7 +131,7 @@ test-agent-tail-latency: ## test-agent's p99-latency regression verdict alone, v
 test-s3: ## The results store, the plugin and the controller against a real S3 server (versitygw on loopback, built into the cache).
 	DBBENCH_REAL_S3=1 $(GO) test ./pkg/store -count=1 -timeout 10m
 	DBBENCH_REAL_S3=1 $(GO) test ./internal/plugin -run RealS3 -count=1 -timeout 10m
-	DBBENCH_REAL_S3=1 KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./controllers/ -run Upload -count=1 -timeout 10m
+	DBBENCH_REAL_S3=1 KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) test ./internal/controller/integration/ -run Upload -count=1 -timeout 10m
 
 .PHONY: test-chart
 test-chart: ## helm lint and helm-unittest of charts/dbbench (builds helm v3.22.0 and helm-unittest into the cache).

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -193,3 +194,11 @@ func (g *GoalSpec) Power() float64 {
 // FailsOutOfReach says a design predicted to fall short fails the run
 // (onOutOfReach: Fail, the default).
 func (g *GoalSpec) FailsOutOfReach() bool { return g.OnOutOfReach != GoalRun }
+
+// Finished reports whether the run reached a terminal condition: Succeeded
+// or Failed is True. A finished run's cells and verdict do not change; its
+// upload and site may still be under way.
+func (s *BenchmarkRunStatus) Finished() bool {
+	return meta.IsStatusConditionTrue(s.Conditions, ConditionSucceeded) ||
+		meta.IsStatusConditionTrue(s.Conditions, ConditionFailed)
+}

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"os"
 
-	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/controller/benchmarkrun"
 	"github.com/dbbench/dbbench/internal/manager"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -18,7 +18,7 @@ func main() {
 	flag.StringVar(&opts.PprofAddr, "pprof-bind-address", "", "Address of net/http/pprof's profiles (empty or 0: off; opt-in, for profiling).")
 	flag.BoolVar(&opts.LeaderElection, "leader-elect", false, "Elect a leader so that only one replica reconciles.")
 	flag.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election lease (the pod's namespace when empty).")
-	flag.StringVar(&opts.AgentImage, "agent-image", controllers.DefaultAgentImage, "Default image of the client pods' dbbench agent.")
+	flag.StringVar(&opts.AgentImage, "agent-image", benchmarkrun.DefaultAgentImage, "Default image of the client pods' dbbench agent.")
 	flag.StringVar(&opts.DatabaseImageRegistry, "database-image-registry", "", "Registry (host[:port][/prefix]) that mirrors Docker Hub: database images on Docker Hub are pulled from it under the same path (mariadb:10.11 from REGISTRY/library/mariadb:10.11).")
 	flag.BoolVar(&opts.DisableCollector, "disable-hardware-collector", false, "Run database pods without the hardware-metrics sidecar.")
 	flag.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 16, "Runs reconciled in parallel.")

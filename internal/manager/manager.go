@@ -12,10 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,7 +24,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/controller/benchmarkack"
+	"github.com/dbbench/dbbench/internal/controller/benchmarkbisection"
+	"github.com/dbbench/dbbench/internal/controller/benchmarkrun"
+	"github.com/dbbench/dbbench/internal/controller/benchmarkschedule"
+	"github.com/dbbench/dbbench/internal/controller/framework"
 )
 
 // Options configure the manager.
@@ -57,15 +59,12 @@ type Options struct {
 	SkipNameValidation bool
 	// PodLogs replaces the pods/log reader (a client-go clientset): tests
 	// on an API server without kubelets give a reader of their own.
-	PodLogs controllers.PodLogReader
+	PodLogs benchmarkrun.PodLogReader
 }
 
 // Scheme holds the types the manager reads and writes.
 func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(dbbenchv1alpha1.AddToScheme(s))
-	return s
+	return framework.Scheme()
 }
 
 // LeaderElectionID names the Lease the replicas elect their leader with (in
@@ -96,7 +95,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating manager: %w", err)
 	}
-	r := &controllers.BenchmarkRunReconciler{
+	r := &benchmarkrun.Reconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
 		Scheme:                  mgr.GetScheme(),
@@ -125,16 +124,16 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
 	}
-	sr := &controllers.BenchmarkScheduleReconciler{
+	sr := &benchmarkschedule.Reconciler{
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("dbbench-manager"),
 		Clock:    opts.Clock,
 	}
-	if err := errors.Join(sr.SetupWithManager(mgr), controllers.SetupMetricsWithManager(mgr)); err != nil {
+	if err := errors.Join(sr.SetupWithManager(mgr), benchmarkrun.SetupMetricsWithManager(mgr)); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkSchedule controller and metrics: %w", err)
 	}
-	br := &controllers.BenchmarkBisectionReconciler{
+	br := &benchmarkbisection.Reconciler{
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("dbbench-manager"),
@@ -143,7 +142,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := br.SetupWithManager(mgr); err != nil {
 		return nil, fmt.Errorf("setting up the BenchmarkBisection controller: %w", err)
 	}
-	ar := &controllers.BenchmarkAckReconciler{
+	ar := &benchmarkack.Reconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Scheme:    mgr.GetScheme(),

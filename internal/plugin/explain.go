@@ -462,7 +462,7 @@ func writeExplainHTML(path string, t analysis.Table, svg []byte) error {
 }
 
 // bisectionPointDatabase is the database name the bisection controller
-// gives point i in a round's run (controllers.pointDatabase): the round's
+// gives point i in a round's run (benchmarkbisection.pointDatabase): the round's
 // cell documents name their database by it.
 func bisectionPointDatabase(i int32) string { return fmt.Sprintf("p%d", i) }
 

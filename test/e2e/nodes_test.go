@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/controllers"
+	"github.com/dbbench/dbbench/internal/controller/benchmarkrun"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -338,7 +338,7 @@ func TestNodeLoss(t *testing.T) {
 	}
 	doc := resultDocument(t, ns, cs)
 	requireAllSteps(t, run, cs, doc, int(2+extra))
-	requireEvent(t, ns, run.Name, controllers.EventCellRetried)
+	requireEvent(t, ns, run.Name, benchmarkrun.EventCellRetried)
 
 	// The node comes back: the lost attempt's pods go for good, and the run
 	// is what it was.
