@@ -38,13 +38,14 @@ demo: ## A real cluster (CLUSTER=local|kind|existing), the operator, a real Mari
 ##@ Development
 
 .PHONY: manifests
-manifests: ## Regenerate the CRD and RBAC manifests from the Go markers, the API reference and the step catalog (docs/catalog.md).
+manifests: ## Regenerate the CRD and RBAC manifests from the Go markers, the API reference, the step catalog (docs/catalog.md) and the import map (docs/design.md; fails on an import that points up).
 	$(CONTROLLER_GEN) rbac:roleName=dbbench-manager crd:allowDangerousTypes=false paths="./api/..." paths="./internal/controller/..." output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkruns.yaml docs/api.md
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkschedules.yaml docs/api-schedule.md
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkbisections.yaml docs/api-bisection.md
 	$(GO) run ./hack/apidocs config/crd/bases/dbbench.io_benchmarkacks.yaml docs/api-ack.md
 	$(GO) run ./hack/catalogdoc docs/catalog.md
+	$(GO) run ./hack/importmap docs/design.md
 	cp config/crd/bases/*.yaml charts/dbbench/files/crds/
 	cp config/rbac/role.yaml charts/dbbench/files/rbac/role.yaml
 
@@ -67,7 +68,7 @@ lint: ## golangci-lint (pinned in hack/tools.sh, settings in .golangci.yml) over
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
 	python3 hack/config-rules.py --check api/v1alpha1/benchmarkrun_types.go
-	@git diff --exit-code -- api config/crd config/rbac docs/api.md docs/api-schedule.md docs/api-bisection.md docs/api-ack.md docs/catalog.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
+	@git diff --exit-code -- api config/crd config/rbac docs/api.md docs/api-schedule.md docs/api-bisection.md docs/api-ack.md docs/catalog.md docs/design.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
 .PHONY: verify-figures
 verify-figures: ## Fail if a page cites a measured figure differently from docs/benchmarks.md's register, or an entry page restates one without a link.
