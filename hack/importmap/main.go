@@ -36,31 +36,46 @@ type layer struct {
 	domain bool
 }
 
+// The layers' names.
+const (
+	layerDomain        = "domain"
+	layerAgent         = "agent"
+	layerAPI           = "api"
+	layerBuilders      = "builders"
+	layerFramework     = "framework"
+	layerKinds         = "kinds"
+	layerManager       = "manager"
+	layerPlugin        = "plugin"
+	layerCommands      = "commands"
+	layerTestSupport   = "test support"
+	layerTestsAndTools = "tests and tools"
+)
+
 // layers, bottom up. A package belongs to the layer whose pattern names it
 // exactly, else to the first whose wildcard pattern matches it.
 var layers = []layer{
-	{name: "domain", what: "statistics, reports, results, the store, the contracts: a small library with no Kubernetes API or client imports",
-		patterns: []string{"pkg/...", "lua"}, mayUse: []string{"domain"}, domain: true},
-	{name: "agent", what: "the agent in each cell's client pod: runs the steps, writes its progress and results with client-go",
-		patterns: []string{"pkg/agent"}, mayUse: []string{"domain"}},
-	{name: "api", what: "the CRDs' Go types, their defaults, reasons and keys",
+	{name: layerDomain, what: "statistics, reports, results, the store, the contracts: a small library with no Kubernetes API or client imports",
+		patterns: []string{"pkg/...", "lua"}, mayUse: []string{layerDomain}, domain: true},
+	{name: layerAgent, what: "the agent in each cell's client pod: runs the steps, writes its progress and results with client-go",
+		patterns: []string{"pkg/agent"}, mayUse: []string{layerDomain}},
+	{name: layerAPI, what: "the CRDs' Go types, their defaults, reasons and keys",
 		patterns: []string{"api/..."}},
-	{name: "builders", what: "pure builders of the API's child objects and plans: no client, no I/O",
-		patterns: []string{"pkg/matrix", "pkg/specs", "pkg/runplan", "pkg/bisectreport"},
-		mayUse:   []string{"domain", "api", "builders"}},
-	{name: "framework", what: "what every kind's reconciler shares: the pass shell, status patches, events, health, the object store, the site",
-		patterns: []string{"internal/controller/framework"}, mayUse: []string{"domain", "api", "builders"}},
-	{name: "kinds", what: "one reconciler per kind; no kind imports another",
-		patterns: []string{"internal/controller/benchmark*"}, mayUse: []string{"domain", "api", "builders", "framework"}},
-	{name: "manager", what: "the manager that registers every kind",
-		patterns: []string{"internal/manager"}, mayUse: []string{"domain", "api", "builders", "framework", "kinds"}},
-	{name: "plugin", what: "kubectl-dbbench's commands: they read what the controllers write, through the API",
-		patterns: []string{"internal/plugin"}, mayUse: []string{"domain", "api", "builders"}},
-	{name: "commands", what: "thin main packages",
-		patterns: []string{"cmd/..."}, mayUse: []string{"domain", "agent", "api", "builders", "framework", "kinds", "manager", "plugin"}},
-	{name: "test support", what: "real servers and tools for tests (any package's tests may import it)",
-		patterns: []string{"internal/testutil/..."}, mayUse: []string{"domain", "api", "builders"}},
-	{name: "tests and tools", what: "envtest and end-to-end suites, benchmarks, generators",
+	{name: layerBuilders, what: "pure functions over the API's types: child objects, plans, the run's verdict; no client, no I/O",
+		patterns: []string{"pkg/matrix", "pkg/specs", "pkg/runplan", "pkg/bisectreport", "pkg/runverdict"},
+		mayUse:   []string{layerDomain, layerAPI, layerBuilders}},
+	{name: layerFramework, what: "what every kind's reconciler shares: the pass shell, status patches, events, health, the object store, the site",
+		patterns: []string{"internal/controller/framework"}, mayUse: []string{layerDomain, layerAPI, layerBuilders}},
+	{name: layerKinds, what: "one reconciler per kind; no kind imports another",
+		patterns: []string{"internal/controller/benchmark*"}, mayUse: []string{layerDomain, layerAPI, layerBuilders, layerFramework}},
+	{name: layerManager, what: "the manager that registers every kind",
+		patterns: []string{"internal/manager"}, mayUse: []string{layerDomain, layerAPI, layerBuilders, layerFramework, layerKinds}},
+	{name: layerPlugin, what: "kubectl-dbbench's commands: they read what the controllers write, through the API",
+		patterns: []string{"internal/plugin"}, mayUse: []string{layerDomain, layerAPI, layerBuilders}},
+	{name: layerCommands, what: "thin main packages",
+		patterns: []string{"cmd/..."}, mayUse: []string{layerDomain, layerAgent, layerAPI, layerBuilders, layerFramework, layerKinds, layerManager, layerPlugin}},
+	{name: layerTestSupport, what: "real servers and tools for tests (any package's tests may import it)",
+		patterns: []string{"internal/testutil/..."}, mayUse: []string{layerDomain, layerAPI, layerBuilders}},
+	{name: layerTestsAndTools, what: "envtest and end-to-end suites, benchmarks, generators",
 		patterns: []string{"internal/benchutil", "internal/controller/integration", "test/...", "hack/..."},
 		mayUse:   []string{"*"}},
 }
@@ -166,7 +181,7 @@ func check(pkgs []pkg) (map[string][]string, []string) {
 			switch {
 			case to == nil:
 				errs = append(errs, fmt.Sprintf("%s imports %s, which is in no layer", p.ImportPath, rel))
-			case slices.Contains(l.mayUse, "*") || slices.Contains(l.mayUse, to.name), test && to.name == "test support":
+			case slices.Contains(l.mayUse, "*") || slices.Contains(l.mayUse, to.name), test && to.name == layerTestSupport:
 			default:
 				errs = append(errs, fmt.Sprintf("%s (%s) imports %s (%s): %s may import only %s", p.ImportPath, l.name, rel, to.name,
 					l.name, orNothing(l.mayUse)))

@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/internal/controller/framework"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
 // bisectionSetup is what every round is built from.
@@ -192,7 +193,7 @@ func judgeOf(
 			return pairs[k]
 		}
 		return (len(steps) == 0 || steps[k.Step]) && (len(threads) == 0 || threads[k.Threads]) &&
-			slices.Contains(metrics, framework.APIMetric(k.MetricOrDefault())) && k.MetricOrDefault().Judged(k.Step)
+			slices.Contains(metrics, runverdict.APIMetric(k.MetricOrDefault())) && k.MetricOrDefault().Judged(k.Step)
 	}
 }
 
@@ -246,7 +247,7 @@ func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1a
 		Magnitude:     out.MinMagnitude(),
 		MagnitudeRule: analysis.MagnitudeRule(out.MagnitudeRule),
 		MaxPValue:     maxP,
-		Correction:    framework.CorrectionOf(out.Correction),
+		Correction:    runverdict.CorrectionOf(out.Correction),
 		Confidence:    spec.ConfidenceLevel(),
 	}, out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/internal/controller/framework"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
 // maxBisectionName is the longest BenchmarkBisection name the API accepts
@@ -52,7 +53,11 @@ func regressionBisectionName(run string) string {
 // point. The candidates are regression.bisect's, or the builds strictly
 // between good and bad in regression.bisect.builds. It returns a message
 // instead when no search can be made.
-func regressionBisectionSpec(run *dbbenchv1alpha1.BenchmarkRun, cur *results.Manifest, history []suiteRun) (*dbbenchv1alpha1.BenchmarkBisectionSpec, string) {
+func regressionBisectionSpec(
+	run *dbbenchv1alpha1.BenchmarkRun,
+	cur *results.Manifest,
+	history []runverdict.Run,
+) (*dbbenchv1alpha1.BenchmarkBisectionSpec, string) {
 	rb := run.Spec.Regression.Bisect
 	st := run.Status.Regression
 	regs, why := bisectableRegressions(st.Regressed)
@@ -193,13 +198,13 @@ func boundingRuns(run string, top dbbenchv1alpha1.RegressedStep, comparedTo []st
 
 // runManifest is the manifest of the suite's run name: cur for the run
 // being judged, else the history's; nil when it has none.
-func runManifest(run string, cur *results.Manifest, history []suiteRun, name string) *results.Manifest {
+func runManifest(run string, cur *results.Manifest, history []runverdict.Run, name string) *results.Manifest {
 	if name == run {
 		return cur
 	}
 	for i := range history {
-		if history[i].name == name {
-			return history[i].manifest
+		if history[i].Name == name {
+			return history[i].Manifest
 		}
 	}
 	return nil
@@ -346,7 +351,7 @@ func imageRepository(ref string) string {
 // status.regression.bisection. It runs before the run is marked finished,
 // so an error (returned, requeuing the run) is retried by the next pass,
 // which judges again and finds the bisection by its name if it was made.
-func (p *runPass) startBisection(ctx context.Context, cur *results.Manifest, history []suiteRun) error {
+func (p *runPass) startBisection(ctx context.Context, cur *results.Manifest, history []runverdict.Run) error {
 	reg := p.run.Spec.Regression
 	st := p.run.Status.Regression
 	if reg == nil || reg.Bisect == nil || st == nil ||

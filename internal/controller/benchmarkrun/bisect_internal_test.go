@@ -10,6 +10,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
 func TestRegressionBisectionName(t *testing.T) {
@@ -94,9 +95,9 @@ func TestRegressionBisectionSpec(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.bisect
 			run := regressedSuiteRun(&b)
-			var history []suiteRun
+			var history []runverdict.Run
 			if tc.prev != nil {
-				history = []suiteRun{{name: "other"}, {name: "prev", manifest: tc.prev}}
+				history = []runverdict.Run{{Name: "other"}, {Name: "prev", Manifest: tc.prev}}
 			}
 			spec, why := regressionBisectionSpec(run, tc.cur, history)
 			if tc.why != "" {
@@ -135,8 +136,8 @@ func TestRegressionBisectionSpecFromChangePoints(t *testing.T) {
 	repo := "reg.example:5000/mariadb"
 	builds := []dbbenchv1alpha1.BisectionPoint{{Image: repo + "@sha256:b1"}, {Image: repo + "@sha256:b2"}, {Image: repo + "@sha256:b3"},
 		{Image: repo + "@sha256:b4"}, {Image: repo + "@sha256:b5"}, {Image: repo + "@sha256:b6"}}
-	history := []suiteRun{{name: "n1", manifest: manifestWithDigest("sha256:b1")}, {name: "n2", manifest: manifestWithDigest("sha256:b2")},
-		{name: "n3", manifest: manifestWithDigest("sha256:b5")}}
+	history := []runverdict.Run{{Name: "n1", Manifest: manifestWithDigest("sha256:b1")}, {Name: "n2", Manifest: manifestWithDigest("sha256:b2")},
+		{Name: "n3", Manifest: manifestWithDigest("sha256:b5")}}
 	for _, tc := range []struct {
 		name        string
 		since, last string

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -577,15 +576,5 @@ func TestResultQuality(t *testing.T) {
 	got, _ := resultQuality(&results.Document{Steps: many})
 	if got.Invalid != 12 || len(got.InvalidSteps) != maxInvalidSteps {
 		t.Errorf("12 invalid results: invalid %d, %d named; want 12 and %d", got.Invalid, len(got.InvalidSteps), maxInvalidSteps)
-	}
-}
-
-// TestRegressionStatusCountsInvalid: the run's regression status says how
-// many invalid values its verdict left out.
-func TestRegressionStatusCountsInvalid(t *testing.T) {
-	v := &analysis.Verdict{Invalid: []analysis.InvalidPoint{{Run: analysis.RunCurrent, Cell: "c", Step: "point-query", Threads: 1},
-		{Run: analysis.RunBaseline, Cell: "c", Step: "point-query", Threads: 8}}}
-	if st := regressionStatusOf(v, "base", ""); st.InvalidLeftOut != 2 {
-		t.Errorf("invalidLeftOut %d, want 2", st.InvalidLeftOut)
 	}
 }

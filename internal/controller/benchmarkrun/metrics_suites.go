@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
 // The suites' verdicts, for alerts: computed at scrape time, like
@@ -18,7 +19,7 @@ import (
 // names are declared by users (a schedule, a GitOps repository) and their
 // number is that of the suites, not of the runs; only the newest judged run
 // of a suite is exported, so its name is one value per suite at a time; and
-// a run holds at most maxRegressedSteps regressed pairs, each with at most
+// a run holds at most runverdict.MaxRegressedSteps regressed pairs, each with at most
 // one change per metric. docs/metrics.md gives the bound.
 
 const (
@@ -104,15 +105,15 @@ func newerRun(a, b *dbbenchv1alpha1.BenchmarkRun) bool {
 // versions, config variants, repeats) share a series, which keeps the
 // largest move. Versions are left out of the labels: they change from run
 // to run, and would make every verdict a new set of series. Only the first
-// maxRegressedSteps pairs (the largest moves) count, as the controller
+// runverdict.MaxRegressedSteps pairs (the largest moves) count, as the controller
 // writes them, whoever wrote the status.
 func regressedChanges(r *dbbenchv1alpha1.BenchmarkRun) []suiteChange {
 	if r.Status.Regression == nil {
 		return nil
 	}
 	pairs := r.Status.Regression.Regressed
-	if len(pairs) > maxRegressedSteps {
-		pairs = pairs[:maxRegressedSteps]
+	if len(pairs) > runverdict.MaxRegressedSteps {
+		pairs = pairs[:runverdict.MaxRegressedSteps]
 	}
 	databases := make(map[string]string, len(r.Status.Cells))
 	for _, c := range r.Status.Cells {

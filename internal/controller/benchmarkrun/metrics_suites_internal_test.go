@@ -13,6 +13,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
 // judgedRun is a finished run of suite, done minutes after a fixed time,
@@ -188,17 +189,17 @@ dbbench_suite_regression_change_percent{database="postgres",metric="Throughput",
 }
 
 // TestSuiteVerdictMetricsAreBounded: a status holding more regressed pairs
-// than the controller writes (maxRegressedSteps) exports only the first
+// than the controller writes (runverdict.MaxRegressedSteps) exports only the first
 // ones, each with one series per metric.
 func TestSuiteVerdictMetricsAreBounded(t *testing.T) {
 	var pairs []dbbenchv1alpha1.RegressedStep
-	for i := range maxRegressedSteps + 10 {
+	for i := range runverdict.MaxRegressedSteps + 10 {
 		pairs = append(pairs, pair("postgres-17-default", fmt.Sprintf("step_%02d", i), 8, dbbenchv1alpha1.MetricThroughput, "-20.0",
 			"P95Latency=30.0", "P99Latency=40.0"))
 	}
 	c := collectorOver(t, []*dbbenchv1alpha1.BenchmarkRun{judgedRun("a", "nightly-1", "nightly", 10, metav1.ConditionTrue, pairs...)})
-	if got, want := testutil.CollectAndCount(c, "dbbench_suite_regression_change_percent"), 3*maxRegressedSteps; got != want {
-		t.Errorf("%d change series, want %d (%d pairs × 3 metrics)", got, want, maxRegressedSteps)
+	if got, want := testutil.CollectAndCount(c, "dbbench_suite_regression_change_percent"), 3*runverdict.MaxRegressedSteps; got != want {
+		t.Errorf("%d change series, want %d (%d pairs × 3 metrics)", got, want, runverdict.MaxRegressedSteps)
 	}
 	if got := testutil.CollectAndCount(c, "dbbench_suite_regressed"); got != 1 {
 		t.Errorf("%d regressed series, want 1", got)

@@ -23,6 +23,7 @@ import (
 	"github.com/dbbench/dbbench/internal/controller/framework"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/triage"
 )
@@ -233,7 +234,8 @@ func (p *runPass) end(ctx context.Context, cells []matrix.Cell) (ctrl.Result, er
 		return ctrl.Result{}, err
 	}
 	p.recordAchieved(cells, m)
-	p.judgeRegression(m, history, p.precisionNote()+storeNote)
+	p.setVerdict(runverdict.Judge(runverdict.Input{Spec: p.run.Spec.Regression, Suite: p.run.Spec.Suite, Run: p.run.Name,
+		Current: m, History: history, Acks: p.acks, StoreNote: p.precisionNote() + storeNote}))
 	if err := p.startBisection(ctx, m, history); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -40,7 +40,7 @@ func (p *runPass) startHistory(ctx context.Context) ([]*results.Manifest, string
 	runs := mergeHistory(cluster, remote)
 	out := make([]*results.Manifest, len(runs))
 	for i, r := range runs {
-		out[i] = r.manifest
+		out[i] = r.Manifest
 	}
 	return out, note + strings.TrimSpace(storeNote)
 }

@@ -8,22 +8,23 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
 func TestMergeHistory(t *testing.T) {
 	at := func(minute int) metav1.Time { return metav1.NewTime(time.Date(2026, 11, 1, 0, minute, 0, 0, time.UTC)) }
-	cluster := []suiteRun{{name: "b", finished: at(20)}, {name: "d", finished: at(40)}}
-	remote := []suiteRun{
-		{name: "a", finished: at(10), fromStore: true},
-		{name: "b", finished: at(21), fromStore: true}, // in both: the cluster's wins
-		{name: "c", finished: at(30), fromStore: true},
-		{name: "c2", finished: at(30), fromStore: true}, // same time: by name
+	cluster := []runverdict.Run{{Name: "b", Finished: at(20)}, {Name: "d", Finished: at(40)}}
+	remote := []runverdict.Run{
+		{Name: "a", Finished: at(10), FromStore: true},
+		{Name: "b", Finished: at(21), FromStore: true}, // in both: the cluster's wins
+		{Name: "c", Finished: at(30), FromStore: true},
+		{Name: "c2", Finished: at(30), FromStore: true}, // same time: by name
 	}
 	got := mergeHistory(cluster, remote)
 	var names []string
 	for _, r := range got {
-		n := r.name
-		if r.fromStore {
+		n := r.Name
+		if r.FromStore {
 			n += "*"
 		}
 		names = append(names, n)

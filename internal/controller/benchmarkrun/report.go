@@ -12,6 +12,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 	"github.com/dbbench/dbbench/pkg/store"
 )
 
@@ -80,9 +81,9 @@ func (p *runPass) regressionSection() *analysis.HTMLRegression {
 		}
 		switch {
 		case r.EnvironmentOnly:
-			item += "; the environment alone changed: " + joinAPIChanges(r.CoincidesWith)
+			item += "; the environment alone changed: " + runverdict.JoinChanges(r.CoincidesWith)
 		case len(r.CoincidesWith) > 0:
-			item += "; coincides with: " + joinAPIChanges(r.CoincidesWith)
+			item += "; coincides with: " + runverdict.JoinChanges(r.CoincidesWith)
 		}
 		rg.Items = append(rg.Items, item)
 	}

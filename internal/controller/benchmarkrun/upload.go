@@ -13,6 +13,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/runverdict"
 	"github.com/dbbench/dbbench/pkg/store"
 	"github.com/dbbench/dbbench/pkg/triage"
 )
@@ -293,7 +294,7 @@ func (p *runPass) uploadManifest(ctx, parent context.Context, s *store.Store, ce
 	} else {
 		extras.ReportHTML = html
 	}
-	if v := VerdictDocument(p.run); v != nil {
+	if v := runverdict.Document(p.run); v != nil {
 		if data, err := triage.MarshalVerdict(*v); err == nil {
 			extras.Verdict = data
 		}

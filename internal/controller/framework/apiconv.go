@@ -5,8 +5,6 @@ package framework
 
 import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/triage"
 )
 
@@ -16,26 +14,6 @@ const (
 	SideGood = "good"
 	SideBad  = "bad"
 )
-
-// APIMetric maps a pkg/analysis metric to the API's (the names are the
-// same; the mapping keeps the API independent of the package).
-func APIMetric(m analysis.Metric) dbbenchv1alpha1.RegressionMetric {
-	switch m {
-	case analysis.MetricP95Latency:
-		return dbbenchv1alpha1.MetricP95Latency
-	case analysis.MetricP99Latency:
-		return dbbenchv1alpha1.MetricP99Latency
-	}
-	return dbbenchv1alpha1.MetricThroughput
-}
-
-// CorrectionOf maps the API's names to pkg/inference's.
-func CorrectionOf(c dbbenchv1alpha1.RegressionCorrection) inference.Correction {
-	if c == dbbenchv1alpha1.CorrectionBenjaminiHochberg {
-		return inference.CorrectionBH
-	}
-	return inference.CorrectionHolm
-}
 
 // RegressedMetrics are the metrics a pair regressed on; a verdict that
 // names none judged throughput alone.
