@@ -175,30 +175,9 @@ func (o *PlanOptions) Complete(args []string) error {
 		return err
 	}
 	if o.For != "" {
-		b, err := os.ReadFile(o.For)
+		run, err := readRunForPlan(o.For)
 		if err != nil {
-			return fmt.Errorf("--for: %w", err)
-		}
-		run := &dbbenchv1alpha1.BenchmarkRun{}
-		if err := yaml.UnmarshalStrict(b, run); err != nil {
-			return fmt.Errorf("--for %s: %w", o.For, err)
-		}
-		if run.Kind != "" && run.Kind != "BenchmarkRun" {
-			return fmt.Errorf("--for %s: a %s, not a BenchmarkRun", o.For, run.Kind)
-		}
-		// The schema's defaults, which the API server would apply.
-		var raw struct {
-			Spec struct {
-				Regression map[string]any `json:"regression"`
-			} `json:"spec"`
-		}
-		if err := yaml.Unmarshal(b, &raw); err != nil {
-			return fmt.Errorf("--for %s: %w", o.For, err)
-		}
-		if r := run.Spec.Regression; r != nil {
-			if _, ok := raw.Spec.Regression["minMagnitudePercent"]; !ok {
-				r.MinMagnitudePercent = 5
-			}
+			return err
 		}
 		o.run = run
 		if o.Suite == "" {
@@ -206,6 +185,36 @@ func (o *PlanOptions) Complete(args []string) error {
 		}
 	}
 	return o.completeSource(o.Suite != "")
+}
+
+// readRunForPlan reads the BenchmarkRun file --for names, with the
+// schema's defaults the plan depends on, which the API server would apply.
+func readRunForPlan(file string) (*dbbenchv1alpha1.BenchmarkRun, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--for: %w", err)
+	}
+	run := &dbbenchv1alpha1.BenchmarkRun{}
+	if err := yaml.UnmarshalStrict(b, run); err != nil {
+		return nil, fmt.Errorf("--for %s: %w", file, err)
+	}
+	if run.Kind != "" && run.Kind != "BenchmarkRun" {
+		return nil, fmt.Errorf("--for %s: a %s, not a BenchmarkRun", file, run.Kind)
+	}
+	var raw struct {
+		Spec struct {
+			Regression map[string]any `json:"regression"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("--for %s: %w", file, err)
+	}
+	if r := run.Spec.Regression; r != nil {
+		if _, ok := raw.Spec.Regression["minMagnitudePercent"]; !ok {
+			r.MinMagnitudePercent = 5
+		}
+	}
+	return run, nil
 }
 
 // Validate checks the flags that need no data.

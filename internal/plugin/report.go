@@ -147,39 +147,48 @@ func (o *ReportOptions) source() string {
 	return "run " + o.RunName
 }
 
+// matchCells is the cells --cells' patterns match, in the order the
+// patterns first match them; a pattern that matches none is an error.
+func (o *ReportOptions) matchCells(all []string) ([]string, error) {
+	var names []string
+	seen := map[string]bool{}
+	for _, pat := range o.Cells {
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("--cells: %q: %w", pat, err)
+		}
+		matched := false
+		for _, c := range all {
+			if ok, _ := path.Match(pat, c); ok {
+				matched = true
+				if !seen[c] {
+					seen[c] = true
+					names = append(names, c)
+				}
+			}
+		}
+		if !matched {
+			return nil, fmt.Errorf("--cells: %q matches no cell in %s (cells: %s)", pat, o.source(), strings.Join(all, ", "))
+		}
+	}
+	return names, nil
+}
+
 // selectCells applies --cells and checks --base against the cells
 // reported, naming the source the user gave rather than the dataset's
 // recorded name. base is the run's default base, kept when selected.
 func (o *ReportOptions) selectCells(ds *analysis.Dataset, base string) (*analysis.Dataset, string, error) {
 	all := ds.CellNames()
 	if len(o.Cells) > 0 {
-		var names []string
-		seen := map[string]bool{}
-		for _, pat := range o.Cells {
-			if _, err := path.Match(pat, ""); err != nil {
-				return nil, "", fmt.Errorf("--cells: %q: %w", pat, err)
-			}
-			matched := false
-			for _, c := range all {
-				if ok, _ := path.Match(pat, c); ok {
-					matched = true
-					if !seen[c] {
-						seen[c] = true
-						names = append(names, c)
-					}
-				}
-			}
-			if !matched {
-				return nil, "", fmt.Errorf("--cells: %q matches no cell in %s (cells: %s)", pat, o.source(), strings.Join(all, ", "))
-			}
+		names, err := o.matchCells(all)
+		if err != nil {
+			return nil, "", err
 		}
-		if o.Base != "" && !seen[o.Base] && slices.Contains(all, o.Base) {
+		if o.Base != "" && !slices.Contains(names, o.Base) && slices.Contains(all, o.Base) {
 			return nil, "", fmt.Errorf("--base %q: not among --cells (cells: %s)", o.Base, strings.Join(names, ", "))
 		}
-		if !seen[base] {
+		if !slices.Contains(names, base) {
 			base = names[0]
 		}
-		var err error
 		if ds, err = ds.Select(names); err != nil {
 			return nil, "", err
 		}

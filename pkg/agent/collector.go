@@ -201,20 +201,29 @@ func (p *ProcCollector) snap() (*procSnap, error) {
 		s.cgroupNs = p.podProcessesCPU()
 	} else if p.CgroupCPU != "" {
 		if b, err := os.ReadFile(p.CgroupCPU); err == nil {
-			txt := strings.TrimSpace(string(b))
-			if strings.HasPrefix(txt, "usage_usec") || strings.Contains(txt, "\nusage_usec") {
-				for _, l := range strings.Split(txt, "\n") {
-					if v, ok := strings.CutPrefix(l, "usage_usec "); ok {
-						us, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
-						s.cgroupNs = us * 1000
-					}
-				}
-			} else {
-				s.cgroupNs, _ = strconv.ParseUint(txt, 10, 64)
-			}
+			s.cgroupNs = cgroupCPUNs(string(b))
 		}
 	}
 	return s, nil
+}
+
+// cgroupCPUNs reads a cgroup's CPU time in nanoseconds from cgroup v2's
+// cpu.stat (usage_usec) or cgroup v1's cpuacct.usage (nanoseconds); 0
+// when the text has neither.
+func cgroupCPUNs(text string) uint64 {
+	txt := strings.TrimSpace(text)
+	if !strings.HasPrefix(txt, "usage_usec") && !strings.Contains(txt, "\nusage_usec") {
+		ns, _ := strconv.ParseUint(txt, 10, 64)
+		return ns
+	}
+	var ns uint64
+	for _, l := range strings.Split(txt, "\n") {
+		if v, ok := strings.CutPrefix(l, "usage_usec "); ok {
+			us, _ := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			ns = us * 1000
+		}
+	}
+	return ns
 }
 
 // Start begins a window.

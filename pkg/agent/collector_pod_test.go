@@ -33,3 +33,19 @@ func TestPodProcessesCPUCountsOtherProcessesWithReapedChildren(t *testing.T) {
 		t.Fatalf("pod processes CPU = %d ns, want %d (pause and the collector excluded, reaped children included)", got, want)
 	}
 }
+
+func TestCgroupCPUNs(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       uint64
+	}{
+		{"cgroup v2 cpu.stat", "usage_usec 1500\nuser_usec 1000\nsystem_usec 500\n", 1_500_000},
+		{"cgroup v2, usage not first", "nr_periods 0\nusage_usec 7\n", 7000},
+		{"cgroup v1 cpuacct.usage", "123456789\n", 123456789},
+		{"neither", "garbage", 0},
+	} {
+		if got := cgroupCPUNs(tc.text); got != tc.want {
+			t.Errorf("%s: %d ns, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -484,33 +484,9 @@ func (d *Detector) mergePass(xs []float64) {
 		if end == 0 {
 			return
 		}
-		k := d.shortSegment(len(xs), end)
+		k := d.weakest(xs, end, minMag)
 		if k < 0 {
-			// The first of the highest p-values, if it is not below
-			// maxP: the first highest of those not below maxP.
-			for i := range d.cps[:end] {
-				c := &d.cps[i]
-				if d.pBelow(c) {
-					continue
-				}
-				c.resolve()
-				if k < 0 || c.p > d.cps[k].p {
-					k = i
-				}
-			}
-			if k < 0 {
-				k = 0
-				for i, c := range d.cps[:end] {
-					if c.mag < d.cps[k].mag {
-						k = i
-					}
-				}
-				if d.cps[k].mag > minMag {
-					if k = d.fragile(xs, end); k < 0 {
-						return
-					}
-				}
-			}
+			return
 		}
 		if !d.holdLast && d.holdsTheLevelBefore(xs, k) {
 			d.holdLast = true
@@ -526,6 +502,41 @@ func (d *Detector) mergePass(xs []float64) {
 			d.rejoin(xs, k)
 		}
 	}
+}
+
+// weakest returns the position, among cps[:end], of the change point the
+// merge pass removes next, or -1 when every one passes: a too-short
+// segment, else the first of the highest p-values not below maxP, else the
+// smallest magnitude if it is not above minMag, else the least robust
+// point (fragile).
+func (d *Detector) weakest(xs []float64, end int, minMag float64) int {
+	if k := d.shortSegment(len(xs), end); k >= 0 {
+		return k
+	}
+	k := -1
+	for i := range d.cps[:end] {
+		c := &d.cps[i]
+		if d.pBelow(c) {
+			continue
+		}
+		c.resolve()
+		if k < 0 || c.p > d.cps[k].p {
+			k = i
+		}
+	}
+	if k >= 0 {
+		return k
+	}
+	k = 0
+	for i, c := range d.cps[:end] {
+		if c.mag < d.cps[k].mag {
+			k = i
+		}
+	}
+	if d.cps[k].mag > minMag {
+		return d.fragile(xs, end)
+	}
+	return k
 }
 
 // holdsTheLevelBefore reports whether the merge pass is to hold change

@@ -567,35 +567,6 @@ func ChoosePlan(points []PlanPoint, costs PlanCosts, goal PlanGoal, lim PlanLimi
 	}
 	maxNodes = min(maxNodes, lim.MaxRepeats)
 
-	// fewest repeats of a group at one length and node count; 0 when
-	// MaxRepeats do not reach the goal.
-	fewest := func(group []PlanPoint, seconds float64, nodes int) int {
-		if len(group) == 0 {
-			return 2
-		}
-		for _, p := range group {
-			if seconds < p.MinSeconds {
-				return 0
-			}
-		}
-		ok := func(n int) bool {
-			_, s := pl.worst(group, func(PlanPoint) float64 { return seconds }, n, blocks(n, nodes))
-			return pl.meets(s)
-		}
-		if !ok(lim.MaxRepeats) {
-			return 0
-		}
-		lo, hi := 1, lim.MaxRepeats // ok(hi), !ok(lo) taken
-		for hi-lo > 1 {
-			mid := (lo + hi) / 2
-			if ok(mid) {
-				hi = mid
-			} else {
-				lo = mid
-			}
-		}
-		return max(hi, 2)
-	}
 	readGrid, writeGrid := lim.ReadSeconds, lim.WriteSeconds
 	if len(reads) == 0 && len(readGrid) == 0 {
 		readGrid = []float64{0}
@@ -604,30 +575,14 @@ func ChoosePlan(points []PlanPoint, costs PlanCosts, goal PlanGoal, lim PlanLimi
 		writeGrid = []float64{0}
 	}
 	var best *Plan
-	better := func(a, b Plan) bool {
-		ka := []float64{a.CellHours, a.WallSeconds}
-		kb := []float64{b.CellHours, b.WallSeconds}
-		if lim.Objective == ObjectiveWallTime {
-			ka[0], ka[1], kb[0], kb[1] = ka[1], ka[0], kb[1], kb[0]
-		}
-		const eps = 1e-9
-		for i := range ka {
-			if math.Abs(ka[i]-kb[i]) > eps*math.Max(1, math.Abs(kb[i])) {
-				return ka[i] < kb[i]
-			}
-		}
-		// Equal costs: the fewer nodes, then the more repeats (a
-		// steadier variance estimate).
-		return cmp.Or(cmp.Compare(a.Nodes, b.Nodes), cmp.Compare(b.Repeats, a.Repeats)) < 0
-	}
 	for nodes := 1; nodes <= maxNodes; nodes++ {
 		nr := make([]int, len(readGrid))
 		for i, s := range readGrid {
-			nr[i] = fewest(reads, s, nodes)
+			nr[i] = pl.fewestRepeats(reads, s, nodes, lim.MaxRepeats)
 		}
 		nw := make([]int, len(writeGrid))
 		for j, s := range writeGrid {
-			nw[j] = fewest(writes, s, nodes)
+			nw[j] = pl.fewestRepeats(writes, s, nodes, lim.MaxRepeats)
 		}
 		for i, r := range readGrid {
 			for j, w := range writeGrid {
@@ -635,7 +590,7 @@ func ChoosePlan(points []PlanPoint, costs PlanCosts, goal PlanGoal, lim PlanLimi
 					continue
 				}
 				p := costOf(points, costs, r, w, max(nr[i], nw[j]), nodes)
-				if best == nil || better(p, *best) {
+				if best == nil || cheaper(p, *best, lim.Objective) {
 					best = &p
 				}
 			}
@@ -649,6 +604,55 @@ func ChoosePlan(points []PlanPoint, costs PlanCosts, goal PlanGoal, lim PlanLimi
 	r, w := slices.Max(append([]float64{0}, lim.ReadSeconds...)), slices.Max(append([]float64{0}, lim.WriteSeconds...))
 	at := pl.evaluate(points, costs, r, w, lim.MaxRepeats, 1)
 	return at, unreachable(goal, at, points)
+}
+
+// fewestRepeats is the fewest repeats per side (at least 2) with which
+// group reaches the goal at one step length and node count; 0 when
+// maxRepeats do not, or a step that short is not offered to a point.
+func (pl *planner) fewestRepeats(group []PlanPoint, seconds float64, nodes, maxRepeats int) int {
+	if len(group) == 0 {
+		return 2
+	}
+	for _, p := range group {
+		if seconds < p.MinSeconds {
+			return 0
+		}
+	}
+	ok := func(n int) bool {
+		_, s := pl.worst(group, func(PlanPoint) float64 { return seconds }, n, blocks(n, nodes))
+		return pl.meets(s)
+	}
+	if !ok(maxRepeats) {
+		return 0
+	}
+	lo, hi := 1, maxRepeats // ok(hi), !ok(lo) taken
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return max(hi, 2)
+}
+
+// cheaper reports whether plan a costs less than b by the objective (cell
+// hours then wall time, or the reverse); at equal costs the one with fewer
+// nodes, then more repeats (a steadier variance estimate).
+func cheaper(a, b Plan, objective PlanObjective) bool {
+	ka := []float64{a.CellHours, a.WallSeconds}
+	kb := []float64{b.CellHours, b.WallSeconds}
+	if objective == ObjectiveWallTime {
+		ka[0], ka[1], kb[0], kb[1] = ka[1], ka[0], kb[1], kb[0]
+	}
+	const eps = 1e-9
+	for i := range ka {
+		if math.Abs(ka[i]-kb[i]) > eps*math.Max(1, math.Abs(kb[i])) {
+			return ka[i] < kb[i]
+		}
+	}
+	return cmp.Or(cmp.Compare(a.Nodes, b.Nodes), cmp.Compare(b.Repeats, a.Repeats)) < 0
 }
 
 func unreachable(goal PlanGoal, at Plan, points []PlanPoint) error {

@@ -197,66 +197,82 @@ func finiteValue(c *checker, path string, v reflect.Value) (reflect.Value, bool)
 			return p, true
 		}
 	case reflect.Struct:
-		var cp reflect.Value
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Type().Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" || name == "" {
-				continue
-			}
-			if e, changed := finiteValue(c, joinPath(path, name), v.Field(i)); changed {
-				if !cp.IsValid() {
-					cp = reflect.New(v.Type()).Elem()
-					cp.Set(v)
-				}
-				cp.Field(i).Set(e)
-			}
-		}
-		if cp.IsValid() {
-			return cp, true
-		}
+		return finiteStruct(c, path, v)
 	case reflect.Slice:
 		// Only floats and the structs and slices holding them can be bad;
 		// skipping the rest keeps strings and raw JSON out of the walk.
-		if !mayHoldFloat(v.Type().Elem()) {
-			break
-		}
-		var cp reflect.Value
-		for i := 0; i < v.Len(); i++ {
-			if e, changed := finiteValue(c, fmt.Sprintf("%s[%d]", path, i), v.Index(i)); changed {
-				if !cp.IsValid() {
-					cp = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-					reflect.Copy(cp, v)
-				}
-				cp.Index(i).Set(e)
-			}
-		}
-		if cp.IsValid() {
-			return cp, true
+		if mayHoldFloat(v.Type().Elem()) {
+			return finiteSlice(c, path, v)
 		}
 	case reflect.Map:
-		// Maps of numbers (the counters per name); the sorted keys name
-		// the first bad value the same way on every call.
-		if v.Type().Elem().Kind() != reflect.Float64 || v.Type().Key().Kind() != reflect.String {
-			break
+		// Maps of numbers (the counters per name).
+		if v.Type().Elem().Kind() == reflect.Float64 && v.Type().Key().Kind() == reflect.String {
+			return finiteMap(c, path, v)
 		}
-		keys := v.MapKeys()
-		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-		var cp reflect.Value
-		for _, k := range keys {
-			if e, changed := finiteValue(c, joinPath(path, k.String()), v.MapIndex(k)); changed {
-				if !cp.IsValid() {
-					cp = reflect.MakeMapWithSize(v.Type(), v.Len())
-					for _, k2 := range keys {
-						cp.SetMapIndex(k2, v.MapIndex(k2))
-					}
-				}
-				cp.SetMapIndex(k, e)
+	}
+	return v, false
+}
+
+// finiteStruct is finiteValue of a struct: its exported JSON fields.
+func finiteStruct(c *checker, path string, v reflect.Value) (reflect.Value, bool) {
+	var cp reflect.Value
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" || name == "" {
+			continue
+		}
+		if e, changed := finiteValue(c, joinPath(path, name), v.Field(i)); changed {
+			if !cp.IsValid() {
+				cp = reflect.New(v.Type()).Elem()
+				cp.Set(v)
 			}
+			cp.Field(i).Set(e)
 		}
-		if cp.IsValid() {
-			return cp, true
+	}
+	if cp.IsValid() {
+		return cp, true
+	}
+	return v, false
+}
+
+// finiteSlice is finiteValue of a slice.
+func finiteSlice(c *checker, path string, v reflect.Value) (reflect.Value, bool) {
+	var cp reflect.Value
+	for i := 0; i < v.Len(); i++ {
+		if e, changed := finiteValue(c, fmt.Sprintf("%s[%d]", path, i), v.Index(i)); changed {
+			if !cp.IsValid() {
+				cp = reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+				reflect.Copy(cp, v)
+			}
+			cp.Index(i).Set(e)
 		}
+	}
+	if cp.IsValid() {
+		return cp, true
+	}
+	return v, false
+}
+
+// finiteMap is finiteValue of a map of numbers by name; the sorted keys
+// name the first bad value the same way on every call.
+func finiteMap(c *checker, path string, v reflect.Value) (reflect.Value, bool) {
+	keys := v.MapKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	var cp reflect.Value
+	for _, k := range keys {
+		if e, changed := finiteValue(c, joinPath(path, k.String()), v.MapIndex(k)); changed {
+			if !cp.IsValid() {
+				cp = reflect.MakeMapWithSize(v.Type(), v.Len())
+				for _, k2 := range keys {
+					cp.SetMapIndex(k2, v.MapIndex(k2))
+				}
+			}
+			cp.SetMapIndex(k, e)
+		}
+	}
+	if cp.IsValid() {
+		return cp, true
 	}
 	return v, false
 }
