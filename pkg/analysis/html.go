@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // HTMLOptions tune WriteHTML.
@@ -877,7 +878,7 @@ func (s SeriesStats) plotPoints(maxPoints int) ([]float64, []float64) {
 	for i := 0; i < len(steady); i += f {
 		w := steady[i:min(i+f, len(steady))]
 		xs = append(xs, offset+(float64(i)+float64(len(w))/2)*s.IntervalSeconds)
-		ys = append(ys, mean(w))
+		ys = append(ys, stats.Mean(w))
 	}
 	return xs, ys
 }

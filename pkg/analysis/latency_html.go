@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // addLatency adds the latency sections of WriteHTML: the percentile tables,
@@ -194,7 +196,7 @@ func (s LatencySeriesStats) points(limit int) (xs, qps, lat []float64) {
 			}
 		}
 		xs = append(xs, offset+(float64(i)+float64(end-i)/2)*s.qps.IntervalSeconds)
-		qps, lat = append(qps, mean(q[i:end])), append(lat, peak)
+		qps, lat = append(qps, stats.Mean(q[i:end])), append(lat, peak)
 	}
 	return xs, qps, lat
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/dbbench/dbbench/pkg/changepoint"
+	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -92,7 +93,7 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float
 				sb, okb := b.QPSSpread[step][threads]
 				sa, oka := c.QPSSpread[step][threads]
 				if maxPValue > 0 && oka && okb && sa.Independent() >= 2 && sb.Independent() >= 2 {
-					w := welchFromMoments(before, sb.Stddev, sb.Independent(), after, sa.Stddev, sa.Independent())
+					w := inference.WelchFromMoments(before, sb.Stddev, sb.Independent(), after, sa.Stddev, sa.Independent())
 					if w.P >= maxPValue {
 						continue
 					}

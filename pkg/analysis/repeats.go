@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/stats"
 )
 
@@ -73,7 +74,7 @@ func RepeatStats(ds *Dataset) []RepeatStat {
 func repeatStat(comb, step string, threads int, cells []string, xs []float64) RepeatStat {
 	s := sortedCopy(xs)
 	r := RepeatStat{Combination: comb, Step: step, Threads: threads, Cells: cells, N: len(xs),
-		Mean: mean(xs), Min: s[0], Max: s[len(s)-1]}
+		Mean: stats.Mean(xs), Min: s[0], Max: s[len(s)-1]}
 	sd := stddev(xs, StddevSample)
 	r.Stddev, r.CV, r.CILow, r.CIHigh = Num(sd), Num(math.NaN()), Num(math.NaN()), Num(math.NaN())
 	if !math.IsNaN(sd) {
@@ -110,39 +111,6 @@ func RepeatTable(stats []RepeatStat) Table {
 	return t
 }
 
-// Welch is the result of Welch's unequal-variance t-test.
-type Welch struct {
-	T  float64 `json:"t"`
-	DF float64 `json:"df"`
-	P  float64 `json:"p"`
-}
-
-// WelchTTest compares the means of a and b without assuming equal
-// variances. It needs at least two values on each side. When both sides have
-// zero variance, p is 0 if the means differ and 1 if they are equal.
-func WelchTTest(a, b []float64) (Welch, error) {
-	if len(a) < 2 || len(b) < 2 {
-		return Welch{}, fmt.Errorf("welch t-test needs at least 2 values per side, got %d and %d", len(a), len(b))
-	}
-	return welchFromMoments(mean(a), stddev(a, StddevSample), len(a), mean(b), stddev(b, StddevSample), len(b)), nil
-}
-
-// welchFromMoments is Welch's test from each side's mean, sample stddev and
-// count (each count at least 2): t is positive when b's mean is larger.
-func welchFromMoments(ma, va float64, na int, mb, vb float64, nb int) Welch {
-	sa, sb := va*va/float64(na), vb*vb/float64(nb)
-	se := math.Sqrt(sa + sb)
-	if se == 0 {
-		if ma == mb {
-			return Welch{T: 0, DF: float64(na + nb - 2), P: 1}
-		}
-		return Welch{T: math.Copysign(math.Inf(1), mb-ma), DF: float64(na + nb - 2), P: 0}
-	}
-	t := (mb - ma) / se
-	df := (sa + sb) * (sa + sb) / (sa*sa/float64(na-1) + sb*sb/float64(nb-1))
-	return Welch{T: t, DF: df, P: stats.StudentTwoSidedP(t, df)}
-}
-
 // CompareOptions tune CompareRepeats.
 type CompareOptions struct {
 	// Alpha is the significance level; 0 means 0.05.
@@ -163,16 +131,16 @@ const (
 
 // Comparison says whether combination B differs from A on one step.
 type Comparison struct {
-	A       string  `json:"a"`
-	B       string  `json:"b"`
-	Step    string  `json:"step"`
-	Threads int     `json:"threads"`
-	NA      int     `json:"nA"`
-	NB      int     `json:"nB"`
-	MeanA   float64 `json:"meanA"`
-	MeanB   float64 `json:"meanB"`
-	Ratio   Ratio   `json:"ratio"`
-	Welch   *Welch  `json:"welch,omitempty"`
+	A       string           `json:"a"`
+	B       string           `json:"b"`
+	Step    string           `json:"step"`
+	Threads int              `json:"threads"`
+	NA      int              `json:"nA"`
+	NB      int              `json:"nB"`
+	MeanA   float64          `json:"meanA"`
+	MeanB   float64          `json:"meanB"`
+	Ratio   Ratio            `json:"ratio"`
+	Welch   *inference.Welch `json:"welch,omitempty"`
 	// Overlap says whether the min..max ranges of the repeats overlap.
 	Overlap bool   `json:"overlap"`
 	Verdict string `json:"verdict"`
@@ -225,11 +193,11 @@ func CompareRepeats(ds *Dataset, a, b string, opts CompareOptions) ([]Comparison
 				out = append(out, c)
 				continue
 			}
-			c.MeanA, c.MeanB = mean(xa), mean(xb)
+			c.MeanA, c.MeanB = stats.Mean(xa), stats.Mean(xb)
 			c.Ratio = Divide(c.MeanB, c.MeanA)
 			sa, sb := sortedCopy(xa), sortedCopy(xb)
 			c.Overlap = sa[0] <= sb[len(sb)-1] && sb[0] <= sa[len(sa)-1]
-			w, err := WelchTTest(xa, xb)
+			w, err := inference.WelchTTest(xa, xb)
 			if err != nil {
 				c.Verdict = VerdictTooFew
 				out = append(out, c)

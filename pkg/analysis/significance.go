@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // Significance tunes the intervals and markers of a relative table built
@@ -157,7 +158,7 @@ func (ri *RatioInference) tooFew() {
 }
 
 // relativeByCombination fills t from the means of each combination's
-// repeats: Ratios[i][j] = mean(column's runs) / mean(base's runs), with an
+// repeats: Ratios[i][j] = stats.Mean(column's runs) / stats.Mean(base's runs), with an
 // interval wherever both sides have at least two runs. When the two
 // sides' cells were blocked (blockPairs), the ratio and its interval are
 // paired by block instead.
@@ -191,7 +192,7 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 		inf := make([]*RatioInference, len(t.Cells))
 		base := values(t.Base, s)
 		if len(base) > 0 {
-			q := mean(base)
+			q := stats.Mean(base)
 			t.BaseQPS[i] = &q
 		} else {
 			t.Missing = append(t.Missing, MissingValue{Cell: t.Base, Step: s, Invalid: invalid(t.Base, s)})
@@ -221,8 +222,8 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 				}
 				// A zero throughput has no log ratio: compare the means.
 			}
-			row[j] = Divide(mean(xs), mean(base))
-			if mean(base) == 0 {
+			row[j] = Divide(stats.Mean(xs), stats.Mean(base))
+			if stats.Mean(base) == 0 {
 				continue
 			}
 			if len(xs) < 2 || len(base) < 2 {

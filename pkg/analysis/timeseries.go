@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // invalidSeriesNote explains the rows of invalid values in the series
@@ -116,7 +117,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 	offset := float64(len(s.Values)-len(steady)) * iv
 	st := SeriesStats{IntervalSeconds: iv, Samples: len(steady), StallFraction: opts.StallFraction, src: s}
 	buf := append([]float64(nil), steady...)
-	st.Mean = mean(steady)
+	st.Mean = stats.Mean(steady)
 	last := steady
 	if opts.LastSeconds > 0 {
 		n := int(math.Ceil(opts.LastSeconds/iv - 1e-9))
@@ -154,7 +155,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 	per := int(math.Max(1, math.Round(opts.WindowSeconds/iv)))
 	for i := 0; i < len(steady); i += per {
 		w := steady[i:min(i+per, len(steady))]
-		win := Window{FromSecond: offset + float64(i)*iv, Mean: mean(w), Min: w[0], Max: w[0]}
+		win := Window{FromSecond: offset + float64(i)*iv, Mean: stats.Mean(w), Min: w[0], Max: w[0]}
 		for _, v := range w {
 			win.Min, win.Max = math.Min(win.Min, v), math.Max(win.Max, v)
 		}
@@ -167,7 +168,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 // reorders.
 func boxOf(xs, buf []float64) Box {
 	q := quantilesSelect(buf, 0.25, 0.5, 0.75)
-	b := Box{Samples: len(xs), Min: xs[0], Q1: q[0], Median: q[1], Q3: q[2], Max: xs[0], Mean: mean(xs)}
+	b := Box{Samples: len(xs), Min: xs[0], Q1: q[0], Median: q[1], Q3: q[2], Max: xs[0], Mean: stats.Mean(xs)}
 	for _, v := range xs {
 		if v < b.Min {
 			b.Min = v

@@ -602,7 +602,7 @@ func judgePairs(pairs []combinationPair, opts VerdictOptions) (*Verdict, error) 
 // variance of the log is the same either way, so the noise floor of log
 // latency applies unchanged.
 func judgePoint(label string, m Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
-	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: mean(xa), After: mean(xb),
+	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: stats.Mean(xa), After: stats.Mean(xb),
 		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN(), Detectable: math.NaN(), CV: math.NaN()}
 	pv.ChangePercent = 100 * (pv.After/pv.Before - 1)
 	ta, tb, mag := xa, xb, opts.MagnitudeRule.TestMagnitude(m, opts.MinMagnitude)
@@ -631,7 +631,7 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 		if mb, sb, ma, sa, ok := perSecondOf(m, before[0], after[0], k); ok {
 			pv.Method, pv.Detail, pv.P = MethodPerSecond, perSecondDetail, 1
 			if m.Worse(pv.ChangePercent, opts.MinMagnitude) {
-				w := welchFromMoments(mb, sb.Stddev, sb.Independent(), ma, sa.Stddev, sa.Independent())
+				w := inference.WelchFromMoments(mb, sb.Stddev, sb.Independent(), ma, sa.Stddev, sa.Independent())
 				// One-sided "worse", as the between-run tests: t < 0
 				// when cur's mean is lower, which is worse for throughput
 				// and better for a latency.
