@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -219,7 +220,7 @@ func TestPairedNotes(t *testing.T) {
 // are never paired (their blocks ran on unrelated nodes).
 func TestBlocksFromResultsAndMerge(t *testing.T) {
 	doc := func(version string, repeat, block int, qps float64) *results.Document {
-		d := testDoc(fmt.Sprintf("maria-%s-base-r%d", version, repeat), version, repeat, map[string]float64{"point-query": qps}, "point-query")
+		d := analysistest.Doc(fmt.Sprintf("maria-%s-base-r%d", version, repeat), version, repeat, map[string]float64{"point-query": qps}, "point-query")
 		d.Cell.Block = block
 		return d
 	}

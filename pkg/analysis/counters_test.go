@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -119,8 +120,8 @@ func TestAddRefusesBadCounters(t *testing.T) {
 // Counters travel from the results documents (full or compact) into the
 // report's text and JSON and the HTML page, beside the hardware tables.
 func TestCountersInReport(t *testing.T) {
-	a := testDoc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
-	b := testDoc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
+	a := analysistest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
+	b := analysistest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
 	for i, d := range []*results.Document{a, b} {
 		s := &d.Steps[1] // insert
 		ops := s.SteadyQPS * 18

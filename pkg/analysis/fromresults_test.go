@@ -9,43 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
-// testDoc makes a valid full document with the given steps at one thread
-// count; qps maps step → steady QPS.
-func testDoc(cell, version string, repeat int, qps map[string]float64, steps ...string) *results.Document {
-	d := &results.Document{
-		SchemaVersion: results.SchemaV1, Form: results.FormFull,
-		Run:       results.Run{Name: "r1", Suite: "nightly"},
-		Cell:      results.Cell{Name: cell, Database: "maria", Engine: "mariadb", Version: version, Config: "base", Repeat: repeat, Attempt: 1},
-		StartedAt: t0, Status: results.Status{Outcome: results.OutcomeSucceeded},
-	}
-	for _, s := range steps {
-		q := qps[s]
-		cpu, cs := 55.0, 1000.0
-		series := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
-		for i := 0; i < 20; i++ {
-			series.QPS = append(series.QPS, q)
-			series.TPS = append(series.TPS, q)
-			series.LatencyMs = append(series.LatencyMs, 1)
-			series.ErrorsPerSecond = append(series.ErrorsPerSecond, 0)
-			series.ReconnectsPerSecond = append(series.ReconnectsPerSecond, 0)
-		}
-		h := &results.Hardware{OpsPerSecond: q, OpsBasis: "steadyQps", CPUs: 4, CPUPercent: &cpu, ContextSwitchesPerSecond: &cs}
-		h.Derive()
-		d.Steps = append(d.Steps, results.StepResult{Step: s, Threads: 1, DurationSeconds: 20, WarmupSeconds: 2,
-			SteadyQPS: q, SteadyTPS: q, FinalQPS: q, LatencyAvgMs: 1, LatencyMaxMs: 2, Series: series, Hardware: h})
-	}
-	return d
-}
-
 func TestFromDocuments(t *testing.T) {
-	a := testDoc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
-	b := testDoc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
+	a := analysistest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
+	b := analysistest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
 	b.Steps[1].Error = "deadlock"
 	// Through the codec, compact form for one of them.
 	data, err := results.Marshal(a)
@@ -228,7 +199,7 @@ func readCompact(t *testing.T, d *results.Document) *results.Document {
 	return doc
 }
 
-// nightlyRuns are 30 daily runs from t0 of one cell each (MariaDB 11.4,
+// nightlyRuns are 30 daily runs from analysistest.T0 of one cell each (MariaDB 11.4,
 // base): point-query at point(i) QPS and insert at insert(i) QPS, at 1
 // thread; NaN is a step the run did not measure.
 func nightlyRuns(point, insert func(i int) float64) []HistoryRun {
@@ -243,7 +214,7 @@ func nightlyRuns(point, insert func(i int) float64) []HistoryRun {
 				_ = ds.Add(o)
 			}
 		}
-		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+		runs = append(runs, HistoryRun{Name: ds.Name, Time: analysistest.T0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
 	}
 	return runs
 }
@@ -269,7 +240,7 @@ func TestExternalCellNotes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := testDoc("c1", "external", 1, map[string]float64{"point-query": 100}, "point-query")
+			d := analysistest.Doc("c1", "external", 1, map[string]float64{"point-query": 100}, "point-query")
 			d.Provenance.ServerVersion = "10.11.9-MariaDB"
 			d.Provenance.External = tc.ext
 			ds, err := FromDocuments("r1", []*results.Document{d})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -184,7 +185,7 @@ func TestHistoryAndChangePointsOfLatency(t *testing.T) {
 		ds := NewDataset(name)
 		_ = ds.AddCell(CellMeta{Name: "c", Database: "maria", Version: "11.4", Config: "base"})
 		_ = ds.Add(Observation{Cell: "c", Step: "insert", Threads: 4, QPS: q, Latency: &Latency{P95Ms: &p95, P99Ms: &p99}})
-		runs = append(runs, HistoryRun{Name: name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+		runs = append(runs, HistoryRun{Name: name, Time: analysistest.T0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
 		mc := lcell(0, "insert", q, p95, p99, 0)
 		m := vmanifest(name, mc)
 		manifests = append(manifests, m)
@@ -197,7 +198,7 @@ func TestHistoryAndChangePointsOfLatency(t *testing.T) {
 	for _, s := range h.Series {
 		var cps []string
 		for _, c := range s.ChangePoints {
-			cps = append(cps, fmt.Sprintf("%s %s", c.Run, verdictWord(c.Worse)))
+			cps = append(cps, fmt.Sprintf("%s %s", c.Run, map[bool]string{true: "regression", false: "improvement"}[c.Worse]))
 		}
 		got[s.Metric] = fmt.Sprint(cps)
 	}

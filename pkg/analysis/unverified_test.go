@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -14,7 +15,7 @@ import (
 // per cell; a run whose settings were all verified has no such section.
 func TestReportNotesUnverifiedSettings(t *testing.T) {
 	checked := func(cell string, unverified ...results.ConfigSetting) *results.Document {
-		d := testDoc(cell, "11.8", 0, map[string]float64{"point-query": 1000}, "point-query")
+		d := analysistest.Doc(cell, "11.8", 0, map[string]float64{"point-query": 1000}, "point-query")
 		d.Provenance.ConfigCheck = &results.ConfigCheck{
 			Verified:   []results.ConfigSetting{{Name: "innodb_buffer_pool_size", Line: 2, Requested: "256M", Normalized: "268435456", Effective: "268435456"}},
 			Unverified: unverified,
@@ -31,7 +32,7 @@ func TestReportNotesUnverifiedSettings(t *testing.T) {
 	}{
 		{
 			name: "every setting verified",
-			docs: []*results.Document{checked("a"), testDoc("b", "11.8", 0, map[string]float64{"point-query": 900}, "point-query")},
+			docs: []*results.Document{checked("a"), analysistest.Doc("b", "11.8", 0, map[string]float64{"point-query": 900}, "point-query")},
 		},
 		{
 			name: "per cell, in document order",
