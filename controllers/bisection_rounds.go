@@ -19,6 +19,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
+	"github.com/dbbench/dbbench/pkg/regression"
 )
 
 // bisectionSetup is what every round is built from.
@@ -251,7 +252,7 @@ func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1a
 	out.Confidence = strconv.FormatFloat(spec.ConfidenceLevel(), 'g', -1, 64)
 	return bisect.Rule{
 		Magnitude:     out.MinMagnitude(),
-		MagnitudeRule: analysis.MagnitudeRule(out.MagnitudeRule),
+		MagnitudeRule: regression.MagnitudeRule(out.MagnitudeRule),
 		MaxPValue:     maxP,
 		Correction:    correctionOf(out.Correction),
 		Confidence:    spec.ConfidenceLevel(),

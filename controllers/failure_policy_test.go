@@ -19,6 +19,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -600,8 +601,8 @@ func TestJudgedInvalid(t *testing.T) {
 // TestRegressionStatusCountsInvalid: the run's regression status says how
 // many invalid values its verdict left out.
 func TestRegressionStatusCountsInvalid(t *testing.T) {
-	v := &analysis.Verdict{Invalid: []analysis.InvalidPoint{{Run: analysis.RunCurrent, Cell: "c", Step: "point-query", Threads: 1},
-		{Run: analysis.RunBaseline, Cell: "c", Step: "point-query", Threads: 8}}}
+	v := &regression.Verdict{Invalid: []regression.InvalidPoint{{Run: regression.RunCurrent, Cell: "c", Step: "point-query", Threads: 1},
+		{Run: regression.RunBaseline, Cell: "c", Step: "point-query", Threads: 8}}}
 	if st := regressionStatusOf(v, "base", ""); st.InvalidLeftOut != 2 {
 		t.Errorf("invalidLeftOut %d, want 2", st.InvalidLeftOut)
 	}

@@ -12,6 +12,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -91,7 +92,7 @@ func (o *NoiseOptions) Run(ctx context.Context) error {
 	if alpha == 0 {
 		alpha = dbbenchv1alpha1.DefaultRunMaxPValue
 	}
-	rep := analysis.SuiteNoiseReport(o.Suite, runs, alpha)
+	rep := regression.SuiteNoiseReport(o.Suite, runs, alpha)
 	return o.write(o.Out, o.ErrOut, rep.Tables(), rep)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -84,7 +85,7 @@ var tailOrder = []string{"A", "B", "B", "A", "A", "B"}
 // the rate; then six server runs, A B B A A B, each a closed-loop run and
 // two runs at the fixed rate: 6 + 6 repeats. Each fixed-rate result becomes
 // a manifest cell (results.NewManifestCell, the controller's path) and
-// analysis.JudgeRuns judges B against A with [Throughput, P99Latency] at the
+// regression.JudgeRuns judges B against A with [Throughput, P99Latency] at the
 // API's default magnitude and α. The verdict must name p99 latency at the
 // fixed rate as regressed, and nothing else, while the fixed-rate throughput
 // changes by less than the magnitude. The same judgement of A against A
@@ -214,11 +215,11 @@ func TestRealTailLatency(t *testing.T) {
 		c.Name = fmt.Sprintf("mariadb-test-r%d", c.Cell.Repeat)
 		halves[aHalf[i]] = append(halves[aHalf[i]], c)
 	}
-	opts := analysis.VerdictOptions{MinMagnitude: tailMagnitude,
+	opts := regression.VerdictOptions{MinMagnitude: tailMagnitude,
 		Metrics: []analysis.Metric{analysis.MetricThroughput, analysis.MetricP99Latency}}
-	judge := func(label string, cur, base *results.Manifest, opts analysis.VerdictOptions) *analysis.Verdict {
+	judge := func(label string, cur, base *results.Manifest, opts regression.VerdictOptions) *regression.Verdict {
 		t.Helper()
-		v, err := analysis.JudgeRuns(cur, base, opts)
+		v, err := regression.JudgeRuns(cur, base, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +228,7 @@ func TestRealTailLatency(t *testing.T) {
 				label, p.Step, p.Metric.Label(), p.Before, p.After, p.Metric.Unit(), p.ChangePercent, p.P, p.AdjustedP, p.Detail, p.Regressed)
 		}
 		if len(v.Points) != 1 || v.Points[0].Step != rateStep || v.Points[0].Metric != analysis.MetricP99Latency ||
-			v.Points[0].Method != analysis.MethodBetweenRuns {
+			v.Points[0].Method != regression.MethodBetweenRuns {
 			t.Fatalf("%s: points %+v: want the fixed rate's p99 alone, tested between runs", label, v.Points)
 		}
 		return v

@@ -282,7 +282,7 @@ func (v InvalidValue) Note() string {
 		s += fmt.Sprintf(" after %d runs", v.Attempts)
 	}
 	if v.QPS > 0 {
-		s += fmt.Sprintf(": its %s QPS is not a value and is shown as invalid", formatFloat(v.QPS, 1))
+		s += fmt.Sprintf(": its %s QPS is not a value and is shown as invalid", FormatFloat(v.QPS, 1))
 	} else {
 		s += ": not a value, shown as invalid"
 	}

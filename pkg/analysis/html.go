@@ -340,7 +340,7 @@ func niceRange(lo, hi float64, zero bool) (float64, float64, []float64) {
 }
 
 func fmtTick(v float64) string {
-	s := strings.TrimRight(strings.TrimRight(formatFloat(v, 3), "0"), ".")
+	s := strings.TrimRight(strings.TrimRight(FormatFloat(v, 3), "0"), ".")
 	if s == "" || s == "-" {
 		return "0"
 	}
@@ -843,7 +843,7 @@ func historyChart(s HistorySeries) string {
 			y(v),
 			palette[0],
 			esc(s.Runs[i]),
-			formatFloat(v, 2),
+			FormatFloat(v, 2),
 		)
 	}
 	for _, c := range s.ChangePoints {

@@ -348,7 +348,7 @@ func msText(v *float64) string {
 	if v == nil {
 		return "missing"
 	}
-	return formatFloat(*v, 2)
+	return FormatFloat(*v, 2)
 }
 
 // lowerIsBetter is said on every relative latency table.
@@ -414,7 +414,7 @@ func (t *ConcurrencyTable) Table() Table {
 		for k := range t.Threads {
 			q := "missing"
 			if t.QPS[i][k] != nil {
-				q = formatFloat(*t.QPS[i][k], 2)
+				q = FormatFloat(*t.QPS[i][k], 2)
 			}
 			row = append(row, q, msText(t.P95[i][k]), msText(t.P99[i][k]))
 		}
@@ -432,7 +432,7 @@ func LatencySeriesTable(stats []LatencySeriesStats) Table {
 	for _, s := range stats {
 		spike, stall = s.SpikeFactor, s.StallFraction
 		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), trimFloat(s.Percentile), fmt.Sprint(s.Samples),
-			formatFloat(s.MedianMs, 2), formatFloat(s.MaxMs, 2), trimFloat(s.MaxAtSecond),
+			FormatFloat(s.MedianMs, 2), FormatFloat(s.MaxMs, 2), trimFloat(s.MaxAtSecond),
 			fmt.Sprint(s.SpikeSeconds), fmt.Sprint(s.StallSeconds), fmt.Sprint(s.BothSeconds), fmt.Sprint(s.IdleSeconds)})
 	}
 	t.Notes = []string{
@@ -468,15 +468,15 @@ func FixedRateTable(rows []FixedRateRow) Table {
 	for _, r := range rows {
 		of := "-"
 		if r.FractionOfPeak != "" {
-			of = fmt.Sprintf("%s × %s", r.FractionOfPeak, formatFloat(r.PeakTPS, 1))
+			of = fmt.Sprintf("%s × %s", r.FractionOfPeak, FormatFloat(r.PeakTPS, 1))
 		}
 		kept := "yes"
 		if !r.Kept {
 			kept = "NO"
 		}
-		t.Rows = append(t.Rows, []string{r.Cell, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.TargetTPS), of, formatFloat(r.AchievedTPS, 1), kept,
-			msText(r.P50Ms), msText(r.P95Ms), msText(r.P99Ms), msText(r.P999Ms), formatFloat(r.MaxMs, 2),
-			fmt.Sprint(r.MaxQueueLength), fmt.Sprint(r.EndQueueLength), formatFloat(r.PollIntervalMs, 2)})
+		t.Rows = append(t.Rows, []string{r.Cell, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.TargetTPS), of, FormatFloat(r.AchievedTPS, 1), kept,
+			msText(r.P50Ms), msText(r.P95Ms), msText(r.P99Ms), msText(r.P999Ms), FormatFloat(r.MaxMs, 2),
+			fmt.Sprint(r.MaxQueueLength), fmt.Sprint(r.EndQueueLength), FormatFloat(r.PollIntervalMs, 2)})
 	}
 	t.Notes = []string{
 		"Latency is timed from when sysbench generated the event (Poisson arrivals at the target), so waiting for a busy server counts: coordinated omission is corrected.",

@@ -238,7 +238,7 @@ func (t *RelativeTable) Table() Table {
 	for i, s := range t.Steps {
 		row := []string{s, "missing"}
 		if t.BaseQPS[i] != nil {
-			row[1] = formatFloat(*t.BaseQPS[i], 2)
+			row[1] = FormatFloat(*t.BaseQPS[i], 2)
 		} else if slices.Contains(t.Missing, MissingValue{Cell: t.Base, Step: s, Invalid: true}) {
 			row[1] = "invalid"
 		}

@@ -98,14 +98,14 @@ func RepeatTable(stats []RepeatStat) Table {
 	for _, r := range stats {
 		cv := "n/a"
 		if !math.IsNaN(float64(r.CV)) {
-			cv = formatFloat(100*float64(r.CV), 2)
+			cv = FormatFloat(100*float64(r.CV), 2)
 		}
 		ci := "n/a"
 		if !math.IsNaN(float64(r.CILow)) {
 			ci = r.CILow.Format(2) + " .. " + r.CIHigh.Format(2)
 		}
 		t.Rows = append(t.Rows, []string{r.Combination, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.N),
-			formatFloat(r.Mean, 2), r.Stddev.Format(2), cv, formatFloat(r.Min, 2), formatFloat(r.Max, 2), ci})
+			FormatFloat(r.Mean, 2), r.Stddev.Format(2), cv, FormatFloat(r.Min, 2), FormatFloat(r.Max, 2), ci})
 	}
 	t.Notes = []string{fmt.Sprintf("stddev is the sample stddev (n-1); the CI is Student's t with n-1 degrees of freedom, n/a with fewer than %d repeats (too few degrees of freedom for bounds that mean anything)", MinIntervalRuns)}
 	return t
@@ -229,7 +229,7 @@ func ComparisonTable(cs []Comparison) Table {
 			p = fmt.Sprintf("%.3g", c.Welch.P)
 		}
 		t.Rows = append(t.Rows, []string{c.Step, fmt.Sprint(c.Threads), c.A, c.B, fmt.Sprintf("%d/%d", c.NA, c.NB),
-			formatFloat(c.MeanA, 2), formatFloat(c.MeanB, 2), c.Ratio.String(), p, fmt.Sprint(c.Overlap), c.Verdict})
+			FormatFloat(c.MeanA, 2), FormatFloat(c.MeanB, 2), c.Ratio.String(), p, fmt.Sprint(c.Overlap), c.Verdict})
 	}
 	return t
 }

@@ -174,7 +174,7 @@ func ScaleUpPoints(ds *Dataset, cell string, includeUnreported bool) int {
 }
 
 func trimFloat(v float64) string {
-	s := formatFloat(v, 1)
+	s := FormatFloat(v, 1)
 	if len(s) > 2 && s[len(s)-2:] == ".0" {
 		return s[:len(s)-2]
 	}

@@ -279,13 +279,13 @@ func blockPairs(ds *Dataset, baseCells, cells []string, step string, threads int
 	if !okb || !okc {
 		return nil, nil, false
 	}
-	return pairBlocks(mb, mc)
+	return PairBlocks(mb, mc)
 }
 
 // pairBlocks pairs two sides' values by block (block → value), in block
 // order, leaving out blocks only one side has; false with fewer than two
 // pairs.
-func pairBlocks(a, b map[int]float64) (xa, xb []float64, ok bool) {
+func PairBlocks(a, b map[int]float64) (xa, xb []float64, ok bool) {
 	blocks := make([]int, 0, len(a))
 	for k := range a {
 		if _, both := b[k]; both {

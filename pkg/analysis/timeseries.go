@@ -276,9 +276,9 @@ func SeriesTable(stats []SeriesStats) Table {
 			invalid = true
 		}
 		t.Rows = append(t.Rows, []string{s.Cell, step, fmt.Sprint(s.Threads), fmt.Sprint(s.Samples),
-			formatFloat(s.Mean, 2), formatFloat(s.Median, 2), formatFloat(s.CV, 3),
+			FormatFloat(s.Mean, 2), FormatFloat(s.Median, 2), FormatFloat(s.CV, 3),
 			trimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
-			formatFloat(s.Box.Q1, 2), formatFloat(s.Box.Median, 2), formatFloat(s.Box.Q3, 2),
+			FormatFloat(s.Box.Q1, 2), FormatFloat(s.Box.Median, 2), FormatFloat(s.Box.Q3, 2),
 			fmt.Sprintf("last %s s", trimFloat(s.Box.SecondsShown))})
 	}
 	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", trimFloat(frac))}

@@ -30,6 +30,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -296,7 +297,7 @@ func TestChangePointOnRealRuns(t *testing.T) {
 	// The controller's verdict path: change points over the manifests, the
 	// last run being judged.
 	cpo := changepoint.DefaultOptions()
-	regs, err := analysis.ChangePointRegressions(manifests, cpo)
+	regs, err := regression.ChangePointRegressions(manifests, cpo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestChangePointOnRealRuns(t *testing.T) {
 	}
 	// The regression is in effect "now" only after the injection: judged at
 	// the last default run, nothing of the write step regressed.
-	early, err := analysis.ChangePointRegressions(manifests[:inject], cpo)
+	early, err := regression.ChangePointRegressions(manifests[:inject], cpo)
 	if err != nil {
 		t.Fatal(err)
 	}

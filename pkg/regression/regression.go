@@ -1,10 +1,11 @@
-package analysis
+package regression
 
 import (
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
@@ -17,7 +18,7 @@ type StepChange struct {
 	Step    string
 	Threads int
 	// Metric is what moved; "" is throughput (CompareManifests).
-	Metric Metric
+	Metric analysis.Metric
 	// Before is the baseline value, QPS or ms (the compared run's, or the
 	// mean of the segment before a change point); After this run's (or the
 	// segment's).
@@ -116,7 +117,7 @@ func CompareManifests(cur, base *results.Manifest, minMagnitude, maxPValue float
 // Confirmed once the next run holds it; a single outlier run is never
 // Confirmed.
 func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) ([]StepChange, error) {
-	return ChangePointRegressionsOf(runs, opts, MetricThroughput)
+	return ChangePointRegressionsOf(runs, opts, analysis.MetricThroughput)
 }
 
 // ChangePointRegressionsOf is ChangePointRegressions over a metric's
@@ -124,7 +125,7 @@ func ChangePointRegressions(runs []*results.Manifest, opts changepoint.Options) 
 // regression. The detector itself is direction-blind; only the side that
 // counts differs. Fixed-rate steps have no throughput series to judge (it
 // is the rate they were given).
-func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options, metric Metric) ([]StepChange, error) {
+func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options, metric analysis.Metric) ([]StepChange, error) {
 	if err := metric.Validate(); err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 	var keys []key
 	for i := range last.Cells {
 		c := &last.Cells[i]
-		for step, byThreads := range metric.values(c) {
+		for step, byThreads := range metric.Values(c) {
 			if !metric.Judged(step) {
 				continue
 			}
@@ -162,9 +163,9 @@ func ChangePointRegressionsOf(runs []*results.Manifest, opts changepoint.Options
 	if err != nil {
 		return nil, err
 	}
-	worse := metric.worse
+	worse := metric.Worsened
 	label := metric
-	if metric == MetricThroughput {
+	if metric == analysis.MetricThroughput {
 		label = "" // throughput's changes read as they always have
 	}
 	var out []StepChange

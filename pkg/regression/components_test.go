@@ -1,10 +1,11 @@
-package analysis
+package regression
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -31,7 +32,7 @@ func TestSuiteComponents(t *testing.T) {
 	tests := []struct {
 		name    string
 		history []*results.Manifest
-		metric  Metric
+		metric  analysis.Metric
 		want    inference.VarianceComponents
 		methods map[string]int
 		none    bool
@@ -42,7 +43,7 @@ func TestSuiteComponents(t *testing.T) {
 			name: "repeats of one run on two nodes",
 			history: []*results.Manifest{vmanifest("a", ccell(1, "i", "a", 0, nil), ccell(2, "i", "a", 0.2, nil),
 				ccell(3, "i", "b", 1, nil), ccell(4, "i", "b", 1.2, nil))},
-			metric: MetricThroughput,
+			metric: analysis.MetricThroughput,
 			want: inference.VarianceComponents{
 				Run: inference.Component{Variance: 0.02, Estimate: 0.02, DF: 2, Known: true}, RunIncludesWithin: true,
 				Node: inference.Component{Variance: 0.49, Estimate: 0.49, DF: 1, Known: true}, Runs: 4, Sets: 1, Nodes: 2},
@@ -56,7 +57,7 @@ func TestSuiteComponents(t *testing.T) {
 				vmanifest("n1", ccell(0, "i", "a", 0, bm)), vmanifest("n2", ccell(0, "i", "a", 0.2, ar)),
 				vmanifest("n3", ccell(0, "j", "a", 3, bm)),
 				vmanifest("n4", ccell(0, "i", "b", 1, white)), vmanifest("n5", ccell(0, "i", "b", 1.2, bm))},
-			metric: MetricThroughput,
+			metric: analysis.MetricThroughput,
 			want: inference.VarianceComponents{
 				WithinPerSecond: inference.Component{Variance: 0.01, Estimate: 0.01, DF: 9 + 24 + 99 + 9, Known: true},
 				Run:             inference.Component{Variance: 0.0199, Estimate: 0.0199, DF: 2, Known: true},
@@ -66,13 +67,13 @@ func TestSuiteComponents(t *testing.T) {
 		{
 			name:    "latency has no within level",
 			history: []*results.Manifest{vmanifest("a", ccell(1, "i", "", 0, bm), ccell(2, "i", "", 0.2, bm))},
-			metric:  MetricP99Latency,
+			metric:  analysis.MetricP99Latency,
 			none:    true, // the cells record no p99
 		},
 		{
 			name:    "single runs of different images: no set",
 			history: []*results.Manifest{vmanifest("a", ccell(0, "i", "a", 0, nil)), vmanifest("b", ccell(0, "j", "a", 0, nil))},
-			metric:  MetricThroughput,
+			metric:  analysis.MetricThroughput,
 			none:    true,
 		},
 	}
@@ -118,7 +119,7 @@ func TestComponentsTable(t *testing.T) {
 			Run: inference.Component{Variance: 0.0004, DF: 4, Known: true}, RunIncludesWithin: true, Runs: 6, Sets: 2, Nodes: 1}},
 	}
 	var b strings.Builder
-	if err := WriteTables(&b, FormatTable, []Table{ComponentsTable("nightly", rows)}); err != nil {
+	if err := analysis.WriteTables(&b, analysis.FormatTable, []analysis.Table{ComponentsTable("nightly", rows)}); err != nil {
 		t.Fatal(err)
 	}
 	// within: √(e^0.04 − 1) = 20.2 % per second, √(e^0.0004 − 1) = 2.0 %

@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 )
 
@@ -221,18 +222,18 @@ func (r *PlanReport) goalText() string {
 		if level == 0 {
 			level = inference.DefaultLevel
 		}
-		return fmt.Sprintf("every ratio's %g %% interval within ±%s %%", 100*level, formatFloat(100*g.HalfWidth, 1))
+		return fmt.Sprintf("every ratio's %g %% interval within ±%s %%", 100*level, analysis.FormatFloat(100*g.HalfWidth, 1))
 	}
 	power := g.Power
 	if power == 0 {
 		power = 0.9
 	}
 	return fmt.Sprintf("find a %s %% slowdown with power %.2f (%s rule, magnitude %s %%, α %g over %d tests)",
-		formatFloat(100*g.Detect, 1), power, r.Rule, formatFloat(100*g.Magnitude, 1), alpha, tests)
+		analysis.FormatFloat(100*g.Detect, 1), power, r.Rule, analysis.FormatFloat(100*g.Magnitude, 1), alpha, tests)
 }
 
 // Tables renders the plans and the points' components.
-func (r *PlanReport) Tables() []Table {
+func (r *PlanReport) Tables() []analysis.Table {
 	title := "Plan: " + r.goalText()
 	if r.Suite != "" {
 		title = fmt.Sprintf("Plan for suite %s (%d runs read): %s", r.Suite, r.RunsRead, r.goalText())
@@ -241,7 +242,7 @@ func (r *PlanReport) Tables() []Table {
 	if r.Goal.HalfWidth > 0 {
 		power = "mde power"
 	}
-	t := Table{ID: "plan", Title: title,
+	t := analysis.Table{ID: "plan", Title: title,
 		Columns: []string{
 			"plan",
 			"read s",
@@ -274,15 +275,15 @@ func (r *PlanReport) Tables() []Table {
 			if !group {
 				return "-"
 			}
-			return formatFloat(s, 0)
+			return analysis.FormatFloat(s, 0)
 		}
 		reads, writes := false, false
 		for _, q := range r.Points {
 			reads, writes = reads || !q.Write, writes || q.Write
 		}
 		t.Rows = append(t.Rows, []string{name, secs(p.ReadSeconds, reads), secs(p.WriteSeconds, writes), fmt.Sprint(p.Repeats), fmt.Sprint(p.Nodes),
-			strings.Join(cells, ","), formatFloat(p.CellHours, 2), formatFloat(p.WallSeconds/3600, 2), pw,
-			Num(100 * p.MDE).Format(1), Num(100 * p.HalfWidth).Format(1), fmt.Sprintf("%s@%d", p.Worst.Step, p.Worst.Threads), met})
+			strings.Join(cells, ","), analysis.FormatFloat(p.CellHours, 2), analysis.FormatFloat(p.WallSeconds/3600, 2), pw,
+			analysis.Num(100 * p.MDE).Format(1), analysis.Num(100 * p.HalfWidth).Format(1), fmt.Sprintf("%s@%d", p.Worst.Step, p.Worst.Threads), met})
 	}
 	row("chosen", r.Chosen)
 	for _, f := range r.Fixed {
@@ -325,7 +326,7 @@ func (r *PlanReport) Tables() []Table {
 		"cells/node: each node runs that many cells of every combination (balanced blocks; spec.placement.blocks: Repeats places them, a repeat per block on one node: the node effect cancels from the comparison and the run's relative tables pair by block, but the between-run verdict's test, which does not know the blocks, sees it in its variance and loses power)",
 		"power and mde: at the least favourable point, the verdict's between-run test on log QPS at the correction's first level (α / tests); ±%: the expected interval half-width there; docs/noise.md",
 	)
-	pt := Table{ID: "plan-points", Title: "Components the plan used (per point)",
+	pt := analysis.Table{ID: "plan-points", Title: "Components the plan used (per point)",
 		Columns: []string{"step", "threads", "duration", "source", "within cv % (1 s)", "run cv %", "df", "node cv %", "df", "note"}}
 	for _, p := range r.Points {
 		dur := "read"
@@ -336,7 +337,7 @@ func (r *PlanReport) Tables() []Table {
 			if !known {
 				return "-"
 			}
-			return formatFloat(100*math.Sqrt(math.Expm1(v)), 2)
+			return analysis.FormatFloat(100*math.Sqrt(math.Expm1(v)), 2)
 		}
 		df := func(d int) string {
 			if d == 0 {
@@ -351,7 +352,7 @@ func (r *PlanReport) Tables() []Table {
 		pt.Notes,
 		"model: ln QPS of a run = its point's mean + node + run + within/√T; - : not measured (within: the run level holds it at the history's step length, which the plan does not go below; node: the plan keeps every cell on one node)",
 	)
-	return []Table{t, pt}
+	return []analysis.Table{t, pt}
 }
 
 func secondsRange(ss []float64) string {
@@ -363,7 +364,7 @@ func secondsRange(ss []float64) string {
 		lo, hi = math.Min(lo, s), math.Max(hi, s)
 	}
 	if lo == hi {
-		return formatFloat(lo, 0)
+		return analysis.FormatFloat(lo, 0)
 	}
-	return formatFloat(lo, 0) + ".." + formatFloat(hi, 0)
+	return analysis.FormatFloat(lo, 0) + ".." + analysis.FormatFloat(hi, 0)
 }

@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/stats"
@@ -79,7 +80,7 @@ func (r MagnitudeRule) Validate() error {
 // the fall of its reciprocal that a rise of magnitude is (m/(1+m)), and 0
 // under MagnitudeEstimated, which tests "worse at all" and asks the point
 // estimate for the magnitude instead (Regressed).
-func (r MagnitudeRule) TestMagnitude(m Metric, magnitude float64) float64 {
+func (r MagnitudeRule) TestMagnitude(m analysis.Metric, magnitude float64) float64 {
 	if r == MagnitudeEstimated {
 		return 0
 	}
@@ -94,7 +95,7 @@ func (r MagnitudeRule) TestMagnitude(m Metric, magnitude float64) float64 {
 // measured change (changePercent, 100 × (after/before − 1)) is at least
 // the magnitude in the bad direction. Every verdict that calls a build
 // worse — a run's, a bisection's — decides with it.
-func (r MagnitudeRule) Regressed(m Metric, adjustedP, alpha, changePercent, magnitude float64) bool {
+func (r MagnitudeRule) Regressed(m analysis.Metric, adjustedP, alpha, changePercent, magnitude float64) bool {
 	if !(adjustedP < alpha) {
 		return false
 	}
@@ -121,7 +122,7 @@ type VerdictOptions struct {
 	Floor *results.NoiseFloors
 	// Metrics are judged at every point; nil means throughput alone. A
 	// latency regresses when it rises by more than MinMagnitude.
-	Metrics []Metric
+	Metrics []analysis.Metric
 }
 
 // PointVerdict is the test of one metric at one (combination, step,
@@ -129,10 +130,10 @@ type VerdictOptions struct {
 type PointVerdict struct {
 	// Cell is the combination's cell name when each run has one cell of
 	// it, else the combination (its repeats were pooled).
-	Cell    string `json:"cell"`
-	Step    string `json:"step"`
-	Threads int    `json:"threads"`
-	Metric  Metric `json:"metric"`
+	Cell    string          `json:"cell"`
+	Step    string          `json:"step"`
+	Threads int             `json:"threads"`
+	Metric  analysis.Metric `json:"metric"`
 	// Before and After are the mean of the metric (QPS, or latency in ms)
 	// over the baseline's and this run's repeats; ChangePercent is 100 ×
 	// (After/Before − 1): a regression is negative for throughput and
@@ -199,8 +200,8 @@ type RegressedPair struct {
 }
 
 // Metrics names the pair's regressed metrics.
-func (r RegressedPair) Metrics() []Metric {
-	out := make([]Metric, len(r.Points))
+func (r RegressedPair) Metrics() []analysis.Metric {
+	out := make([]analysis.Metric, len(r.Points))
 	for i, p := range r.Points {
 		out[i] = p.Metric
 	}
@@ -218,7 +219,7 @@ func (r RegressedPair) String() string {
 // Verdict is the judgement of a run against a baseline run.
 type Verdict struct {
 	// Metrics are the judged metrics.
-	Metrics []Metric `json:"metrics"`
+	Metrics []analysis.Metric `json:"metrics"`
 	// Points are every compared point, by cell, step, threads and metric.
 	Points []PointVerdict `json:"points"`
 	// Regressed are the regressed points, the largest move the wrong way
@@ -260,8 +261,8 @@ const (
 func invalidOf(run string, cells []*results.ManifestCell) []InvalidPoint {
 	var out []InvalidPoint
 	for _, c := range cells {
-		for _, step := range sortedKeys(c.Invalid) {
-			for _, th := range sortedKeys(c.Invalid[step]) {
+		for _, step := range analysis.SortedKeys(c.Invalid) {
+			for _, th := range analysis.SortedKeys(c.Invalid[step]) {
 				out = append(out, InvalidPoint{Run: run, Cell: c.Name, Step: step, Threads: th, Reasons: c.Invalid[step][th]})
 			}
 		}
@@ -463,7 +464,7 @@ func (opts VerdictOptions) resolved() (VerdictOptions, error) {
 	if !(opts.Alpha > 0 && opts.Alpha < 1) || !(opts.MinMagnitude >= 0 && opts.MinMagnitude < 1) {
 		return opts, fmt.Errorf("verdict: alpha %v must be in (0, 1) and magnitude %v in [0, 1): %w", opts.Alpha, opts.MinMagnitude, inference.ErrInvalid)
 	}
-	opts.Metrics = MetricsOrDefault(opts.Metrics)
+	opts.Metrics = analysis.MetricsOrDefault(opts.Metrics)
 	for _, m := range opts.Metrics {
 		if err := m.Validate(); err != nil {
 			return opts, fmt.Errorf("verdict: %w: %w", err, inference.ErrInvalid)
@@ -601,7 +602,7 @@ func judgePairs(pairs []combinationPair, opts VerdictOptions) (*Verdict, error) 
 // m/(1+m)" exactly: ln(1/b) − ln(1/a) < ln(1/(1+m)) ⇔ b/a > 1+m. The
 // variance of the log is the same either way, so the noise floor of log
 // latency applies unchanged.
-func judgePoint(label string, m Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
+func judgePoint(label string, m analysis.Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
 	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: stats.Mean(xa), After: stats.Mean(xb),
 		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN(), Detectable: math.NaN(), CV: math.NaN()}
 	pv.ChangePercent = 100 * (pv.After/pv.Before - 1)
@@ -658,7 +659,7 @@ func judgePoint(label string, m Metric, k inference.Key, before, after []*result
 // mean of the block ratios), which the test is about and the Estimated
 // rule asks to reach the magnitude. Detectable is left NaN:
 // inference.Design models two independent samples, not pairs.
-func pairedByBlock(pv PointVerdict, m Metric, k inference.Key, before, after []*results.ManifestCell, opts VerdictOptions) (PointVerdict, error) {
+func pairedByBlock(pv PointVerdict, m analysis.Metric, k inference.Key, before, after []*results.ManifestCell, opts VerdictOptions) (PointVerdict, error) {
 	xa, xb, ok := blockValues(before, after, m, k)
 	if !ok {
 		return pv, nil
@@ -684,7 +685,7 @@ func pairedByBlock(pv PointVerdict, m Metric, k inference.Key, before, after []*
 // cells by block, in block order: false unless every cell of both sides
 // with a value there has a block, no side has two values in one block,
 // and two blocks or more have both.
-func blockValues(before, after []*results.ManifestCell, m Metric, k inference.Key) (xa, xb []float64, ok bool) {
+func blockValues(before, after []*results.ManifestCell, m analysis.Metric, k inference.Key) (xa, xb []float64, ok bool) {
 	byBlock := func(cells []*results.ManifestCell) (map[int]float64, bool) {
 		out := map[int]float64{}
 		for _, c := range cells {
@@ -704,7 +705,7 @@ func blockValues(before, after []*results.ManifestCell, m Metric, k inference.Ke
 	if !oka || !okb {
 		return nil, nil, false
 	}
-	return pairBlocks(ma, mb)
+	return analysis.PairBlocks(ma, mb)
 }
 
 // detectable is p's Detectable at the given level: inference.Design's
@@ -773,8 +774,8 @@ func (v *Verdict) LeastSensitive() (p PointVerdict, ok bool) {
 }
 
 // floorMetric is the NoisePoint.Metric of m's floor.
-func floorMetric(m Metric) string {
-	if m == MetricThroughput {
+func floorMetric(m analysis.Metric) string {
+	if m == analysis.MetricThroughput {
 		return ""
 	}
 	return string(m)
@@ -783,15 +784,15 @@ func floorMetric(m Metric) string {
 // perSecondOf is the per-second means and spreads of a point on each side:
 // the QPS samples for throughput, the per-second p95 latency for p95. p99
 // has none (no per-second series at that percentile).
-func perSecondOf(m Metric, before, after *results.ManifestCell, k inference.Key) (mb float64, sb results.Spread, ma float64, sa results.Spread, ok bool) {
+func perSecondOf(m analysis.Metric, before, after *results.ManifestCell, k inference.Key) (mb float64, sb results.Spread, ma float64, sa results.Spread, ok bool) {
 	var spreads func(c *results.ManifestCell) (float64, results.Spread, bool)
 	switch m {
-	case MetricThroughput:
+	case analysis.MetricThroughput:
 		spreads = func(c *results.ManifestCell) (float64, results.Spread, bool) {
 			s, ok := c.QPSSpread[k.Step][k.Threads]
 			return c.QPS[k.Step][k.Threads], s, ok
 		}
-	case MetricP95Latency:
+	case analysis.MetricP95Latency:
 		spreads = func(c *results.ManifestCell) (float64, results.Spread, bool) {
 			s, ok := c.LatencySpread[k.Step][k.Threads]
 			mean, okm := c.LatencyMeanMs[k.Step][k.Threads]

@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -59,7 +60,7 @@ func withinOf(c *results.ManifestCell, k inference.Key) (within float64, df int,
 // names. The within-run level is throughput's alone (the manifest keeps no
 // per-second spread of p99; a latency's run level then includes it).
 // Points with fewer than two runs in a set have no row.
-func SuiteComponents(history []*results.Manifest, metric Metric) []ComponentsRow {
+func SuiteComponents(history []*results.Manifest, metric analysis.Metric) []ComponentsRow {
 	byKey := map[inference.Key][]inference.RunValue{}
 	methods := map[inference.Key]map[string]int{}
 	for _, set := range historySets(history) {
@@ -71,7 +72,7 @@ func SuiteComponents(history []*results.Manifest, metric Metric) []ComponentsRow
 					continue
 				}
 				r := inference.RunValue{Set: set.id, Node: c.Node, Value: v}
-				if metric == MetricThroughput {
+				if metric == analysis.MetricThroughput {
 					if w, df, secs, method, ok := withinOf(c, k); ok {
 						r.Within, r.WithinDF, r.Seconds = w, df, secs
 						if methods[k] == nil {
@@ -110,8 +111,8 @@ func SuiteComponents(history []*results.Manifest, metric Metric) []ComponentsRow
 
 // ComponentsTable renders the components: each level as the CV its
 // variance implies on its own, with its df.
-func ComponentsTable(suite string, rows []ComponentsRow) Table {
-	t := Table{ID: "suite-components", Title: fmt.Sprintf("Variance components of suite %s: within a run, between runs on a node, between nodes", suite),
+func ComponentsTable(suite string, rows []ComponentsRow) analysis.Table {
+	t := analysis.Table{ID: "suite-components", Title: fmt.Sprintf("Variance components of suite %s: within a run, between runs on a node, between nodes", suite),
 		Columns: []string{"step", "threads", "seconds", "within cv % (1 s)", "df", "within cv % (step)", "run cv %", "df", "node cv %", "df", "nodes", "runs"}}
 	truncated, unknownWithin, white := false, false, false
 	cv := func(c inference.Component) string {
@@ -122,7 +123,7 @@ func ComponentsTable(suite string, rows []ComponentsRow) Table {
 			truncated = true
 			return "0*"
 		}
-		return formatFloat(100*c.CV(), 2)
+		return analysis.FormatFloat(100*c.CV(), 2)
 	}
 	df := func(c inference.Component) string {
 		if !c.Known {
@@ -133,14 +134,14 @@ func ComponentsTable(suite string, rows []ComponentsRow) Table {
 	for _, r := range rows {
 		step := "-"
 		if r.WithinPerSecond.Known && r.Seconds > 0 {
-			step = formatFloat(100*math.Sqrt(math.Expm1(r.WithinPerSecond.Variance/r.Seconds)), 2)
+			step = analysis.FormatFloat(100*math.Sqrt(math.Expm1(r.WithinPerSecond.Variance/r.Seconds)), 2)
 		} else {
 			unknownWithin = true
 		}
 		white = white || r.WithinMethods[withinMethodWhite] > 0
 		secs := "-"
 		if r.Seconds > 0 {
-			secs = formatFloat(r.Seconds, 0)
+			secs = analysis.FormatFloat(r.Seconds, 0)
 		}
 		t.Rows = append(t.Rows, []string{r.Step, fmt.Sprint(r.Threads), secs, cv(r.WithinPerSecond), df(r.WithinPerSecond), step,
 			cv(r.Run), df(r.Run), cv(r.Node), df(r.Node), fmt.Sprint(r.Nodes), fmt.Sprint(r.Runs)})

@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -109,7 +110,7 @@ func TestJudgeBaselinePairsBlocks(t *testing.T) {
 			c.LatencyP95Ms = map[string]map[int]float64{"point-query": {4: lat}}
 		}
 		o := opts
-		o.Metrics = []Metric{MetricP95Latency}
+		o.Metrics = []analysis.Metric{analysis.MetricP95Latency}
 		v, err := JudgeBaseline(m, o)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"cmp"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -29,7 +30,7 @@ func manifestCombinations(m *results.Manifest) (order []string, cells map[string
 		if c.Phase != "" && c.Phase != results.ManifestPhaseSucceeded {
 			continue
 		}
-		k := CellMeta{Name: c.Name, Database: c.Database, Engine: c.Engine, Version: c.Version, Config: c.Config}.Combination()
+		k := analysis.CellMeta{Name: c.Name, Database: c.Database, Engine: c.Engine, Version: c.Version, Config: c.Config}.Combination()
 		if _, ok := cells[k]; !ok {
 			order = append(order, k)
 		}
@@ -62,7 +63,7 @@ func pointsOf(cells []*results.ManifestCell) []inference.Key {
 // metricValues is the positive value of metric m at k in each of cells
 // (log throughput and log latency need > 0; a cell without k is left out,
 // never filled in).
-func metricValues(cells []*results.ManifestCell, m Metric, k inference.Key) []float64 {
+func metricValues(cells []*results.ManifestCell, m analysis.Metric, k inference.Key) []float64 {
 	var xs []float64
 	for _, c := range cells {
 		if v, ok := m.Value(c, k.Step, k.Threads); ok && v > 0 {
@@ -74,7 +75,7 @@ func metricValues(cells []*results.ManifestCell, m Metric, k inference.Key) []fl
 
 // addRepeatSets adds every combination of m with two runs or more of a
 // point as a repeat set; it reports whether m contributed.
-func addRepeatSets(model *inference.NoiseModel, m *results.Manifest, metric Metric) bool {
+func addRepeatSets(model *inference.NoiseModel, m *results.Manifest, metric analysis.Metric) bool {
 	order, groups := manifestCombinations(m)
 	used := false
 	for _, comb := range order {
@@ -126,10 +127,10 @@ func SuiteNoise(history []*results.Manifest, cur *results.Manifest, alpha float6
 // SuiteNoiseOf is SuiteNoise with the floors of latency metrics as well
 // (the variance of log latency, measured the same way, in points whose
 // Metric names them); throughput's floor is always measured.
-func SuiteNoiseOf(history []*results.Manifest, cur *results.Manifest, alpha float64, metrics []Metric) *results.NoiseFloors {
+func SuiteNoiseOf(history []*results.Manifest, cur *results.Manifest, alpha float64, metrics []analysis.Metric) *results.NoiseFloors {
 	out := &results.NoiseFloors{Alpha: alpha}
 	used := map[string]bool{}
-	judged := []Metric{MetricThroughput}
+	judged := []analysis.Metric{analysis.MetricThroughput}
 	for _, m := range metrics {
 		if m.LowerIsBetter() && !slices.Contains(judged, m) {
 			judged = append(judged, m)
@@ -207,7 +208,7 @@ func historySets(history []*results.Manifest) []noiseSet {
 
 // suiteNoisePoints measures one metric's floors; used collects the runs
 // they rest on.
-func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric Metric, used map[string]bool) []results.NoisePoint {
+func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric analysis.Metric, used map[string]bool) []results.NoisePoint {
 	var hist inference.NoiseModel
 	for _, set := range historySets(history) {
 		for _, k := range pointsOf(set.cells) {
@@ -272,7 +273,7 @@ func suiteNoisePoints(history []*results.Manifest, cur *results.Manifest, metric
 		f, _ := model.Floor(k)
 		p := results.NoisePoint{Step: k.Step, Threads: k.Threads,
 			SigmaLog: f.SigmaLog, CV: f.CV(), DF: f.DF, Runs: f.Runs, Sets: f.Sets, InheritedFrom: base[k].inherited}
-		if metric != MetricThroughput {
+		if metric != analysis.MetricThroughput {
 			p.Metric = string(metric) // throughput's points stay unnamed, as older manifests have them
 		}
 		points = append(points, p)
@@ -296,8 +297,8 @@ type SuiteNoiseRow struct {
 	// 80 % power with one run per side; MDEHolm the same at Alpha/m, the
 	// level Holm's correction tests a run's smallest p-value at, m the
 	// table's points. NaN when the floor has no variance to go by.
-	MDE     Num `json:"mde"`
-	MDEHolm Num `json:"mdeHolm"`
+	MDE     analysis.Num `json:"mde"`
+	MDEHolm analysis.Num `json:"mdeHolm"`
 }
 
 // SuiteNoiseSummary is the noise floor of a suite measured on all its runs
@@ -321,7 +322,7 @@ const mdePower = 0.8
 // SuiteNoiseReport measures the floor of a suite from its runs (oldest
 // first) and the minimum detectable slowdown of each point at alpha.
 func SuiteNoiseReport(suite string, runs []*results.Manifest, alpha float64) *SuiteNoiseSummary {
-	s := &SuiteNoiseSummary{Suite: suite, RunsRead: len(runs), Alpha: alpha, Components: SuiteComponents(runs, MetricThroughput)}
+	s := &SuiteNoiseSummary{Suite: suite, RunsRead: len(runs), Alpha: alpha, Components: SuiteComponents(runs, analysis.MetricThroughput)}
 	f := SuiteNoise(runs, nil, alpha)
 	if f == nil {
 		return s
@@ -329,14 +330,14 @@ func SuiteNoiseReport(suite string, runs []*results.Manifest, alpha float64) *Su
 	s.FloorRuns = f.Runs
 	m := float64(len(f.Points))
 	for _, p := range f.Points {
-		row := SuiteNoiseRow{NoisePoint: p, Usable: p.DF >= MinFloorDF, MDE: Num(math.NaN()), MDEHolm: Num(math.NaN())}
+		row := SuiteNoiseRow{NoisePoint: p, Usable: p.DF >= MinFloorDF, MDE: analysis.Num(math.NaN()), MDEHolm: analysis.Num(math.NaN())}
 		if p.CV > 0 {
 			for _, x := range []struct {
 				level float64
-				dst   *Num
+				dst   *analysis.Num
 			}{{alpha, &row.MDE}, {alpha / m, &row.MDEHolm}} {
 				if mde, err := (inference.Design{CV: p.CV, Alpha: x.level, FloorDF: p.DF}).MDE(1, mdePower); err == nil {
-					*x.dst = Num(mde)
+					*x.dst = analysis.Num(mde)
 				}
 			}
 		}
@@ -346,13 +347,13 @@ func SuiteNoiseReport(suite string, runs []*results.Manifest, alpha float64) *Su
 }
 
 // Tables renders the floor, then the components.
-func (s *SuiteNoiseSummary) Tables() []Table {
-	return []Table{s.Table(), ComponentsTable(s.Suite, s.Components)}
+func (s *SuiteNoiseSummary) Tables() []analysis.Table {
+	return []analysis.Table{s.Table(), ComponentsTable(s.Suite, s.Components)}
 }
 
 // Table renders the floor.
-func (s *SuiteNoiseSummary) Table() Table {
-	t := Table{ID: "suite-noise", Title: fmt.Sprintf("Noise floor of suite %s: run-to-run variation over %d runs", s.Suite, s.RunsRead),
+func (s *SuiteNoiseSummary) Table() analysis.Table {
+	t := analysis.Table{ID: "suite-noise", Title: fmt.Sprintf("Noise floor of suite %s: run-to-run variation over %d runs", s.Suite, s.RunsRead),
 		Columns: []string{"step", "threads", "cv %", "df", "runs", "sets",
 			fmt.Sprintf("mde %% (1 run/side, α %g)", s.Alpha), fmt.Sprintf("mde %% (holm over %d)", len(s.Rows)), "verdict uses"}}
 	for _, r := range s.Rows {
@@ -363,8 +364,8 @@ func (s *SuiteNoiseSummary) Table() Table {
 		if r.InheritedFrom != "" {
 			uses += " (inherited from " + r.InheritedFrom + ")"
 		}
-		t.Rows = append(t.Rows, []string{r.Step, fmt.Sprint(r.Threads), formatFloat(100*r.CV, 2), fmt.Sprint(r.DF), fmt.Sprint(r.Runs),
-			fmt.Sprint(r.Sets), Num(100 * float64(r.MDE)).Format(1), Num(100 * float64(r.MDEHolm)).Format(1), uses})
+		t.Rows = append(t.Rows, []string{r.Step, fmt.Sprint(r.Threads), analysis.FormatFloat(100*r.CV, 2), fmt.Sprint(r.DF), fmt.Sprint(r.Runs),
+			fmt.Sprint(r.Sets), analysis.Num(100 * float64(r.MDE)).Format(1), analysis.Num(100 * float64(r.MDEHolm)).Format(1), uses})
 	}
 	if len(s.Rows) == 0 {
 		t.Notes = append(t.Notes, "no evidence: the suite has no run with repeats and no two runs of the same image, settings, config and workload")

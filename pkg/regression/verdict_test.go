@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -303,19 +305,19 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 	const trials, alpha, magnitude = 600, 0.05, 0.05
 	tests := []struct {
 		name   string
-		metric Metric
+		metric analysis.Metric
 		cv     float64
 		n      int
 		floor  int // floor df; 0: between runs
 		rule   MagnitudeRule
 	}{
-		{"between runs 3+3, CV 5 %", MetricThroughput, 0.05, 3, 0, ""},
-		{"between runs 5+5, CV 2 %", MetricThroughput, 0.02, 5, 0, ""},
-		{"noise floor 1+1, CV 3 %, 30 df", MetricThroughput, 0.03, 1, 30, ""},
-		{"p99 between runs 6+6, CV 20 %", MetricP99Latency, 0.20, 6, 0, ""},
-		{"estimated: between runs 10+10, CV 5 %", MetricThroughput, 0.05, 10, 0, MagnitudeEstimated},
-		{"estimated: noise floor 1+1, CV 3 %, 30 df", MetricThroughput, 0.03, 1, 30, MagnitudeEstimated},
-		{"estimated: p99 between runs 6+6, CV 10 %", MetricP99Latency, 0.10, 6, 0, MagnitudeEstimated},
+		{"between runs 3+3, CV 5 %", analysis.MetricThroughput, 0.05, 3, 0, ""},
+		{"between runs 5+5, CV 2 %", analysis.MetricThroughput, 0.02, 5, 0, ""},
+		{"noise floor 1+1, CV 3 %, 30 df", analysis.MetricThroughput, 0.03, 1, 30, ""},
+		{"p99 between runs 6+6, CV 20 %", analysis.MetricP99Latency, 0.20, 6, 0, ""},
+		{"estimated: between runs 10+10, CV 5 %", analysis.MetricThroughput, 0.05, 10, 0, MagnitudeEstimated},
+		{"estimated: noise floor 1+1, CV 3 %, 30 df", analysis.MetricThroughput, 0.03, 1, 30, MagnitudeEstimated},
+		{"estimated: p99 between runs 6+6, CV 10 %", analysis.MetricP99Latency, 0.10, 6, 0, MagnitudeEstimated},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -343,7 +345,7 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 					}
 					x := 1000 * factor * math.Exp(sigma*rng.NormFloat64())
 					c := vcell(rep, "sha256:i", map[string]float64{"s": x}, 0)
-					if tt.metric == MetricP99Latency {
+					if tt.metric == analysis.MetricP99Latency {
 						c.LatencyP99Ms = map[string]map[int]float64{"s": {4: x / 100}}
 					}
 					cells = append(cells, c)
@@ -356,7 +358,7 @@ func TestDetectableIsFoundWithItsPower(t *testing.T) {
 			}
 			found := 0
 			for range trials {
-				v, err := JudgeRuns(draw("b", worse), draw("a", 1), VerdictOptions{Alpha: alpha, MinMagnitude: magnitude, MagnitudeRule: tt.rule, Floor: fl, Metrics: []Metric{tt.metric}})
+				v, err := JudgeRuns(draw("b", worse), draw("a", 1), VerdictOptions{Alpha: alpha, MinMagnitude: magnitude, MagnitudeRule: tt.rule, Floor: fl, Metrics: []analysis.Metric{tt.metric}})
 				if err != nil {
 					t.Fatal(err)
 				}

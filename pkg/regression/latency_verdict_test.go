@@ -1,4 +1,4 @@
-package analysis
+package regression
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -43,24 +45,24 @@ func TestJudgeRunsLatency(t *testing.T) {
 		}
 		return out
 	}
-	tp, p95, p99 := MetricThroughput, MetricP95Latency, MetricP99Latency
+	tp, p95, p99 := analysis.MetricThroughput, analysis.MetricP95Latency, analysis.MetricP99Latency
 	tests := []struct {
 		name      string
 		base, cur []results.ManifestCell
-		metrics   []Metric
+		metrics   []analysis.Metric
 		// want is the regressed pairs as "step: metrics".
 		want []string
 	}{
 		{name: "p99 triples, throughput -2 %: p99 alone", base: side(1000, 2, 5), cur: side(980, 2.05, 15),
-			metrics: []Metric{tp, p99}, want: []string{step + ": [P99Latency]"}},
+			metrics: []analysis.Metric{tp, p99}, want: []string{step + ": [P99Latency]"}},
 		{name: "the same run judged on throughput alone: nothing", base: side(1000, 2, 5), cur: side(980, 2.05, 15),
 			metrics: nil, want: nil},
 		{name: "p99 halves: an improvement, not a regression", base: side(1000, 2, 10), cur: side(1000, 2, 5),
-			metrics: []Metric{tp, p95, p99}, want: nil},
+			metrics: []analysis.Metric{tp, p95, p99}, want: nil},
 		{name: "p99 +3 %: under the 5 % magnitude", base: side(1000, 2, 10), cur: side(1000, 2, 10.3),
-			metrics: []Metric{p99}, want: nil},
+			metrics: []analysis.Metric{p99}, want: nil},
 		{name: "slower and higher p99: one pair naming both", base: side(1000, 2, 5), cur: side(700, 2, 15),
-			metrics: []Metric{tp, p99}, want: []string{step + ": [Throughput P99Latency]"}},
+			metrics: []analysis.Metric{tp, p99}, want: []string{step + ": [Throughput P99Latency]"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,7 +78,7 @@ func TestJudgeRunsLatency(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("regressed (-want +got):\n%s", diff)
 			}
-			if want := len(MetricsOrDefault(tc.metrics)); len(v.Points) != want || v.Tests != want || v.Pairs() != 1 {
+			if want := len(analysis.MetricsOrDefault(tc.metrics)); len(v.Points) != want || v.Tests != want || v.Pairs() != 1 {
 				t.Errorf("%d points, %d tests, %d pairs; want %d points and tests over 1 pair", len(v.Points), v.Tests, v.Pairs(), want)
 			}
 			for _, p := range v.Points {
@@ -103,7 +105,7 @@ func TestJudgeRunsLatencyMirrorsThroughput(t *testing.T) {
 		qc = append(qc, lcell(i+1, step, 1000/curLat[i], 1, 1, 0))
 	}
 	const m = 0.10
-	lat, err := JudgeRuns(vmanifest("c", lc...), vmanifest("b", lb...), VerdictOptions{MinMagnitude: m, Metrics: []Metric{MetricP99Latency}})
+	lat, err := JudgeRuns(vmanifest("c", lc...), vmanifest("b", lb...), VerdictOptions{MinMagnitude: m, Metrics: []analysis.Metric{analysis.MetricP99Latency}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,23 +126,23 @@ func TestJudgeRunsLatencyFallbacks(t *testing.T) {
 	base := vmanifest("b", lcell(0, step, 1000, 2, 5, 0.2))
 	cur := vmanifest("c", lcell(0, step, 1000, 2.6, 7, 0.2))
 	floor := &results.NoiseFloors{Points: []results.NoisePoint{
-		{Metric: string(MetricP99Latency), Step: step, Threads: 4, SigmaLog: 0.05, CV: 0.05, DF: 8, Runs: 10, Sets: 2},
+		{Metric: string(analysis.MetricP99Latency), Step: step, Threads: 4, SigmaLog: 0.05, CV: 0.05, DF: 8, Runs: 10, Sets: 2},
 	}}
 	tests := []struct {
 		name  string
 		floor *results.NoiseFloors
-		want  map[Metric]VerdictMethod
+		want  map[analysis.Metric]VerdictMethod
 	}{
-		{"no floor", nil, map[Metric]VerdictMethod{MetricP95Latency: MethodPerSecond, MetricP99Latency: MethodMagnitudeOnly}},
-		{"p99 floor", floor, map[Metric]VerdictMethod{MetricP95Latency: MethodPerSecond, MetricP99Latency: MethodNoiseFloor}},
+		{"no floor", nil, map[analysis.Metric]VerdictMethod{analysis.MetricP95Latency: MethodPerSecond, analysis.MetricP99Latency: MethodMagnitudeOnly}},
+		{"p99 floor", floor, map[analysis.Metric]VerdictMethod{analysis.MetricP95Latency: MethodPerSecond, analysis.MetricP99Latency: MethodNoiseFloor}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := JudgeRuns(cur, base, VerdictOptions{MinMagnitude: 0.05, Floor: tc.floor, Metrics: []Metric{MetricP95Latency, MetricP99Latency}})
+			v, err := JudgeRuns(cur, base, VerdictOptions{MinMagnitude: 0.05, Floor: tc.floor, Metrics: []analysis.Metric{analysis.MetricP95Latency, analysis.MetricP99Latency}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[Metric]VerdictMethod{}
+			got := map[analysis.Metric]VerdictMethod{}
 			for _, p := range v.Points {
 				got[p.Metric] = p.Method
 			}
@@ -149,7 +151,7 @@ func TestJudgeRunsLatencyFallbacks(t *testing.T) {
 			}
 			// +30 % p95 (per-second means 2 → 2.6, sd 0.2 over 60) and +40 % p99
 			// regress whichever way they were tested.
-			if len(v.RegressedPairs()) != 1 || !slices.Equal(v.RegressedPairs()[0].Metrics(), []Metric{MetricP95Latency, MetricP99Latency}) {
+			if len(v.RegressedPairs()) != 1 || !slices.Equal(v.RegressedPairs()[0].Metrics(), []analysis.Metric{analysis.MetricP95Latency, analysis.MetricP99Latency}) {
 				t.Errorf("regressed %v, want point-query on p95 and p99", v.Regressed)
 			}
 		})
@@ -161,11 +163,11 @@ func TestJudgeRunsLatencyFallbacks(t *testing.T) {
 func TestJudgeRunsFixedRateLatencyOnly(t *testing.T) {
 	step := results.RateStepName("point-query", "0.5", 0)
 	v, err := JudgeRuns(vmanifest("c", lcell(0, step, 500, 2, 9, 0)), vmanifest("b", lcell(0, step, 1000, 2, 3, 0)),
-		VerdictOptions{MinMagnitude: 0.05, Metrics: []Metric{MetricThroughput, MetricP99Latency}})
+		VerdictOptions{MinMagnitude: 0.05, Metrics: []analysis.Metric{analysis.MetricThroughput, analysis.MetricP99Latency}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Points) != 1 || v.Points[0].Metric != MetricP99Latency || !v.Points[0].Regressed {
+	if len(v.Points) != 1 || v.Points[0].Metric != analysis.MetricP99Latency || !v.Points[0].Regressed {
 		t.Errorf("points %v, want p99 alone, regressed", v.Points)
 	}
 }
@@ -173,7 +175,7 @@ func TestJudgeRunsFixedRateLatencyOnly(t *testing.T) {
 // History and ChangePointRegressionsOf on a latency series: a p99 rise is
 // a regression, a p95 fall an improvement, and throughput stays quiet.
 func TestHistoryAndChangePointsOfLatency(t *testing.T) {
-	var runs []HistoryRun
+	var runs []analysis.HistoryRun
 	var manifests []*results.Manifest
 	for i := 0; i < 30; i++ {
 		q := 1000.0 + float64(i%3)
@@ -182,19 +184,19 @@ func TestHistoryAndChangePointsOfLatency(t *testing.T) {
 			p95, p99 = p95*0.7, p99*1.4 // p95 improves by 30 %, p99 worsens by 40 %
 		}
 		name := fmt.Sprintf("nightly-%02d", i)
-		ds := NewDataset(name)
-		_ = ds.AddCell(CellMeta{Name: "c", Database: "maria", Version: "11.4", Config: "base"})
-		_ = ds.Add(Observation{Cell: "c", Step: "insert", Threads: 4, QPS: q, Latency: &Latency{P95Ms: &p95, P99Ms: &p99}})
-		runs = append(runs, HistoryRun{Name: name, Time: analysistest.T0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+		ds := analysis.NewDataset(name)
+		_ = ds.AddCell(analysis.CellMeta{Name: "c", Database: "maria", Version: "11.4", Config: "base"})
+		_ = ds.Add(analysis.Observation{Cell: "c", Step: "insert", Threads: 4, QPS: q, Latency: &analysis.Latency{P95Ms: &p95, P99Ms: &p99}})
+		runs = append(runs, analysis.HistoryRun{Name: name, Time: analysistest.T0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
 		mc := lcell(0, "insert", q, p95, p99, 0)
 		m := vmanifest(name, mc)
 		manifests = append(manifests, m)
 	}
-	h, err := History(runs, HistoryOptions{Metrics: []Metric{MetricThroughput, MetricP95Latency, MetricP99Latency}})
+	h, err := analysis.History(runs, analysis.HistoryOptions{Metrics: []analysis.Metric{analysis.MetricThroughput, analysis.MetricP95Latency, analysis.MetricP99Latency}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[Metric]string{}
+	got := map[analysis.Metric]string{}
 	for _, s := range h.Series {
 		var cps []string
 		for _, c := range s.ChangePoints {
@@ -202,22 +204,22 @@ func TestHistoryAndChangePointsOfLatency(t *testing.T) {
 		}
 		got[s.Metric] = fmt.Sprint(cps)
 	}
-	want := map[Metric]string{MetricThroughput: "[]", MetricP95Latency: "[nightly-20 improvement]", MetricP99Latency: "[nightly-20 regression]"}
+	want := map[analysis.Metric]string{analysis.MetricThroughput: "[]", analysis.MetricP95Latency: "[nightly-20 improvement]", analysis.MetricP99Latency: "[nightly-20 regression]"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("change points (-want +got):\n%s", diff)
 	}
-	if _, err := History(runs, HistoryOptions{Metrics: []Metric{"P50Latency"}}); err == nil {
+	if _, err := analysis.History(runs, analysis.HistoryOptions{Metrics: []analysis.Metric{"P50Latency"}}); err == nil {
 		t.Error("an unknown metric was accepted")
 	}
 	for _, tc := range []struct {
-		metric Metric
+		metric analysis.Metric
 		want   int
-	}{{MetricThroughput, 0}, {MetricP95Latency, 0}, {MetricP99Latency, 1}} {
+	}{{analysis.MetricThroughput, 0}, {analysis.MetricP95Latency, 0}, {analysis.MetricP99Latency, 1}} {
 		found, err := ChangePointRegressionsOf(manifests, changepoint.DefaultOptions(), tc.metric)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(found) != tc.want || (tc.want == 1 && (found[0].Metric != MetricP99Latency || !(found[0].ChangePercent > 30))) {
+		if len(found) != tc.want || (tc.want == 1 && (found[0].Metric != analysis.MetricP99Latency || !(found[0].ChangePercent > 30))) {
 			t.Errorf("%s: regressions %v, want %d", tc.metric, found, tc.want)
 		}
 	}
@@ -236,23 +238,23 @@ func TestSuiteNoiseOfLatency(t *testing.T) {
 	if f := SuiteNoise(nil, cur, 0.05); f == nil || len(f.Points) != 1 || f.Points[0].Metric != "" {
 		t.Fatalf("throughput floor %+v, want one unnamed point", f)
 	}
-	f := SuiteNoiseOf(nil, cur, 0.05, []Metric{MetricThroughput, MetricP99Latency})
+	f := SuiteNoiseOf(nil, cur, 0.05, []analysis.Metric{analysis.MetricThroughput, analysis.MetricP99Latency})
 	if f == nil || len(f.Points) != 2 {
 		t.Fatalf("floors %+v, want throughput's and p99's", f)
 	}
 	tp, ok1 := f.Point(step, 4)
-	lat, ok2 := f.MetricPoint(string(MetricP99Latency), step, 4)
+	lat, ok2 := f.MetricPoint(string(analysis.MetricP99Latency), step, 4)
 	if !ok1 || !ok2 || tp.DF != 2 || lat.DF != 2 || !(lat.SigmaLog > 2.5*tp.SigmaLog) {
 		t.Errorf("throughput floor %+v, p99 floor %+v: want 2 df each, p99's about 3 times as wide", tp, lat)
 	}
 	// A stored p99 floor of more df is inherited by p99 alone.
 	prev := vmanifest("prev", lcell(0, step, 1000, 2, 5, 0))
 	prev.NoiseFloor = &results.NoiseFloors{Points: []results.NoisePoint{
-		{Metric: string(MetricP99Latency), Step: step, Threads: 4, SigmaLog: 0.2, CV: 0.2, DF: 20, Runs: 22, Sets: 2},
+		{Metric: string(analysis.MetricP99Latency), Step: step, Threads: 4, SigmaLog: 0.2, CV: 0.2, DF: 20, Runs: 22, Sets: 2},
 	}}
-	f = SuiteNoiseOf([]*results.Manifest{prev}, cur, 0.05, []Metric{MetricP99Latency})
+	f = SuiteNoiseOf([]*results.Manifest{prev}, cur, 0.05, []analysis.Metric{analysis.MetricP99Latency})
 	tp, _ = f.Point(step, 4)
-	lat, _ = f.MetricPoint(string(MetricP99Latency), step, 4)
+	lat, _ = f.MetricPoint(string(analysis.MetricP99Latency), step, 4)
 	if tp.InheritedFrom != "" || tp.DF != 2 || lat.InheritedFrom != "prev" || lat.DF != 22 {
 		t.Errorf("throughput floor %+v, p99 floor %+v: want p99's inherited from prev (20 + 2 df), throughput's not", tp, lat)
 	}
