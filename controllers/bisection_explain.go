@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/bisect"
 	"github.com/dbbench/dbbench/pkg/explain"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -152,7 +152,7 @@ func (p *bisectionPass) pointDocuments(ctx context.Context, rounds []round, i in
 			if cs.Database != pointDatabase(i) || cs.Phase != dbbenchv1alpha1.CellSucceeded || cs.ResultConfigMap == "" {
 				continue
 			}
-			raw, err := p.configMapKey(ctx, cs.ResultConfigMap, plan.ResultKeyDocument)
+			raw, err := p.configMapKey(ctx, cs.ResultConfigMap, agentapi.ResultKeyDocument)
 			if err != nil {
 				return nil, err
 			}

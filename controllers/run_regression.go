@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -331,7 +331,7 @@ func (p *runPass) suiteHistory(ctx context.Context) ([]suiteRun, error) {
 			p.log.Info("Skipped a run of the suite without a readable results ConfigMap", "run", r.Name, "error", err.Error())
 			continue
 		}
-		m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+		m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 		if err != nil {
 			p.log.Info("Skipped a run of the suite with an unreadable manifest", "run", r.Name, "error", err.Error())
 			continue

@@ -16,8 +16,8 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/cgroup"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -97,7 +97,7 @@ var tailOrder = []string{"A", "B", "B", "A", "A", "B"}
 func TestRealTailLatency(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	e := plan.MariaDB
+	e := agentapi.MariaDB
 	if !strings.Contains(" "+strings.Join(enginesAsStrings(), " ")+" ", " mariadb ") {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
 	}
@@ -124,7 +124,7 @@ func TestRealTailLatency(t *testing.T) {
 		p.Workload.ReadSeconds, p.Workload.WarmupSeconds = tailSeconds, 1
 		p.Workload.Threads = []int{tailThreads}
 		if rate > 0 {
-			p.Workload.FixedRate = &plan.FixedRate{Rates: tailRates(rate)}
+			p.Workload.FixedRate = &agentapi.FixedRate{Rates: tailRates(rate)}
 		}
 		p0, th0, err := server.Throttling()
 		if err != nil {
@@ -140,7 +140,7 @@ func TestRealTailLatency(t *testing.T) {
 			n, d := stalls.stop()
 			stalled = fmt.Sprintf(", stalled %d times, %.1f %% of the time", n, 100*d)
 		}
-		if res.ExitCode != plan.ExitOK {
+		if res.ExitCode != agentapi.ExitOK {
 			t.Fatalf("%s (%s): exit %d: %v", label, side, res.ExitCode, res.Err)
 		}
 		p1, th1, err := server.Throttling()
@@ -451,21 +451,21 @@ const (
 func TestRealStallIsReRunOrFlagged(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	if !slices.Contains(enginesAsStrings(), string(plan.MariaDB)) {
+	if !slices.Contains(enginesAsStrings(), string(agentapi.MariaDB)) {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
 	}
 	pid, err := mariadbPID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := realPlan(plan.MariaDB, filepath.Join(t.TempDir(), "out"), "read-only-count", "read-only-sum")
+	p := realPlan(agentapi.MariaDB, filepath.Join(t.TempDir(), "out"), "read-only-count", "read-only-sum")
 	p.Workload.ReadSeconds, p.Workload.WarmupSeconds = stallStepSeconds, stallWarmup
 	p.Workload.Threads = []int{4}
 	// Every run of read-only-count, the first of read-only-sum.
 	st, stalls := stallRuns(t, pid, map[string]int{"--query=count": 2, "--query=sum": 1})
 	res, _, full := runReal(t, p, realPassword)
 	st.stop()
-	if res.ExitCode != plan.ExitOK {
+	if res.ExitCode != agentapi.ExitOK {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}
 	if stalls["--query=count"] != 2 || stalls["--query=sum"] != 1 {

@@ -27,9 +27,9 @@ import (
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/agent"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -68,7 +68,7 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(root)
 		var stop func()
-		port, stop, err = dbservers.Start(filepath.Join("..", ".."), plan.MariaDB, root)
+		port, stop, err = dbservers.Start(filepath.Join("..", ".."), agentapi.MariaDB, root)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting mariadb: %v\n", err)
 			return 1

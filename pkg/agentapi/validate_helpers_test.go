@@ -1,4 +1,4 @@
-package plan
+package agentapi
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ func onePointQueryWorkload() Workload {
 // is empty, else an error containing every string of want.
 func checkValidate(t *testing.T, w Workload, want []string) {
 	t.Helper()
-	p := Plan{APIVersion: APIVersion, Server: Server{Engine: MariaDB, Port: 3306, Database: "sbtest"}, Workload: w, Results: Results{Dir: "/tmp"}}
+	p := Task{APIVersion: APIVersion, Server: Server{Engine: MariaDB, Port: 3306, Database: "sbtest"}, Workload: w, Results: Results{Dir: "/tmp"}}
 	err := p.Validate()
 	if len(want) == 0 {
 		if err != nil {

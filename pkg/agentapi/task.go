@@ -1,5 +1,6 @@
-// Package plan is the contract between the dbbench controller and the agent
-// that runs in each cell's client pod: what the agent receives (a Plan, plus
+// Package agentapi is the contract between the dbbench controller and the
+// agent that runs in each cell's client pod: what the agent receives (a Task,
+// plus
 // connection secrets in the environment) and how it reports back (a Progress
 // record and the results document in the cell's results ConfigMap, and its
 // exit code). It also declares the keys of the ConfigMaps that kubectl-dbbench
@@ -7,9 +8,17 @@
 // object store's names are pkg/store's Object* constants: another format,
 // with its own compatibility promise.)
 //
+// The Go names say what things are (a cell's Task); the strings on the wire
+// keep the names of the package's first version, pkg/plan: the document's
+// apiVersion "dbbench.io/plan/v1", the DBBENCH_PLAN variable, the
+// plan.json ConfigMap key and mount path, and every JSON field name. Agents,
+// controllers and plugins of other versions read them, so they never change.
+// ("Plan" in dbbench is the planning of a run's repeats and step lengths:
+// pkg/regression, pkg/runplan, `kubectl dbbench plan`.)
+//
 // It has no Kubernetes dependencies so that the agent's local mode and other
 // tools can use it.
-package plan
+package agentapi
 
 import (
 	"errors"
@@ -25,7 +34,7 @@ const APIVersion = "dbbench.io/plan/v1"
 // Environment variables the client pod receives. Credentials never appear in
 // the plan (which lives in a ConfigMap); they come from the cell's Secret.
 const (
-	EnvPlanPath = "DBBENCH_PLAN"        // path of plan.json
+	EnvTaskPath = "DBBENCH_PLAN"        // path of plan.json
 	EnvHost     = "DBBENCH_DB_HOST"     // database pod IP (no Service NAT in the measured path)
 	EnvUser     = "DBBENCH_DB_USER"     // from the cell Secret
 	EnvPassword = "DBBENCH_DB_PASSWORD" // from the cell Secret
@@ -55,11 +64,11 @@ const (
 
 // Paths inside the client pod.
 const (
-	PlanDir = "/etc/dbbench/plan"
-	// PlanFile is the plan's file name: the pod mounts the config
+	TaskDir = "/etc/dbbench/plan"
+	// TaskFile is the task's file name (plan.json): the pod mounts the config
 	// ConfigMap's key under its own name.
-	PlanFile         = ConfigKeyPlan
-	CustomScriptsDir = PlanDir + "/custom" // custom step scripts, beside the plan
+	TaskFile         = ConfigKeyTask
+	CustomScriptsDir = TaskDir + "/custom" // custom step scripts, beside the plan
 
 	// ServerConfigFile is the config variant's text (ConfigKeyServer),
 	// mounted beside the plan so the agent can verify that the server runs
@@ -71,8 +80,8 @@ const (
 // Keys of the per-cell and run-level ConfigMaps. They are read by agents and
 // plugins of other versions: never rename one, only add new ones.
 const (
-	// ConfigKeyPlan holds the Plan JSON in the cell's config ConfigMap.
-	ConfigKeyPlan = "plan.json"
+	// ConfigKeyTask holds the Task JSON (plan.json, the name of the first version) in the cell's config ConfigMap.
+	ConfigKeyTask = "plan.json"
 	// ConfigKeyServer holds the config variant's text (my.cnf drop-in or
 	// postgresql.conf) in the cell's config ConfigMap.
 	ConfigKeyServer = "server.cnf"
@@ -121,8 +130,8 @@ const (
 	// ExitServerUnreachable: the database never answered at the SQL level
 	// within the deadline. Retried.
 	ExitServerUnreachable = 3
-	// ExitInvalidPlan: the plan is malformed. Not retried.
-	ExitInvalidPlan = 4
+	// ExitInvalidTask: the task document is malformed. Not retried.
+	ExitInvalidTask = 4
 	// ExitConfigNotApplied: the server runs with values other than the
 	// config variant's (a setting ignored, overridden or pending a restart;
 	// Progress.Reason is FailureConfigNotApplied). A benchmark failure, not
@@ -147,8 +156,9 @@ func (e Engine) DefaultPort() int {
 	return 3306
 }
 
-// Plan is everything a cell's agent needs besides credentials.
-type Plan struct {
+// Task is everything a cell's agent needs besides credentials: the
+// document of apiVersion APIVersion ("dbbench.io/plan/v1").
+type Task struct {
 	APIVersion string   `json:"apiVersion"`
 	Run        RunRef   `json:"run"`
 	Cell       Cell     `json:"cell"`
@@ -332,7 +342,7 @@ type Results struct {
 }
 
 // Validate checks the plan and names the first bad field.
-func (p *Plan) Validate() error {
+func (p *Task) Validate() error {
 	var errs []string
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 	if p.APIVersion != APIVersion {
