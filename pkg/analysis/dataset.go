@@ -272,7 +272,7 @@ func (v InvalidValue) Note() string {
 	why := make([]string, 0, len(v.Reasons))
 	for _, r := range v.Reasons {
 		if r == results.QualityStalled && v.StallSeconds > 0 {
-			why = append(why, fmt.Sprintf("%s %s s of %s s", r, trimFloat(math.Round(v.StallSeconds*10)/10), trimFloat(v.WindowSeconds)))
+			why = append(why, fmt.Sprintf("%s %s s of %s s", r, TrimFloat(math.Round(v.StallSeconds*10)/10), TrimFloat(v.WindowSeconds)))
 			continue
 		}
 		why = append(why, string(r))

@@ -149,6 +149,14 @@ type LatencySeriesStats struct {
 	qps, lat *TimeSeries // for charts
 }
 
+// QPSSeries is the throughput series of the statistics, for charts.
+func (s LatencySeriesStats) QPSSeries() *TimeSeries { return s.qps }
+
+// LatencySeries is the latency series of the statistics, for charts.
+func (s LatencySeriesStats) LatencySeries() *TimeSeries { return s.lat }
+
+func ptrTo[T any](v T) *T { return &v }
+
 // FixedRateRow is one fixed-rate observation: the rate asked, the rate
 // kept, and the response time at that load.
 type FixedRateRow struct {
@@ -431,15 +439,15 @@ func LatencySeriesTable(stats []LatencySeriesStats) Table {
 	spike, stall := 2.0, 0.5
 	for _, s := range stats {
 		spike, stall = s.SpikeFactor, s.StallFraction
-		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), trimFloat(s.Percentile), fmt.Sprint(s.Samples),
-			FormatFloat(s.MedianMs, 2), FormatFloat(s.MaxMs, 2), trimFloat(s.MaxAtSecond),
+		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), TrimFloat(s.Percentile), fmt.Sprint(s.Samples),
+			FormatFloat(s.MedianMs, 2), FormatFloat(s.MaxMs, 2), TrimFloat(s.MaxAtSecond),
 			fmt.Sprint(s.SpikeSeconds), fmt.Sprint(s.StallSeconds), fmt.Sprint(s.BothSeconds), fmt.Sprint(s.IdleSeconds)})
 	}
 	t.Notes = []string{
 		fmt.Sprintf(
 			"Per-second latency at pct; a spike second is above %s × its median, a stall second's QPS is below %s × the median QPS, both s counts seconds that are both; idle seconds completed no event and have no latency.",
-			trimFloat(spike),
-			trimFloat(stall),
+			TrimFloat(spike),
+			TrimFloat(stall),
 		),
 	}
 	return t

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/results/resultstest"
 )
 
 // TestReportOfAStalledCellDegrades is `kubectl dbbench report` of a run
@@ -17,10 +17,10 @@ import (
 // stalled step's series left out with a note naming the cell, and the
 // other cells' figures as they were.
 func TestReportOfAStalledCellDegrades(t *testing.T) {
-	a := analysistest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
-	b := analysistest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "read-only-count": 1600}, "point-query", "read-only-count")
-	b.Steps[1] = analysistest.IssueStep(1)
-	ds, err := FromDocuments("r1", []*results.Document{a, readCompact(t, b)})
+	a := resultstest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
+	b := resultstest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "read-only-count": 1600}, "point-query", "read-only-count")
+	b.Steps[1] = resultstest.IssueStep(1)
+	ds, err := FromDocuments("r1", []*results.Document{a, resultstest.ReadCompact(t, b)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,13 +58,13 @@ func hasNote(notes []string, words ...string) bool {
 // relative table, left out of the group statistics with a note, and its
 // series is shown marked as the evidence; the same from the manifest.
 func TestInvalidValueIsShownAsInvalid(t *testing.T) {
-	a := analysistest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
-	b := analysistest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "read-only-count": 1600}, "point-query", "read-only-count")
-	analysistest.Stalled(b, 1)
+	a := resultstest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
+	b := resultstest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "read-only-count": 1600}, "point-query", "read-only-count")
+	resultstest.Stalled(b, 1)
 	if !b.Steps[1].Invalid() {
 		t.Fatalf("the issue's step is valid: %+v", b.Steps[1].Quality)
 	}
-	fromDocs, err := FromDocuments("r1", []*results.Document{a, readCompact(t, b)})
+	fromDocs, err := FromDocuments("r1", []*results.Document{a, resultstest.ReadCompact(t, b)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +134,9 @@ func TestInvalidValueIsShownAsInvalid(t *testing.T) {
 // invalid, keeps its row, "invalid" where its figure would be (the case of
 // a report of one cell, as TestRealStallIsReRunOrFlagged makes).
 func TestInvalidValueMeasuredByNoOtherCell(t *testing.T) {
-	d := analysistest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
-	analysistest.Stalled(d, 1)
-	ds, err := FromDocuments("r1", []*results.Document{readCompact(t, d)})
+	d := resultstest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "read-only-count": 1500}, "point-query", "read-only-count")
+	resultstest.Stalled(d, 1)
+	ds, err := FromDocuments("r1", []*results.Document{resultstest.ReadCompact(t, d)})
 	if err != nil {
 		t.Fatal(err)
 	}

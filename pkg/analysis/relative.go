@@ -245,7 +245,7 @@ func (t *RelativeTable) Table() Table {
 		for j, r := range t.Ratios[i] {
 			switch {
 			case t.ByCombination:
-				row = append(row, formatWithInterval(r, t.Inference[i][j]))
+				row = append(row, FormatWithInterval(r, t.Inference[i][j]))
 			case t.WithinRun && t.Inference[i] != nil && t.Inference[i][j] != nil:
 				row = append(row, r.String()+string(t.Inference[i][j].Marker))
 			default:

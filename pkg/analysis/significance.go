@@ -104,7 +104,7 @@ func withinRun(b, o *Observation) *RatioInference {
 func (t *RelativeTable) withinRunNotes() []string {
 	notes := []string{fmt.Sprintf("one run per cell, so no interval between runs; %s: within noise (the ratio's %s %% interval from the two runs' per-second samples contains 1); "+
 		"%s: beyond the runs' own per-second jitter, but runs differ by more than that (a fresh server, a fresh load): not a finding until repeated (workload.repeats >= 2 gives intervals; docs/noise.md)",
-		MarkerNoise, pct(inference.DefaultLevel), MarkerUnconfirmed)}
+		MarkerNoise, FormatPercent(inference.DefaultLevel), MarkerUnconfirmed)}
 	var none []string
 	for i, s := range t.Steps {
 		for j, c := range t.Cells {
@@ -359,7 +359,7 @@ func markSignificance(tables []*RelativeTable, sig Significance) {
 
 // formatWithInterval prints a ratio of a table over repeats:
 // "0.90* [0.85, 0.95]"; a ratio without an interval prints as before.
-func formatWithInterval(r Ratio, ri *RatioInference) string {
+func FormatWithInterval(r Ratio, ri *RatioInference) string {
 	if ri == nil {
 		return r.String()
 	}
@@ -450,7 +450,7 @@ func (t *RelativeTable) intervalNotes() []string {
 	}
 	if unpaired || len(paired) == 0 {
 		notes = append(notes, fmt.Sprintf("[low, high] is the %s %% interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md",
-			pct(sig.Level)))
+			FormatPercent(sig.Level)))
 	}
 	if len(paired) > 0 {
 		blocks := fmt.Sprint(minPairs)
@@ -462,11 +462,11 @@ func (t *RelativeTable) intervalNotes() []string {
 			which = " (" + listNames(paired, 6) + ")"
 		}
 		note := fmt.Sprintf("paired by block (%s blocks)%s: the ratio is the geometric mean of the per-block ratios and [low, high] its %s %% interval (Student's t on the log ratios, blocks - 1 df), so a node's effect shared by a block's cells cancels; docs/noise.md",
-			blocks, which, pct(sig.Level))
+			blocks, which, FormatPercent(sig.Level))
 		notes = append(notes, note)
 	}
 	notes = append(notes, fmt.Sprintf("%s: |ratio - 1| >= %s %% and significant at %s %% after %s over the column's step x threads tests; %s: the interval contains 1 (within noise); no marker: the interval excludes 1 but the difference is smaller or does not survive the correction",
-		MarkerSignificant, pct(sig.Magnitude), pct(1-sig.Level), correctionName(sig.Correction), MarkerNoise))
+		MarkerSignificant, FormatPercent(sig.Magnitude), FormatPercent(1-sig.Level), correctionName(sig.Correction), MarkerNoise))
 	if len(delta) > 0 {
 		notes = append(notes, "Fieller's interval is unbounded (the base mean is not distinguishable from 0), the delta method's is shown and understates the uncertainty: "+listNames(delta, 6))
 	}
@@ -501,4 +501,4 @@ func hasRepeats(ds *Dataset) bool {
 }
 
 // pct prints a fraction as a percentage without binary noise (0.05 → "5").
-func pct(x float64) string { return fmt.Sprintf("%.4g", 100*x) }
+func FormatPercent(x float64) string { return fmt.Sprintf("%.4g", 100*x) }

@@ -99,6 +99,10 @@ type SeriesStats struct {
 	src *TimeSeries // for charts
 }
 
+// Source is the series the statistics are of, for charts; nil for
+// statistics not made by AnalyzeSeries.
+func (s SeriesStats) Source() *TimeSeries { return s.src }
+
 // AnalyzeSeries computes SeriesStats of a series; it fails on an empty
 // steady series or a non-positive interval.
 func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
@@ -277,11 +281,11 @@ func SeriesTable(stats []SeriesStats) Table {
 		}
 		t.Rows = append(t.Rows, []string{s.Cell, step, fmt.Sprint(s.Threads), fmt.Sprint(s.Samples),
 			FormatFloat(s.Mean, 2), FormatFloat(s.Median, 2), FormatFloat(s.CV, 3),
-			trimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
+			TrimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
 			FormatFloat(s.Box.Q1, 2), FormatFloat(s.Box.Median, 2), FormatFloat(s.Box.Q3, 2),
-			fmt.Sprintf("last %s s", trimFloat(s.Box.SecondsShown))})
+			fmt.Sprintf("last %s s", TrimFloat(s.Box.SecondsShown))})
 	}
-	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", trimFloat(frac))}
+	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", TrimFloat(frac))}
 	if invalid {
 		t.Notes = append(t.Notes, invalidSeriesNote)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/results/resultstest"
 )
 
 // lcell is a repeat of maria-11.8-default with one step at 4 threads: its
@@ -187,7 +187,7 @@ func TestHistoryAndChangePointsOfLatency(t *testing.T) {
 		ds := analysis.NewDataset(name)
 		_ = ds.AddCell(analysis.CellMeta{Name: "c", Database: "maria", Version: "11.4", Config: "base"})
 		_ = ds.Add(analysis.Observation{Cell: "c", Step: "insert", Threads: 4, QPS: q, Latency: &analysis.Latency{P95Ms: &p95, P99Ms: &p99}})
-		runs = append(runs, analysis.HistoryRun{Name: name, Time: analysistest.T0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
+		runs = append(runs, analysis.HistoryRun{Name: name, Time: resultstest.T0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
 		mc := lcell(0, "insert", q, p95, p99, 0)
 		m := vmanifest(name, mc)
 		manifests = append(manifests, m)

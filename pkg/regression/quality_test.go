@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/results/resultstest"
 )
 
 // TestJudgeRunsLeavesInvalidOut: a repeat whose value is invalid is not a
@@ -20,9 +20,9 @@ func TestJudgeRunsLeavesInvalidOut(t *testing.T) {
 	run := func(name string, qps []float64, stall int) *results.Manifest {
 		m := &results.Manifest{SchemaVersion: results.ManifestSchemaV1, Run: results.Run{Name: name}}
 		for i, q := range qps {
-			d := analysistest.Doc(fmt.Sprintf("maria-10.11-base-r%d", i+1), "10.11", i+1, map[string]float64{"read-only-count": q}, "read-only-count")
+			d := resultstest.Doc(fmt.Sprintf("maria-10.11-base-r%d", i+1), "10.11", i+1, map[string]float64{"read-only-count": q}, "read-only-count")
 			if i == stall {
-				analysistest.Stalled(d, 0)
+				resultstest.Stalled(d, 0)
 				d.Steps[0].SteadyQPS = q // the stall in its mean
 			}
 			m.Cells = append(m.Cells, results.NewManifestCell(d, "Succeeded", "", ""))

@@ -1,37 +1,40 @@
-package analysis
+package reporthtml
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
 )
 
 func htmlModes(t *testing.T) map[string][]byte {
 	t.Helper()
-	r, err := BuildReport(chartDataset(), ReportOptions{})
+	r, err := analysis.BuildReport(chartDataset(), analysis.ReportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Notes = append(r.Notes, `a <note> & "quotes" + 'x'`)
 	a, b := chartDataset(), chartDataset()
 	b.Name = "other"
-	p, err := PairedTable(a, b, 16)
+	p, err := analysis.PairedTable(a, b, 16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := nightlyRuns(func(i int) float64 {
+	runs := analysistest.NightlyRuns(func(i int) float64 {
 		if i >= 20 {
 			return 900 + float64(i%3)
 		}
 		return 1000 + float64(i%3)
 	}, func(i int) float64 { return 500 + float64(i%2) })
-	h, err := History(runs, HistoryOptions{})
+	h, err := analysis.History(runs, analysis.HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]byte{}
 	for name, c := range map[string]struct {
-		r *Report
+		r *analysis.Report
 		o HTMLOptions
 	}{
 		"report":  {r, HTMLOptions{}},

@@ -1,4 +1,4 @@
-package analysis
+package reporthtml
 
 import (
 	_ "embed"
@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/stats"
 )
@@ -19,17 +20,17 @@ type HTMLOptions struct {
 	Title string
 	// Grouping splits the relative-throughput bar charts (one chart per
 	// group); nil means CatalogGrouping().
-	Grouping *Grouping
+	Grouping *analysis.Grouping
 	// MaxSeriesCharts bounds the throughput-over-time charts (one per step
 	// and thread count); 0 means 12.
 	MaxSeriesCharts int
 	// Paired, when set, is drawn first (compare: run B / run A per cell);
 	// PairedName names run B.
-	Paired     *RelativeTable
+	Paired     *analysis.RelativeTable
 	PairedName string
 	// History, when set, is drawn as one line chart per series with change
 	// points marked.
-	History *HistoryReport
+	History *analysis.HistoryReport
 	// Profiles, when set, are drawn last: per profiled step, the table of
 	// the functions whose share changed and the differential flame graph
 	// (explain; the caller renders both).
@@ -52,7 +53,7 @@ type HTMLRegression struct {
 
 // HTMLProfile is one profile comparison of the HTML report.
 type HTMLProfile struct {
-	Table Table
+	Table analysis.Table
 	// SVG is the differential flame graph, drawn by pkg/profile, which
 	// escapes every name it places.
 	SVG template.HTML
@@ -102,7 +103,7 @@ type htmlSection struct {
 // a bulleted list or a list of links.
 type htmlBlock struct {
 	Chart template.HTML
-	Table *Table
+	Table *analysis.Table
 	Note  string
 	Items []string
 	Links []Link
@@ -120,7 +121,7 @@ type Link struct {
 // themselves.
 func chartSVG(svg string) htmlBlock { return htmlBlock{Chart: template.HTML(svg)} }
 
-func tableBlocks(ts ...Table) []htmlBlock {
+func tableBlocks(ts ...analysis.Table) []htmlBlock {
 	out := make([]htmlBlock, len(ts))
 	for i := range ts {
 		out[i] = htmlBlock{Table: &ts[i]}
@@ -133,8 +134,8 @@ func tableBlocks(ts ...Table) []htmlBlock {
 // relative-throughput bars per group with the base line at 1.0,
 // throughput-over-time lines and scale-up curves. r may be nil when only
 // opts.Paired or opts.History are drawn.
-func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
-	g := CatalogGrouping()
+func WriteHTML(w io.Writer, r *analysis.Report, opts HTMLOptions) error {
+	g := analysis.CatalogGrouping()
 	if opts.Grouping != nil {
 		g = *opts.Grouping
 	}
@@ -171,14 +172,14 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		for _, grp := range groups {
 			blocks = append(blocks, chartSVG(barChart(fmt.Sprintf("%s: QPS(%s) / QPS(%s), %d threads", grp.name, name, p.Base, p.Threads), p, grp.steps)))
 		}
-		add(fmt.Sprintf("%s compared with %s, cell by cell", name, p.Base), append(blocks, tableBlocks(PairedTableText(p, p.Base, name))...)...)
+		add(fmt.Sprintf("%s compared with %s, cell by cell", name, p.Base), append(blocks, tableBlocks(analysis.PairedTableText(p, p.Base, name))...)...)
 	}
 	if r != nil {
 		addReport(add, r, g, opts.MaxSeriesCharts)
 	}
 	if opts.History != nil {
 		// Series with change points first; at most MaxSeriesCharts charts.
-		var with, without []HistorySeries
+		var with, without []analysis.HistorySeries
 		for _, s := range opts.History.Series {
 			if len(s.ChangePoints) > 0 {
 				with = append(with, s)
@@ -218,7 +219,7 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 }
 
 // addReport adds the sections of a single-run (or merged) report.
-func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries int) {
+func addReport(add func(string, ...htmlBlock), r *analysis.Report, g analysis.Grouping, maxSeries int) {
 	for _, rel := range r.Relative {
 		if len(rel.Cells) == 0 {
 			continue
@@ -233,7 +234,7 @@ func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries 
 		add(fmt.Sprintf("Group statistics, %d threads", gt.Threads), tableBlocks(gt.Tables()...)...)
 	}
 	if len(r.Series) > 0 {
-		add("Throughput over time", chartSVG(seriesCharts(r, maxSeries)), htmlBlock{Table: ptrTo(SeriesTable(r.Series))})
+		add("Throughput over time", chartSVG(seriesCharts(r, maxSeries)), htmlBlock{Table: ptrTo(analysis.SeriesTable(r.Series))})
 	}
 	if len(r.ScaleUp) > 0 {
 		var blocks []htmlBlock
@@ -254,18 +255,16 @@ func addReport(add func(string, ...htmlBlock), r *Report, g Grouping, maxSeries 
 		add(fmt.Sprintf("Engine counters per operation: %s, %d threads", c.Step, c.Threads), tableBlocks(c.Tables()...)...)
 	}
 	if len(r.Repeats) > 0 {
-		add("Repeats", tableBlocks(RepeatTable(r.Repeats))...)
+		add("Repeats", tableBlocks(analysis.RepeatTable(r.Repeats))...)
 	}
 	addLatency(add, r.Latency, maxSeries)
-	if t, ok := UnverifiedTable(r.Unverified); ok {
+	if t, ok := analysis.UnverifiedTable(r.Unverified); ok {
 		add("Config settings not verified", tableBlocks(t)...)
 	}
 	if len(r.Notes) > 0 {
 		add("Notes", htmlBlock{Items: r.Notes})
 	}
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 const css = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#222;max-width:1140px}
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}
@@ -286,7 +285,7 @@ type stepGroup struct {
 
 // groupSteps splits row indices by group, in grouping order; ungrouped steps
 // go last under "other".
-func groupSteps(steps []string, g Grouping) []stepGroup {
+func groupSteps(steps []string, g analysis.Grouping) []stepGroup {
 	idx := map[string]int{}
 	var out []stepGroup
 	for _, n := range g.Names() {
@@ -340,7 +339,7 @@ func niceRange(lo, hi float64, zero bool) (float64, float64, []float64) {
 }
 
 func fmtTick(v float64) string {
-	s := strings.TrimRight(strings.TrimRight(FormatFloat(v, 3), "0"), ".")
+	s := strings.TrimRight(strings.TrimRight(analysis.FormatFloat(v, 3), "0"), ".")
 	if s == "" || s == "-" {
 		return "0"
 	}
@@ -418,7 +417,7 @@ func legend(b *strings.Builder, names []string) {
 // from 1.0 (up: faster, down: slower), so the y-axis need not include 0; the
 // caption says where it starts. inf is drawn to the top with an "inf" label,
 // a missing value as an "×" marker, never as a bar.
-func barChart(title string, t *RelativeTable, rows []int) string {
+func barChart(title string, t *analysis.RelativeTable, rows []int) string {
 	lo, hi, ticks := barRange(t, rows)
 	var b strings.Builder
 	svgOpen(&b, barFrame, "chart bars", title)
@@ -457,14 +456,14 @@ func barChart(title string, t *RelativeTable, rows []int) string {
 // barRange is the y-axis of a bar chart of rows: every value and 1.0, and
 // the bounded intervals, each cut at half and twice its ratio so that one
 // wide interval does not flatten every bar (the tooltip has it whole).
-func barRange(t *RelativeTable, rows []int) (lo, hi float64, ticks []float64) {
+func barRange(t *analysis.RelativeTable, rows []int) (lo, hi float64, ticks []float64) {
 	lo, hi = 1.0, 1.0
 	for _, i := range rows {
 		for j, r := range t.Ratios[i] {
-			if r.State == RatioValue || r.State == RatioZeroOverZero {
+			if r.State == analysis.RatioValue || r.State == analysis.RatioZeroOverZero {
 				lo, hi = math.Min(lo, r.Value), math.Max(hi, r.Value)
 			}
-			if ri := inferenceAt(t, i, j); ri != nil && finiteInterval(ri) && r.State == RatioValue {
+			if ri := inferenceAt(t, i, j); ri != nil && finiteInterval(ri) && r.State == analysis.RatioValue {
 				lo = math.Min(lo, math.Max(float64(ri.Low), r.Value/2))
 				hi = math.Max(hi, math.Min(float64(ri.High), r.Value*2))
 			}
@@ -481,7 +480,7 @@ func barRange(t *RelativeTable, rows []int) (lo, hi float64, ticks []float64) {
 // bar was drawn that the caption must explain.
 type barPlot struct {
 	b      *strings.Builder
-	t      *RelativeTable
+	t      *analysis.RelativeTable
 	y      func(float64) float64
 	hatch  func(int) string
 	lo, hi float64
@@ -498,7 +497,7 @@ func (bp *barPlot) ratio(i, j int, x float64) {
 	color := palette[j%len(palette)]
 	tip := fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], r.String())
 	switch r.State {
-	case RatioMissing:
+	case analysis.RatioMissing:
 		fmt.Fprintf(
 			b,
 			`<text class="missing" x="%.1f" y="%.1f" font-size="15" font-weight="700" text-anchor="middle" fill="%s"><title>%s</title>×</text>`,
@@ -507,7 +506,7 @@ func (bp *barPlot) ratio(i, j int, x float64) {
 			color,
 			esc(tip),
 		)
-	case RatioInvalid:
+	case analysis.RatioInvalid:
 		fmt.Fprintf(
 			b,
 			`<text class="invalid" x="%.1f" y="%.1f" font-size="13" font-weight="700" text-anchor="middle" fill="%s"><title>%s (the quality gate: not a value)</title>!</text>`,
@@ -516,7 +515,7 @@ func (bp *barPlot) ratio(i, j int, x float64) {
 			color,
 			esc(tip),
 		)
-	case RatioInf:
+	case analysis.RatioInf:
 		fmt.Fprintf(
 			b,
 			`<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%.1f" fill="%s" opacity="0.5"><title>%s</title></rect>`,
@@ -545,20 +544,20 @@ func (bp *barPlot) bar(i, j int, x float64, color, tip string) {
 	ri := inferenceAt(t, i, j)
 	fill, extra := color, ""
 	if ri != nil {
-		tip = fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], formatWithInterval(r, ri))
-		bp.marked = bp.marked || ri.Marker == MarkerNoise || ri.Marker == MarkerUnconfirmed
+		tip = fmt.Sprintf("%s, %s: %s", t.Cells[j], t.Steps[i], analysis.FormatWithInterval(r, ri))
+		bp.marked = bp.marked || ri.Marker == analysis.MarkerNoise || ri.Marker == analysis.MarkerUnconfirmed
 		bp.paired = bp.paired || ri.Method == inference.MethodPairedLog
 		switch ri.Marker {
-		case MarkerNoise:
+		case analysis.MarkerNoise:
 			// Within noise: faded, so it does not read as a finding.
-			extra = fmt.Sprintf(` data-mark="%s" fill-opacity="0.3" stroke="%s" stroke-opacity="0.6"`, MarkerNoise, color)
-		case MarkerUnconfirmed:
+			extra = fmt.Sprintf(` data-mark="%s" fill-opacity="0.3" stroke="%s" stroke-opacity="0.6"`, analysis.MarkerNoise, color)
+		case analysis.MarkerUnconfirmed:
 			// Beyond the runs' own jitter but one run per side:
 			// hatched, a finding not made yet.
 			fill = fmt.Sprintf("url(#%s)", bp.hatch(j))
-			extra = fmt.Sprintf(` data-mark="%s" stroke="%s"`, MarkerUnconfirmed, color)
-		case MarkerSignificant:
-			extra = fmt.Sprintf(` data-mark="%s"`, MarkerSignificant)
+			extra = fmt.Sprintf(` data-mark="%s" stroke="%s"`, analysis.MarkerUnconfirmed, color)
+		case analysis.MarkerSignificant:
+			extra = fmt.Sprintf(` data-mark="%s"`, analysis.MarkerSignificant)
 		}
 	}
 	fmt.Fprintf(
@@ -589,9 +588,9 @@ func barCaption(lo float64, base string, uncertain, paired bool) string {
 	if uncertain {
 		uncertainty = fmt.Sprintf(
 			" Whiskers are the ratios' %s %% intervals. Faded bars (%s) are within noise; hatched bars (%s) lie beyond the runs' own per-second jitter but compare one run per side: not a finding until repeated.",
-			pct(inference.DefaultLevel),
-			MarkerNoise,
-			MarkerUnconfirmed,
+			analysis.FormatPercent(inference.DefaultLevel),
+			analysis.MarkerNoise,
+			analysis.MarkerUnconfirmed,
 		)
 	}
 	if paired {
@@ -608,21 +607,21 @@ func barCaption(lo float64, base string, uncertain, paired bool) string {
 
 // inferenceAt is the interval and mark of t's ratio (step i, cell j), or
 // nil.
-func inferenceAt(t *RelativeTable, i, j int) *RatioInference {
+func inferenceAt(t *analysis.RelativeTable, i, j int) *analysis.RatioInference {
 	if i >= len(t.Inference) || j >= len(t.Inference[i]) {
 		return nil
 	}
 	return t.Inference[i][j]
 }
 
-func finiteInterval(ri *RatioInference) bool {
+func finiteInterval(ri *analysis.RatioInference) bool {
 	l, h := float64(ri.Low), float64(ri.High)
 	return !math.IsNaN(l) && !math.IsNaN(h) && !math.IsInf(l, 0) && !math.IsInf(h, 0) && h >= l
 }
 
 // whisker draws a ratio's interval at x, cut at the chart's range [lo,
 // hi]; an open end (unbounded, or beyond the range) gets no cap.
-func whisker(b *strings.Builder, ri *RatioInference, v, x, barW float64, y func(float64) float64, lo, hi float64) {
+func whisker(b *strings.Builder, ri *analysis.RatioInference, v, x, barW float64, y func(float64) float64, lo, hi float64) {
 	l, h := float64(ri.Low), float64(ri.High)
 	if math.IsNaN(l) || math.IsNaN(h) {
 		if ri.TooFew {
@@ -646,7 +645,7 @@ func whisker(b *strings.Builder, ri *RatioInference, v, x, barW float64, y func(
 	if h <= hi {
 		fmt.Fprintf(b, `<line class="whisker-cap" x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#222"/>`, x-half, y(h), x+half, y(h))
 	}
-	if ri.Marker == MarkerUnconfirmed {
+	if ri.Marker == analysis.MarkerUnconfirmed {
 		top := math.Min(y(ch), y(math.Max(v, 1)))
 		fmt.Fprintf(b, `<text class="mark" x="%.1f" y="%.1f" font-size="10" font-weight="700" text-anchor="middle" fill="#222">?</text>`, x, top-3)
 	}
@@ -707,13 +706,13 @@ func xAxis(b *strings.Builder, f frame, lo, hi float64, label string) func(float
 
 // seriesCharts draws one chart per (step, threads) with a line per cell,
 // downsampled to at most 600 points per line.
-func seriesCharts(r *Report, maxCharts int) string {
+func seriesCharts(r *analysis.Report, maxCharts int) string {
 	type key struct {
 		step    string
 		threads int
 	}
 	var order []key
-	by := map[key][]SeriesStats{}
+	by := map[key][]analysis.SeriesStats{}
 	for _, s := range r.Series {
 		k := key{s.Step, s.Threads}
 		if _, ok := by[k]; !ok {
@@ -732,7 +731,7 @@ func seriesCharts(r *Report, maxCharts int) string {
 		var names []string
 		xmax, ymax := 0.0, 0.0
 		for _, s := range stats {
-			xs, ys := s.plotPoints(600)
+			xs, ys := plotPoints(s, 600)
 			if len(xs) == 0 {
 				continue
 			}
@@ -765,7 +764,7 @@ func seriesCharts(r *Report, maxCharts int) string {
 
 // scaleUpChart draws QPS(X)/QPS(base) against X, a line per step, and the
 // ideal X/base dashed.
-func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
+func scaleUpChart(t *analysis.ScaleUpTable, grp stepGroup) string {
 	var b strings.Builder
 	title := fmt.Sprintf("Scale-up of %s, %s: QPS(X threads) / QPS(%d)", t.Cell, grp.name, t.BaseThreads)
 	svgOpen(&b, lineFrame, "chart scaleup", title)
@@ -773,7 +772,7 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 	ymax := ideal
 	for _, i := range grp.steps {
 		for _, r := range t.Ratios[i] {
-			if r.State == RatioValue {
+			if r.State == analysis.RatioValue {
 				ymax = math.Max(ymax, r.Value)
 			}
 		}
@@ -798,7 +797,7 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 		names = append(names, s)
 		var xs, ys []float64
 		for k, th := range t.Threads {
-			if r := t.Ratios[i][k]; r.State == RatioValue || r.State == RatioZeroOverZero {
+			if r := t.Ratios[i][k]; r.State == analysis.RatioValue || r.State == analysis.RatioZeroOverZero {
 				xs = append(xs, float64(th))
 				ys = append(ys, r.Value)
 			}
@@ -814,7 +813,7 @@ func scaleUpChart(t *ScaleUpTable, grp stepGroup) string {
 }
 
 // historyChart draws one history series with its change points.
-func historyChart(s HistorySeries) string {
+func historyChart(s analysis.HistorySeries) string {
 	var b strings.Builder
 	title := fmt.Sprintf("%s / %s / %d threads across %d runs", s.Combination, s.Step, s.Threads, len(s.Values))
 	unit := "QPS"
@@ -843,7 +842,7 @@ func historyChart(s HistorySeries) string {
 			y(v),
 			palette[0],
 			esc(s.Runs[i]),
-			FormatFloat(v, 2),
+			analysis.FormatFloat(v, 2),
 		)
 	}
 	for _, c := range s.ChangePoints {
@@ -862,14 +861,14 @@ func historyChart(s HistorySeries) string {
 	return b.String()
 }
 
-// plotPoints returns the steady series as (second, qps) points, averaged
+// plotPoints returns s's steady series as (second, qps) points, averaged
 // down to at most max points.
-func (s SeriesStats) plotPoints(maxPoints int) ([]float64, []float64) {
-	if s.src == nil {
+func plotPoints(s analysis.SeriesStats, maxPoints int) ([]float64, []float64) {
+	if s.Source() == nil {
 		return nil, nil
 	}
-	steady := s.src.Steady()
-	offset := float64(len(s.src.Values)-len(steady)) * s.IntervalSeconds
+	steady := s.Source().Steady()
+	offset := float64(len(s.Source().Values)-len(steady)) * s.IntervalSeconds
 	f := (len(steady) + maxPoints - 1) / maxPoints
 	if f < 1 {
 		f = 1
@@ -882,3 +881,4 @@ func (s SeriesStats) plotPoints(maxPoints int) ([]float64, []float64) {
 	}
 	return xs, ys
 }
+func ptrTo[T any](v T) *T { return &v }

@@ -1,4 +1,4 @@
-package analysis
+package reporthtml
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
 )
 
 // BisectionPoint is one build of a bisection as its chart draws it.
@@ -36,7 +38,7 @@ type BisectionChart struct {
 	Links []Link
 	// Tables follow the points: the probabilities, the environment, the
 	// explanation.
-	Tables []Table
+	Tables []analysis.Table
 	// FlameGraph is the explanation's differential flame graph (SVG),
 	// drawn after the tables; FlameGraphTitle heads it.
 	FlameGraph      []byte
@@ -51,7 +53,7 @@ var verdictColors = map[string]string{"Good": "#2ca02c", "Bad": "#d62728", "Inco
 // first bad one marked, and a table of the points.
 func WriteBisectionHTML(w io.Writer, c BisectionChart) error {
 	page := htmlPage{Title: c.Title, CSS: template.CSS(css)}
-	t := Table{ID: "bisection.points", Title: "Points in order", Columns: []string{"point", "verdict", "ratio to good", "95 % interval", "note"}}
+	t := analysis.Table{ID: "bisection.points", Title: "Points in order", Columns: []string{"point", "verdict", "ratio to good", "95 % interval", "note"}}
 	for i, p := range c.Points {
 		iv := ""
 		if !math.IsNaN(p.Low) {

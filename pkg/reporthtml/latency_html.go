@@ -1,10 +1,11 @@
-package analysis
+package reporthtml
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/stats"
 )
 
@@ -12,7 +13,7 @@ import (
 // throughput and response time against concurrency (a pair of charts per
 // step), latency over time beside throughput over time (a pair per step and
 // thread count) and the fixed-rate runs. At most maxCharts pairs of each.
-func addLatency(add func(string, ...htmlBlock), r *LatencyReport, maxCharts int) {
+func addLatency(add func(string, ...htmlBlock), r *analysis.LatencyReport, maxCharts int) {
 	if r == nil {
 		return
 	}
@@ -27,10 +28,10 @@ func addLatency(add func(string, ...htmlBlock), r *LatencyReport, maxCharts int)
 		add("Throughput and response time against concurrency", blocks...)
 	}
 	if len(r.Series) > 0 {
-		add("Latency over time beside throughput over time", append(latencySeriesCharts(r.Series, maxCharts), htmlBlock{Table: ptrTo(LatencySeriesTable(r.Series))})...)
+		add("Latency over time beside throughput over time", append(latencySeriesCharts(r.Series, maxCharts), htmlBlock{Table: ptrTo(analysis.LatencySeriesTable(r.Series))})...)
 	}
 	if len(r.FixedRate) > 0 {
-		add("Fixed-rate (open-loop) runs", htmlBlock{Table: ptrTo(FixedRateTable(r.FixedRate))})
+		add("Fixed-rate (open-loop) runs", htmlBlock{Table: ptrTo(analysis.FixedRateTable(r.FixedRate))})
 	}
 }
 
@@ -98,7 +99,7 @@ func chartPair(left, right string) htmlBlock {
 
 // concurrencyCharts draws, per step, QPS against threads beside p95
 // against threads, a line per cell.
-func concurrencyCharts(ts []*ConcurrencyTable, maxCharts int) []htmlBlock {
+func concurrencyCharts(ts []*analysis.ConcurrencyTable, maxCharts int) []htmlBlock {
 	var order []string
 	seen := map[string]bool{}
 	for _, t := range ts {
@@ -143,13 +144,13 @@ func concurrencyCharts(ts []*ConcurrencyTable, maxCharts int) []htmlBlock {
 // latency per second after the warm-up, a line per cell. Long series are
 // cut into at most 600 buckets: QPS as the bucket's mean, latency as its
 // maximum, so a spike is never averaged away.
-func latencySeriesCharts(stats []LatencySeriesStats, maxCharts int) []htmlBlock {
+func latencySeriesCharts(stats []analysis.LatencySeriesStats, maxCharts int) []htmlBlock {
 	type key struct {
 		step    string
 		threads int
 	}
 	var order []key
-	by := map[key][]LatencySeriesStats{}
+	by := map[key][]analysis.LatencySeriesStats{}
 	for _, s := range stats {
 		k := key{s.Step, s.Threads}
 		if _, ok := by[k]; !ok {
@@ -167,25 +168,25 @@ func latencySeriesCharts(stats []LatencySeriesStats, maxCharts int) []htmlBlock 
 		pct := 95.0
 		for _, s := range by[k] {
 			pct = s.Percentile
-			qx, qy, ly := s.points(600)
+			qx, qy, ly := latencyPoints(s, 600)
 			q = append(q, plotLine{name: s.Cell, xs: qx, ys: qy})
 			l = append(l, plotLine{name: s.Cell, xs: qx, ys: ly})
 		}
 		out = append(out, chartPair(
 			linePlot("series-qps", fmt.Sprintf("%s, %d threads: QPS per second", k.step, k.threads), "seconds since the step started", "QPS",
 				"After the warm-up; the y-axis starts at 0 so stalls show at their true depth.", q),
-			linePlot("series-latency", fmt.Sprintf("%s, %d threads: p%s latency per second", k.step, k.threads, trimFloat(pct)), "seconds since the step started", "ms",
+			linePlot("series-latency", fmt.Sprintf("%s, %d threads: p%s latency per second", k.step, k.threads, analysis.TrimFloat(pct)), "seconds since the step started", "ms",
 				"Lower is better; gaps are seconds that completed no event; the y-axis starts at 0.", l)))
 	}
 	return out
 }
 
-// points returns the steady seconds as x, QPS (bucket mean) and latency
+// latencyPoints returns s's steady seconds as x, QPS (bucket mean) and latency
 // (bucket maximum over the seconds that completed events; NaN when none
 // did).
-func (s LatencySeriesStats) points(limit int) (xs, qps, lat []float64) {
-	q, l := s.qps.Steady(), s.lat.Steady()
-	offset := float64(len(s.qps.Values)-len(q)) * s.qps.IntervalSeconds
+func latencyPoints(s analysis.LatencySeriesStats, limit int) (xs, qps, lat []float64) {
+	q, l := s.QPSSeries().Steady(), s.LatencySeries().Steady()
+	offset := float64(len(s.QPSSeries().Values)-len(q)) * s.QPSSeries().IntervalSeconds
 	f := max(1, (len(q)+limit-1)/limit)
 	for i := 0; i < len(q); i += f {
 		end := min(i+f, len(q))
@@ -195,7 +196,7 @@ func (s LatencySeriesStats) points(limit int) (xs, qps, lat []float64) {
 				peak = l[k]
 			}
 		}
-		xs = append(xs, offset+(float64(i)+float64(end-i)/2)*s.qps.IntervalSeconds)
+		xs = append(xs, offset+(float64(i)+float64(end-i)/2)*s.QPSSeries().IntervalSeconds)
 		qps, lat = append(qps, stats.Mean(q[i:end])), append(lat, peak)
 	}
 	return xs, qps, lat

@@ -1,4 +1,4 @@
-package analysis
+package reporthtml
 
 import (
 	"bytes"
@@ -13,18 +13,19 @@ import (
 	"testing"
 
 	"github.com/dbbench/dbbench/internal/testutil/chromium"
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 // chartDataset is a small realistic run for the HTML report: four versions,
 // the 32 steps at 1 and 16 threads, hardware figures, per-second series with
 // a stall, one step missing, one x/0 ratio and one 0/0.
-func chartDataset() *Dataset {
-	ds := NewDataset("mariadb-regressions")
+func chartDataset() *analysis.Dataset {
+	ds := analysis.NewDataset("mariadb-regressions")
 	versions := []string{"10.6", "10.11", "11.4", "11.8"}
 	for vi, v := range versions {
 		name := "mariadb-" + v + "-base"
-		_ = ds.AddCell(CellMeta{Name: name, Database: "mariadb", Engine: "mariadb", Version: v, Config: "base"})
+		_ = ds.AddCell(analysis.CellMeta{Name: name, Database: "mariadb", Engine: "mariadb", Version: v, Config: "base"})
 		for si, s := range workload.Standard() {
 			for _, th := range []int{1, 16} {
 				if vi == 2 && s.Name == "hot-points" {
@@ -43,10 +44,10 @@ func chartDataset() *Dataset {
 				if vi >= 2 {
 					r, rkb = 0.05, 0.2
 				}
-				o := Observation{Cell: name, Step: s.Name, Threads: th, QPS: q,
-					HW: &Hardware{CPUPerOp: &cpu, CSPerOp: &cs, ReadsPerOp: &r, ReadKBPerOp: &rkb, WriteKBPerOp: &wkb, OpsPerSecond: q}}
+				o := analysis.Observation{Cell: name, Step: s.Name, Threads: th, QPS: q,
+					HW: &analysis.Hardware{CPUPerOp: &cpu, CSPerOp: &cs, ReadsPerOp: &r, ReadKBPerOp: &rkb, WriteKBPerOp: &wkb, OpsPerSecond: q}}
 				if th == 16 && si < 3 {
-					ts := &TimeSeries{IntervalSeconds: 1, WarmupSeconds: 10}
+					ts := &analysis.TimeSeries{IntervalSeconds: 1, WarmupSeconds: 10}
 					for i := 0; i < 300; i++ {
 						x := q * (1 + 0.04*math.Sin(float64(i)/9+float64(vi)))
 						if vi == 3 && i > 150 && i < 158 {
@@ -63,9 +64,9 @@ func chartDataset() *Dataset {
 	return ds
 }
 
-func renderHTML(t *testing.T) (string, *Report) {
+func renderHTML(t *testing.T) (string, *analysis.Report) {
 	t.Helper()
-	r, err := BuildReport(chartDataset(), ReportOptions{})
+	r, err := analysis.BuildReport(chartDataset(), analysis.ReportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

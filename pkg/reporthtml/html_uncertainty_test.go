@@ -1,22 +1,24 @@
-package analysis
+package reporthtml
 
 import (
 	"bytes"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dbbench/dbbench/pkg/analysis"
 )
 
 // uncertainDataset has single runs of two cells whose ratios are marked
 // "~" (point-query: within the runs' own per-second noise), "?" (insert:
 // beyond it, one run per side) and unmarked (scan: no series on one side).
-func uncertainDataset(t *testing.T) *Dataset {
+func uncertainDataset(t *testing.T) *analysis.Dataset {
 	t.Helper()
-	series := func(vals ...float64) *TimeSeries {
-		return &TimeSeries{IntervalSeconds: 1, WarmupSeconds: 1, Values: append([]float64{1}, vals...)}
+	series := func(vals ...float64) *analysis.TimeSeries {
+		return &analysis.TimeSeries{IntervalSeconds: 1, WarmupSeconds: 1, Values: append([]float64{1}, vals...)}
 	}
-	ds := NewDataset("single")
-	for _, o := range []Observation{
+	ds := analysis.NewDataset("single")
+	for _, o := range []analysis.Observation{
 		{Cell: "old", Step: "point-query", Threads: 1, QPS: 1000, Series: series(900, 1000, 1100, 1000)},
 		{Cell: "new", Step: "point-query", Threads: 1, QPS: 1050, Series: series(950, 1050, 1150, 1050)},
 		{Cell: "old", Step: "insert", Threads: 1, QPS: 500, Series: series(495, 500, 505, 500)},
@@ -37,7 +39,7 @@ func uncertainDataset(t *testing.T) *Dataset {
 // plain bar with no whisker; the caption says what the marks mean. The
 // hatching is the chart's own pattern (its ids are unique per chart).
 func TestBarChartDrawsTheUncertainty(t *testing.T) {
-	rel, err := Relative(uncertainDataset(t), RelativeOptions{Base: "old", Steps: []string{"point-query", "insert", "scan"}})
+	rel, err := analysis.Relative(uncertainDataset(t), analysis.RelativeOptions{Base: "old", Steps: []string{"point-query", "insert", "scan"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestBarChartDrawsTheUncertainty(t *testing.T) {
 
 // A page with marked ratios stays self-contained and renders in full.
 func TestHTMLWithUncertaintyIsSelfContained(t *testing.T) {
-	r, err := BuildReport(uncertainDataset(t), ReportOptions{Base: "old"})
+	r, err := analysis.BuildReport(uncertainDataset(t), analysis.ReportOptions{Base: "old"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestHTMLWithUncertaintyIsSelfContained(t *testing.T) {
 // TestUncertaintyInChromium: Chromium keeps the hatched and the faded bar
 // with their whiskers, and paints the hatching (the pattern resolves).
 func TestUncertaintyInChromium(t *testing.T) {
-	r, err := BuildReport(uncertainDataset(t), ReportOptions{Base: "old"})
+	r, err := analysis.BuildReport(uncertainDataset(t), analysis.ReportOptions{Base: "old"})
 	if err != nil {
 		t.Fatal(err)
 	}
