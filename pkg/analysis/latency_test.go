@@ -5,14 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
-
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-)
 
-func f64(v float64) *float64 { return &v }
+	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/analysis/analysistest"
+)
 
 func TestBuildLatencyReport(t *testing.T) {
 	ds := analysistest.LatencyDataset()

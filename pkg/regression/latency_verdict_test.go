@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
-
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/results/resultstest"

@@ -602,7 +602,8 @@ func judgePairs(pairs []combinationPair, opts VerdictOptions) (*Verdict, error) 
 // m/(1+m)" exactly: ln(1/b) − ln(1/a) < ln(1/(1+m)) ⇔ b/a > 1+m. The
 // variance of the log is the same either way, so the noise floor of log
 // latency applies unchanged.
-func judgePoint(label string, m analysis.Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64, opts VerdictOptions) (PointVerdict, error) {
+func judgePoint(label string, m analysis.Metric, k inference.Key, before, after []*results.ManifestCell, xa, xb []float64,
+	opts VerdictOptions) (PointVerdict, error) {
 	pv := PointVerdict{Cell: label, Step: k.Step, Threads: k.Threads, Metric: m, Before: stats.Mean(xa), After: stats.Mean(xb),
 		NBefore: len(xa), NAfter: len(xb), P: math.NaN(), AdjustedP: math.NaN(), Detectable: math.NaN(), CV: math.NaN()}
 	pv.ChangePercent = 100 * (pv.After/pv.Before - 1)
@@ -784,7 +785,8 @@ func floorMetric(m analysis.Metric) string {
 // perSecondOf is the per-second means and spreads of a point on each side:
 // the QPS samples for throughput, the per-second p95 latency for p95. p99
 // has none (no per-second series at that percentile).
-func perSecondOf(m analysis.Metric, before, after *results.ManifestCell, k inference.Key) (mb float64, sb results.Spread, ma float64, sa results.Spread, ok bool) {
+func perSecondOf(m analysis.Metric, before, after *results.ManifestCell, k inference.Key) (
+	mb float64, sb results.Spread, ma float64, sa results.Spread, ok bool) {
 	var spreads func(c *results.ManifestCell) (float64, results.Spread, bool)
 	switch m {
 	case analysis.MetricThroughput:

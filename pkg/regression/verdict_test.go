@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
-
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/results"
 )

@@ -175,7 +175,8 @@ func latencySeriesCharts(stats []analysis.LatencySeriesStats, maxCharts int) []h
 		out = append(out, chartPair(
 			linePlot("series-qps", fmt.Sprintf("%s, %d threads: QPS per second", k.step, k.threads), "seconds since the step started", "QPS",
 				"After the warm-up; the y-axis starts at 0 so stalls show at their true depth.", q),
-			linePlot("series-latency", fmt.Sprintf("%s, %d threads: p%s latency per second", k.step, k.threads, analysis.TrimFloat(pct)), "seconds since the step started", "ms",
+			linePlot("series-latency",
+				fmt.Sprintf("%s, %d threads: p%s latency per second", k.step, k.threads, analysis.TrimFloat(pct)), "seconds since the step started", "ms",
 				"Lower is better; gaps are seconds that completed no event; the y-axis starts at 0.", l)))
 	}
 	return out

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
-
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/results/resultstest"
 )

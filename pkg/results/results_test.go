@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 func TestRoundTripFull(t *testing.T) {

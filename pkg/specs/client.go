@@ -38,7 +38,8 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 	// The variant's text goes beside the plan: the agent verifies that the
 	// server runs with it (the config ConfigMap always has the key).
 	items := make([]corev1.KeyToPath, 0, 2+len(run.Spec.Workload.CustomSteps))
-	items = append(items, corev1.KeyToPath{Key: agentapi.ConfigKeyTask, Path: agentapi.TaskFile}, corev1.KeyToPath{Key: agentapi.ConfigKeyServer, Path: agentapi.ServerConfigFile})
+	items = append(items, corev1.KeyToPath{Key: agentapi.ConfigKeyTask, Path: agentapi.TaskFile},
+		corev1.KeyToPath{Key: agentapi.ConfigKeyServer, Path: agentapi.ServerConfigFile})
 	for _, cs := range run.Spec.Workload.CustomSteps {
 		items = append(items, corev1.KeyToPath{Key: CustomScriptKey(cs.Name), Path: path.Join("custom", cs.Name+".lua")})
 	}
