@@ -7,7 +7,7 @@
 //	dbbench-agent collector --listen :9100
 //	                         hardware metrics beside the database server
 //
-// Exit codes are pkg/plan's: 0 done, 2 benchmark failed, 3 server
+// Exit codes are pkg/agentapi's: 0 done, 2 benchmark failed, 3 server
 // unreachable, 4 invalid plan, 5 config variant not in effect.
 package main
 
@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/pkg/agent"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 var version = "dev"
@@ -48,7 +48,7 @@ func main() {
 		fmt.Println(version)
 	default:
 		fmt.Fprintf(os.Stderr, "dbbench-agent: unknown command %q (run, local, collector, version)\n", cmd)
-		os.Exit(plan.ExitInvalidPlan)
+		os.Exit(agentapi.ExitInvalidTask)
 	}
 }
 
@@ -57,16 +57,16 @@ func runCluster(ctx context.Context, args []string) int {
 	sysbenchBin := fs.String("sysbench", "sysbench", "sysbench binary")
 	_ = fs.Parse(args)
 
-	p, err := agent.LoadPlanFile(os.Getenv(plan.EnvPlanPath))
+	p, err := agent.LoadPlanFile(os.Getenv(agentapi.EnvTaskPath))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
-		return plan.ExitInvalidPlan
+		return agentapi.ExitInvalidTask
 	}
-	if v := os.Getenv(plan.EnvAttempt); v != "" {
+	if v := os.Getenv(agentapi.EnvAttempt); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			fmt.Fprintf(os.Stderr, "dbbench-agent: %s=%q is not an attempt number\n", plan.EnvAttempt, v)
-			return plan.ExitInvalidPlan
+			fmt.Fprintf(os.Stderr, "dbbench-agent: %s=%q is not an attempt number\n", agentapi.EnvAttempt, v)
+			return agentapi.ExitInvalidTask
 		}
 		p.Cell.Attempt = n
 	}
@@ -76,34 +76,34 @@ func runCluster(ctx context.Context, args []string) int {
 		s, err := agent.NewInClusterConfigMapSink(p.Run.Namespace, p.Results.ConfigMap)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
-			return plan.ExitServerUnreachable // the API server is infrastructure too
+			return agentapi.ExitServerUnreachable // the API server is infrastructure too
 		}
 		sink = s
 	case p.Results.Dir != "":
 		sink = agent.DirSink{Dir: p.Results.Dir}
 	}
 	a := &agent.Agent{
-		Plan: *p, Host: os.Getenv(plan.EnvHost), User: os.Getenv(plan.EnvUser), Password: os.Getenv(plan.EnvPassword),
-		AdminUser: os.Getenv(plan.EnvAdminUser), AdminPassword: os.Getenv(plan.EnvAdminPassword),
+		Plan: *p, Host: os.Getenv(agentapi.EnvHost), User: os.Getenv(agentapi.EnvUser), Password: os.Getenv(agentapi.EnvPassword),
+		AdminUser: os.Getenv(agentapi.EnvAdminUser), AdminPassword: os.Getenv(agentapi.EnvAdminPassword),
 		SysbenchBinary: *sysbenchBin, Sink: sink, Log: os.Stderr,
-		NodeName: os.Getenv(plan.EnvNodeName), PodName: os.Getenv(plan.EnvPodName), Version: version,
+		NodeName: os.Getenv(agentapi.EnvNodeName), PodName: os.Getenv(agentapi.EnvPodName), Version: version,
 	}
-	if a.ServerConfig, err = agent.LoadServerConfig(os.Getenv(plan.EnvPlanPath)); err != nil {
+	if a.ServerConfig, err = agent.LoadServerConfig(os.Getenv(agentapi.EnvTaskPath)); err != nil {
 		fmt.Fprintln(os.Stderr, "dbbench-agent:", err)
-		return plan.ExitInvalidPlan
+		return agentapi.ExitInvalidTask
 	}
-	if u := os.Getenv(plan.EnvCollectorURL); u != "" {
+	if u := os.Getenv(agentapi.EnvCollectorURL); u != "" {
 		a.Collector, a.CollectorScope = &agent.HTTPCollector{URL: u}, "database node (collector)"
 		if p.Workload.Profile != nil {
 			// The collector sidecar runs perf beside the server.
 			a.Profiler = &agent.HTTPProfiler{URL: u}
 		}
 	}
-	if v := os.Getenv(plan.EnvOutbox); v != "" {
+	if v := os.Getenv(agentapi.EnvOutbox); v != "" {
 		ob, err := strconv.ParseBool(v)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "dbbench-agent: %s=%q is not a boolean\n", plan.EnvOutbox, v)
-			return plan.ExitInvalidPlan
+			fmt.Fprintf(os.Stderr, "dbbench-agent: %s=%q is not a boolean\n", agentapi.EnvOutbox, v)
+			return agentapi.ExitInvalidTask
 		}
 		a.Outbox = ob
 	}
@@ -125,7 +125,7 @@ func runLocal(ctx context.Context, args []string) int {
 	fs.StringVar(&o.Host, "host", "127.0.0.1", "server host")
 	fs.IntVar(&o.Port, "port", 0, "server port (default: the engine's)")
 	fs.StringVar(&o.User, "user", "sbtest", "user")
-	fs.StringVar(&o.PasswordFile, "password-file", "", "file holding the password (default: $"+plan.EnvPassword+")")
+	fs.StringVar(&o.PasswordFile, "password-file", "", "file holding the password (default: $"+agentapi.EnvPassword+")")
 	fs.StringVar(&o.Database, "database", "", "database (default sbtest)")
 	fs.StringVar(&o.Steps, "steps", "", "comma-separated step names, or standard / extended")
 	o.Workload.AddFlags(fs) // --tables, --threads, --read-seconds, --tpcc-*, ...
@@ -143,11 +143,11 @@ func runLocal(ctx context.Context, args []string) int {
 	p, password, err := o.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dbbench-agent local:", err)
-		return plan.ExitInvalidPlan
+		return agentapi.ExitInvalidTask
 	}
 	if p.Results.Dir == "" {
 		fmt.Fprintln(os.Stderr, "dbbench-agent local: --out is required")
-		return plan.ExitInvalidPlan
+		return agentapi.ExitInvalidTask
 	}
 	a := &agent.Agent{
 		Plan: *p, Host: o.Host, User: o.User, Password: password, SysbenchBinary: *sysbenchBin,
@@ -155,7 +155,7 @@ func runLocal(ctx context.Context, args []string) int {
 	}
 	if a.ServerConfig, err = o.ServerConfig(); err != nil {
 		fmt.Fprintln(os.Stderr, "dbbench-agent local:", err)
-		return plan.ExitInvalidPlan
+		return agentapi.ExitInvalidTask
 	}
 	if *hw {
 		a.Collector, a.CollectorScope = &agent.ProcCollector{CgroupCPU: *cgroup}, "local host (client and server together)"

@@ -20,7 +20,7 @@ import (
 	"github.com/dbbench/dbbench/internal/testutil/cgroup"
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -103,7 +103,7 @@ func Start(o Options) (s *Server, err error) {
 		return s, fmt.Errorf("a CPU cgroup for the client: %w", err)
 	}
 	dbRoot := filepath.Join(s.Work, "db")
-	port, stop, err := dbservers.Start(s.Root, plan.MariaDB, dbRoot)
+	port, stop, err := dbservers.Start(s.Root, agentapi.MariaDB, dbRoot)
 	if err != nil {
 		return s, err
 	}
@@ -188,7 +188,7 @@ func (s *Server) Run(ctx context.Context, c Cell, quota float64, out string) (Ru
 		return Run{}, err
 	}
 	cmd := dbservers.AgentLocal{
-		Bin: s.agentBin, Sysbench: c.Sysbench, Engine: plan.MariaDB, Port: s.Port, PasswordFile: s.pwFile,
+		Bin: s.agentBin, Sysbench: c.Sysbench, Engine: agentapi.MariaDB, Port: s.Port, PasswordFile: s.pwFile,
 		Steps: c.Steps, TableSize: c.TableSize, Seconds: c.Seconds + c.Warmup, Warmup: c.Warmup,
 		Threads: c.Threads, FlushWait: c.FlushWait, Out: out,
 	}.Command(ctx)

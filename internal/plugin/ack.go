@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 	"github.com/dbbench/dbbench/pkg/triage"
@@ -226,7 +226,7 @@ func (o *AckOptions) suiteRuns(ctx context.Context) ([]*results.Manifest, string
 		if err != nil {
 			continue // not finished
 		}
-		if _, m, err := analysis.ReadResult([]byte(cm.Data[plan.RunResultKeyManifest])); err == nil && m != nil {
+		if _, m, err := analysis.ReadResult([]byte(cm.Data[agentapi.RunResultKeyManifest])); err == nil && m != nil {
 			out = append(out, m)
 			found = found || m.Run.Name == o.RunName
 		}

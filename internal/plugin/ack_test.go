@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -35,7 +35,7 @@ func ackCluster(t *testing.T) (Clients, *Cluster) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name + "-results", Namespace: "bench"}, Data: map[string]string{plan.RunResultKeyManifest: string(b)}}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name + "-results", Namespace: "bench"}, Data: map[string]string{agentapi.RunResultKeyManifest: string(b)}}
 		if _, err := core.CoreV1().ConfigMaps("bench").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisectreport"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 )
 
 // BisectionGVR is the BenchmarkBisection resource.
@@ -241,7 +241,7 @@ func (o *BisectStatusOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
-	if err := analysis.WriteBisectionHTML(f, bisectreport.Chart(&b, bisectreport.Extra{RegressedRun: b.Labels[dbbenchv1alpha1.LabelRegressedRun]})); err != nil {
+	if err := reporthtml.WriteBisectionHTML(f, bisectreport.Chart(&b, bisectreport.Extra{RegressedRun: b.Labels[dbbenchv1alpha1.LabelRegressedRun]})); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("--html %s: %w", o.HTML, err)
 	}

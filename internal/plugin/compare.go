@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 )
 
 // CompareOptions are the options of `compare`.
@@ -174,7 +175,7 @@ func (o *CompareOptions) Run(ctx context.Context) error {
 	if len(res.Paired) > 0 {
 		paired = res.Paired[0]
 	}
-	opts := analysis.HTMLOptions{Title: fmt.Sprintf("dbbench: %s vs %s", o.RunB, o.RunA), Paired: paired, PairedName: o.RunB}
+	opts := reporthtml.HTMLOptions{Title: fmt.Sprintf("dbbench: %s vs %s", o.RunB, o.RunA), Paired: paired, PairedName: o.RunB}
 	if o.HTML != "" {
 		if opts.Profiles, err = o.profileSections(ctx); err != nil {
 			return err

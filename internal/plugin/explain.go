@@ -19,6 +19,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/profile"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -170,7 +171,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // profileSections are compare's HTML sections of the profiles both runs
 // have: per cell name both ran and step (and thread count) both profiled,
 // explain's table and flame graph.
-func (o *CompareOptions) profileSections(ctx context.Context) ([]analysis.HTMLProfile, error) {
+func (o *CompareOptions) profileSections(ctx context.Context) ([]reporthtml.HTMLProfile, error) {
 	eo := &ExplainOptions{sourceOptions: o.sourceOptions}
 	a, err := eo.side(ctx, o.RunA)
 	if err != nil {
@@ -180,7 +181,7 @@ func (o *CompareOptions) profileSections(ctx context.Context) ([]analysis.HTMLPr
 	if err != nil {
 		return nil, err
 	}
-	var out []analysis.HTMLProfile
+	var out []reporthtml.HTMLProfile
 	for _, da := range a.docs {
 		for _, db := range b.docs {
 			if da.Cell.Name != db.Cell.Name {
@@ -209,7 +210,7 @@ func (o *CompareOptions) profileSections(ctx context.Context) ([]analysis.HTMLPr
 				}
 				out = append(
 					out,
-					analysis.HTMLProfile{Table: explainTable(res), SVG: template.HTML(trimXMLDecl(svg.Bytes()))},
+					reporthtml.HTMLProfile{Table: explainTable(res), SVG: template.HTML(trimXMLDecl(svg.Bytes()))},
 				) // pkg/profile escapes every name
 			}
 		}

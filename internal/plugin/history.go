@@ -11,6 +11,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 )
 
 // HistoryOptions are the options of `history`.
@@ -118,7 +119,7 @@ func (o *HistoryOptions) Run(ctx context.Context) error {
 	if err := o.write(o.Out, o.ErrOut, h.Tables(), h); err != nil {
 		return err
 	}
-	return o.writeHTML(o.ErrOut, nil, analysis.HTMLOptions{Title: "dbbench history: " + o.Suite, History: h})
+	return o.writeHTML(o.ErrOut, nil, reporthtml.HTMLOptions{Title: "dbbench history: " + o.Suite, History: h})
 }
 
 // historyRuns are the stored runs as the history reads them.

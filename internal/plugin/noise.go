@@ -10,8 +10,9 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -91,7 +92,7 @@ func (o *NoiseOptions) Run(ctx context.Context) error {
 	if alpha == 0 {
 		alpha = dbbenchv1alpha1.DefaultRunMaxPValue
 	}
-	rep := analysis.SuiteNoiseReport(o.Suite, runs, alpha)
+	rep := regression.SuiteNoiseReport(o.Suite, runs, alpha)
 	return o.write(o.Out, o.ErrOut, rep.Tables(), rep)
 }
 
@@ -113,12 +114,12 @@ func (c *Cluster) RunManifest(ctx context.Context, run *dbbenchv1alpha1.Benchmar
 	cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, cmName, metav1.GetOptions{})
 	switch {
 	case err == nil:
-		_, m, err := analysis.ReadResult([]byte(cm.Data[plan.RunResultKeyManifest]))
+		_, m, err := analysis.ReadResult([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 		if err != nil {
-			return nil, fmt.Errorf("configmap %s key %s: %w", cmName, plan.RunResultKeyManifest, err)
+			return nil, fmt.Errorf("configmap %s key %s: %w", cmName, agentapi.RunResultKeyManifest, err)
 		}
 		if m == nil {
-			return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cmName, plan.RunResultKeyManifest)
+			return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cmName, agentapi.RunResultKeyManifest)
 		}
 		return m, nil
 	case !apierrors.IsNotFound(err):

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -86,7 +86,7 @@ func TestNoiseFromDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s analysis.SuiteNoiseSummary
+	var s regression.SuiteNoiseSummary
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 )
 
 // OutputFlags are the flags every report-printing command shares.
@@ -125,7 +126,7 @@ func (o *OutputFlags) write(w, errOut io.Writer, tables []analysis.Table, v any)
 
 // writeHTML writes the HTML file when --html was given and says so on
 // stderr.
-func (o *OutputFlags) writeHTML(errOut io.Writer, r *analysis.Report, opts analysis.HTMLOptions) error {
+func (o *OutputFlags) writeHTML(errOut io.Writer, r *analysis.Report, opts reporthtml.HTMLOptions) error {
 	if o.HTML == "" {
 		return nil
 	}
@@ -134,7 +135,7 @@ func (o *OutputFlags) writeHTML(errOut io.Writer, r *analysis.Report, opts analy
 	if err != nil {
 		return fmt.Errorf("--html: %w", err)
 	}
-	if err := analysis.WriteHTML(f, r, opts); err != nil {
+	if err := reporthtml.WriteHTML(f, r, opts); err != nil {
 		f.Close()
 		return err
 	}

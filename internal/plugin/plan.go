@@ -17,6 +17,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runplan"
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -224,7 +225,7 @@ func (o *PlanOptions) Validate() error {
 	default:
 		return fmt.Errorf("--objective %q: want %s or %s", o.Objective, inference.ObjectiveCellHours, inference.ObjectiveWallTime)
 	}
-	if err := analysis.MagnitudeRule(o.Rule).Validate(); err != nil {
+	if err := regression.MagnitudeRule(o.Rule).Validate(); err != nil {
 		return fmt.Errorf("--rule: %w", err)
 	}
 	switch {
@@ -287,19 +288,19 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 			loads = append(loads, pr.loads...)
 		}
 	}
-	rows := analysis.SuiteComponents(runs, analysis.MetricThroughput)
+	rows := regression.SuiteComponents(runs, analysis.MetricThroughput)
 	keys, err := o.keys(rows)
 	if err != nil {
 		return err
 	}
-	def := analysis.DefaultPlanDefaults
+	def := regression.DefaultPlanDefaults
 	def.RunCV = o.RunCV.or(def.RunCV)
 	if o.DefaultSeconds > 0 {
 		def.Seconds = o.DefaultSeconds
 	}
 	def.WithinCV = o.WithinCV.or(0)
 	def.NodeCV, def.NodeKnown = o.NodeCV.or(0), o.NodeCV.set
-	points, err := analysis.PlanPoints(keys, rows, def, runplan.WriteStep)
+	points, err := regression.PlanPoints(keys, rows, def, runplan.WriteStep)
 	if err != nil {
 		return err
 	}
@@ -311,13 +312,13 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 	lim := inference.PlanLimits{ReadSeconds: inference.PlanDurations(o.MinSeconds, o.MaxSeconds),
 		WriteSeconds: inference.PlanDurations(o.MinSeconds, o.MaxSeconds), MaxRepeats: o.MaxRepeats, Nodes: o.Nodes,
 		Objective: inference.PlanObjective(o.Objective)}
-	var fixed []analysis.FixedLengths
+	var fixed []regression.FixedLengths
 	if o.run != nil {
 		w := &o.run.Spec.Workload
 		r, wr := runplan.Lengths(w)
-		fixed = append(fixed, analysis.FixedLengths{Name: fmt.Sprintf("this spec (%g/%g s)", r, wr), ReadSeconds: r, WriteSeconds: wr})
+		fixed = append(fixed, regression.FixedLengths{Name: fmt.Sprintf("this spec (%g/%g s)", r, wr), ReadSeconds: r, WriteSeconds: wr})
 	}
-	rep, err := analysis.BuildPlanReport(points, costs, goal, lim, fixed...)
+	rep, err := regression.BuildPlanReport(points, costs, goal, lim, fixed...)
 	if err != nil {
 		return err
 	}
@@ -347,7 +348,7 @@ func (o *PlanOptions) Run(ctx context.Context) error {
 
 // keys are the points to plan: the flags', else the spec's, else the
 // history's, else the standard steps at one thread.
-func (o *PlanOptions) keys(rows []analysis.ComponentsRow) ([]inference.Key, error) {
+func (o *PlanOptions) keys(rows []regression.ComponentsRow) ([]inference.Key, error) {
 	steps, threads := o.Steps, o.Threads
 	var custom []string
 	if o.run != nil {
@@ -400,7 +401,7 @@ func (o *PlanOptions) goal() (inference.PlanGoal, inference.Correction, int) {
 	}
 	g.Magnitude, g.Alpha = o.Magnitude.or(g.Magnitude), o.Alpha.or(g.Alpha)
 	if o.Rule != "" {
-		g.Estimated = analysis.MagnitudeRule(o.Rule) == analysis.MagnitudeEstimated
+		g.Estimated = regression.MagnitudeRule(o.Rule) == regression.MagnitudeEstimated
 	}
 	if o.Detect.set {
 		g.Detect = o.Detect.v

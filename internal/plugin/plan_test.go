@@ -11,7 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/regression"
 )
 
 // planRows are the lines of the plan table's rows (before its notes).
@@ -171,12 +171,12 @@ func TestPlanYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep analysis.PlanReport
+	var rep regression.PlanReport
 	if err := yaml.UnmarshalStrict([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if rep.Chosen.Repeats != 18 || !rep.Chosen.Met || len(rep.Fixed) != 1 || rep.Fixed[0].Plan.ReadSeconds != 300 ||
-		len(rep.Points) != 1 || rep.Points[0].Source != analysis.PlanSourceDefault || rep.Goal.HalfWidth != 0.05 {
+		len(rep.Points) != 1 || rep.Points[0].Source != regression.PlanSourceDefault || rep.Goal.HalfWidth != 0.05 {
 		t.Errorf("report %+v", rep)
 	}
 }
@@ -268,7 +268,7 @@ func TestPlanTakesTheSpecsGoal(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "out of reach") {
 			t.Fatalf("%v: %v", tc.flags, err)
 		}
-		var rep analysis.PlanReport
+		var rep regression.PlanReport
 		if err := yaml.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}

@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
@@ -417,7 +417,7 @@ func cellCMs(t *testing.T, run string, docs []*results.Document) ([]dbbenchv1alp
 		}
 		name := run + "-" + d.Cell.Name + "-results"
 		cells = append(cells, dbbenchv1alpha1.CellStatus{Name: d.Cell.Name, Phase: dbbenchv1alpha1.CellSucceeded, StepsDone: int32(len(d.Steps)), StepsTotal: int32(len(d.Steps)), ResultConfigMap: name})
-		cms = append(cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "bench"}, Data: map[string]string{plan.ResultKeyDocument: string(b)}})
+		cms = append(cms, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "bench"}, Data: map[string]string{agentapi.ResultKeyDocument: string(b)}})
 	}
 	return cells, cms
 }
@@ -448,7 +448,7 @@ func TestClusterManifestFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cms := []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "r-results", Namespace: "bench"}, Data: map[string]string{plan.RunResultKeyManifest: string(b)}}}
+	cms := []*corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Name: "r-results", Namespace: "bench"}, Data: map[string]string{agentapi.RunResultKeyManifest: string(b)}}}
 	clients := newFakeCluster(t, []*unstructured.Unstructured{runObj("r", "", t0, "Succeeded", []dbbenchv1alpha1.CellStatus{{Name: "a", Phase: dbbenchv1alpha1.CellSucceeded}, {Name: "b", Phase: dbbenchv1alpha1.CellSucceeded}})}, cms)
 	out, _, err := runCmd(t, clients, "report", "r")
 	if err != nil {

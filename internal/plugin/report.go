@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 )
 
 // ReportOptions are the options of `report`.
@@ -99,7 +100,7 @@ func (o *ReportOptions) Run(ctx context.Context) error {
 	if err := o.write(o.Out, o.ErrOut, r.Tables(), r); err != nil {
 		return err
 	}
-	return o.writeHTML(o.ErrOut, r, analysis.HTMLOptions{})
+	return o.writeHTML(o.ErrOut, r, reporthtml.HTMLOptions{})
 }
 
 func (o *ReportOptions) load(ctx context.Context) (*analysis.Dataset, string, error) {

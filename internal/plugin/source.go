@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -105,7 +105,7 @@ func (c *Cluster) Dataset(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun
 	}
 	base := ""
 	if cm, err := c.Core.CoreV1().ConfigMaps(c.Namespace).Get(ctx, resultsConfigMap(run), metav1.GetOptions{}); err == nil {
-		if _, m, err := analysis.ReadResult([]byte(cm.Data[plan.RunResultKeyManifest])); err == nil && m != nil {
+		if _, m, err := analysis.ReadResult([]byte(cm.Data[agentapi.RunResultKeyManifest])); err == nil && m != nil {
 			base = m.Baseline
 		}
 	}
@@ -133,18 +133,18 @@ func (c *Cluster) Documents(ctx context.Context, run *dbbenchv1alpha1.BenchmarkR
 			missing = append(missing, cell.Name)
 			continue
 		}
-		raw, ok := cm.Data[plan.ResultKeyDocument]
+		raw, ok := cm.Data[agentapi.ResultKeyDocument]
 		if !ok {
-			notes = append(notes, fmt.Sprintf("cell %s (%s): configmap %s has no %s yet", cell.Name, cell.Phase, cell.ResultConfigMap, plan.ResultKeyDocument))
+			notes = append(notes, fmt.Sprintf("cell %s (%s): configmap %s has no %s yet", cell.Name, cell.Phase, cell.ResultConfigMap, agentapi.ResultKeyDocument))
 			missing = append(missing, cell.Name)
 			continue
 		}
 		doc, _, err := analysis.ReadResult([]byte(raw))
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s: %w", cell.Name, cell.ResultConfigMap, plan.ResultKeyDocument, err)
+			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s: %w", cell.Name, cell.ResultConfigMap, agentapi.ResultKeyDocument, err)
 		}
 		if doc == nil {
-			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s holds a manifest, not a cell document", cell.Name, cell.ResultConfigMap, plan.ResultKeyDocument)
+			return nil, nil, nil, fmt.Errorf("cell %s: configmap %s key %s holds a manifest, not a cell document", cell.Name, cell.ResultConfigMap, agentapi.ResultKeyDocument)
 		}
 		found = append(found, CellDocument{Cell: cell, Doc: doc})
 	}
@@ -187,16 +187,16 @@ func (c *Cluster) dataset(ctx context.Context, run *dbbenchv1alpha1.BenchmarkRun
 }
 
 func manifestDataset(cm *corev1.ConfigMap) (*analysis.Dataset, error) {
-	raw, ok := cm.Data[plan.RunResultKeyManifest]
+	raw, ok := cm.Data[agentapi.RunResultKeyManifest]
 	if !ok {
-		return nil, fmt.Errorf("configmap %s has no %s", cm.Name, plan.RunResultKeyManifest)
+		return nil, fmt.Errorf("configmap %s has no %s", cm.Name, agentapi.RunResultKeyManifest)
 	}
 	_, m, err := analysis.ReadResult([]byte(raw))
 	if err != nil {
-		return nil, fmt.Errorf("configmap %s key %s: %w", cm.Name, plan.RunResultKeyManifest, err)
+		return nil, fmt.Errorf("configmap %s key %s: %w", cm.Name, agentapi.RunResultKeyManifest, err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cm.Name, plan.RunResultKeyManifest)
+		return nil, fmt.Errorf("configmap %s key %s holds a cell document, not a manifest", cm.Name, agentapi.RunResultKeyManifest)
 	}
 	return analysis.FromManifest(m)
 }

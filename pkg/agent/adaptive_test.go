@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/inference"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -125,7 +125,7 @@ function event() ffi.C.usleep(1000) end
 // between-run noise where the plan has it, else the workload's.
 func TestStopRuleTakesThePointsNoise(t *testing.T) {
 	a := &Agent{}
-	a.Plan.Workload.Adaptive = &plan.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 5, BetweenRunCVPercentAt: map[string]float64{"point-query@4": 2}}
+	a.Plan.Workload.Adaptive = &agentapi.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 5, BetweenRunCVPercentAt: map[string]float64{"point-query@4": 2}}
 	s := RunStep{Name: "point-query", Seconds: 60}
 	for _, tc := range []struct {
 		threads int

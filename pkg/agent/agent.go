@@ -20,19 +20,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 // Agent runs one cell.
 type Agent struct {
-	Plan     plan.Plan
+	Plan     agentapi.Task
 	Host     string
 	User     string
 	Password string
 	// AdminUser and AdminPassword are an optional maintenance account (the
-	// flush); see plan.EnvAdminUser.
+	// flush); see agentapi.EnvAdminUser.
 	AdminUser     string
 	AdminPassword string
 
@@ -62,10 +62,10 @@ type Agent struct {
 	// Version is the agent's version, recorded as provenance.
 	Version string
 	// Outbox attaches the gzip'd full document and agent log to the final
-	// write when the sink takes attachments (see plan.EnvOutbox).
+	// write when the sink takes attachments (see agentapi.EnvOutbox).
 	Outbox bool
 	// ResultBudget bounds the results ConfigMap's values for the final
-	// write with the outbox (default plan.ResultBudgetBytes).
+	// write with the outbox (default agentapi.ResultBudgetBytes).
 	ResultBudget int
 	// LogBufferBytes bounds the log kept for the outbox (default
 	// DefaultLogBufferBytes).
@@ -81,7 +81,7 @@ type Agent struct {
 	logBuf   *logBuffer
 	doc      results.Document
 	ext      CellExtension
-	progress plan.Progress
+	progress agentapi.Progress
 	reporter *Reporter
 	sb       *Sysbench
 	// stopFiles counts the stop files of adaptive runs (adaptive.go).
@@ -131,14 +131,14 @@ func (a *Agent) bindSteps(resolved []RunStep) ([]step, string, error) {
 	return steps, "", nil
 }
 
-// Run executes the plan. Every failure becomes an exit code (pkg/plan), a
+// Run executes the plan. Every failure becomes an exit code (pkg/agentapi), a
 // Failed progress and a Failed document that keeps every step measured
 // before it.
 func (a *Agent) Run(ctx context.Context) Result {
 	p := &a.Plan
 	a.logBuf = newLogBuffer(a.LogBufferBytes)
 	a.initDocument()
-	a.progress = plan.Progress{Attempt: p.Cell.Attempt, Phase: plan.PhaseConnecting, StepsTotal: p.Workload.ExpandedSteps()}
+	a.progress = agentapi.Progress{Attempt: p.Cell.Attempt, Phase: agentapi.PhaseConnecting, StepsTotal: p.Workload.ExpandedSteps()}
 	if p.Preflight {
 		a.progress.StepsTotal = 0
 	}
@@ -149,32 +149,32 @@ func (a *Agent) Run(ctx context.Context) Result {
 	a.reporter = &Reporter{Sink: a.Sink, MinInterval: interval}
 
 	if err := p.Validate(); err != nil {
-		return a.fail(ctx, plan.ExitInvalidPlan, plan.FailureBenchmark, "", err)
+		return a.fail(ctx, agentapi.ExitInvalidTask, agentapi.FailureBenchmark, "", err)
 	}
 	resolved, err := ResolveSteps(p)
 	if err != nil {
 		// The contract classes an unknown step as a benchmark failure.
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
+		return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, "", err)
 	}
 	steps, badStep, err := a.bindSteps(resolved)
 	if err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, badStep, err)
+		return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, badStep, err)
 	}
 
 	scripts, err := os.MkdirTemp("", "dbbench-lua-")
 	if err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, "", err)
+		return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureInfrastructure, "", err)
 	}
 	defer os.RemoveAll(scripts)
 	if err := ExtractScripts(scripts); err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, "", fmt.Errorf("writing Lua scripts: %w", err))
+		return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureInfrastructure, "", fmt.Errorf("writing Lua scripts: %w", err))
 	}
 	a.sb = &Sysbench{
 		Binary: a.SysbenchBinary, ScriptsDir: scripts, Engine: p.Server.Engine,
 		Host: a.Host, Port: p.Server.Port, Database: p.Server.Database, User: a.User, Password: a.Password,
 	}
 	if err := a.sb.DetectVersion(ctx); err != nil {
-		return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
+		return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, "", err)
 	}
 	a.doc.Provenance.SysbenchVersion = a.sb.Version.String()
 	a.reportProgress(ctx, true)
@@ -196,13 +196,13 @@ func (a *Agent) Run(ctx context.Context) Result {
 	if err := a.srv.WaitReady(ctx, timeout); err != nil {
 		var ce *ConnectError
 		if errors.As(err, &ce) && !ce.Retryable() {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "", err)
+			return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, "", err)
 		}
-		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", err)
+		return a.fail(ctx, agentapi.ExitServerUnreachable, agentapi.FailureInfrastructure, "", err)
 	}
 	a.doc.StartedAt = time.Now().UTC()
 	if err := a.serverProvenance(ctx); err != nil {
-		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", fmt.Errorf("reading server provenance: %w", err))
+		return a.fail(ctx, agentapi.ExitServerUnreachable, agentapi.FailureInfrastructure, "", fmt.Errorf("reading server provenance: %w", err))
 	}
 	if r, failed := a.checkConfig(ctx); failed {
 		return r
@@ -216,7 +216,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 
 	if a.external() {
 		if err := a.createOwnDatabase(ctx); err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "load", err)
+			return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, "load", err)
 		}
 	}
 
@@ -226,18 +226,18 @@ func (a *Agent) Run(ctx context.Context) Result {
 		needLoad = needLoad || st.usesSbtest()
 	}
 	if needLoad {
-		a.progress.Phase = plan.PhaseLoading
+		a.progress.Phase = agentapi.PhaseLoading
 		a.reportProgress(ctx, true)
 		if err := a.load(ctx); err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, "load", err)
+			return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, "load", err)
 		}
 	}
 
-	a.progress.Phase = plan.PhaseRunning
+	a.progress.Phase = agentapi.PhaseRunning
 	for _, st := range steps {
 		s := st.spec()
 		if err := st.prepare(ctx); err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
+			return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, s.Name, err)
 		}
 		for _, th := range s.Threads {
 			// The closed-loop run, then its fixed-rate variants, which
@@ -253,7 +253,7 @@ func (a *Agent) Run(ctx context.Context) Result {
 			}
 		}
 		if err := st.finish(ctx); err != nil {
-			return a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, err)
+			return a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, s.Name, err)
 		}
 	}
 	// After every measurement, so none is skewed by the profiler.
@@ -264,13 +264,13 @@ func (a *Agent) Run(ctx context.Context) Result {
 // done records and reports the cell's success.
 func (a *Agent) done(ctx context.Context) Result {
 	a.dropOwnDatabase(ctx)
-	a.progress.Phase = plan.PhaseDone
+	a.progress.Phase = agentapi.PhaseDone
 	a.progress.Step, a.progress.Threads = "", 0
 	now := time.Now().UTC()
 	a.doc.FinishedAt = &now
 	a.doc.Status = results.Status{Outcome: results.OutcomeSucceeded}
 	err := a.reportFinal(ctx)
-	return Result{ExitCode: plan.ExitOK, Err: err, Document: &a.doc}
+	return Result{ExitCode: agentapi.ExitOK, Err: err, Document: &a.doc}
 }
 
 // measureRun runs one measured run of st at threads (rate: its fixed-rate
@@ -283,7 +283,7 @@ func (a *Agent) measureRun(ctx context.Context, st step, th int, rate *rateRun) 
 		name = rate.name(s.Name)
 	}
 	if ctx.Err() != nil {
-		return res, a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err())), true
+		return res, a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureInfrastructure, s.Name, fmt.Errorf("interrupted: %w", ctx.Err())), true
 	}
 	a.progress.Step, a.progress.Threads = name, th
 	a.reportProgress(ctx, false)
@@ -298,7 +298,7 @@ func (a *Agent) measureRun(ctx context.Context, st step, th int, rate *rateRun) 
 		return res, r, false
 	}
 	if res.Error != "" {
-		return res, a.fail(ctx, plan.ExitBenchmarkFailed, plan.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", name, th, res.Error)), true
+		return res, a.fail(ctx, agentapi.ExitBenchmarkFailed, agentapi.FailureBenchmark, s.Name, fmt.Errorf("step %s, %d threads: %s", name, th, res.Error)), true
 	}
 	a.reportProgress(ctx, true)
 	return res, r, false
@@ -345,7 +345,7 @@ func (a *Agent) initDocument() {
 }
 
 // fail records the failure, reports it and returns the exit code.
-func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, step string, err error) Result {
+func (a *Agent) fail(ctx context.Context, code int, class agentapi.FailureClass, step string, err error) Result {
 	a.logf("FAILED: %v", err)
 	a.dropOwnDatabase(ctx)
 	now := time.Now().UTC()
@@ -355,7 +355,7 @@ func (a *Agent) fail(ctx context.Context, code int, class plan.FailureClass, ste
 	}
 	a.doc.Status = results.Status{Outcome: results.OutcomeFailed, FailureClass: results.FailureClass(class), Error: err.Error(), FailedStep: step}
 	a.ext.FailureExitCode = code
-	a.progress.Phase = plan.PhaseFailed
+	a.progress.Phase = agentapi.PhaseFailed
 	a.progress.Error = err.Error()
 	a.progress.FailureClass = class
 	// The context may be what failed; reporting must still happen.
@@ -421,7 +421,7 @@ func (a *Agent) reportFinal(ctx context.Context) error {
 	}
 	budget := a.ResultBudget
 	if budget <= 0 {
-		budget = plan.ResultBudgetBytes
+		budget = agentapi.ResultBudgetBytes
 	}
 	// progress.json as the reporter will write it (UpdatedAt included),
 	// with room to spare.

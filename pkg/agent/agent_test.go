@@ -21,29 +21,29 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	dblua "github.com/dbbench/dbbench/lua"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
-func testPlan(steps ...string) plan.Plan {
-	return plan.Plan{
-		APIVersion: plan.APIVersion,
-		Run:        plan.RunRef{Name: "unit"},
-		Cell:       plan.Cell{Name: "c0", Engine: plan.MariaDB, Version: "10.11", Attempt: 1},
-		Server:     plan.Server{Engine: plan.MariaDB, Port: 1, Database: "sbtest", ReadyTimeoutSeconds: 1},
-		Workload: plan.Workload{Steps: steps, Tables: 1, TableSize: 100, ReadSeconds: 1, WriteSeconds: 1,
+func testPlan(steps ...string) agentapi.Task {
+	return agentapi.Task{
+		APIVersion: agentapi.APIVersion,
+		Run:        agentapi.RunRef{Name: "unit"},
+		Cell:       agentapi.Cell{Name: "c0", Engine: agentapi.MariaDB, Version: "10.11", Attempt: 1},
+		Server:     agentapi.Server{Engine: agentapi.MariaDB, Port: 1, Database: "sbtest", ReadyTimeoutSeconds: 1},
+		Workload: agentapi.Workload{Steps: steps, Tables: 1, TableSize: 100, ReadSeconds: 1, WriteSeconds: 1,
 			Threads: []int{1, 2}},
-		Results: plan.Results{Dir: "unused"},
+		Results: agentapi.Results{Dir: "unused"},
 	}
 }
 
 func TestResolveSteps(t *testing.T) {
 	p := testPlan("update-zipf", "tpcc", "mine", "points-covered-si.pre")
 	p.Workload.WriteSeconds = 7
-	p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "/x.lua", DurationSeconds: 3}}
-	p.Workload.TPCC = &plan.TPCC{Warehouses: 2, Threads: []int{4}, Isolation: "RC"}
+	p.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: "/x.lua", DurationSeconds: 3}}
+	p.Workload.TPCC = &agentapi.TPCC{Warehouses: 2, Threads: []int{4}, Isolation: "RC"}
 	got, err := ResolveSteps(&p)
 	if err != nil {
 		t.Fatal(err)
@@ -95,19 +95,19 @@ func TestCatalogScriptsAreEmbedded(t *testing.T) {
 }
 
 func TestConnArgsAndTLS(t *testing.T) {
-	s := &Sysbench{Engine: plan.MariaDB, Host: "h", Port: 3306, User: "u", Password: "p", Database: "d",
+	s := &Sysbench{Engine: agentapi.MariaDB, Host: "h", Port: 3306, User: "u", Password: "p", Database: "d",
 		Version: sysbench.Version{Major: 1, Minor: 0, Patch: 20}}
 	for _, tc := range []struct {
 		name    string
-		engine  plan.Engine
+		engine  agentapi.Engine
 		version sysbench.Version
 		want    string
 	}{
-		{"1.0.20", plan.MariaDB, sysbench.Version{Major: 1, Minor: 0, Patch: 20},
+		{"1.0.20", agentapi.MariaDB, sysbench.Version{Major: 1, Minor: 0, Patch: 20},
 			"--db-driver=mysql --mysql-host=h --mysql-port=3306 --mysql-user=u --mysql-password=p --mysql-db=d --mysql-ssl=off"},
-		{"1.1", plan.MySQL, sysbench.Version{Major: 1, Minor: 1},
+		{"1.1", agentapi.MySQL, sysbench.Version{Major: 1, Minor: 1},
 			"--db-driver=mysql --mysql-host=h --mysql-port=3306 --mysql-user=u --mysql-password=p --mysql-db=d --mysql-ssl=disabled"},
-		{"pgsql", plan.Postgres, sysbench.Version{Major: 1, Minor: 1},
+		{"pgsql", agentapi.Postgres, sysbench.Version{Major: 1, Minor: 1},
 			"--db-driver=pgsql --pgsql-host=h --pgsql-port=3306 --pgsql-user=u --pgsql-password=p --pgsql-db=d"},
 	} {
 		s.Engine, s.Version = tc.engine, tc.version
@@ -142,13 +142,13 @@ func TestClassify(t *testing.T) {
 }
 
 type memSink struct {
-	writes []plan.Progress
+	writes []agentapi.Progress
 	docs   int
 	full   [][]byte
 	last   []byte
 }
 
-func (m *memSink) Write(_ context.Context, p plan.Progress, doc []byte) error {
+func (m *memSink) Write(_ context.Context, p agentapi.Progress, doc []byte) error {
 	m.writes = append(m.writes, p)
 	if doc != nil {
 		m.docs++
@@ -167,13 +167,13 @@ func TestReporterRateLimit(t *testing.T) {
 	sink := &memSink{}
 	r := &Reporter{Sink: sink, MinInterval: 5 * time.Second, Now: func() time.Time { return now }}
 	ctx := context.Background()
-	_ = r.Report(ctx, plan.Progress{Phase: plan.PhaseRunning}, nil, false) // first: sent
+	_ = r.Report(ctx, agentapi.Progress{Phase: agentapi.PhaseRunning}, nil, false) // first: sent
 	now = now.Add(time.Second)
-	_ = r.Report(ctx, plan.Progress{Phase: plan.PhaseRunning}, nil, false) // held back
+	_ = r.Report(ctx, agentapi.Progress{Phase: agentapi.PhaseRunning}, nil, false) // held back
 	now = now.Add(time.Second)
-	_ = r.Report(ctx, plan.Progress{Phase: plan.PhaseRunning, StepsDone: 1}, []byte(`{}`), true) // forced
+	_ = r.Report(ctx, agentapi.Progress{Phase: agentapi.PhaseRunning, StepsDone: 1}, []byte(`{}`), true) // forced
 	now = now.Add(5 * time.Second)
-	_ = r.Report(ctx, plan.Progress{Phase: plan.PhaseRunning}, nil, false) // due again
+	_ = r.Report(ctx, agentapi.Progress{Phase: agentapi.PhaseRunning}, nil, false) // due again
 	if len(sink.writes) != 3 || sink.docs != 1 {
 		t.Fatalf("writes=%d docs=%d, want 3 and 1", len(sink.writes), sink.docs)
 	}
@@ -186,22 +186,22 @@ func TestConfigMapSink(t *testing.T) {
 	cs := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cell-results", Namespace: "bench"}})
 	s := &ConfigMapSink{Client: cs, Namespace: "bench", Name: "cell-results"}
 	ctx := context.Background()
-	if err := s.Write(ctx, plan.Progress{Phase: plan.PhaseRunning, StepsDone: 3}, []byte(`{"x":1}`)); err != nil {
+	if err := s.Write(ctx, agentapi.Progress{Phase: agentapi.PhaseRunning, StepsDone: 3}, []byte(`{"x":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write(ctx, plan.Progress{Phase: plan.PhaseDone, StepsDone: 4}, nil); err != nil {
+	if err := s.Write(ctx, agentapi.Progress{Phase: agentapi.PhaseDone, StepsDone: 4}, nil); err != nil {
 		t.Fatal(err)
 	}
 	cm, err := cs.CoreV1().ConfigMaps("bench").Get(ctx, "cell-results", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p plan.Progress
-	if err := json.Unmarshal([]byte(cm.Data[plan.ResultKeyProgress]), &p); err != nil || p.Phase != plan.PhaseDone || p.StepsDone != 4 {
-		t.Errorf("progress = %q (%v)", cm.Data[plan.ResultKeyProgress], err)
+	var p agentapi.Progress
+	if err := json.Unmarshal([]byte(cm.Data[agentapi.ResultKeyProgress]), &p); err != nil || p.Phase != agentapi.PhaseDone || p.StepsDone != 4 {
+		t.Errorf("progress = %q (%v)", cm.Data[agentapi.ResultKeyProgress], err)
 	}
-	if cm.Data[plan.ResultKeyDocument] != `{"x":1}` {
-		t.Errorf("document = %q: a progress-only write must keep it", cm.Data[plan.ResultKeyDocument])
+	if cm.Data[agentapi.ResultKeyDocument] != `{"x":1}` {
+		t.Errorf("document = %q: a progress-only write must keep it", cm.Data[agentapi.ResultKeyDocument])
 	}
 	// Only get and update, of that one ConfigMap.
 	for _, a := range cs.Actions() {
@@ -210,7 +210,7 @@ func TestConfigMapSink(t *testing.T) {
 		}
 	}
 	missing := &ConfigMapSink{Client: cs, Namespace: "bench", Name: "nope"}
-	if err := missing.Write(ctx, plan.Progress{}, nil); err == nil || !strings.Contains(err.Error(), "does not exist") {
+	if err := missing.Write(ctx, agentapi.Progress{}, nil); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing ConfigMap: %v", err)
 	}
 }
@@ -307,13 +307,13 @@ func TestRunFailsWithoutServer(t *testing.T) {
 		exit     int
 		contains string
 	}{
-		{"unknown step", func(a *Agent) { a.Plan.Workload.Steps = []string{"point-query", "no-such-step"} }, plan.ExitBenchmarkFailed, `"no-such-step" is not in the step catalog`},
-		{"invalid plan", func(a *Agent) { a.Plan.Workload.Tables = 0 }, plan.ExitInvalidPlan, "workload.tables"},
-		{"missing sysbench", func(a *Agent) { a.SysbenchBinary = "/nonexistent/sysbench" }, plan.ExitBenchmarkFailed, "sysbench binary not found"},
+		{"unknown step", func(a *Agent) { a.Plan.Workload.Steps = []string{"point-query", "no-such-step"} }, agentapi.ExitBenchmarkFailed, `"no-such-step" is not in the step catalog`},
+		{"invalid plan", func(a *Agent) { a.Plan.Workload.Tables = 0 }, agentapi.ExitInvalidTask, "workload.tables"},
+		{"missing sysbench", func(a *Agent) { a.SysbenchBinary = "/nonexistent/sysbench" }, agentapi.ExitBenchmarkFailed, "sysbench binary not found"},
 		{"missing custom script", func(a *Agent) {
 			a.Plan.Workload.Steps = []string{"mine"}
-			a.Plan.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "/nonexistent.lua"}}
-		}, plan.ExitBenchmarkFailed, "custom step mine"},
+			a.Plan.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: "/nonexistent.lua"}}
+		}, agentapi.ExitBenchmarkFailed, "custom step mine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sink := &memSink{}
@@ -324,7 +324,7 @@ func TestRunFailsWithoutServer(t *testing.T) {
 				t.Fatalf("exit %d, err %v; want %d and %q", res.ExitCode, res.Err, tc.exit, tc.contains)
 			}
 			last := sink.writes[len(sink.writes)-1]
-			if last.Phase != plan.PhaseFailed || !strings.Contains(last.Error, tc.contains) {
+			if last.Phase != agentapi.PhaseFailed || !strings.Contains(last.Error, tc.contains) {
 				t.Errorf("last progress: %+v", last)
 			}
 			doc := validateDocument(t, sink.last)
@@ -344,8 +344,8 @@ func TestLocalRunBeforeTheServerAnswered(t *testing.T) {
 	a := &Agent{Plan: testPlan("point-query"), Host: "127.0.0.1", User: "u", Sink: sink, Log: &log, SysbenchBinary: "/nonexistent/sysbench"}
 	a.Plan.Cell.Version = ""
 	res := a.Run(context.Background())
-	if res.ExitCode != plan.ExitBenchmarkFailed {
-		t.Fatalf("exit %d (%v), want %d", res.ExitCode, res.Err, plan.ExitBenchmarkFailed)
+	if res.ExitCode != agentapi.ExitBenchmarkFailed {
+		t.Fatalf("exit %d (%v), want %d", res.ExitCode, res.Err, agentapi.ExitBenchmarkFailed)
 	}
 	if strings.Contains(log.String(), "results document invalid") {
 		t.Errorf("the agent complained of an invalid document:\n%s", log.String())
@@ -353,7 +353,7 @@ func TestLocalRunBeforeTheServerAnswered(t *testing.T) {
 	if sink.last != nil {
 		t.Errorf("a document was written without a version: %s", sink.last)
 	}
-	if len(sink.writes) == 0 || sink.writes[len(sink.writes)-1].Phase != plan.PhaseFailed {
+	if len(sink.writes) == 0 || sink.writes[len(sink.writes)-1].Phase != agentapi.PhaseFailed {
 		t.Errorf("progress writes %+v, want the last one Failed", sink.writes)
 	}
 }

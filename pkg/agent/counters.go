@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -81,8 +81,8 @@ var (
 )
 
 // DefaultCounters returns the engine's default counter names.
-func DefaultCounters(e plan.Engine) []string {
-	if e == plan.Postgres {
+func DefaultCounters(e agentapi.Engine) []string {
+	if e == agentapi.Postgres {
 		return slices.Clone(postgresCounters)
 	}
 	return slices.Clone(mysqlCounters)
@@ -205,7 +205,7 @@ func pgIORows(s *counterSnapshot, cols []string, rows [][]sql.NullString) {
 
 // counterReader reads snapshots of one server.
 type counterReader struct {
-	engine plan.Engine
+	engine agentapi.Engine
 	db     counterQuerier
 	// views are the PostgreSQL statistics views the server has.
 	views []string
@@ -214,7 +214,7 @@ type counterReader struct {
 // detect finds which statistics views a PostgreSQL server has, by catalog
 // presence rather than version number (forks and betas keep their word).
 func (c *counterReader) detect(ctx context.Context) error {
-	if c.engine != plan.Postgres {
+	if c.engine != agentapi.Postgres {
 		return nil
 	}
 	_, rows, err := readRows(ctx, c.db, "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "+
@@ -237,7 +237,7 @@ func (c *counterReader) detect(ctx context.Context) error {
 
 // source names what a snapshot reads, for the results.
 func (c *counterReader) source() string {
-	if c.engine == plan.Postgres {
+	if c.engine == agentapi.Postgres {
 		return strings.Join(c.views, ",")
 	}
 	return "SHOW GLOBAL STATUS"
@@ -248,7 +248,7 @@ func (c *counterReader) snapshot(ctx context.Context) (*counterSnapshot, error) 
 	s := &counterSnapshot{values: map[string]float64{}, names: map[string]string{}}
 	start := time.Now()
 	defer func() { s.at = start.Add(time.Since(start) / 2) }()
-	if c.engine != plan.Postgres {
+	if c.engine != agentapi.Postgres {
 		_, rows, err := readRows(ctx, c.db, "SHOW GLOBAL STATUS")
 		if err != nil {
 			return nil, fmt.Errorf("SHOW GLOBAL STATUS: %w", err)
@@ -333,7 +333,7 @@ func (h *counterHook) before(ctx context.Context, _ *stepRun) error {
 		h.logf("engine counters: %v", err)
 		return nil
 	}
-	if h.reader.engine == plan.Postgres {
+	if h.reader.engine == agentapi.Postgres {
 		n, err := h.reader.clientBackends(ctx)
 		if err != nil {
 			h.logf("engine counters: counting client backends: %v", err)
@@ -364,7 +364,7 @@ func (h *counterHook) windowEnd(ctx context.Context) {
 	if h.start == nil {
 		return
 	}
-	if h.reader.engine == plan.Postgres {
+	if h.reader.engine == agentapi.Postgres {
 		h.waitBackendsGone(ctx)
 	}
 	s, err := h.reader.snapshot(ctx)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -171,18 +171,18 @@ func TestCounterRows(t *testing.T) {
 // PostgreSQL names are of views the reader knows, and the pg_stat_io ones
 // have the shape pgIORows produces.
 func TestDefaultCounters(t *testing.T) {
-	for _, e := range []plan.Engine{plan.MySQL, plan.MariaDB, plan.Postgres} {
+	for _, e := range []agentapi.Engine{agentapi.MySQL, agentapi.MariaDB, agentapi.Postgres} {
 		names := DefaultCounters(e)
 		if len(names) < 20 {
 			t.Errorf("%s: %d default counters", e, len(names))
 		}
 		seen := map[string]bool{}
 		for _, n := range names {
-			if !plan.CounterNameRE.MatchString(n) || seen[strings.ToLower(n)] {
+			if !agentapi.CounterNameRE.MatchString(n) || seen[strings.ToLower(n)] {
 				t.Errorf("%s: default %q is not a valid name or repeats", e, n)
 			}
 			seen[strings.ToLower(n)] = true
-			if e != plan.Postgres {
+			if e != agentapi.Postgres {
 				continue
 			}
 			parts := strings.Split(n, ".")
@@ -210,7 +210,7 @@ func TestCounterHookAfter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logged []string
-			h := &counterHook{reader: &counterReader{engine: plan.MariaDB}, minSeconds: 10,
+			h := &counterHook{reader: &counterReader{engine: agentapi.MariaDB}, minSeconds: 10,
 				logf:  func(f string, a ...any) { logged = append(logged, f) },
 				start: snap(t0, map[string]float64{"Innodb_rows_read": 1000}),
 				end:   snap(t0.Add(tc.window+time.Second), map[string]float64{"Innodb_rows_read": 3000}),

@@ -16,14 +16,14 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // Server is a SQL connection to the database under test, used for everything
 // that is not the benchmark itself: the readiness wait, provenance, the
 // flush, row counts.
 type Server struct {
-	Engine   plan.Engine
+	Engine   agentapi.Engine
 	Host     string
 	Port     int
 	Database string
@@ -82,7 +82,7 @@ func (e *ConnectError) Retryable() bool {
 func (s *Server) addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
 
 func (s *Server) open() (*sql.DB, error) {
-	if s.Engine == plan.Postgres {
+	if s.Engine == agentapi.Postgres {
 		dsn := fmt.Sprintf("host=%s port=%d user=%s password=%s dbname=%s sslmode=disable connect_timeout=5",
 			pgQuote(s.Host), s.Port, pgQuote(s.User), pgQuote(s.Password), pgQuote(s.Database))
 		return sql.Open("pgx", dsn)
@@ -189,7 +189,7 @@ func (s *Server) Close() error {
 func (s *Server) Version(ctx context.Context) (string, error) {
 	var v string
 	q := "SELECT VERSION()"
-	if s.Engine == plan.Postgres {
+	if s.Engine == agentapi.Postgres {
 		q = "SHOW server_version"
 	}
 	err := s.db.QueryRowContext(ctx, q).Scan(&v)
@@ -200,7 +200,7 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 // pg_settings).
 func (s *Server) Variables(ctx context.Context) (map[string]string, error) {
 	q := "SHOW GLOBAL VARIABLES"
-	if s.Engine == plan.Postgres {
+	if s.Engine == agentapi.Postgres {
 		q = "SELECT name, setting FROM pg_settings"
 	}
 	rows, err := s.db.QueryContext(ctx, q)
@@ -264,7 +264,7 @@ type FlushReport struct {
 // settings; PostgreSQL: VACUUM (ANALYZE) of the sbtest tables and CHECKPOINT.
 func (s *Server) Flush(ctx context.Context, tables []string, maxWait time.Duration) (FlushReport, error) {
 	start := time.Now()
-	if s.Engine == plan.Postgres {
+	if s.Engine == agentapi.Postgres {
 		r := FlushReport{Method: "VACUUM (ANALYZE) + CHECKPOINT", ReachedTarget: true}
 		for _, t := range tables {
 			if _, err := s.db.ExecContext(ctx, "VACUUM (ANALYZE) "+t); err != nil {

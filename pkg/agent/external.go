@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
-// An external target (plan.Server.External) is a server dbbench did not
+// An external target (agentapi.Server.External) is a server dbbench did not
 // start and whose other databases are not its own. The agent connects to
 // the user's database (or none), creates a database of its own
-// (plan.Server.Database, always dbbench_..., plan.OwnDatabasePattern), runs
+// (agentapi.Server.Database, always dbbench_..., agentapi.OwnDatabasePattern), runs
 // the load and the steps in it, and drops it when the cell ends, whether it
 // succeeded or failed. It never writes outside that database: no flush
 // (which sets global variables or checkpoints), no config check (there is
@@ -48,7 +48,7 @@ func (a *Agent) adminServer() *Server {
 // the name is the cell's, so it can only be dbbench's.
 func (a *Agent) createOwnDatabase(ctx context.Context) error {
 	name := a.Plan.Server.Database
-	if !plan.OwnDatabasePattern.MatchString(name) {
+	if !agentapi.OwnDatabasePattern.MatchString(name) {
 		// Validate refuses such plans; checked again where it matters.
 		return fmt.Errorf("server.database %q is not a dbbench database name", name)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
@@ -37,7 +37,7 @@ func (a *Agent) rateRuns(s RunStep, closed results.StepResult) []rateRun {
 	}
 	var out []rateRun
 	for _, f := range fr.FractionsOfPeak {
-		x, err := plan.ParseFraction(f)
+		x, err := agentapi.ParseFraction(f)
 		if err != nil {
 			continue // Plan.Validate refused it before the cell started
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
@@ -19,16 +19,16 @@ func TestRateRuns(t *testing.T) {
 	closed := results.StepResult{Step: "point-query", Threads: 4, SteadyTPS: 1234.4}
 	for _, tc := range []struct {
 		name string
-		fr   *plan.FixedRate
+		fr   *agentapi.FixedRate
 		step string
 		want []rateRun
 	}{
 		{"no fixed rate", nil, "point-query", nil},
-		{"fractions then rates, rounded", &plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{100}}, "point-query",
+		{"fractions then rates, rounded", &agentapi.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{100}}, "point-query",
 			[]rateRun{{fraction: "0.5", target: 617, peakTPS: 1234.4}, {fraction: "0.9", target: 1111, peakTPS: 1234.4}, {target: 100}}},
-		{"another step than the ones listed", &plan.FixedRate{Rates: []int{100}, Steps: []string{"update-index"}}, "point-query", nil},
-		{"a listed step", &plan.FixedRate{Rates: []int{100}, Steps: []string{"point-query"}}, "point-query", []rateRun{{target: 100}}},
-		{"a tiny fraction still runs at 1/s", &plan.FixedRate{FractionsOfPeak: []string{"0.0001"}}, "point-query",
+		{"another step than the ones listed", &agentapi.FixedRate{Rates: []int{100}, Steps: []string{"update-index"}}, "point-query", nil},
+		{"a listed step", &agentapi.FixedRate{Rates: []int{100}, Steps: []string{"point-query"}}, "point-query", []rateRun{{target: 100}}},
+		{"a tiny fraction still runs at 1/s", &agentapi.FixedRate{FractionsOfPeak: []string{"0.0001"}}, "point-query",
 			[]rateRun{{fraction: "0.0001", target: 1, peakTPS: 1234.4}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,13 +52,13 @@ func TestRunStepFixedRate(t *testing.T) {
 	}
 	bin, runs := fakeSysbench(t, string(out), 0)
 	p := testPlan("mine")
-	p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 2}}
+	p.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 2}}
 	p.Workload.WarmupSeconds = 1
 	resolved, err := ResolveSteps(&p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Agent{Plan: p, sb: &Sysbench{Binary: bin, Engine: plan.MariaDB}}
+	a := &Agent{Plan: p, sb: &Sysbench{Binary: bin, Engine: agentapi.MariaDB}}
 	rate := &rateRun{fraction: "0.5", target: 500, peakTPS: 1000}
 
 	res := a.runStep(context.Background(), &customStep{a: a, s: resolved[0]}, 2, rate)
@@ -97,8 +97,8 @@ func TestRunStepFixedRate(t *testing.T) {
 }
 
 func TestExpandedStepsCountsFixedRateRuns(t *testing.T) {
-	w := plan.Workload{Steps: []string{"point-query", "update-index"}, Threads: []int{1, 4},
-		FixedRate: &plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Steps: []string{"point-query"}}}
+	w := agentapi.Workload{Steps: []string{"point-query", "update-index"}, Threads: []int{1, 4},
+		FixedRate: &agentapi.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Steps: []string{"point-query"}}}
 	// point-query: (1 + 2) runs x 2 thread counts; update-index: 2.
 	if got := w.ExpandedSteps(); got != 8 {
 		t.Errorf("ExpandedSteps = %d, want 8", got)
@@ -145,11 +145,11 @@ func TestLocalOptionsFixedRate(t *testing.T) {
 	_ = os.WriteFile(pw, []byte("pw\n"), 0o600)
 	for _, tc := range []struct {
 		name, fractions, rates string
-		want                   *plan.FixedRate
+		want                   *agentapi.FixedRate
 		wantErr                string
 	}{
 		{"none", "", "", nil, ""},
-		{"both", "0.5,0.9", "100,200", &plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{100, 200}}, ""},
+		{"both", "0.5,0.9", "100,200", &agentapi.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{100, 200}}, ""},
 		{"bad fraction", "2", "", nil, "fractionsOfPeak[0]"},
 		{"bad rate", "", "fast", nil, "fixed-rates"},
 	} {
@@ -197,13 +197,13 @@ func TestMeasureRunQueueOverflow(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bin, _ := fakeSysbench(t, tc.output, 1)
 			p := testPlan("mine")
-			p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 2}}
-			p.Results = plan.Results{Dir: t.TempDir()}
+			p.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 2}}
+			p.Results = agentapi.Results{Dir: t.TempDir()}
 			resolved, err := ResolveSteps(&p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := &Agent{Plan: p, Sink: DirSink{Dir: p.Results.Dir}, sb: &Sysbench{Binary: bin, Engine: plan.MariaDB}}
+			a := &Agent{Plan: p, Sink: DirSink{Dir: p.Results.Dir}, sb: &Sysbench{Binary: bin, Engine: agentapi.MariaDB}}
 			a.initDocument()
 			res, _, failed := a.measureRun(context.Background(), &customStep{a: a, s: resolved[0]}, 2, tc.rate)
 			if failed != tc.wantFailed {

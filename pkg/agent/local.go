@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
@@ -28,7 +28,7 @@ type LocalOptions struct {
 	// Workload are the workload knobs' flags (--tables, --threads, the
 	// durations, --tpcc-*, ...), applied over the plan file or the local
 	// defaults.
-	Workload plan.WorkloadFlags
+	Workload agentapi.WorkloadFlags
 	// Custom are NAME=PATH[:SECONDS] Lua steps.
 	Custom       []string
 	Out          string
@@ -38,8 +38,8 @@ type LocalOptions struct {
 }
 
 // Build returns the plan and password for a local run.
-func (o *LocalOptions) Build() (*plan.Plan, string, error) {
-	p := &plan.Plan{}
+func (o *LocalOptions) Build() (*agentapi.Task, string, error) {
+	p := &agentapi.Task{}
 	if o.PlanFile != "" {
 		b, err := os.ReadFile(o.PlanFile)
 		if err != nil {
@@ -49,14 +49,14 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 			return nil, "", fmt.Errorf("reading plan %s: %w", o.PlanFile, err)
 		}
 	} else {
-		p.APIVersion = plan.APIVersion
-		p.Run = plan.RunRef{Name: "local"}
-		p.Cell = plan.Cell{Name: "local", Repeat: 1, Attempt: 1}
-		p.Workload = plan.Workload{Tables: 1, TableSize: 10000, ReadSeconds: 60, WriteSeconds: 60, Threads: []int{1}, PreparedStatements: true}
+		p.APIVersion = agentapi.APIVersion
+		p.Run = agentapi.RunRef{Name: "local"}
+		p.Cell = agentapi.Cell{Name: "local", Repeat: 1, Attempt: 1}
+		p.Workload = agentapi.Workload{Tables: 1, TableSize: 10000, ReadSeconds: 60, WriteSeconds: 60, Threads: []int{1}, PreparedStatements: true}
 		p.Server.ReadyTimeoutSeconds = 60
 	}
 	if o.Engine != "" {
-		p.Server.Engine = plan.Engine(o.Engine)
+		p.Server.Engine = agentapi.Engine(o.Engine)
 		p.Cell.Engine = p.Server.Engine
 		p.Cell.Database = o.Engine
 	}
@@ -94,7 +94,7 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 		if !ok || name == "" || rest == "" {
 			return nil, "", fmt.Errorf("--custom %q: want NAME=PATH[:SECONDS]", c)
 		}
-		cs := plan.CustomStep{Name: name, Script: rest}
+		cs := agentapi.CustomStep{Name: name, Script: rest}
 		if i := strings.LastIndex(rest, ":"); i > 0 {
 			if n, err := strconv.Atoi(rest[i+1:]); err == nil {
 				cs.Script, cs.DurationSeconds = rest[:i], n
@@ -117,7 +117,7 @@ func (o *LocalOptions) Build() (*plan.Plan, string, error) {
 		}
 		password = strings.TrimRight(string(b), "\r\n")
 	} else {
-		password = os.Getenv(plan.EnvPassword)
+		password = os.Getenv(agentapi.EnvPassword)
 	}
 	return p, password, nil
 }
@@ -133,15 +133,15 @@ func splitList(s string) []string {
 }
 
 // LoadPlanFile reads the plan the controller mounted ($DBBENCH_PLAN).
-func LoadPlanFile(path string) (*plan.Plan, error) {
+func LoadPlanFile(path string) (*agentapi.Task, error) {
 	if path == "" {
-		path = filepath.Join(plan.PlanDir, plan.PlanFile)
+		path = filepath.Join(agentapi.TaskDir, agentapi.TaskFile)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading plan: %w", err)
 	}
-	p := &plan.Plan{}
+	p := &agentapi.Task{}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
-// The cell's outbox: with Agent.Outbox set (plan.EnvOutbox), the agent's final write
+// The cell's outbox: with Agent.Outbox set (agentapi.EnvOutbox), the agent's final write
 // into the results ConfigMap also carries, in binaryData, the gzip'd full
 // document (per-second series) and the gzip'd agent log, for the controller
 // to upload to object storage. The client pod never holds object-store
@@ -109,25 +109,25 @@ func packOutbox(budget, fixed int, logGz []byte, encode outboxEncoder) (*outboxP
 		return nil, err
 	}
 	if fixed+len(compact)+len(fullGz)+len(logGz) <= budget {
-		blobs := map[string][]byte{plan.ResultKeyFullDocument: fullGz}
+		blobs := map[string][]byte{agentapi.ResultKeyFullDocument: fullGz}
 		if len(logGz) > 0 {
-			blobs[plan.ResultKeyAgentLog] = logGz
+			blobs[agentapi.ResultKeyAgentLog] = logGz
 		}
 		return &outboxPack{compact: compact, blobs: blobs}, nil
 	}
 	var notes []string
 	if len(logGz) > 0 {
 		notes = append(notes, fmt.Sprintf("%s (%d bytes) left out of the results ConfigMap: with it the ConfigMap's values would be %d bytes, over the %d-byte budget; the object store gets no agent.log (the pod log has it)",
-			plan.ResultKeyAgentLog, len(logGz), fixed+len(compact)+len(fullGz)+len(logGz), budget))
+			agentapi.ResultKeyAgentLog, len(logGz), fixed+len(compact)+len(fullGz)+len(logGz), budget))
 		if compact, fullGz, err = encode(notes); err != nil {
 			return nil, err
 		}
 		if fixed+len(compact)+len(fullGz) <= budget {
-			return &outboxPack{compact: compact, blobs: map[string][]byte{plan.ResultKeyFullDocument: fullGz}, notes: notes}, nil
+			return &outboxPack{compact: compact, blobs: map[string][]byte{agentapi.ResultKeyFullDocument: fullGz}, notes: notes}, nil
 		}
 	}
 	notes = append(notes, fmt.Sprintf("%s (%d bytes) left out of the results ConfigMap: with it the ConfigMap's values would be %d bytes, over the %d-byte budget; the object store gets the compact document in the full form, without per-second series (no series.csv)",
-		plan.ResultKeyFullDocument, len(fullGz), fixed+len(compact)+len(fullGz), budget))
+		agentapi.ResultKeyFullDocument, len(fullGz), fixed+len(compact)+len(fullGz), budget))
 	if compact, _, err = encode(notes); err != nil {
 		return nil, err
 	}

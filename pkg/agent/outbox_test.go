@@ -19,7 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -54,13 +54,13 @@ type outboxSink struct {
 	blobs []map[string][]byte // nil for a non-final write
 }
 
-func (s *outboxSink) Write(_ context.Context, _ plan.Progress, doc []byte) error {
+func (s *outboxSink) Write(_ context.Context, _ agentapi.Progress, doc []byte) error {
 	s.docs = append(s.docs, doc)
 	s.blobs = append(s.blobs, nil)
 	return nil
 }
 
-func (s *outboxSink) WriteFinal(_ context.Context, _ plan.Progress, doc []byte, blobs map[string][]byte) error {
+func (s *outboxSink) WriteFinal(_ context.Context, _ agentapi.Progress, doc []byte, blobs map[string][]byte) error {
 	s.docs = append(s.docs, doc)
 	s.blobs = append(s.blobs, blobs)
 	return nil
@@ -72,11 +72,11 @@ func (s *outboxSink) WriteFinal(_ context.Context, _ plan.Progress, doc []byte, 
 func finishedAgent(t *testing.T, sink ResultSink, seriesLen, logBytes int) *Agent {
 	t.Helper()
 	a := &Agent{Plan: testPlan("point-query"), Sink: sink, Outbox: true}
-	a.Plan.Results = plan.Results{ConfigMap: "c0-result"}
+	a.Plan.Results = agentapi.Results{ConfigMap: "c0-result"}
 	a.logBuf = newLogBuffer(0)
 	a.initDocument()
 	a.reporter = &Reporter{Sink: sink, MinInterval: time.Second}
-	a.progress = plan.Progress{Attempt: 1, Phase: plan.PhaseDone, StepsDone: 2, StepsTotal: 2}
+	a.progress = agentapi.Progress{Attempt: 1, Phase: agentapi.PhaseDone, StepsDone: 2, StepsTotal: 2}
 	for _, th := range []int{1, 2} {
 		se := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
 		for i := 0; i < seriesLen; i++ {
@@ -136,12 +136,12 @@ func TestOutboxBudget(t *testing.T) {
 		want     []string // attachments kept
 		dropped  []string // notes, in order, by the key they name
 	}{
-		{"everything fits", all + slack, 200_000, []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog}, nil},
-		{"default budget", 0, 200_000, []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog}, nil},
-		{"log left out first", all - sizes.log/2, 200_000, []string{plan.ResultKeyFullDocument}, []string{plan.ResultKeyAgentLog}},
-		{"then the full document", sizes.compact + sizes.full/2, 200_000, nil, []string{plan.ResultKeyAgentLog, plan.ResultKeyFullDocument}},
-		{"compact alone over budget", sizes.compact / 2, 200_000, nil, []string{plan.ResultKeyAgentLog, plan.ResultKeyFullDocument}},
-		{"a small log fits beside the full document", sizes.compact + sizes.full + slack + 3000, 100, []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog}, nil},
+		{"everything fits", all + slack, 200_000, []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog}, nil},
+		{"default budget", 0, 200_000, []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog}, nil},
+		{"log left out first", all - sizes.log/2, 200_000, []string{agentapi.ResultKeyFullDocument}, []string{agentapi.ResultKeyAgentLog}},
+		{"then the full document", sizes.compact + sizes.full/2, 200_000, nil, []string{agentapi.ResultKeyAgentLog, agentapi.ResultKeyFullDocument}},
+		{"compact alone over budget", sizes.compact / 2, 200_000, nil, []string{agentapi.ResultKeyAgentLog, agentapi.ResultKeyFullDocument}},
+		{"a small log fits beside the full document", sizes.compact + sizes.full + slack + 3000, 100, []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sink := &outboxSink{}
@@ -155,7 +155,7 @@ func TestOutboxBudget(t *testing.T) {
 			}
 			blobs := sink.blobs[0]
 			var kept []string
-			for _, k := range []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog} {
+			for _, k := range []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog} {
 				if _, ok := blobs[k]; ok {
 					kept = append(kept, k)
 				}
@@ -169,7 +169,7 @@ func TestOutboxBudget(t *testing.T) {
 			}
 			budget := tc.budget
 			if budget == 0 {
-				budget = plan.ResultBudgetBytes
+				budget = agentapi.ResultBudgetBytes
 			}
 			if len(kept) > 0 && total > budget {
 				t.Errorf("the final write's values are %d bytes, over the budget %d", total, budget)
@@ -187,7 +187,7 @@ func TestOutboxBudget(t *testing.T) {
 					t.Errorf("the agent did not log note %d", i)
 				}
 			}
-			if full, ok := blobs[plan.ResultKeyFullDocument]; ok {
+			if full, ok := blobs[agentapi.ResultKeyFullDocument]; ok {
 				d := validateDocument(t, gunzip(t, full))
 				if d.Form != results.FormFull || d.Steps[0].Series == nil || len(d.Steps[0].Series.QPS) != 3000 {
 					t.Errorf("full document: form %q, series %v", d.Form, d.Steps[0].Series != nil)
@@ -196,7 +196,7 @@ func TestOutboxBudget(t *testing.T) {
 					t.Errorf("full document's outboxDropped = %q, want %d notes", got, len(tc.dropped))
 				}
 			}
-			if l, ok := blobs[plan.ResultKeyAgentLog]; ok && !strings.Contains(string(gunzip(t, l)), "noise ") {
+			if l, ok := blobs[agentapi.ResultKeyAgentLog]; ok && !strings.Contains(string(gunzip(t, l)), "noise ") {
 				t.Errorf("agent.log.gz does not hold the agent's log lines")
 			}
 		})
@@ -237,15 +237,15 @@ func TestOutboxOnTheFinalWriteOnly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			stale := []byte("an earlier attempt's log")
 			cs := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c0-result", Namespace: "bench"},
-				BinaryData: map[string][]byte{plan.ResultKeyAgentLog: stale, "other": []byte("kept")}})
+				BinaryData: map[string][]byte{agentapi.ResultKeyAgentLog: stale, "other": []byte("kept")}})
 			sink := &ConfigMapSink{Client: cs, Namespace: "bench", Name: "c0-result"}
 			p := testPlan("point-query")
 			p.Run.Namespace = "bench"
-			p.Results = plan.Results{ConfigMap: "c0-result"}
+			p.Results = agentapi.Results{ConfigMap: "c0-result"}
 			a := &Agent{Plan: p, Host: "127.0.0.1", User: "u", Sink: sink, SysbenchBinary: fakeSysbench, Outbox: tc.outbox}
 			res := a.Run(context.Background())
-			if res.ExitCode != plan.ExitServerUnreachable {
-				t.Fatalf("exit %d (%v), want %d: nothing listens on port 1", res.ExitCode, res.Err, plan.ExitServerUnreachable)
+			if res.ExitCode != agentapi.ExitServerUnreachable {
+				t.Fatalf("exit %d (%v), want %d: nothing listens on port 1", res.ExitCode, res.Err, agentapi.ExitServerUnreachable)
 			}
 			var writes []*corev1.ConfigMap
 			for _, act := range cs.Actions() {
@@ -257,7 +257,7 @@ func TestOutboxOnTheFinalWriteOnly(t *testing.T) {
 				t.Fatalf("%d writes, want progress writes and a final one", len(writes))
 			}
 			for i, w := range writes[:len(writes)-1] {
-				for _, k := range []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog} {
+				for _, k := range []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog} {
 					if _, ok := w.BinaryData[k]; ok {
 						t.Errorf("progress write %d carries %s", i, k)
 					}
@@ -267,8 +267,8 @@ func TestOutboxOnTheFinalWriteOnly(t *testing.T) {
 				}
 			}
 			last := writes[len(writes)-1]
-			full, hasFull := last.BinaryData[plan.ResultKeyFullDocument]
-			log, hasLog := last.BinaryData[plan.ResultKeyAgentLog]
+			full, hasFull := last.BinaryData[agentapi.ResultKeyFullDocument]
+			log, hasLog := last.BinaryData[agentapi.ResultKeyAgentLog]
 			if !tc.outbox {
 				if hasFull || hasLog {
 					t.Errorf("without the outbox the final write carries %v", keys(last.BinaryData))
@@ -276,10 +276,10 @@ func TestOutboxOnTheFinalWriteOnly(t *testing.T) {
 				return
 			}
 			if !hasFull || !hasLog {
-				t.Fatalf("final write carries %v, want %s and %s", keys(last.BinaryData), plan.ResultKeyFullDocument, plan.ResultKeyAgentLog)
+				t.Fatalf("final write carries %v, want %s and %s", keys(last.BinaryData), agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog)
 			}
 			d := validateDocument(t, gunzip(t, full))
-			compact := validateDocument(t, []byte(last.Data[plan.ResultKeyDocument]))
+			compact := validateDocument(t, []byte(last.Data[agentapi.ResultKeyDocument]))
 			if d.Form != results.FormFull || d.Status.Outcome != results.OutcomeFailed || compact.Form != results.FormCompact ||
 				!d.StartedAt.Equal(compact.StartedAt) || d.Cell.Attempt != compact.Cell.Attempt {
 				t.Errorf("full document %s/%s does not match the compact one %s/%s", d.Form, d.Status.Outcome, compact.Form, compact.Status.Outcome)

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/pgbench"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -35,7 +35,7 @@ func (p *pgbenchStep) finish(ctx context.Context) error { return nil }
 
 // check refuses a pgbench step on another engine than PostgreSQL.
 func (p *pgbenchStep) check() error {
-	if e := p.a.Plan.Server.Engine; e != plan.Postgres {
+	if e := p.a.Plan.Server.Engine; e != agentapi.Postgres {
 		return fmt.Errorf("step %s: pgbench runs against PostgreSQL, not %s", p.s.Name, e)
 	}
 	return nil
@@ -47,10 +47,10 @@ func (p *pgbenchStep) prepare(ctx context.Context) error {
 		return nil
 	}
 	a := p.a
-	a.progress.Phase = plan.PhaseLoading
+	a.progress.Phase = agentapi.PhaseLoading
 	a.progress.Step = p.s.Name
 	a.reportProgress(ctx, true)
-	defer func() { a.progress.Phase = plan.PhaseRunning }()
+	defer func() { a.progress.Phase = agentapi.PhaseRunning }()
 	scale := pgbenchScale(a.Plan.Workload)
 	inv := a.pgbenchRun(ctx, []string{"-i", "-q", "-s", strconv.Itoa(scale)})
 	if inv.Err != nil {
@@ -118,11 +118,11 @@ func readAggregateLogs(dir string) (*pgbench.Extremes, error) {
 	return e, nil
 }
 
-func pgbenchScale(w plan.Workload) int {
+func pgbenchScale(w agentapi.Workload) int {
 	if w.Pgbench != nil && w.Pgbench.Scale > 0 {
 		return w.Pgbench.Scale
 	}
-	return plan.DefaultPgbenchScale
+	return agentapi.DefaultPgbenchScale
 }
 
 // errNoPgbench: no pgbench binary on PATH or in Debian's PostgreSQL

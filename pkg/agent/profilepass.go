@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -62,7 +62,7 @@ func (a *Agent) closedResult(step string, threads int) *results.StepResult {
 }
 
 // profilePass is one profiled run of st at threads.
-func (a *Agent) profilePass(ctx context.Context, st step, threads int, pr *plan.Profile) results.Profile {
+func (a *Agent) profilePass(ctx context.Context, st step, threads int, pr *agentapi.Profile) results.Profile {
 	s := st.spec()
 	out := results.Profile{Tool: results.ProfileToolPerf, Event: ProfileEvent, FrequencyHz: pr.FrequencyHz}
 	if a.Profiler == nil {

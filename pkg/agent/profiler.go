@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/profile"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -283,7 +283,7 @@ func (s *Server) LocalPID(ctx context.Context) (int, error) {
 	if s.db == nil {
 		return 0, errors.New("not connected")
 	}
-	if s.Engine == plan.Postgres {
+	if s.Engine == agentapi.Postgres {
 		var backend int
 		if err := s.db.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 			return 0, err

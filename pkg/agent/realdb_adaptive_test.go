@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/tier"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/inference"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -26,17 +26,17 @@ import (
 func TestRealAdaptiveDuration(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	e := plan.MariaDB
+	e := agentapi.MariaDB
 	if !strings.Contains(" "+strings.Join(engineNames(), " ")+" ", " mariadb ") {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
 	}
 	p := realPlan(e, t.TempDir(), "point-query", "update-index")
 	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 20, 7, 2
 	p.Workload.Threads = []int{2}
-	p.Workload.Adaptive = &plan.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 100}
+	p.Workload.Adaptive = &agentapi.Adaptive{MinSeconds: 5, BetweenRunCVPercent: 100}
 	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test"}
 	res, _, full := runRealAgent(t, a, 5*time.Minute, true)
-	if res.ExitCode != plan.ExitOK {
+	if res.ExitCode != agentapi.ExitOK {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}
 	byStep := map[string]results.StepResult{}

@@ -15,18 +15,18 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
 // serverConfigFile is the file hack/dbservers.sh wrote for the engine's
 // server and the server read at start-up.
-func serverConfigFile(e plan.Engine) string {
+func serverConfigFile(e agentapi.Engine) string {
 	root := os.Getenv("DBBENCH_DB_ROOT")
 	if root == "" {
 		root = "/tmp/dbbench-dbservers"
 	}
-	if e == plan.Postgres {
+	if e == agentapi.Postgres {
 		return filepath.Join(root, "postgres", "data", "postgresql.conf")
 	}
 	return filepath.Join(root, string(e), "my.cnf")
@@ -40,10 +40,10 @@ func TestRealConfigApplied(t *testing.T) {
 	tier.Core(t)
 	needRealDB(t)
 	// Settings each server's file makes that the server reports.
-	mustVerify := map[plan.Engine][]string{
-		plan.MariaDB:  {"innodb_buffer_pool_size", "max_connections", "skip_name_resolve", "datadir", "performance_schema"},
-		plan.MySQL:    {"innodb_buffer_pool_size", "max_connections", "skip_name_resolve", "datadir", "log_bin", "innodb_redo_log_capacity"},
-		plan.Postgres: {"shared_buffers", "max_connections", "synchronous_commit", "max_wal_size", "listen_addresses"},
+	mustVerify := map[agentapi.Engine][]string{
+		agentapi.MariaDB:  {"innodb_buffer_pool_size", "max_connections", "skip_name_resolve", "datadir", "performance_schema"},
+		agentapi.MySQL:    {"innodb_buffer_pool_size", "max_connections", "skip_name_resolve", "datadir", "log_bin", "innodb_redo_log_capacity"},
+		agentapi.Postgres: {"shared_buffers", "max_connections", "synchronous_commit", "max_wal_size", "listen_addresses"},
 	}
 	for _, e := range realEngines() {
 		t.Run(string(e), func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestRealConfigApplied(t *testing.T) {
 			p := realPlan(e, t.TempDir(), "point-query")
 			p.Workload.Threads = []int{1}
 			res, compact, full := runRealConfig(t, p, string(text))
-			if res.ExitCode != plan.ExitOK {
+			if res.ExitCode != agentapi.ExitOK {
 				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 			}
 			for _, d := range []*results.Document{compact, full} {
@@ -80,7 +80,7 @@ func TestRealConfigApplied(t *testing.T) {
 					}
 				}
 			}
-			if e != plan.Postgres {
+			if e != agentapi.Postgres {
 				// user= is a start-up option without a variable.
 				if !hasSetting(full.Provenance.ConfigCheck.Unverified, "user") {
 					t.Errorf("user not listed as unverified: %+v", full.Provenance.ConfigCheck.Unverified)
@@ -113,20 +113,20 @@ func TestRealConfigApplied(t *testing.T) {
 //   - PostgreSQL: max_connections = 77 is overridden by the script's
 //     max_connections = 200 later in postgresql.conf (the last assignment
 //     wins, silently).
-var ignoredVariants = map[plan.Engine]struct {
+var ignoredVariants = map[agentapi.Engine]struct {
 	text       string
 	verified   string // a setting of the variant that does apply
 	unverified []string
 }{
-	plan.MariaDB: {
+	agentapi.MariaDB: {
 		text:     "[mariadbd]\nthread_cache_size=33\nmax_connections=77\nloose-innodb_bufer_pool_size=64M\n[mysqld-5.0]\ntable_open_cache=123\n",
 		verified: "thread_cache_size", unverified: []string{"innodb_bufer_pool_size", "table_open_cache"},
 	},
-	plan.MySQL: {
+	agentapi.MySQL: {
 		text:     "[mysqld]\nthread_cache_size=33\nmax_connections=77\nloose-innodb_bufer_pool_size=64M\n[mysqld-5.0]\ntable_open_cache=123\n",
 		verified: "thread_cache_size", unverified: []string{"innodb_bufer_pool_size", "table_open_cache"},
 	},
-	plan.Postgres: {
+	agentapi.Postgres: {
 		text:     "work_mem = 8MB\nmax_connections = 77\n",
 		verified: "work_mem",
 	},
@@ -147,8 +147,8 @@ func TestRealConfigIgnored(t *testing.T) {
 			p.Server.Port = port
 			p.Server.ReadyTimeoutSeconds = 60
 			res, compact, full := runRealConfig(t, p, v.text)
-			if res.ExitCode != plan.ExitConfigNotApplied {
-				t.Fatalf("exit %d, want %d (ExitConfigNotApplied): %v", res.ExitCode, plan.ExitConfigNotApplied, res.Err)
+			if res.ExitCode != agentapi.ExitConfigNotApplied {
+				t.Fatalf("exit %d, want %d (ExitConfigNotApplied): %v", res.ExitCode, agentapi.ExitConfigNotApplied, res.Err)
 			}
 			st := compact.Status
 			if st.Outcome != results.OutcomeFailed || st.FailureClass != results.FailureBenchmark {
@@ -179,20 +179,20 @@ func TestRealConfigIgnored(t *testing.T) {
 			if full.Load != nil || len(full.Steps) != 0 {
 				t.Errorf("the cell loaded or ran after the check failed: load %v, %d steps", full.Load, len(full.Steps))
 			}
-			raw, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
-			var prog plan.Progress
+			raw, err := os.ReadFile(filepath.Join(p.Results.Dir, agentapi.ResultKeyProgress))
+			var prog agentapi.Progress
 			if err == nil {
 				err = json.Unmarshal(raw, &prog)
 			}
-			if err != nil || prog.Reason != plan.FailureConfigNotApplied || prog.FailureClass != plan.FailureBenchmark {
-				t.Errorf("progress %s (%v): want reason %s, class %s", raw, err, plan.FailureConfigNotApplied, plan.FailureBenchmark)
+			if err != nil || prog.Reason != agentapi.FailureConfigNotApplied || prog.FailureClass != agentapi.FailureBenchmark {
+				t.Errorf("progress %s (%v): want reason %s, class %s", raw, err, agentapi.FailureConfigNotApplied, agentapi.FailureBenchmark)
 			}
 		})
 	}
 }
 
 // runRealConfig is runReal with the variant's text given to the agent.
-func runRealConfig(t *testing.T, p plan.Plan, text string) (Result, *results.Document, *results.Document) {
+func runRealConfig(t *testing.T, p agentapi.Task, text string) (Result, *results.Document, *results.Document) {
 	t.Helper()
 	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test", ServerConfig: text}
 	return runRealAgent(t, a, 5*time.Minute, true)
@@ -201,7 +201,7 @@ func runRealConfig(t *testing.T, p plan.Plan, text string) (Result, *results.Doc
 // startServerWithConfig starts a server of its own for the engine, on a free
 // port and a private root, that reads text ahead of hack/dbservers.sh's
 // settings; it is stopped when the test ends.
-func startServerWithConfig(t *testing.T, e plan.Engine, text string) int {
+func startServerWithConfig(t *testing.T, e agentapi.Engine, text string) int {
 	t.Helper()
 	root, err := os.MkdirTemp("", "dbbench-cfg-")
 	if err != nil {
@@ -238,7 +238,7 @@ func find(ss []results.ConfigSetting, name string) results.ConfigSetting {
 
 func hasSetting(ss []results.ConfigSetting, name string) bool { return find(ss, name).Name != "" }
 
-// TestRealConfigPreflight runs the pre-flight of a pair (plan.Preflight) on
+// TestRealConfigPreflight runs the pre-flight of a pair (agentapi.Preflight) on
 // each engine with the file its server was started with: the agent checks
 // the variant against the server and ends Done without a load or a step,
 // the check recorded in the document.
@@ -254,7 +254,7 @@ func TestRealConfigPreflight(t *testing.T) {
 			p := realPlan(e, t.TempDir(), "point-query")
 			p.Preflight = true
 			res, compact, full := runRealConfig(t, p, string(text))
-			if res.ExitCode != plan.ExitOK {
+			if res.ExitCode != agentapi.ExitOK {
 				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 			}
 			if compact.Status.Outcome != results.OutcomeSucceeded {
@@ -266,12 +266,12 @@ func TestRealConfigPreflight(t *testing.T) {
 			if cc := full.Provenance.ConfigCheck; cc == nil || len(cc.Verified) == 0 || len(cc.NotApplied) > 0 {
 				t.Errorf("config check %+v, want verified settings and none not applied", cc)
 			}
-			raw, err := os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
-			var prog plan.Progress
+			raw, err := os.ReadFile(filepath.Join(p.Results.Dir, agentapi.ResultKeyProgress))
+			var prog agentapi.Progress
 			if err == nil {
 				err = json.Unmarshal(raw, &prog)
 			}
-			if err != nil || prog.Phase != plan.PhaseDone || prog.StepsTotal != 0 {
+			if err != nil || prog.Phase != agentapi.PhaseDone || prog.StepsTotal != 0 {
 				t.Errorf("progress %s (%v): want Done with no steps", raw, err)
 			}
 		})

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
@@ -28,13 +28,13 @@ type catalogRun struct {
 
 var (
 	catalogRunsMu sync.Mutex
-	catalogRuns   = map[plan.Engine]*catalogRun{}
+	catalogRuns   = map[agentapi.Engine]*catalogRun{}
 )
 
 // realCatalogRun runs the 42-step catalog (the 32 reported steps and the
 // .pre steps), a custom Lua step and TPC-C on e, once per test binary. A
 // run that could not produce its documents fails every test asking for it.
-func realCatalogRun(t *testing.T, e plan.Engine) *catalogRun {
+func realCatalogRun(t *testing.T, e agentapi.Engine) *catalogRun {
 	t.Helper()
 	catalogRunsMu.Lock()
 	cr, ok := catalogRuns[e]
@@ -63,17 +63,17 @@ func realCatalogRun(t *testing.T, e plan.Engine) *catalogRun {
 		// command, output and counters, which a second count repeats at
 		// twice the time (realPlan's two counts are for the other tests).
 		p.Workload.Threads = []int{2}
-		p.Workload.Custom = []plan.CustomStep{{Name: "my-count", Script: script, DurationSeconds: 2}}
-		p.Workload.TPCC = &plan.TPCC{Warehouses: 1, Tables: 1, DurationSeconds: 3, Threads: []int{2}, Isolation: "RC", UseForeignKeys: true}
+		p.Workload.Custom = []agentapi.CustomStep{{Name: "my-count", Script: script, DurationSeconds: 2}}
+		p.Workload.TPCC = &agentapi.TPCC{Warehouses: 1, Tables: 1, DurationSeconds: 3, Threads: []int{2}, Isolation: "RC", UseForeignKeys: true}
 		// An extra counter each engine has, one none has.
-		extra := map[plan.Engine]string{plan.Postgres: "pg_stat_database.conflicts"}[e]
+		extra := map[agentapi.Engine]string{agentapi.Postgres: "pg_stat_database.conflicts"}[e]
 		if extra == "" {
 			extra = "innodb_pages_written"
 		}
 		p.Workload.ExtraCounters = []string{extra, "no_such_counter"}
 		cr.res, cr.compact, cr.full = runReal(t, p, realPassword)
 		cr.steps = steps
-		cr.progress, _ = os.ReadFile(filepath.Join(p.Results.Dir, plan.ResultKeyProgress))
+		cr.progress, _ = os.ReadFile(filepath.Join(p.Results.Dir, agentapi.ResultKeyProgress))
 	})
 	if cr.full == nil {
 		t.Fatalf("%s: the catalog run produced no documents (see the first test that ran it)", e)
@@ -85,14 +85,14 @@ func realCatalogRun(t *testing.T, e plan.Engine) *catalogRun {
 // physical page reads, logical page reads, rows inserted.
 type counterNames struct{ log, physReads, logReads, inserted, extra string }
 
-func countersFor(e plan.Engine) counterNames {
-	if e == plan.Postgres {
+func countersFor(e agentapi.Engine) counterNames {
+	if e == agentapi.Postgres {
 		return counterNames{"pg_stat_wal.wal_bytes", "pg_stat_database.blks_read", "pg_stat_database.blks_hit",
 			"pg_stat_database.tup_inserted", "pg_stat_database.conflicts"}
 	}
 	n := counterNames{"Innodb_os_log_written", "Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests",
 		"Innodb_rows_inserted", "Innodb_pages_written"}
-	if e == plan.MariaDB {
+	if e == agentapi.MariaDB {
 		// MariaDB (10.11 at least) has no Innodb_rows_*: the handler
 		// calls count the rows (temporary tables' included).
 		n.inserted = "Handler_write"
@@ -111,7 +111,7 @@ func TestRealCatalogCounters(t *testing.T) {
 		t.Run(string(e), func(t *testing.T) {
 			t.Parallel()
 			cr := realCatalogRun(t, e)
-			if cr.res.ExitCode != plan.ExitOK {
+			if cr.res.ExitCode != agentapi.ExitOK {
 				t.Fatalf("exit %d: %v", cr.res.ExitCode, cr.res.Err)
 			}
 			n := countersFor(e)
@@ -145,7 +145,7 @@ func TestRealCatalogCounters(t *testing.T) {
 					t.Errorf("%s@%d: compact counters %+v", s.Step, s.Threads, cc)
 				}
 				wantSource := "SHOW GLOBAL STATUS"
-				if e == plan.Postgres {
+				if e == agentapi.Postgres {
 					wantSource = "pg_stat_database,pg_stat_wal,pg_stat_bgwriter" // PostgreSQL 15 (Debian 12)
 				}
 				if !strings.HasPrefix(c.Source, wantSource) {
@@ -164,7 +164,7 @@ func TestRealCatalogCounters(t *testing.T) {
 					if v := perTxn(n.log); !(v > 100) {
 						t.Errorf("tpcc: %s %.1f bytes per transaction", n.log, v)
 					}
-					if e == plan.Postgres {
+					if e == agentapi.Postgres {
 						if v := perTxn("pg_stat_database.xact_commit"); !(v > 0.5 && v < 3) {
 							t.Errorf("tpcc: %.2f commits per transaction", v)
 						}
@@ -188,7 +188,7 @@ func TestRealCatalogCounters(t *testing.T) {
 				}
 			}
 			allowed := 0
-			if e == plan.Postgres {
+			if e == agentapi.Postgres {
 				allowed = 1
 			}
 			if writes == 0 || len(unlogged) > allowed {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -20,7 +20,7 @@ const (
 )
 
 // realServer opens the test servers as the test's superuser on database db.
-func realServer(t *testing.T, e plan.Engine, db string) *Server {
+func realServer(t *testing.T, e agentapi.Engine, db string) *Server {
 	t.Helper()
 	s := &Server{Engine: e, Host: "127.0.0.1", Port: realPorts[e], Database: db, User: realUser, Password: realPassword}
 	if err := s.WaitReady(context.Background(), 20*time.Second); err != nil {
@@ -41,9 +41,9 @@ func mustExec(t *testing.T, db *sql.DB, qs ...string) {
 
 // seedUserData (re)creates the user's database with sbtest1 holding
 // userRows sentinel rows.
-func seedUserData(t *testing.T, e plan.Engine) {
+func seedUserData(t *testing.T, e agentapi.Engine) {
 	t.Helper()
-	if e == plan.Postgres {
+	if e == agentapi.Postgres {
 		admin := realServer(t, e, "postgres")
 		mustExec(t, admin.db, "DROP DATABASE IF EXISTS "+userDatabase+" WITH (FORCE)", "CREATE DATABASE "+userDatabase)
 		user := realServer(t, e, userDatabase)
@@ -58,7 +58,7 @@ func seedUserData(t *testing.T, e plan.Engine) {
 }
 
 // userRowsKept counts the user's sentinel rows that are still as seeded.
-func userRowsKept(t *testing.T, e plan.Engine) int {
+func userRowsKept(t *testing.T, e agentapi.Engine) int {
 	t.Helper()
 	s := realServer(t, e, userDatabase)
 	var n int
@@ -69,11 +69,11 @@ func userRowsKept(t *testing.T, e plan.Engine) int {
 }
 
 // databaseExists asks the server whether a database of that name exists.
-func databaseExists(t *testing.T, e plan.Engine, name string) bool {
+func databaseExists(t *testing.T, e agentapi.Engine, name string) bool {
 	t.Helper()
 	q := "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = ?"
 	db := ""
-	if e == plan.Postgres {
+	if e == agentapi.Postgres {
 		q, db = "SELECT COUNT(*) FROM pg_database WHERE datname = $1", "postgres"
 	}
 	s := realServer(t, e, db)
@@ -101,7 +101,7 @@ func TestRealExternal(t *testing.T) {
 		// Cut during a 60-s step: the drop still runs (its own context).
 		{name: "cancelled", timeout: 15 * time.Second, seconds: 60, wantOK: false},
 	}
-	for _, e := range []plan.Engine{plan.MariaDB, plan.Postgres} {
+	for _, e := range []agentapi.Engine{agentapi.MariaDB, agentapi.Postgres} {
 		if !hasEngine(e) {
 			continue
 		}
@@ -113,11 +113,11 @@ func TestRealExternal(t *testing.T) {
 				p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.Threads = tc.seconds, tc.seconds, []int{1}
 				own := "dbbench_0123abcd_" + string(e) + "_external_default"
 				p.Server.Database = own
-				p.Server.External = &plan.ExternalServer{Endpoint: "127.0.0.1", ConnectDatabase: userDatabase}
+				p.Server.External = &agentapi.ExternalServer{Endpoint: "127.0.0.1", ConnectDatabase: userDatabase}
 				a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test"}
 				res, compact, _ := runRealAgent(t, a, tc.timeout, false)
 
-				if ok := res.ExitCode == plan.ExitOK; ok != tc.wantOK {
+				if ok := res.ExitCode == agentapi.ExitOK; ok != tc.wantOK {
 					t.Fatalf("exit %d (%v), want success %v", res.ExitCode, res.Err, tc.wantOK)
 				}
 				ext := compact.Provenance.External
@@ -147,7 +147,7 @@ func TestRealExternal(t *testing.T) {
 	}
 }
 
-func hasEngine(e plan.Engine) bool {
+func hasEngine(e agentapi.Engine) bool {
 	for _, x := range realEngines() {
 		if x == e {
 			return true

@@ -14,8 +14,8 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/cgroup"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
@@ -41,7 +41,7 @@ import (
 func TestRealFixedRateLatency(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	e := plan.MariaDB
+	e := agentapi.MariaDB
 	if !strings.Contains(" "+strings.Join(enginesAsStrings(), " ")+" ", " mariadb ") {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
 	}
@@ -64,10 +64,10 @@ func TestRealFixedRateLatency(t *testing.T) {
 	p.Workload.TableSize = 10000
 	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 12, 4, 2
 	p.Workload.Threads = []int{2}
-	p.Workload.FixedRate = &plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Steps: []string{"point-query"}}
+	p.Workload.FixedRate = &agentapi.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Steps: []string{"point-query"}}
 
 	res, compact, full := runReal(t, p, realPassword)
-	if res.ExitCode != plan.ExitOK {
+	if res.ExitCode != agentapi.ExitOK {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}
 	byName := map[string]results.StepResult{}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -77,7 +77,7 @@ func TestRealLogVolume(t *testing.T) {
 	tier.Core(t)
 	needRealDB(t)
 	// MySQL runs chrooted (hack/dbservers.sh): no log directory of its own.
-	logFile := map[plan.Engine]string{plan.MariaDB: "ib_logfile0", plan.Postgres: "pg_wal/000000010000000000000001"}
+	logFile := map[agentapi.Engine]string{agentapi.MariaDB: "ib_logfile0", agentapi.Postgres: "pg_wal/000000010000000000000001"}
 	for _, e := range realEngines() {
 		if logFile[e] == "" {
 			continue
@@ -119,7 +119,7 @@ func TestRealLogVolume(t *testing.T) {
 			a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword,
 				Collector: coll, CollectorScope: "test host", ClientOnDBNode: true, Version: "test"}
 			res, _, full := runRealAgent(t, a, 5*time.Minute, false)
-			if res.ExitCode != plan.ExitOK {
+			if res.ExitCode != agentapi.ExitOK {
 				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 			}
 			logW := map[string]float64{}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
@@ -19,16 +19,16 @@ import (
 func TestRealPgbench(t *testing.T) {
 	tier.Core(t)
 	needRealDB(t)
-	if !hasEngine(plan.Postgres) {
+	if !hasEngine(agentapi.Postgres) {
 		t.Skip("PostgreSQL is not among DBBENCH_REAL_DB_ENGINES")
 	}
-	p := realPlan(plan.Postgres, t.TempDir(), workload.PgbenchSelectStep, workload.PgbenchTPCBStep)
-	p.Workload.Pgbench = &plan.Pgbench{Scale: 1}
+	p := realPlan(agentapi.Postgres, t.TempDir(), workload.PgbenchSelectStep, workload.PgbenchTPCBStep)
+	p.Workload.Pgbench = &agentapi.Pgbench{Scale: 1}
 	p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 3, 3, 1
 	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword,
 		Collector: &ProcCollector{}, CollectorScope: "test host", ClientOnDBNode: true, Version: "test"}
 	res, _, full := runRealAgent(t, a, 5*time.Minute, testing.Verbose())
-	if res.ExitCode != plan.ExitOK {
+	if res.ExitCode != agentapi.ExitOK {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}
 	if len(full.Steps) != 4 {
@@ -58,10 +58,10 @@ func TestRealPgbench(t *testing.T) {
 		t.Errorf("sbtest load %+v: no step uses sbtest", full.Load)
 	}
 
-	m := realPlan(plan.MariaDB, t.TempDir(), workload.PgbenchSelectStep)
-	if hasEngine(plan.MariaDB) {
+	m := realPlan(agentapi.MariaDB, t.TempDir(), workload.PgbenchSelectStep)
+	if hasEngine(agentapi.MariaDB) {
 		res, compact, _ := runReal(t, m, realPassword)
-		if res.ExitCode == plan.ExitOK || compact.Status.Outcome == results.OutcomeSucceeded || !strings.Contains(compact.Status.Error, "pgbench runs against PostgreSQL") {
+		if res.ExitCode == agentapi.ExitOK || compact.Status.Outcome == results.OutcomeSucceeded || !strings.Contains(compact.Status.Error, "pgbench runs against PostgreSQL") {
 			t.Errorf("pgbench on MariaDB: exit %d, status %+v: want it refused", res.ExitCode, compact.Status)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/profile"
 	"github.com/dbbench/dbbench/pkg/results"
 )
@@ -49,7 +49,7 @@ const profileTopN = 3
 func TestRealProfileExplain(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	if !slices.Contains(realEngines(), plan.Postgres) {
+	if !slices.Contains(realEngines(), agentapi.Postgres) {
 		t.Skip("needs postgres in DBBENCH_REAL_DB_ENGINES")
 	}
 	perf, err := exec.LookPath("perf")
@@ -62,16 +62,16 @@ func TestRealProfileExplain(t *testing.T) {
 	}
 	profiles := map[string]*profile.Profile{}
 	for _, name := range []string{"a", "b"} {
-		port := startServerWithConfig(t, plan.Postgres, configs[name])
-		p := realPlan(plan.Postgres, t.TempDir(), "point-query")
+		port := startServerWithConfig(t, agentapi.Postgres, configs[name])
+		p := realPlan(agentapi.Postgres, t.TempDir(), "point-query")
 		p.Server.Port = port
 		p.Workload.Threads = []int{2}
 		p.Workload.ReadSeconds, p.Workload.WarmupSeconds = 8, 1
-		p.Workload.Profile = &plan.Profile{Steps: []string{"point-query"}, Seconds: 10, FrequencyHz: 499}
+		p.Workload.Profile = &agentapi.Profile{Steps: []string{"point-query"}, Seconds: 10, FrequencyHz: 499}
 		a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test",
 			Profiler: &PerfProfiler{Perf: perf}}
 		res, compact, full := runRealAgent(t, a, 5*time.Minute, false)
-		if res.ExitCode != plan.ExitOK {
+		if res.ExitCode != agentapi.ExitOK {
 			t.Fatalf("%s: exit %d: %v", name, res.ExitCode, res.Err)
 		}
 		for form, d := range map[string]*results.Document{"compact": compact, "full": full} {

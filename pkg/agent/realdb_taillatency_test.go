@@ -16,8 +16,9 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/cgroup"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -84,7 +85,7 @@ var tailOrder = []string{"A", "B", "B", "A", "A", "B"}
 // the rate; then six server runs, A B B A A B, each a closed-loop run and
 // two runs at the fixed rate: 6 + 6 repeats. Each fixed-rate result becomes
 // a manifest cell (results.NewManifestCell, the controller's path) and
-// analysis.JudgeRuns judges B against A with [Throughput, P99Latency] at the
+// regression.JudgeRuns judges B against A with [Throughput, P99Latency] at the
 // API's default magnitude and α. The verdict must name p99 latency at the
 // fixed rate as regressed, and nothing else, while the fixed-rate throughput
 // changes by less than the magnitude. The same judgement of A against A
@@ -96,7 +97,7 @@ var tailOrder = []string{"A", "B", "B", "A", "A", "B"}
 func TestRealTailLatency(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	e := plan.MariaDB
+	e := agentapi.MariaDB
 	if !strings.Contains(" "+strings.Join(enginesAsStrings(), " ")+" ", " mariadb ") {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
 	}
@@ -123,7 +124,7 @@ func TestRealTailLatency(t *testing.T) {
 		p.Workload.ReadSeconds, p.Workload.WarmupSeconds = tailSeconds, 1
 		p.Workload.Threads = []int{tailThreads}
 		if rate > 0 {
-			p.Workload.FixedRate = &plan.FixedRate{Rates: tailRates(rate)}
+			p.Workload.FixedRate = &agentapi.FixedRate{Rates: tailRates(rate)}
 		}
 		p0, th0, err := server.Throttling()
 		if err != nil {
@@ -139,7 +140,7 @@ func TestRealTailLatency(t *testing.T) {
 			n, d := stalls.stop()
 			stalled = fmt.Sprintf(", stalled %d times, %.1f %% of the time", n, 100*d)
 		}
-		if res.ExitCode != plan.ExitOK {
+		if res.ExitCode != agentapi.ExitOK {
 			t.Fatalf("%s (%s): exit %d: %v", label, side, res.ExitCode, res.Err)
 		}
 		p1, th1, err := server.Throttling()
@@ -214,11 +215,11 @@ func TestRealTailLatency(t *testing.T) {
 		c.Name = fmt.Sprintf("mariadb-test-r%d", c.Cell.Repeat)
 		halves[aHalf[i]] = append(halves[aHalf[i]], c)
 	}
-	opts := analysis.VerdictOptions{MinMagnitude: tailMagnitude,
+	opts := regression.VerdictOptions{MinMagnitude: tailMagnitude,
 		Metrics: []analysis.Metric{analysis.MetricThroughput, analysis.MetricP99Latency}}
-	judge := func(label string, cur, base *results.Manifest, opts analysis.VerdictOptions) *analysis.Verdict {
+	judge := func(label string, cur, base *results.Manifest, opts regression.VerdictOptions) *regression.Verdict {
 		t.Helper()
-		v, err := analysis.JudgeRuns(cur, base, opts)
+		v, err := regression.JudgeRuns(cur, base, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +228,7 @@ func TestRealTailLatency(t *testing.T) {
 				label, p.Step, p.Metric.Label(), p.Before, p.After, p.Metric.Unit(), p.ChangePercent, p.P, p.AdjustedP, p.Detail, p.Regressed)
 		}
 		if len(v.Points) != 1 || v.Points[0].Step != rateStep || v.Points[0].Metric != analysis.MetricP99Latency ||
-			v.Points[0].Method != analysis.MethodBetweenRuns {
+			v.Points[0].Method != regression.MethodBetweenRuns {
 			t.Fatalf("%s: points %+v: want the fixed rate's p99 alone, tested between runs", label, v.Points)
 		}
 		return v
@@ -450,21 +451,21 @@ const (
 func TestRealStallIsReRunOrFlagged(t *testing.T) {
 	tier.Long(t)
 	needRealDB(t)
-	if !slices.Contains(enginesAsStrings(), string(plan.MariaDB)) {
+	if !slices.Contains(enginesAsStrings(), string(agentapi.MariaDB)) {
 		t.Skip("MariaDB is not among DBBENCH_REAL_DB_ENGINES")
 	}
 	pid, err := mariadbPID()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := realPlan(plan.MariaDB, filepath.Join(t.TempDir(), "out"), "read-only-count", "read-only-sum")
+	p := realPlan(agentapi.MariaDB, filepath.Join(t.TempDir(), "out"), "read-only-count", "read-only-sum")
 	p.Workload.ReadSeconds, p.Workload.WarmupSeconds = stallStepSeconds, stallWarmup
 	p.Workload.Threads = []int{4}
 	// Every run of read-only-count, the first of read-only-sum.
 	st, stalls := stallRuns(t, pid, map[string]int{"--query=count": 2, "--query=sum": 1})
 	res, _, full := runReal(t, p, realPassword)
 	st.stop()
-	if res.ExitCode != plan.ExitOK {
+	if res.ExitCode != agentapi.ExitOK {
 		t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 	}
 	if stalls["--query=count"] != 2 || stalls["--query=sum"] != 1 {

@@ -27,7 +27,7 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
@@ -40,16 +40,16 @@ const (
 // realPorts are hack/dbservers.sh's fixed ports, used with DBBENCH_KEEP_DB=1
 // (servers left running and reused across runs); otherwise TestMain starts
 // servers of its own on free ports.
-var realPorts = map[plan.Engine]int{plan.MariaDB: 33306, plan.Postgres: 35432, plan.MySQL: 34306}
+var realPorts = map[agentapi.Engine]int{agentapi.MariaDB: 33306, agentapi.Postgres: 35432, agentapi.MySQL: 34306}
 
-func realEngines() []plan.Engine {
+func realEngines() []agentapi.Engine {
 	s := os.Getenv("DBBENCH_REAL_DB_ENGINES")
 	if s == "" {
 		s = "mariadb postgres mysql"
 	}
-	var out []plan.Engine
+	var out []agentapi.Engine
 	for _, f := range strings.Fields(s) {
-		out = append(out, plan.Engine(f))
+		out = append(out, agentapi.Engine(f))
 	}
 	return out
 }
@@ -122,15 +122,15 @@ func needRealDB(t *testing.T) {
 
 // realPlan is a tiny cell: 1 table x 2000 rows, 2-s steps (1-s runs may end
 // before sysbench's first interval line), threads 1 and 2.
-func realPlan(e plan.Engine, dir string, steps ...string) plan.Plan {
-	return plan.Plan{
-		APIVersion: plan.APIVersion,
-		Run:        plan.RunRef{Name: "realdb", Suite: "extended"},
-		Cell:       plan.Cell{Name: string(e) + "-test", Database: string(e), Engine: e, Version: "debian", Config: "test", Attempt: 1},
-		Server:     plan.Server{Engine: e, Port: realPorts[e], Database: "sbtest", ReadyTimeoutSeconds: 20},
-		Workload: plan.Workload{Steps: steps, Tables: 1, TableSize: 2000, ReadSeconds: 2, WriteSeconds: 2,
+func realPlan(e agentapi.Engine, dir string, steps ...string) agentapi.Task {
+	return agentapi.Task{
+		APIVersion: agentapi.APIVersion,
+		Run:        agentapi.RunRef{Name: "realdb", Suite: "extended"},
+		Cell:       agentapi.Cell{Name: string(e) + "-test", Database: string(e), Engine: e, Version: "debian", Config: "test", Attempt: 1},
+		Server:     agentapi.Server{Engine: e, Port: realPorts[e], Database: "sbtest", ReadyTimeoutSeconds: 20},
+		Workload: agentapi.Workload{Steps: steps, Tables: 1, TableSize: 2000, ReadSeconds: 2, WriteSeconds: 2,
 			Threads: []int{1, 2}, PreparedStatements: true, FlushWaitSeconds: 3},
-		Results: plan.Results{Dir: dir},
+		Results: agentapi.Results{Dir: dir},
 	}
 }
 
@@ -151,7 +151,7 @@ sysbench.cmdline.options = {
 }
 `
 
-func runReal(t *testing.T, p plan.Plan, password string) (Result, *results.Document, *results.Document) {
+func runReal(t *testing.T, p agentapi.Task, password string) (Result, *results.Document, *results.Document) {
 	t.Helper()
 	a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: password,
 		Collector: &ProcCollector{}, CollectorScope: "test host", ClientOnDBNode: true, Version: "test"}
@@ -172,7 +172,7 @@ func runRealAgent(t *testing.T, a *Agent, timeout time.Duration, logAlways bool)
 	if logAlways || t.Failed() || res.ExitCode != 0 {
 		t.Logf("agent log:\n%s", log.String())
 	}
-	compact, err := os.ReadFile(filepath.Join(a.Plan.Results.Dir, plan.ResultKeyDocument))
+	compact, err := os.ReadFile(filepath.Join(a.Plan.Results.Dir, agentapi.ResultKeyDocument))
 	if err != nil {
 		t.Fatalf("no compact document: %v", err)
 	}
@@ -193,7 +193,7 @@ func TestRealCatalog(t *testing.T) {
 			t.Parallel()
 			cr := realCatalogRun(t, e)
 			res, compact, full, steps := cr.res, cr.compact, cr.full, cr.steps
-			if res.ExitCode != plan.ExitOK {
+			if res.ExitCode != agentapi.ExitOK {
 				t.Fatalf("exit %d: %v", res.ExitCode, res.Err)
 			}
 			if compact.Status.Outcome != results.OutcomeSucceeded || compact.Form != results.FormCompact || full.Form != results.FormFull {
@@ -271,7 +271,7 @@ func TestRealBadInput(t *testing.T) {
 		t.Run(string(e)+"/wrong password", func(t *testing.T) {
 			p := realPlan(e, t.TempDir(), "point-query")
 			res, doc, _ := runReal(t, p, "not-the-password")
-			if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "rejected the credentials") {
+			if res.ExitCode != agentapi.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "rejected the credentials") {
 				t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
 			}
 		})
@@ -279,7 +279,7 @@ func TestRealBadInput(t *testing.T) {
 			p := realPlan(e, t.TempDir(), "point-query")
 			p.Server.Database = "no_such_db"
 			res, doc, _ := runReal(t, p, realPassword)
-			if res.ExitCode != plan.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "no such database") {
+			if res.ExitCode != agentapi.ExitBenchmarkFailed || !strings.Contains(doc.Status.Error, "no such database") {
 				t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
 			}
 		})
@@ -291,7 +291,7 @@ func TestRealBadInput(t *testing.T) {
 		p.Server.ReadyTimeoutSeconds = 3
 		start := time.Now()
 		res, doc, _ := runReal(t, p, realPassword)
-		if res.ExitCode != plan.ExitServerUnreachable || !strings.Contains(doc.Status.Error, "refused connections") ||
+		if res.ExitCode != agentapi.ExitServerUnreachable || !strings.Contains(doc.Status.Error, "refused connections") ||
 			doc.Status.FailureClass != results.FailureInfrastructure {
 			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
 		}
@@ -306,9 +306,9 @@ func TestRealBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := realPlan(e, filepath.Join(dir, "out"), "point-query", "broken")
-		p.Workload.Custom = []plan.CustomStep{{Name: "broken", Script: bad, DurationSeconds: 1}}
+		p.Workload.Custom = []agentapi.CustomStep{{Name: "broken", Script: bad, DurationSeconds: 1}}
 		res, doc, full := runReal(t, p, realPassword)
-		if res.ExitCode != plan.ExitBenchmarkFailed || doc.Status.Outcome != results.OutcomeFailed ||
+		if res.ExitCode != agentapi.ExitBenchmarkFailed || doc.Status.Outcome != results.OutcomeFailed ||
 			doc.Status.FailedStep != "broken" || !strings.Contains(doc.Status.Error, "bad.lua") {
 			t.Errorf("exit %d, status %+v", res.ExitCode, doc.Status)
 		}

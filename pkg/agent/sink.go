@@ -15,34 +15,34 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // ResultSink receives the agent's reports: the Progress record and, when it
 // changed, the compact results document.
 type ResultSink interface {
 	// Write stores progress and, if document is not nil, the document.
-	Write(ctx context.Context, progress plan.Progress, document []byte) error
+	Write(ctx context.Context, progress agentapi.Progress, document []byte) error
 }
 
 // OutboxSink is a ResultSink whose final write can carry attachments (the
-// cell's outbox, see plan.ResultKeyFullDocument): the ConfigMap sink puts
+// cell's outbox, see agentapi.ResultKeyFullDocument): the ConfigMap sink puts
 // them in the ConfigMap's binaryData.
 type OutboxSink interface {
 	ResultSink
 	// WriteFinal stores progress, the document and the attachments, and
 	// removes outbox attachments not in blobs (left by an earlier write).
-	WriteFinal(ctx context.Context, progress plan.Progress, document []byte, blobs map[string][]byte) error
+	WriteFinal(ctx context.Context, progress agentapi.Progress, document []byte, blobs map[string][]byte) error
 }
 
 // outboxKeys are the binaryData keys of the cell's outbox.
-var outboxKeys = []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog}
+var outboxKeys = []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog}
 
 // DirSink writes progress.json and result.json into a directory (local mode).
 // Files are replaced atomically, so a reader never sees half a document.
 type DirSink struct{ Dir string }
 
-func (d DirSink) Write(_ context.Context, p plan.Progress, doc []byte) error {
+func (d DirSink) Write(_ context.Context, p agentapi.Progress, doc []byte) error {
 	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
 		return err
 	}
@@ -50,11 +50,11 @@ func (d DirSink) Write(_ context.Context, p plan.Progress, doc []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(d.Dir, plan.ResultKeyProgress), pb); err != nil {
+	if err := writeAtomic(filepath.Join(d.Dir, agentapi.ResultKeyProgress), pb); err != nil {
 		return err
 	}
 	if doc != nil {
-		return writeAtomic(filepath.Join(d.Dir, plan.ResultKeyDocument), doc)
+		return writeAtomic(filepath.Join(d.Dir, agentapi.ResultKeyDocument), doc)
 	}
 	return nil
 }
@@ -105,16 +105,16 @@ func NewInClusterConfigMapSink(namespace, name string) (*ConfigMapSink, error) {
 // Write stores progress and the document. It removes the outbox's
 // attachments, which only a final write carries: a progress write means an
 // attempt is running, so attachments there are an earlier attempt's.
-func (c *ConfigMapSink) Write(ctx context.Context, p plan.Progress, doc []byte) error {
+func (c *ConfigMapSink) Write(ctx context.Context, p agentapi.Progress, doc []byte) error {
 	return c.write(ctx, p, doc, nil)
 }
 
 // WriteFinal is Write with the outbox's attachments in binaryData.
-func (c *ConfigMapSink) WriteFinal(ctx context.Context, p plan.Progress, doc []byte, blobs map[string][]byte) error {
+func (c *ConfigMapSink) WriteFinal(ctx context.Context, p agentapi.Progress, doc []byte, blobs map[string][]byte) error {
 	return c.write(ctx, p, doc, blobs)
 }
 
-func (c *ConfigMapSink) write(ctx context.Context, p plan.Progress, doc []byte, blobs map[string][]byte) error {
+func (c *ConfigMapSink) write(ctx context.Context, p agentapi.Progress, doc []byte, blobs map[string][]byte) error {
 	pb, err := json.Marshal(p)
 	if err != nil {
 		return err
@@ -130,9 +130,9 @@ func (c *ConfigMapSink) write(ctx context.Context, p plan.Progress, doc []byte, 
 		if cm.Data == nil {
 			cm.Data = map[string]string{}
 		}
-		cm.Data[plan.ResultKeyProgress] = string(pb)
+		cm.Data[agentapi.ResultKeyProgress] = string(pb)
 		if doc != nil {
-			cm.Data[plan.ResultKeyDocument] = string(doc)
+			cm.Data[agentapi.ResultKeyDocument] = string(doc)
 		}
 		for _, k := range outboxKeys {
 			delete(cm.BinaryData, k)
@@ -165,17 +165,17 @@ type Reporter struct {
 }
 
 // Report sends progress (and doc, when not nil). force bypasses the limit.
-func (r *Reporter) Report(ctx context.Context, p plan.Progress, doc []byte, force bool) error {
+func (r *Reporter) Report(ctx context.Context, p agentapi.Progress, doc []byte, force bool) error {
 	return r.report(ctx, p, doc, force, nil)
 }
 
 // ReportFinal sends the final progress and document, with the outbox's
 // attachments when the sink is an OutboxSink (blobs are dropped otherwise).
-func (r *Reporter) ReportFinal(ctx context.Context, p plan.Progress, doc []byte, blobs map[string][]byte) error {
+func (r *Reporter) ReportFinal(ctx context.Context, p agentapi.Progress, doc []byte, blobs map[string][]byte) error {
 	return r.report(ctx, p, doc, true, blobs)
 }
 
-func (r *Reporter) report(ctx context.Context, p plan.Progress, doc []byte, force bool, blobs map[string][]byte) error {
+func (r *Reporter) report(ctx context.Context, p agentapi.Progress, doc []byte, force bool, blobs map[string][]byte) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := time.Now

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -248,10 +248,10 @@ func (h *newOrdersHook) after(ctx context.Context, r *stepRun) {
 
 // loadTPCC drops and loads the TPC-C tables.
 func (a *Agent) loadTPCC(ctx context.Context, s RunStep) error {
-	a.progress.Phase = plan.PhaseLoading
+	a.progress.Phase = agentapi.PhaseLoading
 	a.progress.Step = s.Name
 	a.reportProgress(ctx, true)
-	defer func() { a.progress.Phase = plan.PhaseRunning }()
+	defer func() { a.progress.Phase = agentapi.PhaseRunning }()
 	t := tpccConfig(a.Plan.Workload)
 	if inv := a.sb.Run(ctx, s.Script, s.Args, "cleanup", nil); inv.Err != nil {
 		return fmt.Errorf("dropping old TPC-C tables: %w", inv.Err)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 	"github.com/dbbench/dbbench/pkg/workload"
@@ -29,7 +29,7 @@ func TestBindStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := testPlan("point-query", "scan", "read-write_range=100", "mine", "gone", workload.TPCCStep)
-	p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: script}, {Name: "gone", Script: "/nonexistent/gone.lua"}}
+	p.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: script}, {Name: "gone", Script: "/nonexistent/gone.lua"}}
 	resolved, err := ResolveSteps(&p)
 	if err != nil {
 		t.Fatal(err)
@@ -257,14 +257,14 @@ func TestRunStepHooksAndResult(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bin, runs := fakeSysbench(t, tc.output, tc.code)
 			p := testPlan("mine")
-			p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 3}}
+			p.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: "mine.lua", DurationSeconds: 3}}
 			p.Workload.WarmupSeconds = 1
 			resolved, err := ResolveSteps(&p)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := &fakeCollector{sampleSeconds: 2}
-			a := &Agent{Plan: p, Collector: c, sb: &Sysbench{Binary: bin, Engine: plan.MariaDB}}
+			a := &Agent{Plan: p, Collector: c, sb: &Sysbench{Binary: bin, Engine: agentapi.MariaDB}}
 			var log []string
 			hook := &recordingHook{log: &log, beforeErr: tc.beforeErr}
 			st := &hookedStep{customStep: customStep{a: a, s: resolved[0]}, hook: hook}
@@ -438,7 +438,7 @@ func TestGatedRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bin, runs := scriptedSysbench(t, tc.outputs...)
 			p := testPlan(tc.step)
-			p.Workload.Custom = []plan.CustomStep{{Name: "mine", Script: "mine.lua"}}
+			p.Workload.Custom = []agentapi.CustomStep{{Name: "mine", Script: "mine.lua"}}
 			p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.WarmupSeconds = 8, 8, 2
 			if tc.warm > 0 {
 				p.Workload.ReadSeconds, p.Workload.WarmupSeconds = 2, tc.warm
@@ -447,7 +447,7 @@ func TestGatedRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := &Agent{Plan: p, sb: &Sysbench{Binary: bin, Engine: plan.MariaDB}}
+			a := &Agent{Plan: p, sb: &Sysbench{Binary: bin, Engine: agentapi.MariaDB}}
 			st, err := a.bindStep(resolved[0])
 			if err != nil {
 				t.Fatal(err)

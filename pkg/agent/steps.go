@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
@@ -43,9 +43,9 @@ type RunStep struct {
 
 // ResolveSteps turns the plan's step names into runnable steps, in order. An
 // unknown name is an error that names it (and the closest catalog names).
-func ResolveSteps(p *plan.Plan) ([]RunStep, error) {
+func ResolveSteps(p *agentapi.Task) ([]RunStep, error) {
 	wl := p.Workload
-	custom := map[string]plan.CustomStep{}
+	custom := map[string]agentapi.CustomStep{}
 	for _, c := range wl.Custom {
 		custom[c.Name] = c
 	}
@@ -104,8 +104,8 @@ func ResolveSteps(p *plan.Plan) ([]RunStep, error) {
 }
 
 // tpccConfig fills TPC-C defaults.
-func tpccConfig(wl plan.Workload) plan.TPCC {
-	t := plan.TPCC{}
+func tpccConfig(wl agentapi.Workload) agentapi.TPCC {
+	t := agentapi.TPCC{}
 	if wl.TPCC != nil {
 		t = *wl.TPCC
 	}

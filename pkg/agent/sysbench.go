@@ -15,7 +15,7 @@ import (
 	"time"
 
 	dblua "github.com/dbbench/dbbench/lua"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 )
@@ -29,7 +29,7 @@ type Sysbench struct {
 	Binary string
 	// ScriptsDir holds dbbench's Lua scripts (dbbench/*.lua below it).
 	ScriptsDir string
-	Engine     plan.Engine
+	Engine     agentapi.Engine
 	Host       string
 	Port       int
 	Database   string
@@ -99,7 +99,7 @@ func (s *Sysbench) ScriptPath(script string) string {
 func (s *Sysbench) ConnArgs() []string {
 	// sysbench names each driver's options after the driver.
 	driver := "mysql"
-	if s.Engine == plan.Postgres {
+	if s.Engine == agentapi.Postgres {
 		driver = "pgsql"
 	}
 	args := []string{"--db-driver=" + driver}

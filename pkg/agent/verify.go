@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/dbconfig"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -19,17 +19,17 @@ import (
 // is loaded, the agent compares every setting the variant's text asks for
 // with the value the server reports (pkg/dbconfig does the parsing and the
 // comparison). A setting the server runs with another value fails the cell as
-// a benchmark failure (plan.ExitConfigNotApplied): measuring it would publish
+// a benchmark failure (agentapi.ExitConfigNotApplied): measuring it would publish
 // numbers under a variant's name that the variant did not produce.
 
 // LoadServerConfig reads the config variant's text the controller mounts
-// beside the plan (plan.ServerConfigFile). A missing file is no error: an
+// beside the plan (agentapi.ServerConfigFile). A missing file is no error: an
 // older controller does not mount it, and the agent then verifies nothing.
 func LoadServerConfig(planPath string) (string, error) {
 	if planPath == "" {
-		planPath = filepath.Join(plan.PlanDir, plan.PlanFile)
+		planPath = filepath.Join(agentapi.TaskDir, agentapi.TaskFile)
 	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(planPath), plan.ServerConfigFile))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(planPath), agentapi.ServerConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -67,7 +67,7 @@ func (a *Agent) checkConfig(ctx context.Context) (Result, bool) {
 	engine := configEngine(a.Plan.Server.Engine, pv.ServerVersion)
 	eff, err := a.srv.effectiveSettings(ctx, engine, pv.ServerSettings)
 	if err != nil {
-		return a.fail(ctx, plan.ExitServerUnreachable, plan.FailureInfrastructure, "", fmt.Errorf("reading the server's effective settings: %w", err)), true
+		return a.fail(ctx, agentapi.ExitServerUnreachable, agentapi.FailureInfrastructure, "", fmt.Errorf("reading the server's effective settings: %w", err)), true
 	}
 	rep := dbconfig.Verify(dbconfig.Parse(engine, text), pv.ServerVersion, eff)
 	pv.ConfigCheck = configCheck(rep)
@@ -82,8 +82,8 @@ func (a *Agent) checkConfig(ctx context.Context) (Result, bool) {
 		a.logf("config variant: %s", m)
 	}
 	if err := rep.Err(); err != nil {
-		a.progress.Reason = plan.FailureConfigNotApplied
-		return a.fail(ctx, plan.ExitConfigNotApplied, plan.FailureBenchmark, "", err), true
+		a.progress.Reason = agentapi.FailureConfigNotApplied
+		return a.fail(ctx, agentapi.ExitConfigNotApplied, agentapi.FailureBenchmark, "", err), true
 	}
 	return Result{}, false
 }
@@ -91,8 +91,8 @@ func (a *Agent) checkConfig(ctx context.Context) (Result, bool) {
 // configEngine is the option-file dialect of the server: the plan's engine,
 // except that a server reporting itself as MariaDB reads MariaDB's sections
 // whatever a local run's --engine said.
-func configEngine(e plan.Engine, serverVersion string) dbconfig.Engine {
-	if e != plan.Postgres && strings.Contains(strings.ToLower(serverVersion), "mariadb") {
+func configEngine(e agentapi.Engine, serverVersion string) dbconfig.Engine {
+	if e != agentapi.Postgres && strings.Contains(strings.ToLower(serverVersion), "mariadb") {
 		return dbconfig.MariaDB
 	}
 	return dbconfig.Engine(e)

@@ -7,26 +7,26 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/dbconfig"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
 func TestLoadServerConfig(t *testing.T) {
 	dir := t.TempDir()
-	planPath := filepath.Join(dir, plan.PlanFile)
+	planPath := filepath.Join(dir, agentapi.TaskFile)
 	// An older controller mounts no variant: nothing to verify, no error.
 	if got, err := LoadServerConfig(planPath); got != "" || err != nil {
 		t.Errorf("without the file: %q, %v", got, err)
 	}
 	text := "[mysqld]\nmax_connections=77\n"
-	if err := os.WriteFile(filepath.Join(dir, plan.ServerConfigFile), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, agentapi.ServerConfigFile), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := LoadServerConfig(planPath); got != text || err != nil {
 		t.Errorf("beside the plan: %q, %v", got, err)
 	}
-	o := LocalOptions{ServerConfigFile: filepath.Join(dir, plan.ServerConfigFile)}
+	o := LocalOptions{ServerConfigFile: filepath.Join(dir, agentapi.ServerConfigFile)}
 	if got, err := o.ServerConfig(); got != text || err != nil {
 		t.Errorf("--server-config: %q, %v", got, err)
 	}
@@ -38,14 +38,14 @@ func TestLoadServerConfig(t *testing.T) {
 
 func TestConfigEngine(t *testing.T) {
 	tests := []struct {
-		engine  plan.Engine
+		engine  agentapi.Engine
 		version string
 		want    dbconfig.Engine
 	}{
-		{plan.MariaDB, "10.11.19-MariaDB-0+deb12u1", dbconfig.MariaDB},
-		{plan.MySQL, "10.11.19-MariaDB-0+deb12u1", dbconfig.MariaDB}, // local --engine mysql against MariaDB
-		{plan.MySQL, "9.7.0", dbconfig.MySQL},
-		{plan.Postgres, "15.18 (Debian 15.18-0+deb12u1)", dbconfig.Postgres},
+		{agentapi.MariaDB, "10.11.19-MariaDB-0+deb12u1", dbconfig.MariaDB},
+		{agentapi.MySQL, "10.11.19-MariaDB-0+deb12u1", dbconfig.MariaDB}, // local --engine mysql against MariaDB
+		{agentapi.MySQL, "9.7.0", dbconfig.MySQL},
+		{agentapi.Postgres, "15.18 (Debian 15.18-0+deb12u1)", dbconfig.Postgres},
 	}
 	for _, tt := range tests {
 		if got := configEngine(tt.engine, tt.version); got != tt.want {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // closedPort is a local port where nothing listens: connections are refused.
@@ -28,7 +28,7 @@ func closedPort(t *testing.T) int {
 func TestWaitReadyPollsUntilTimeout(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
-		engine      plan.Engine
+		engine      agentapi.Engine
 		timeout     time.Duration
 		cancel      bool
 		minAttempts int
@@ -36,9 +36,9 @@ func TestWaitReadyPollsUntilTimeout(t *testing.T) {
 		maxElapsed  time.Duration
 		wantKind    ConnectErrorKind
 	}{
-		{"mysql, 2.5s", plan.MySQL, 2500 * time.Millisecond, false, 2, 4, 8 * time.Second, ConnRefused},
-		{"postgres, 1.5s", plan.Postgres, 1500 * time.Millisecond, false, 2, 3, 8 * time.Second, ConnRefused},
-		{"cancelled context", plan.MySQL, time.Hour, true, 1, 1, 5 * time.Second, ConnOther},
+		{"mysql, 2.5s", agentapi.MySQL, 2500 * time.Millisecond, false, 2, 4, 8 * time.Second, ConnRefused},
+		{"postgres, 1.5s", agentapi.Postgres, 1500 * time.Millisecond, false, 2, 3, 8 * time.Second, ConnRefused},
+		{"cancelled context", agentapi.MySQL, time.Hour, true, 1, 1, 5 * time.Second, ConnOther},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Server{Engine: tt.engine, Host: "127.0.0.1", Port: closedPort(t), Database: "sbtest", User: "sb", Password: "pw"}

@@ -182,7 +182,7 @@ func formatPerOp(v float64) string {
 		return "0"
 	}
 	d := 3 - int(math.Floor(math.Log10(math.Abs(v))))
-	return formatFloat(v, min(max(d, 0), 8))
+	return FormatFloat(v, min(max(d, 0), 8))
 }
 
 // Tables renders the absolute block (per-op values, one column per cell)

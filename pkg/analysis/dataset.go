@@ -272,7 +272,7 @@ func (v InvalidValue) Note() string {
 	why := make([]string, 0, len(v.Reasons))
 	for _, r := range v.Reasons {
 		if r == results.QualityStalled && v.StallSeconds > 0 {
-			why = append(why, fmt.Sprintf("%s %s s of %s s", r, trimFloat(math.Round(v.StallSeconds*10)/10), trimFloat(v.WindowSeconds)))
+			why = append(why, fmt.Sprintf("%s %s s of %s s", r, TrimFloat(math.Round(v.StallSeconds*10)/10), TrimFloat(v.WindowSeconds)))
 			continue
 		}
 		why = append(why, string(r))
@@ -282,7 +282,7 @@ func (v InvalidValue) Note() string {
 		s += fmt.Sprintf(" after %d runs", v.Attempts)
 	}
 	if v.QPS > 0 {
-		s += fmt.Sprintf(": its %s QPS is not a value and is shown as invalid", formatFloat(v.QPS, 1))
+		s += fmt.Sprintf(": its %s QPS is not a value and is shown as invalid", FormatFloat(v.QPS, 1))
 	} else {
 		s += ": not a value, shown as invalid"
 	}

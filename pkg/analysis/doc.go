@@ -9,7 +9,12 @@
 // dbbench results documents and manifests (FromDocuments, FromManifest), from
 // old sysbench output, or from numbers copied out of a blog post. Every
 // report is a plain struct that renders as text, Markdown, CSV (Table) or
-// JSON, and the HTML report draws them as inline SVG.
+// JSON; pkg/reporthtml draws them as inline SVG.
+//
+// The packages above it: pkg/regression (the regression verdict between
+// runs, suite noise and run planning) and pkg/reporthtml (the HTML
+// report). Neither is imported from here; the statistics proper (Welch's
+// test, intervals) live below it, in pkg/inference and pkg/stats.
 //
 // Rules that hold everywhere:
 //

@@ -121,15 +121,15 @@ func FromManifest(m *results.Manifest) (*Dataset, error) {
 		}
 		// Maps have no order: sort steps by the catalog order, then name.
 		// Invalid results have no value in the manifest, only reasons.
-		steps := sortedKeys(mc.QPS)
-		for _, s := range sortedKeys(mc.Invalid) {
+		steps := SortedKeys(mc.QPS)
+		for _, s := range SortedKeys(mc.Invalid) {
 			if _, ok := mc.QPS[s]; !ok {
 				steps = append(steps, s)
 			}
 		}
 		sortSteps(steps)
 		for _, s := range steps {
-			threads := sortedKeys(mc.QPS[s])
+			threads := SortedKeys(mc.QPS[s])
 			for th := range mc.Invalid[s] {
 				if !slices.Contains(threads, th) {
 					threads = append(threads, th)
@@ -159,7 +159,7 @@ func FromManifest(m *results.Manifest) (*Dataset, error) {
 }
 
 // sortedKeys are m's keys in order (steps by the catalog's order).
-func sortedKeys[K string | int, V any](m map[K]V) []K {
+func SortedKeys[K string | int, V any](m map[K]V) []K {
 	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -1,51 +1,18 @@
 package analysis
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/dbbench/dbbench/pkg/changepoint"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/results/resultstest"
 )
 
-var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-
-// testDoc makes a valid full document with the given steps at one thread
-// count; qps maps step → steady QPS.
-func testDoc(cell, version string, repeat int, qps map[string]float64, steps ...string) *results.Document {
-	d := &results.Document{
-		SchemaVersion: results.SchemaV1, Form: results.FormFull,
-		Run:       results.Run{Name: "r1", Suite: "nightly"},
-		Cell:      results.Cell{Name: cell, Database: "maria", Engine: "mariadb", Version: version, Config: "base", Repeat: repeat, Attempt: 1},
-		StartedAt: t0, Status: results.Status{Outcome: results.OutcomeSucceeded},
-	}
-	for _, s := range steps {
-		q := qps[s]
-		cpu, cs := 55.0, 1000.0
-		series := &results.Series{IntervalSeconds: 1, LatencyPercentile: 95}
-		for i := 0; i < 20; i++ {
-			series.QPS = append(series.QPS, q)
-			series.TPS = append(series.TPS, q)
-			series.LatencyMs = append(series.LatencyMs, 1)
-			series.ErrorsPerSecond = append(series.ErrorsPerSecond, 0)
-			series.ReconnectsPerSecond = append(series.ReconnectsPerSecond, 0)
-		}
-		h := &results.Hardware{OpsPerSecond: q, OpsBasis: "steadyQps", CPUs: 4, CPUPercent: &cpu, ContextSwitchesPerSecond: &cs}
-		h.Derive()
-		d.Steps = append(d.Steps, results.StepResult{Step: s, Threads: 1, DurationSeconds: 20, WarmupSeconds: 2,
-			SteadyQPS: q, SteadyTPS: q, FinalQPS: q, LatencyAvgMs: 1, LatencyMaxMs: 2, Series: series, Hardware: h})
-	}
-	return d
-}
-
 func TestFromDocuments(t *testing.T) {
-	a := testDoc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
-	b := testDoc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
+	a := resultstest.Doc("maria-10.11-base", "10.11", 0, map[string]float64{"point-query": 1000, "insert": 200}, "point-query", "insert")
+	b := resultstest.Doc("maria-11.4-base", "11.4", 0, map[string]float64{"point-query": 1100, "insert": 100}, "point-query", "insert")
 	b.Steps[1].Error = "deadlock"
 	// Through the codec, compact form for one of them.
 	data, err := results.Marshal(a)
@@ -56,7 +23,7 @@ func TestFromDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := readCompact(t, b)
+	db := resultstest.ReadCompact(t, b)
 	ds, err := FromDocuments("r1", []*results.Document{da, db})
 	if err != nil {
 		t.Fatal(err)
@@ -134,120 +101,6 @@ func TestFromManifest(t *testing.T) {
 	}
 }
 
-func TestHistory(t *testing.T) {
-	runs := nightlyRuns(func(i int) float64 {
-		if i >= 20 {
-			return 900 + float64(i%3) // a 10 % regression from run 20
-		}
-		return 1000 + float64(i%3)
-	}, func(i int) float64 {
-		if i == 7 {
-			return math.NaN() // run 7 did not measure insert
-		}
-		return 500 + float64(i%2)
-	})
-	// Out of order on input: History sorts by time.
-	runs[3], runs[10] = runs[10], runs[3]
-	h, err := History(runs, HistoryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(h.Series) != 2 || h.Runs[3] != "nightly-03" {
-		t.Fatalf("series %d, runs %v", len(h.Series), h.Runs)
-	}
-	pq := h.Series[0]
-	if pq.Combination != "maria-11.4-base" || len(pq.ChangePoints) != 1 || pq.ChangePoints[0].Run != "nightly-20" {
-		t.Errorf("point-query change points %+v", pq.ChangePoints)
-	}
-	if c := pq.ChangePoints[0]; math.Abs(c.ChangePercent+10) > 0.5 {
-		t.Errorf("change %+v", c)
-	}
-	ins := h.Series[1]
-	if len(ins.ChangePoints) != 0 || len(ins.Values) != 29 || ins.MissingRuns[0] != "nightly-07" {
-		t.Errorf("insert %+v", ins)
-	}
-	if row := h.Tables()[1].Rows[0]; row[3] != "throughput" || row[4] != "nightly-20" || row[5] != "confirmed" || row[10] != "regression" {
-		t.Errorf("change table row %q, want throughput at run nightly-20, confirmed, a regression", row)
-	}
-	bad := changepoint.Options{WindowLen: 1}
-	if _, err := History(runs, HistoryOptions{ChangePoint: &bad}); err == nil {
-		t.Error("invalid detector options accepted")
-	}
-	if _, err := History(nil, HistoryOptions{}); !errors.Is(err, ErrEmpty) {
-		t.Errorf("no runs: %v", err)
-	}
-}
-
-// TestHistorySuspectedAndDrift: a drop in the newest run is listed as
-// suspected, a steady decline as one drift line with its slope.
-func TestHistorySuspectedAndDrift(t *testing.T) {
-	runs := nightlyRuns(func(i int) float64 {
-		if i == 29 {
-			return 900 // the newest run dropped by 10 %
-		}
-		return 1000 + float64(i%3)
-	}, func(i int) float64 { return 500 - 2*float64(i) + float64(i%2) })
-	h, err := History(runs, HistoryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pq, ins := h.Series[0], h.Series[1]
-	if len(pq.ChangePoints) != 1 || pq.ChangePoints[0].Run != "nightly-29" || pq.ChangePoints[0].Status != changepoint.Suspected {
-		t.Errorf("point-query change points %+v, want one suspected at nightly-29", pq.ChangePoints)
-	}
-	if len(ins.ChangePoints) != 0 || len(ins.Drifts) != 1 || ins.Drifts[0].FirstRun != "nightly-00" || ins.Drifts[0].LastRun != "nightly-29" {
-		t.Errorf("insert change points %+v drifts %+v, want one drift over all runs", ins.ChangePoints, ins.Drifts)
-	}
-	var rows []string
-	for _, r := range h.Tables()[1].Rows {
-		rows = append(rows, strings.Join(r, "|"))
-	}
-	want := []string{
-		"maria-11.4-base|point-query|1|throughput|nightly-29|suspected|",
-		"maria-11.4-base|insert|1|throughput|nightly-00..nightly-29|drift -0.40 %/run|",
-	}
-	for i, w := range want {
-		if i >= len(rows) || !strings.HasPrefix(rows[i], w) {
-			t.Errorf("change table rows %q, want row %d to start with %q", rows, i, w)
-		}
-	}
-}
-
-// readCompact is d as the compact document the agent writes (results.Compact)
-// reads back with ReadResult.
-func readCompact(t *testing.T, d *results.Document) *results.Document {
-	t.Helper()
-	_, data, err := results.Compact(d, results.CompactOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _, err := ReadResult(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
-// nightlyRuns are 30 daily runs from t0 of one cell each (MariaDB 11.4,
-// base): point-query at point(i) QPS and insert at insert(i) QPS, at 1
-// thread; NaN is a step the run did not measure.
-func nightlyRuns(point, insert func(i int) float64) []HistoryRun {
-	var runs []HistoryRun
-	for i := 0; i < 30; i++ {
-		cell := fmt.Sprintf("c-%d", i)
-		ds := NewDataset(fmt.Sprintf("nightly-%02d", i))
-		_ = ds.AddCell(CellMeta{Name: cell, Database: "maria", Version: "11.4", Config: "base"})
-		for _, o := range []Observation{{Step: "point-query", QPS: point(i)}, {Step: "insert", QPS: insert(i)}} {
-			if !math.IsNaN(o.QPS) {
-				o.Cell, o.Threads = cell, 1
-				_ = ds.Add(o)
-			}
-		}
-		runs = append(runs, HistoryRun{Name: ds.Name, Time: t0.Add(time.Duration(i) * 24 * time.Hour), Data: ds})
-	}
-	return runs
-}
-
 // TestExternalCellNotes: a cell on an external target gets a note naming the
 // server, its version and every caveat, and one more when its database was
 // left behind; a fresh-server cell gets neither.
@@ -269,7 +122,7 @@ func TestExternalCellNotes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := testDoc("c1", "external", 1, map[string]float64{"point-query": 100}, "point-query")
+			d := resultstest.Doc("c1", "external", 1, map[string]float64{"point-query": 100}, "point-query")
 			d.Provenance.ServerVersion = "10.11.9-MariaDB"
 			d.Provenance.External = tc.ext
 			ds, err := FromDocuments("r1", []*results.Document{d})

@@ -224,7 +224,7 @@ func (t *HWTable) volumeTables() []Table {
 			if v == nil {
 				row = append(row, "missing")
 			} else {
-				row = append(row, formatFloat(*v, volumeDecimals[k%len(volumeDecimals)]))
+				row = append(row, FormatFloat(*v, volumeDecimals[k%len(volumeDecimals)]))
 			}
 		}
 		abs.Rows = append(abs.Rows, append(row, strings.Join(t.VolumeDevices[r.Cell], " "), r.Cell))
@@ -269,7 +269,7 @@ func (t *HWTable) Tables() []Table {
 			if v == nil {
 				row = append(row, "missing")
 			} else {
-				row = append(row, formatFloat(*v, hwDecimals[k]))
+				row = append(row, FormatFloat(*v, hwDecimals[k]))
 			}
 		}
 		abs.Rows = append(abs.Rows, append(row, r.Cell))

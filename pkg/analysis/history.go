@@ -175,11 +175,11 @@ func History(runs []HistoryRun, opts HistoryOptions) (*HistoryReport, error) {
 		hs := &rep.Series[i]
 		for _, cp := range r.ChangePoints {
 			hs.ChangePoints = append(hs.ChangePoints, HistoryChange{Run: hs.Runs[cp.Index],
-				Worse: hs.Metric.worse(cp.MeanBefore, cp.MeanAfter), ChangePoint: cp})
+				Worse: hs.Metric.Worsened(cp.MeanBefore, cp.MeanAfter), ChangePoint: cp})
 		}
 		for _, d := range r.Drifts {
 			hs.Drifts = append(hs.Drifts, HistoryDrift{FirstRun: hs.Runs[d.Start], LastRun: hs.Runs[d.End-1],
-				Worse: hs.Metric.worse(d.FittedStart, d.FittedEnd), Drift: d})
+				Worse: hs.Metric.Worsened(d.FittedStart, d.FittedEnd), Drift: d})
 		}
 	}
 	return rep, nil
@@ -228,10 +228,10 @@ func (h *HistoryReport) Tables() []Table {
 		first, last := s.Values[0], s.Values[len(s.Values)-1]
 		metric := s.Metric.Label()
 		st.Rows = append(st.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), metric, fmt.Sprint(len(s.Values)),
-			formatFloat(first, 2), formatFloat(last, 2), Divide(last, first).String(), fmt.Sprint(len(s.ChangePoints))})
+			FormatFloat(first, 2), FormatFloat(last, 2), Divide(last, first).String(), fmt.Sprint(len(s.ChangePoints))})
 		for _, c := range s.ChangePoints {
 			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), metric, c.Run, changeStatus(c.Status),
-				formatFloat(c.MeanBefore, 2), formatFloat(c.MeanAfter, 2), fmt.Sprintf("%+.1f", c.ChangePercent), fmt.Sprintf("%.2g", c.PValue),
+				FormatFloat(c.MeanBefore, 2), FormatFloat(c.MeanAfter, 2), fmt.Sprintf("%+.1f", c.ChangePercent), fmt.Sprintf("%.2g", c.PValue),
 				verdictWord(c.Worse)})
 		}
 		// A drift is one row: its runs, its slope, and the line's values at
@@ -239,7 +239,7 @@ func (h *HistoryReport) Tables() []Table {
 		for _, d := range s.Drifts {
 			ct.Rows = append(ct.Rows, []string{s.Combination, s.Step, fmt.Sprint(s.Threads), metric, d.FirstRun + ".." + d.LastRun,
 				fmt.Sprintf("drift %+.2f %%/run", d.SlopePercentPerRun),
-				formatFloat(d.FittedStart, 2), formatFloat(d.FittedEnd, 2), fmt.Sprintf("%+.1f", d.ChangePercent), fmt.Sprintf("%.2g", d.PValue),
+				FormatFloat(d.FittedStart, 2), FormatFloat(d.FittedEnd, 2), fmt.Sprintf("%+.1f", d.ChangePercent), fmt.Sprintf("%.2g", d.PValue),
 				verdictWord(d.Worse)})
 		}
 		if len(s.MissingRuns) > 0 {

@@ -149,6 +149,14 @@ type LatencySeriesStats struct {
 	qps, lat *TimeSeries // for charts
 }
 
+// QPSSeries is the throughput series of the statistics, for charts.
+func (s LatencySeriesStats) QPSSeries() *TimeSeries { return s.qps }
+
+// LatencySeries is the latency series of the statistics, for charts.
+func (s LatencySeriesStats) LatencySeries() *TimeSeries { return s.lat }
+
+func ptrTo[T any](v T) *T { return &v }
+
 // FixedRateRow is one fixed-rate observation: the rate asked, the rate
 // kept, and the response time at that load.
 type FixedRateRow struct {
@@ -348,7 +356,7 @@ func msText(v *float64) string {
 	if v == nil {
 		return "missing"
 	}
-	return formatFloat(*v, 2)
+	return FormatFloat(*v, 2)
 }
 
 // lowerIsBetter is said on every relative latency table.
@@ -414,7 +422,7 @@ func (t *ConcurrencyTable) Table() Table {
 		for k := range t.Threads {
 			q := "missing"
 			if t.QPS[i][k] != nil {
-				q = formatFloat(*t.QPS[i][k], 2)
+				q = FormatFloat(*t.QPS[i][k], 2)
 			}
 			row = append(row, q, msText(t.P95[i][k]), msText(t.P99[i][k]))
 		}
@@ -431,15 +439,15 @@ func LatencySeriesTable(stats []LatencySeriesStats) Table {
 	spike, stall := 2.0, 0.5
 	for _, s := range stats {
 		spike, stall = s.SpikeFactor, s.StallFraction
-		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), trimFloat(s.Percentile), fmt.Sprint(s.Samples),
-			formatFloat(s.MedianMs, 2), formatFloat(s.MaxMs, 2), trimFloat(s.MaxAtSecond),
+		t.Rows = append(t.Rows, []string{s.Cell, s.Step, fmt.Sprint(s.Threads), TrimFloat(s.Percentile), fmt.Sprint(s.Samples),
+			FormatFloat(s.MedianMs, 2), FormatFloat(s.MaxMs, 2), TrimFloat(s.MaxAtSecond),
 			fmt.Sprint(s.SpikeSeconds), fmt.Sprint(s.StallSeconds), fmt.Sprint(s.BothSeconds), fmt.Sprint(s.IdleSeconds)})
 	}
 	t.Notes = []string{
 		fmt.Sprintf(
 			"Per-second latency at pct; a spike second is above %s × its median, a stall second's QPS is below %s × the median QPS, both s counts seconds that are both; idle seconds completed no event and have no latency.",
-			trimFloat(spike),
-			trimFloat(stall),
+			TrimFloat(spike),
+			TrimFloat(stall),
 		),
 	}
 	return t
@@ -468,15 +476,15 @@ func FixedRateTable(rows []FixedRateRow) Table {
 	for _, r := range rows {
 		of := "-"
 		if r.FractionOfPeak != "" {
-			of = fmt.Sprintf("%s × %s", r.FractionOfPeak, formatFloat(r.PeakTPS, 1))
+			of = fmt.Sprintf("%s × %s", r.FractionOfPeak, FormatFloat(r.PeakTPS, 1))
 		}
 		kept := "yes"
 		if !r.Kept {
 			kept = "NO"
 		}
-		t.Rows = append(t.Rows, []string{r.Cell, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.TargetTPS), of, formatFloat(r.AchievedTPS, 1), kept,
-			msText(r.P50Ms), msText(r.P95Ms), msText(r.P99Ms), msText(r.P999Ms), formatFloat(r.MaxMs, 2),
-			fmt.Sprint(r.MaxQueueLength), fmt.Sprint(r.EndQueueLength), formatFloat(r.PollIntervalMs, 2)})
+		t.Rows = append(t.Rows, []string{r.Cell, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.TargetTPS), of, FormatFloat(r.AchievedTPS, 1), kept,
+			msText(r.P50Ms), msText(r.P95Ms), msText(r.P99Ms), msText(r.P999Ms), FormatFloat(r.MaxMs, 2),
+			fmt.Sprint(r.MaxQueueLength), fmt.Sprint(r.EndQueueLength), FormatFloat(r.PollIntervalMs, 2)})
 	}
 	t.Notes = []string{
 		"Latency is timed from when sysbench generated the event (Poisson arrivals at the target), so waiting for a busy server counts: coordinated omission is corrected.",

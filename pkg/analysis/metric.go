@@ -64,7 +64,7 @@ func (m Metric) Worse(changePercent, magnitude float64) bool {
 }
 
 // values is the metric's {step → {threads → value}} in a manifest cell.
-func (m Metric) values(c *results.ManifestCell) map[string]map[int]float64 {
+func (m Metric) Values(c *results.ManifestCell) map[string]map[int]float64 {
 	switch m {
 	case MetricP95Latency:
 		return c.LatencyP95Ms
@@ -77,7 +77,7 @@ func (m Metric) values(c *results.ManifestCell) map[string]map[int]float64 {
 // Value is the metric of (step, threads) in c: its steady-state QPS, or
 // its latency percentile in milliseconds.
 func (m Metric) Value(c *results.ManifestCell, step string, threads int) (float64, bool) {
-	v, ok := m.values(c)[step][threads]
+	v, ok := m.Values(c)[step][threads]
 	return v, ok
 }
 
@@ -97,7 +97,7 @@ func MetricsOrDefault(metrics []Metric) []Metric {
 }
 
 // worse reports whether a move from before to after is a regression of m.
-func (m Metric) worse(before, after float64) bool {
+func (m Metric) Worsened(before, after float64) bool {
 	if m.LowerIsBetter() {
 		return after > before
 	}

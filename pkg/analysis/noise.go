@@ -103,7 +103,7 @@ func NoiseTable(rows []NoiseFloorRow) Table {
 		if r.RepeatsFor5Pct == 0 {
 			need = fmt.Sprintf("> %d", maxRepeatsSearched)
 		}
-		t.Rows = append(t.Rows, []string{r.Step, fmt.Sprint(r.Threads), formatFloat(100*r.CV, 2), fmt.Sprint(r.DF),
+		t.Rows = append(t.Rows, []string{r.Step, fmt.Sprint(r.Threads), FormatFloat(100*r.CV, 2), fmt.Sprint(r.DF),
 			fmt.Sprint(r.Runs), Num(100 * float64(r.MDE)).Format(1), need})
 	}
 	t.Notes = []string{

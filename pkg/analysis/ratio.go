@@ -78,7 +78,7 @@ func (r Ratio) Format(decimals int) string {
 	case RatioInvalid:
 		return "invalid"
 	}
-	return formatFloat(r.Value, decimals)
+	return FormatFloat(r.Value, decimals)
 }
 
 // MarshalJSON writes the quotient as a number, x/0 as the string "inf", an
@@ -148,12 +148,12 @@ func (n Num) Format(decimals int) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	return formatFloat(f, decimals)
+	return FormatFloat(f, decimals)
 }
 
 // formatFloat is strconv's correctly rounded fixed notation (the binary value
 // is rounded, like printf's %.2f), with "-0.00" shown as "0.00".
-func formatFloat(v float64, decimals int) string {
+func FormatFloat(v float64, decimals int) string {
 	s := strconv.FormatFloat(v, 'f', decimals, 64)
 	if len(s) > 0 && s[0] == '-' {
 		z := true

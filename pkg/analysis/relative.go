@@ -238,14 +238,14 @@ func (t *RelativeTable) Table() Table {
 	for i, s := range t.Steps {
 		row := []string{s, "missing"}
 		if t.BaseQPS[i] != nil {
-			row[1] = formatFloat(*t.BaseQPS[i], 2)
+			row[1] = FormatFloat(*t.BaseQPS[i], 2)
 		} else if slices.Contains(t.Missing, MissingValue{Cell: t.Base, Step: s, Invalid: true}) {
 			row[1] = "invalid"
 		}
 		for j, r := range t.Ratios[i] {
 			switch {
 			case t.ByCombination:
-				row = append(row, formatWithInterval(r, t.Inference[i][j]))
+				row = append(row, FormatWithInterval(r, t.Inference[i][j]))
 			case t.WithinRun && t.Inference[i] != nil && t.Inference[i][j] != nil:
 				row = append(row, r.String()+string(t.Inference[i][j].Marker))
 			default:

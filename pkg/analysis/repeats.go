@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/stats"
 )
 
@@ -73,7 +74,7 @@ func RepeatStats(ds *Dataset) []RepeatStat {
 func repeatStat(comb, step string, threads int, cells []string, xs []float64) RepeatStat {
 	s := sortedCopy(xs)
 	r := RepeatStat{Combination: comb, Step: step, Threads: threads, Cells: cells, N: len(xs),
-		Mean: mean(xs), Min: s[0], Max: s[len(s)-1]}
+		Mean: stats.Mean(xs), Min: s[0], Max: s[len(s)-1]}
 	sd := stddev(xs, StddevSample)
 	r.Stddev, r.CV, r.CILow, r.CIHigh = Num(sd), Num(math.NaN()), Num(math.NaN()), Num(math.NaN())
 	if !math.IsNaN(sd) {
@@ -97,50 +98,17 @@ func RepeatTable(stats []RepeatStat) Table {
 	for _, r := range stats {
 		cv := "n/a"
 		if !math.IsNaN(float64(r.CV)) {
-			cv = formatFloat(100*float64(r.CV), 2)
+			cv = FormatFloat(100*float64(r.CV), 2)
 		}
 		ci := "n/a"
 		if !math.IsNaN(float64(r.CILow)) {
 			ci = r.CILow.Format(2) + " .. " + r.CIHigh.Format(2)
 		}
 		t.Rows = append(t.Rows, []string{r.Combination, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.N),
-			formatFloat(r.Mean, 2), r.Stddev.Format(2), cv, formatFloat(r.Min, 2), formatFloat(r.Max, 2), ci})
+			FormatFloat(r.Mean, 2), r.Stddev.Format(2), cv, FormatFloat(r.Min, 2), FormatFloat(r.Max, 2), ci})
 	}
 	t.Notes = []string{fmt.Sprintf("stddev is the sample stddev (n-1); the CI is Student's t with n-1 degrees of freedom, n/a with fewer than %d repeats (too few degrees of freedom for bounds that mean anything)", MinIntervalRuns)}
 	return t
-}
-
-// Welch is the result of Welch's unequal-variance t-test.
-type Welch struct {
-	T  float64 `json:"t"`
-	DF float64 `json:"df"`
-	P  float64 `json:"p"`
-}
-
-// WelchTTest compares the means of a and b without assuming equal
-// variances. It needs at least two values on each side. When both sides have
-// zero variance, p is 0 if the means differ and 1 if they are equal.
-func WelchTTest(a, b []float64) (Welch, error) {
-	if len(a) < 2 || len(b) < 2 {
-		return Welch{}, fmt.Errorf("welch t-test needs at least 2 values per side, got %d and %d", len(a), len(b))
-	}
-	return welchFromMoments(mean(a), stddev(a, StddevSample), len(a), mean(b), stddev(b, StddevSample), len(b)), nil
-}
-
-// welchFromMoments is Welch's test from each side's mean, sample stddev and
-// count (each count at least 2): t is positive when b's mean is larger.
-func welchFromMoments(ma, va float64, na int, mb, vb float64, nb int) Welch {
-	sa, sb := va*va/float64(na), vb*vb/float64(nb)
-	se := math.Sqrt(sa + sb)
-	if se == 0 {
-		if ma == mb {
-			return Welch{T: 0, DF: float64(na + nb - 2), P: 1}
-		}
-		return Welch{T: math.Copysign(math.Inf(1), mb-ma), DF: float64(na + nb - 2), P: 0}
-	}
-	t := (mb - ma) / se
-	df := (sa + sb) * (sa + sb) / (sa*sa/float64(na-1) + sb*sb/float64(nb-1))
-	return Welch{T: t, DF: df, P: stats.StudentTwoSidedP(t, df)}
 }
 
 // CompareOptions tune CompareRepeats.
@@ -163,16 +131,16 @@ const (
 
 // Comparison says whether combination B differs from A on one step.
 type Comparison struct {
-	A       string  `json:"a"`
-	B       string  `json:"b"`
-	Step    string  `json:"step"`
-	Threads int     `json:"threads"`
-	NA      int     `json:"nA"`
-	NB      int     `json:"nB"`
-	MeanA   float64 `json:"meanA"`
-	MeanB   float64 `json:"meanB"`
-	Ratio   Ratio   `json:"ratio"`
-	Welch   *Welch  `json:"welch,omitempty"`
+	A       string           `json:"a"`
+	B       string           `json:"b"`
+	Step    string           `json:"step"`
+	Threads int              `json:"threads"`
+	NA      int              `json:"nA"`
+	NB      int              `json:"nB"`
+	MeanA   float64          `json:"meanA"`
+	MeanB   float64          `json:"meanB"`
+	Ratio   Ratio            `json:"ratio"`
+	Welch   *inference.Welch `json:"welch,omitempty"`
 	// Overlap says whether the min..max ranges of the repeats overlap.
 	Overlap bool   `json:"overlap"`
 	Verdict string `json:"verdict"`
@@ -225,11 +193,11 @@ func CompareRepeats(ds *Dataset, a, b string, opts CompareOptions) ([]Comparison
 				out = append(out, c)
 				continue
 			}
-			c.MeanA, c.MeanB = mean(xa), mean(xb)
+			c.MeanA, c.MeanB = stats.Mean(xa), stats.Mean(xb)
 			c.Ratio = Divide(c.MeanB, c.MeanA)
 			sa, sb := sortedCopy(xa), sortedCopy(xb)
 			c.Overlap = sa[0] <= sb[len(sb)-1] && sb[0] <= sa[len(sa)-1]
-			w, err := WelchTTest(xa, xb)
+			w, err := inference.WelchTTest(xa, xb)
 			if err != nil {
 				c.Verdict = VerdictTooFew
 				out = append(out, c)
@@ -261,7 +229,7 @@ func ComparisonTable(cs []Comparison) Table {
 			p = fmt.Sprintf("%.3g", c.Welch.P)
 		}
 		t.Rows = append(t.Rows, []string{c.Step, fmt.Sprint(c.Threads), c.A, c.B, fmt.Sprintf("%d/%d", c.NA, c.NB),
-			formatFloat(c.MeanA, 2), formatFloat(c.MeanB, 2), c.Ratio.String(), p, fmt.Sprint(c.Overlap), c.Verdict})
+			FormatFloat(c.MeanA, 2), FormatFloat(c.MeanB, 2), c.Ratio.String(), p, fmt.Sprint(c.Overlap), c.Verdict})
 	}
 	return t
 }

@@ -92,13 +92,13 @@ func ScaleUp(ds *Dataset, opts ScaleUpOptions) (*ScaleUpTable, error) {
 		switch {
 		case k == 0:
 			b.Lower = &t.Edges[0]
-			b.Label = "> " + trimFloat(t.Edges[0])
+			b.Label = "> " + TrimFloat(t.Edges[0])
 		case k == len(t.Edges):
 			b.Upper = &t.Edges[k-1]
-			b.Label = "<= " + trimFloat(t.Edges[k-1])
+			b.Label = "<= " + TrimFloat(t.Edges[k-1])
 		default:
 			b.Lower, b.Upper = &t.Edges[k], &t.Edges[k-1]
-			b.Label = trimFloat(t.Edges[k]) + "-" + trimFloat(t.Edges[k-1])
+			b.Label = TrimFloat(t.Edges[k]) + "-" + TrimFloat(t.Edges[k-1])
 		}
 		t.Buckets = append(t.Buckets, b)
 	}
@@ -173,8 +173,8 @@ func ScaleUpPoints(ds *Dataset, cell string, includeUnreported bool) int {
 	return len(scaleUpThreads(ds, cell, steps))
 }
 
-func trimFloat(v float64) string {
-	s := formatFloat(v, 1)
+func TrimFloat(v float64) string {
+	s := FormatFloat(v, 1)
 	if len(s) > 2 && s[len(s)-2:] == ".0" {
 		return s[:len(s)-2]
 	}
@@ -202,13 +202,13 @@ func (t *ScaleUpTable) Tables() []Table {
 	}
 	edges := make([]string, 0, len(t.Edges))
 	for _, e := range t.Edges {
-		edges = append(edges, trimFloat(e))
+		edges = append(edges, TrimFloat(e))
 	}
 	bt := Table{
 		ID:      "scaleup-buckets." + t.Cell,
 		Title:   fmt.Sprintf("Scale-up of %s at %d threads, by bucket", t.Cell, t.Top),
 		Columns: []string{fmt.Sprintf("ratio at %d", t.Top), "steps"},
-		Notes:   []string{fmt.Sprintf("edges are 5/6, 5/8, 5/12, 5/24 of the ideal %s: %s; a bucket a-b holds a < ratio <= b", trimFloat(float64(t.Top)/float64(t.BaseThreads)), strings.Join(edges, ", "))},
+		Notes:   []string{fmt.Sprintf("edges are 5/6, 5/8, 5/12, 5/24 of the ideal %s: %s; a bucket a-b holds a < ratio <= b", TrimFloat(float64(t.Top)/float64(t.BaseThreads)), strings.Join(edges, ", "))},
 	}
 	for _, b := range t.Buckets {
 		steps := "none"

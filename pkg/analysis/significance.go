@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // Significance tunes the intervals and markers of a relative table built
@@ -103,7 +104,7 @@ func withinRun(b, o *Observation) *RatioInference {
 func (t *RelativeTable) withinRunNotes() []string {
 	notes := []string{fmt.Sprintf("one run per cell, so no interval between runs; %s: within noise (the ratio's %s %% interval from the two runs' per-second samples contains 1); "+
 		"%s: beyond the runs' own per-second jitter, but runs differ by more than that (a fresh server, a fresh load): not a finding until repeated (workload.repeats >= 2 gives intervals; docs/noise.md)",
-		MarkerNoise, pct(inference.DefaultLevel), MarkerUnconfirmed)}
+		MarkerNoise, FormatPercent(inference.DefaultLevel), MarkerUnconfirmed)}
 	var none []string
 	for i, s := range t.Steps {
 		for j, c := range t.Cells {
@@ -157,7 +158,7 @@ func (ri *RatioInference) tooFew() {
 }
 
 // relativeByCombination fills t from the means of each combination's
-// repeats: Ratios[i][j] = mean(column's runs) / mean(base's runs), with an
+// repeats: Ratios[i][j] = stats.Mean(column's runs) / stats.Mean(base's runs), with an
 // interval wherever both sides have at least two runs. When the two
 // sides' cells were blocked (blockPairs), the ratio and its interval are
 // paired by block instead.
@@ -191,7 +192,7 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 		inf := make([]*RatioInference, len(t.Cells))
 		base := values(t.Base, s)
 		if len(base) > 0 {
-			q := mean(base)
+			q := stats.Mean(base)
 			t.BaseQPS[i] = &q
 		} else {
 			t.Missing = append(t.Missing, MissingValue{Cell: t.Base, Step: s, Invalid: invalid(t.Base, s)})
@@ -221,8 +222,8 @@ func relativeByCombination(ds *Dataset, t *RelativeTable, sig Significance) {
 				}
 				// A zero throughput has no log ratio: compare the means.
 			}
-			row[j] = Divide(mean(xs), mean(base))
-			if mean(base) == 0 {
+			row[j] = Divide(stats.Mean(xs), stats.Mean(base))
+			if stats.Mean(base) == 0 {
 				continue
 			}
 			if len(xs) < 2 || len(base) < 2 {
@@ -278,13 +279,13 @@ func blockPairs(ds *Dataset, baseCells, cells []string, step string, threads int
 	if !okb || !okc {
 		return nil, nil, false
 	}
-	return pairBlocks(mb, mc)
+	return PairBlocks(mb, mc)
 }
 
 // pairBlocks pairs two sides' values by block (block → value), in block
 // order, leaving out blocks only one side has; false with fewer than two
 // pairs.
-func pairBlocks(a, b map[int]float64) (xa, xb []float64, ok bool) {
+func PairBlocks(a, b map[int]float64) (xa, xb []float64, ok bool) {
 	blocks := make([]int, 0, len(a))
 	for k := range a {
 		if _, both := b[k]; both {
@@ -358,7 +359,7 @@ func markSignificance(tables []*RelativeTable, sig Significance) {
 
 // formatWithInterval prints a ratio of a table over repeats:
 // "0.90* [0.85, 0.95]"; a ratio without an interval prints as before.
-func formatWithInterval(r Ratio, ri *RatioInference) string {
+func FormatWithInterval(r Ratio, ri *RatioInference) string {
 	if ri == nil {
 		return r.String()
 	}
@@ -449,7 +450,7 @@ func (t *RelativeTable) intervalNotes() []string {
 	}
 	if unpaired || len(paired) == 0 {
 		notes = append(notes, fmt.Sprintf("[low, high] is the %s %% interval of the ratio of means by Fieller's method (independent runs, normal per side, unequal variances); docs/noise.md",
-			pct(sig.Level)))
+			FormatPercent(sig.Level)))
 	}
 	if len(paired) > 0 {
 		blocks := fmt.Sprint(minPairs)
@@ -461,11 +462,11 @@ func (t *RelativeTable) intervalNotes() []string {
 			which = " (" + listNames(paired, 6) + ")"
 		}
 		note := fmt.Sprintf("paired by block (%s blocks)%s: the ratio is the geometric mean of the per-block ratios and [low, high] its %s %% interval (Student's t on the log ratios, blocks - 1 df), so a node's effect shared by a block's cells cancels; docs/noise.md",
-			blocks, which, pct(sig.Level))
+			blocks, which, FormatPercent(sig.Level))
 		notes = append(notes, note)
 	}
 	notes = append(notes, fmt.Sprintf("%s: |ratio - 1| >= %s %% and significant at %s %% after %s over the column's step x threads tests; %s: the interval contains 1 (within noise); no marker: the interval excludes 1 but the difference is smaller or does not survive the correction",
-		MarkerSignificant, pct(sig.Magnitude), pct(1-sig.Level), correctionName(sig.Correction), MarkerNoise))
+		MarkerSignificant, FormatPercent(sig.Magnitude), FormatPercent(1-sig.Level), correctionName(sig.Correction), MarkerNoise))
 	if len(delta) > 0 {
 		notes = append(notes, "Fieller's interval is unbounded (the base mean is not distinguishable from 0), the delta method's is shown and understates the uncertainty: "+listNames(delta, 6))
 	}
@@ -500,4 +501,4 @@ func hasRepeats(ds *Dataset) bool {
 }
 
 // pct prints a fraction as a percentage without binary noise (0.05 → "5").
-func pct(x float64) string { return fmt.Sprintf("%.4g", 100*x) }
+func FormatPercent(x float64) string { return fmt.Sprintf("%.4g", 100*x) }

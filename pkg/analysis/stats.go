@@ -37,37 +37,13 @@ func (k StddevKind) Label() string {
 	return "stddev (sample, n-1)"
 }
 
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// stddev of xs; NaN when undefined (sample of fewer than 2, or empty), and
-// NaN when any value is infinite.
+// stddev of xs by kind; NaN when undefined (sample of fewer than 2, or
+// empty), and NaN when any value is infinite.
 func stddev(xs []float64, kind StddevKind) float64 {
-	n := len(xs)
-	div := float64(n)
-	if kind != StddevPopulation {
-		div = float64(n - 1)
+	if kind == StddevPopulation {
+		return stats.Stddev(xs, 0)
 	}
-	if n == 0 || div <= 0 {
-		return math.NaN()
-	}
-	m := mean(xs)
-	if math.IsInf(m, 0) {
-		return math.NaN()
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss / div)
+	return stats.Stddev(xs, 1)
 }
 
 func sortedCopy(xs []float64) []float64 {
@@ -97,7 +73,7 @@ func Summarize(xs []float64, kind StddevKind) Summary {
 	s := sortedCopy(xs)
 	return Summary{
 		N:       len(xs),
-		Average: Num(mean(xs)),
+		Average: Num(stats.Mean(xs)),
 		Median:  Num(stats.Quantile(s, 0.5)),
 		Min:     Num(s[0]),
 		Max:     Num(s[len(s)-1]),

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/stats"
 )
 
 // invalidSeriesNote explains the rows of invalid values in the series
@@ -98,6 +99,10 @@ type SeriesStats struct {
 	src *TimeSeries // for charts
 }
 
+// Source is the series the statistics are of, for charts; nil for
+// statistics not made by AnalyzeSeries.
+func (s SeriesStats) Source() *TimeSeries { return s.src }
+
 // AnalyzeSeries computes SeriesStats of a series; it fails on an empty
 // steady series or a non-positive interval.
 func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
@@ -116,7 +121,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 	offset := float64(len(s.Values)-len(steady)) * iv
 	st := SeriesStats{IntervalSeconds: iv, Samples: len(steady), StallFraction: opts.StallFraction, src: s}
 	buf := append([]float64(nil), steady...)
-	st.Mean = mean(steady)
+	st.Mean = stats.Mean(steady)
 	last := steady
 	if opts.LastSeconds > 0 {
 		n := int(math.Ceil(opts.LastSeconds/iv - 1e-9))
@@ -154,7 +159,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 	per := int(math.Max(1, math.Round(opts.WindowSeconds/iv)))
 	for i := 0; i < len(steady); i += per {
 		w := steady[i:min(i+per, len(steady))]
-		win := Window{FromSecond: offset + float64(i)*iv, Mean: mean(w), Min: w[0], Max: w[0]}
+		win := Window{FromSecond: offset + float64(i)*iv, Mean: stats.Mean(w), Min: w[0], Max: w[0]}
 		for _, v := range w {
 			win.Min, win.Max = math.Min(win.Min, v), math.Max(win.Max, v)
 		}
@@ -167,7 +172,7 @@ func AnalyzeSeries(s *TimeSeries, opts SeriesOptions) (SeriesStats, error) {
 // reorders.
 func boxOf(xs, buf []float64) Box {
 	q := quantilesSelect(buf, 0.25, 0.5, 0.75)
-	b := Box{Samples: len(xs), Min: xs[0], Q1: q[0], Median: q[1], Q3: q[2], Max: xs[0], Mean: mean(xs)}
+	b := Box{Samples: len(xs), Min: xs[0], Q1: q[0], Median: q[1], Q3: q[2], Max: xs[0], Mean: stats.Mean(xs)}
 	for _, v := range xs {
 		if v < b.Min {
 			b.Min = v
@@ -275,12 +280,12 @@ func SeriesTable(stats []SeriesStats) Table {
 			invalid = true
 		}
 		t.Rows = append(t.Rows, []string{s.Cell, step, fmt.Sprint(s.Threads), fmt.Sprint(s.Samples),
-			formatFloat(s.Mean, 2), formatFloat(s.Median, 2), formatFloat(s.CV, 3),
-			trimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
-			formatFloat(s.Box.Q1, 2), formatFloat(s.Box.Median, 2), formatFloat(s.Box.Q3, 2),
-			fmt.Sprintf("last %s s", trimFloat(s.Box.SecondsShown))})
+			FormatFloat(s.Mean, 2), FormatFloat(s.Median, 2), FormatFloat(s.CV, 3),
+			TrimFloat(s.StallSeconds), fmt.Sprint(len(s.Stalls)),
+			FormatFloat(s.Box.Q1, 2), FormatFloat(s.Box.Median, 2), FormatFloat(s.Box.Q3, 2),
+			fmt.Sprintf("last %s s", TrimFloat(s.Box.SecondsShown))})
 	}
-	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", trimFloat(frac))}
+	t.Notes = []string{fmt.Sprintf("cv = population stddev / mean; a stall second is a sample below %s × median", TrimFloat(frac))}
 	if invalid {
 		t.Notes = append(t.Notes, invalidSeriesNote)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/regression"
 )
 
 func all(Key) bool { return true }
@@ -50,11 +50,11 @@ func TestAssessVerdicts(t *testing.T) {
 func TestAssessEndpointsFollowTheMagnitudeRule(t *testing.T) {
 	r0 := round(RoundEndpoints, []int{0, 3}, nil, obs(0, 1000, 1050, 960), obs(3, 880, 910, 850))
 	for _, tc := range []struct {
-		rule analysis.MagnitudeRule
+		rule regression.MagnitudeRule
 		want EndpointCheck
 	}{
-		{analysis.MagnitudeTested, Unsure},
-		{analysis.MagnitudeEstimated, Reproduced},
+		{regression.MagnitudeTested, Unsure},
+		{regression.MagnitudeEstimated, Reproduced},
 	} {
 		s := Assess([]Round{r0}, 4, Rule{Magnitude: 0.1, MaxPValue: 0.05, MagnitudeRule: tc.rule}, all)
 		if s.Endpoints.Check != tc.want {
@@ -63,7 +63,7 @@ func TestAssessEndpointsFollowTheMagnitudeRule(t *testing.T) {
 	}
 	// Within the magnitude on average: not reproduced under either rule.
 	r0 = round(RoundEndpoints, []int{0, 3}, nil, obs(0, 1000, 1010, 990), obs(3, 960, 965, 955))
-	if s := Assess([]Round{r0}, 4, Rule{Magnitude: 0.1, MaxPValue: 0.05, MagnitudeRule: analysis.MagnitudeEstimated}, all); s.Endpoints.Check != NotReproduced {
+	if s := Assess([]Round{r0}, 4, Rule{Magnitude: 0.1, MaxPValue: 0.05, MagnitudeRule: regression.MagnitudeEstimated}, all); s.Endpoints.Check != NotReproduced {
 		t.Errorf("a 4 %% slowdown: endpoints %s, want NotReproduced", s.Endpoints.Check)
 	}
 }
@@ -169,7 +169,7 @@ func TestAssessRegressionThatDidNotHold(t *testing.T) {
 // every cell, still names the culprit, and that is the build localized
 // (make bench-bisect found searches that ended Ambiguous here).
 func TestAssessNamesThePosteriorsBuild(t *testing.T) {
-	rule := Rule{Magnitude: 0.05, MaxPValue: 0.05, MagnitudeRule: analysis.MagnitudeEstimated}
+	rule := Rule{Magnitude: 0.05, MaxPValue: 0.05, MagnitudeRule: regression.MagnitudeEstimated}
 	rounds := []Round{
 		round(RoundEndpoints, []int{0, 5}, nil, obs(0, 1000, 1004, 996), obs(5, 500, 502, 498)),
 		round(RoundSearch, []int{0, 2, 5}, []int{0, 5}, obs(0, 1001, 999, 1000), obs(5, 501, 499, 500), obs(2, 940, 942, 938)),

@@ -3,8 +3,8 @@ package bisect
 import (
 	"fmt"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 )
 
 // DefaultConfidence is Rule.Confidence when unset.
@@ -17,8 +17,8 @@ type Rule struct {
 	// Magnitude is the smallest change that counts (0.05 = 5 %).
 	Magnitude float64
 	// MagnitudeRule is how the magnitude enters the tests, as in the
-	// verdict (analysis.MagnitudeRule); "" is Tested.
-	MagnitudeRule analysis.MagnitudeRule
+	// verdict (regression.MagnitudeRule); "" is Tested.
+	MagnitudeRule regression.MagnitudeRule
 	// MaxPValue is the significance level of each point's one-sided
 	// tests after Correction over the judged keys.
 	MaxPValue float64
@@ -105,7 +105,7 @@ func (r Rule) cleared(k Key, d, se, df float64) bool {
 	m := k.MetricOrDefault()
 	if df > 0 {
 		// The rate's magnitude, as MagnitudeTested tests it.
-		t, err := inference.SlowdownOfEstimate(d, se, df, analysis.MagnitudeTested.TestMagnitude(m, r.Magnitude))
+		t, err := inference.SlowdownOfEstimate(d, se, df, regression.MagnitudeTested.TestMagnitude(m, r.Magnitude))
 		if err == nil {
 			return 1-t.P < r.MaxPValue
 		}

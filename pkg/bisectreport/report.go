@@ -17,6 +17,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 	"github.com/dbbench/dbbench/pkg/site"
 )
 
@@ -134,7 +135,7 @@ type Extra struct {
 
 // Chart is the chart of a bisection's points, with its chain (x), the
 // probabilities, the environment and the explanation.
-func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionChart {
+func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) reporthtml.BisectionChart {
 	st := &b.Status
 	num := func(s string) float64 {
 		v, err := strconv.ParseFloat(s, 64)
@@ -143,7 +144,7 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 		}
 		return v
 	}
-	c := analysis.BisectionChart{Title: "dbbench bisection: " + b.Name, FirstBad: -1}
+	c := reporthtml.BisectionChart{Title: "dbbench bisection: " + b.Name, FirstBad: -1}
 	if ep := st.Endpoints; ep != nil {
 		c.Key = ep.Key
 	}
@@ -157,7 +158,7 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 				c.Key = p.Key
 			}
 		}
-		c.Points = append(c.Points, analysis.BisectionPoint{
+		c.Points = append(c.Points, reporthtml.BisectionPoint{
 			Name: p.Name, Verdict: string(p.Verdict), Ratio: num(p.Ratio), Low: num(p.RatioLow), High: num(p.RatioHigh), Note: string(p.Reason),
 		})
 	}
@@ -193,10 +194,10 @@ func Chart(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) analysis.BisectionCha
 		)
 	}
 	if x.RunReport != "" {
-		c.Links = append(c.Links, analysis.Link{Label: "Report of run " + x.RegressedRun, Href: x.RunReport})
+		c.Links = append(c.Links, reporthtml.Link{Label: "Report of run " + x.RegressedRun, Href: x.RunReport})
 	}
 	if x.SuiteSite != "" {
-		c.Links = append(c.Links, analysis.Link{Label: "The suite's site: every run, change point and acknowledgement", Href: x.SuiteSite})
+		c.Links = append(c.Links, reporthtml.Link{Label: "The suite's site: every run, change point and acknowledgement", Href: x.SuiteSite})
 	}
 	c.Tables = append(c.Tables, probabilityTable(st))
 	if t, ok := environmentTable(st); ok {
@@ -296,7 +297,7 @@ func explanationTables(st *dbbenchv1alpha1.BenchmarkBisectionStatus) []analysis.
 // HTML is the page of Chart(b, x).
 func HTML(b *dbbenchv1alpha1.BenchmarkBisection, x Extra) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := analysis.WriteBisectionHTML(&buf, Chart(b, x)); err != nil {
+	if err := reporthtml.WriteBisectionHTML(&buf, Chart(b, x)); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

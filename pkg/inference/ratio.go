@@ -262,14 +262,7 @@ func fieller(ma, mb moments, level float64) Interval {
 // welchP is the two-sided p-value of mean(b) = mean(a), Welch's statistic
 // with df degrees of freedom; it is Fieller's pivot at θ = 1.
 func welchP(ma, mb moments, df float64) float64 {
-	se := math.Sqrt(ma.varMean + mb.varMean)
-	if se == 0 {
-		if ma.mean == mb.mean {
-			return 1
-		}
-		return 0
-	}
-	return tTwoSidedP((mb.mean-ma.mean)/se, df)
+	return welch(ma.mean, ma.varMean, mb.mean, mb.varMean, df).P
 }
 
 // DeltaRatio is the delta-method interval r ± t·se(r) for r =

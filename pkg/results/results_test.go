@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 func TestRoundTripFull(t *testing.T) {
@@ -194,9 +195,9 @@ func checkValidate(t *testing.T, d *Document, want []string) bool {
 }
 
 func TestFailureClassesMatchPlan(t *testing.T) {
-	// The agent reports plan.FailureClass; the document records it.
-	if string(FailureBenchmark) != string(plan.FailureBenchmark) || string(FailureInfrastructure) != string(plan.FailureInfrastructure) {
-		t.Errorf("failure classes drifted from pkg/plan: %q/%q vs %q/%q", FailureBenchmark, FailureInfrastructure, plan.FailureBenchmark, plan.FailureInfrastructure)
+	// The agent reports agentapi.FailureClass; the document records it.
+	if string(FailureBenchmark) != string(agentapi.FailureBenchmark) || string(FailureInfrastructure) != string(agentapi.FailureInfrastructure) {
+		t.Errorf("failure classes drifted from pkg/agentapi: %q/%q vs %q/%q", FailureBenchmark, FailureInfrastructure, agentapi.FailureBenchmark, agentapi.FailureInfrastructure)
 	}
 }
 

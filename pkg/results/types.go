@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // SchemaV1 identifies version 1 of the cell document.
@@ -93,15 +93,15 @@ const (
 )
 
 // FailureClass says whose fault a failure was; it decides retries. The
-// values are the agent's own (plan.FailureClass), which it reports in its
+// values are the agent's own (agentapi.FailureClass), which it reports in its
 // progress record and copies into the document.
 type FailureClass string
 
 const (
 	// FailureBenchmark is the benchmark's own failure (SQL error, bad script).
-	FailureBenchmark = FailureClass(plan.FailureBenchmark)
+	FailureBenchmark = FailureClass(agentapi.FailureBenchmark)
 	// FailureInfrastructure is the platform's (pod evicted, node lost).
-	FailureInfrastructure = FailureClass(plan.FailureInfrastructure)
+	FailureInfrastructure = FailureClass(agentapi.FailureInfrastructure)
 )
 
 // Status is how the cell ended.

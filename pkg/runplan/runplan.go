@@ -17,6 +17,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
@@ -236,7 +237,7 @@ var Limits = inference.PlanLimits{ReadSeconds: inference.PlanDurations(10, 600),
 var ErrNoGoal = errors.New("the run has no goal")
 
 // Predict predicts the spec's design against its goal from the history's
-// components (analysis.SuiteComponents) or analysis.DefaultPlanDefaults.
+// components (regression.SuiteComponents) or regression.DefaultPlanDefaults.
 // loads are the history's documents' load seconds.
 func Predict(run *dbbenchv1alpha1.BenchmarkRun, history []*results.Manifest, loads []float64) (*Prediction, error) {
 	goal, ok := SpecGoal(run)
@@ -247,8 +248,8 @@ func Predict(run *dbbenchv1alpha1.BenchmarkRun, history []*results.Manifest, loa
 	if err != nil {
 		return nil, err
 	}
-	rows := analysis.SuiteComponents(history, analysis.MetricThroughput)
-	points, err := analysis.PlanPoints(keys, rows, analysis.DefaultPlanDefaults, WriteStep)
+	rows := regression.SuiteComponents(history, analysis.MetricThroughput)
+	points, err := regression.PlanPoints(keys, rows, regression.DefaultPlanDefaults, WriteStep)
 	if err != nil {
 		return nil, err
 	}
@@ -299,10 +300,10 @@ func Predict(run *dbbenchv1alpha1.BenchmarkRun, history []*results.Manifest, loa
 	return pred, nil
 }
 
-func sourceOf(points []analysis.PlanPointRow) Source {
+func sourceOf(points []regression.PlanPointRow) Source {
 	var hist, def int
 	for _, p := range points {
-		if p.Source == analysis.PlanSourceHistory {
+		if p.Source == regression.PlanSourceHistory {
 			hist++
 		} else {
 			def++

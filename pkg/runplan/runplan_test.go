@@ -10,8 +10,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 )
 
 // twoVersions is a run of two versions at point-query@4 with a goal.
@@ -111,14 +111,14 @@ func TestCosts(t *testing.T) {
 }
 
 func TestSourceOf(t *testing.T) {
-	h, d := analysis.PlanPointRow{Source: analysis.PlanSourceHistory}, analysis.PlanPointRow{Source: analysis.PlanSourceDefault}
+	h, d := regression.PlanPointRow{Source: regression.PlanSourceHistory}, regression.PlanPointRow{Source: regression.PlanSourceDefault}
 	for _, tc := range []struct {
-		rows []analysis.PlanPointRow
+		rows []regression.PlanPointRow
 		want Source
 	}{
-		{[]analysis.PlanPointRow{h, h}, SourceHistory},
-		{[]analysis.PlanPointRow{d}, SourceDefaults},
-		{[]analysis.PlanPointRow{h, d}, SourceMixed},
+		{[]regression.PlanPointRow{h, h}, SourceHistory},
+		{[]regression.PlanPointRow{d}, SourceDefaults},
+		{[]regression.PlanPointRow{h, d}, SourceMixed},
 	} {
 		if got := sourceOf(tc.rows); got != tc.want {
 			t.Errorf("sourceOf(%v) = %s, want %s", tc.rows, got, tc.want)

@@ -10,6 +10,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/triage"
 )
@@ -199,12 +200,12 @@ func (j *judge) judgeChangePoints(cur *results.Manifest, history []Run, storeNot
 // detectChanges runs change-point detection with the spec's rule over
 // series for each judged metric and splits what it reports into confirmed
 // and suspected changes.
-func detectChanges(series []*results.Manifest, spec *dbbenchv1alpha1.RegressionSpec) (found, suspected []analysis.StepChange, err error) {
+func detectChanges(series []*results.Manifest, spec *dbbenchv1alpha1.RegressionSpec) (found, suspected []regression.StepChange, err error) {
 	opts := changepoint.DefaultOptions()
 	opts.MinMagnitude = spec.MinMagnitude()
 	opts.MaxPValue = spec.SignificanceLevel()
 	for _, m := range MetricsOf(spec) {
-		all, err := analysis.ChangePointRegressionsOf(series, opts, m)
+		all, err := regression.ChangePointRegressionsOf(series, opts, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -222,7 +223,7 @@ func detectChanges(series []*results.Manifest, spec *dbbenchv1alpha1.RegressionS
 // regressedStep is the status entry of one (cell, step, threads) pair's
 // changes (groupChanges), its largest first, with what else changed
 // across them.
-func (s changePointSeries) regressedStep(pair []analysis.StepChange) dbbenchv1alpha1.RegressedStep {
+func (s changePointSeries) regressedStep(pair []regression.StepChange) dbbenchv1alpha1.RegressedStep {
 	attr := attributeAt(s.runs, s.names, pair[0].Cell, pair[0].LastBefore, pair[0].Since)
 	rs := dbbenchv1alpha1.RegressedStep{Cell: pair[0].Cell, Step: pair[0].Step, Threads: int32(pair[0].Threads),
 		Since: s.name(pair[0].Since), LastBefore: s.name(pair[0].LastBefore),
@@ -253,7 +254,7 @@ func (s changePointSeries) regressedStep(pair []analysis.StepChange) dbbenchv1al
 func (j *judge) setChangePointCondition(
 	st *dbbenchv1alpha1.RegressionStatus,
 	reportedPairs int,
-	found, suspected []analysis.StepChange,
+	found, suspected []regression.StepChange,
 	against, storeNote string,
 ) {
 	spec := j.in.Spec
@@ -299,7 +300,7 @@ func (j *judge) setChangePointCondition(
 }
 
 // metricOfChange is a change's metric; throughput's changes are unnamed.
-func metricOfChange(c analysis.StepChange) analysis.Metric {
+func metricOfChange(c regression.StepChange) analysis.Metric {
 	if c.Metric == "" {
 		return analysis.MetricThroughput
 	}
@@ -309,8 +310,8 @@ func metricOfChange(c analysis.StepChange) analysis.Metric {
 // groupChanges gathers the changes of one (cell, step, threads) into one
 // pair, in the order of each pair's first (largest) change; within a pair
 // the metrics keep the order they were judged in.
-func groupChanges(changes []analysis.StepChange) [][]analysis.StepChange {
-	var out [][]analysis.StepChange
+func groupChanges(changes []regression.StepChange) [][]regression.StepChange {
+	var out [][]regression.StepChange
 	index := map[string]int{}
 	for _, c := range changes {
 		k := fmt.Sprintf("%s\x00%s\x00%d", c.Cell, c.Step, c.Threads)
@@ -326,7 +327,7 @@ func groupChanges(changes []analysis.StepChange) [][]analysis.StepChange {
 }
 
 // stepChangeList names up to five changes (a drift says so, with its slope).
-func stepChangeList(changes []analysis.StepChange) string {
+func stepChangeList(changes []regression.StepChange) string {
 	var names []string
 	for i, f := range changes {
 		if i == 5 {

@@ -9,6 +9,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -24,13 +25,13 @@ func MetricsOf(spec *dbbenchv1alpha1.RegressionSpec) []analysis.Metric {
 }
 
 // metricChangeOf is the status figures of one point of a verdict.
-func metricChangeOf(f analysis.PointVerdict) dbbenchv1alpha1.MetricChange {
+func metricChangeOf(f regression.PointVerdict) dbbenchv1alpha1.MetricChange {
 	mc := dbbenchv1alpha1.MetricChange{
 		Metric: APIMetric(f.Metric),
 		Before: formatFigure(f.Metric, f.Before), After: formatFigure(f.Metric, f.After), ChangePercent: fmt.Sprintf("%.1f", f.ChangePercent),
 		Method: apiMethod(f.Method), Detail: f.Detail,
 	}
-	if f.Method != analysis.MethodMagnitudeOnly {
+	if f.Method != regression.MethodMagnitudeOnly {
 		mc.PValue, mc.AdjustedPValue = fmt.Sprintf("%.2g", f.P), fmt.Sprintf("%.2g", f.AdjustedP)
 	}
 	return mc
@@ -47,16 +48,16 @@ func formatFigure(m analysis.Metric, v float64) string {
 
 // magnitudeRuleOf maps the API's rule to pkg/analysis's; "" (a run
 // stored before the field) is Tested, the default.
-func magnitudeRuleOf(r dbbenchv1alpha1.RegressionMagnitudeRule) analysis.MagnitudeRule {
+func magnitudeRuleOf(r dbbenchv1alpha1.RegressionMagnitudeRule) regression.MagnitudeRule {
 	if r == dbbenchv1alpha1.MagnitudeEstimated {
-		return analysis.MagnitudeEstimated
+		return regression.MagnitudeEstimated
 	}
-	return analysis.MagnitudeTested
+	return regression.MagnitudeTested
 }
 
 // apiMagnitudeRule maps pkg/analysis's rule back for the status.
-func apiMagnitudeRule(r analysis.MagnitudeRule) dbbenchv1alpha1.RegressionMagnitudeRule {
-	if r == analysis.MagnitudeEstimated {
+func apiMagnitudeRule(r regression.MagnitudeRule) dbbenchv1alpha1.RegressionMagnitudeRule {
+	if r == regression.MagnitudeEstimated {
 		return dbbenchv1alpha1.MagnitudeEstimated
 	}
 	return dbbenchv1alpha1.MagnitudeTested
@@ -64,22 +65,22 @@ func apiMagnitudeRule(r analysis.MagnitudeRule) dbbenchv1alpha1.RegressionMagnit
 
 // apiMethod maps pkg/analysis's verdict methods to the API's; the names
 // are the same, the mapping keeps the API independent of the package.
-func apiMethod(m analysis.VerdictMethod) dbbenchv1alpha1.RegressionMethod {
+func apiMethod(m regression.VerdictMethod) dbbenchv1alpha1.RegressionMethod {
 	switch m {
-	case analysis.MethodPairedBlocks:
+	case regression.MethodPairedBlocks:
 		return dbbenchv1alpha1.MethodPairedBlocks
-	case analysis.MethodBetweenRuns:
+	case regression.MethodBetweenRuns:
 		return dbbenchv1alpha1.MethodBetweenRuns
-	case analysis.MethodNoiseFloor:
+	case regression.MethodNoiseFloor:
 		return dbbenchv1alpha1.MethodNoiseFloor
-	case analysis.MethodPerSecond:
+	case regression.MethodPerSecond:
 		return dbbenchv1alpha1.MethodPerSecond
 	}
 	return dbbenchv1alpha1.MethodMagnitudeOnly
 }
 
 // regressionStatusOf is status.regression of a verdict against one run.
-func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1alpha1.RegressionCorrection) *dbbenchv1alpha1.RegressionStatus {
+func regressionStatusOf(v *regression.Verdict, base string, correction dbbenchv1alpha1.RegressionCorrection) *dbbenchv1alpha1.RegressionStatus {
 	if correction == "" {
 		correction = dbbenchv1alpha1.CorrectionHolm
 	}
@@ -110,11 +111,11 @@ func regressionStatusOf(v *analysis.Verdict, base string, correction dbbenchv1al
 }
 
 // judgeAgainstRun sets the verdict of cur against one earlier run with
-// the between-run tests (analysis.JudgeRuns) and the noise floor recorded
+// the between-run tests (regression.JudgeRuns) and the noise floor recorded
 // in cur's manifest. against names the baseline for the message.
 func (j *judge) judgeAgainstRun(cur *results.Manifest, base *Run, history []Run, against, storeNote string) {
 	spec := j.in.Spec
-	v, err := analysis.JudgeRuns(cur, base.Manifest, verdictOptionsOf(spec, cur))
+	v, err := regression.JudgeRuns(cur, base.Manifest, verdictOptionsOf(spec, cur))
 	if err != nil {
 		j.set(metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
 		return
@@ -126,13 +127,13 @@ func (j *judge) judgeAgainstRun(cur *results.Manifest, base *Run, history []Run,
 }
 
 // judgeAgainstBaseline sets the verdict of cur's combinations against
-// its own baseline cell's (analysis.JudgeBaseline: blocked cells paired
+// its own baseline cell's (regression.JudgeBaseline: blocked cells paired
 // by block). Both sides ran in this run, under its conditions: there is
 // no environment change to triage, and no acknowledgement applies (those
 // name a suite's runs).
 func (j *judge) judgeAgainstBaseline(cur *results.Manifest) {
 	spec := j.in.Spec
-	v, err := analysis.JudgeBaseline(cur, verdictOptionsOf(spec, cur))
+	v, err := regression.JudgeBaseline(cur, verdictOptionsOf(spec, cur))
 	if err != nil {
 		j.set(metav1.ConditionUnknown, dbbenchv1alpha1.ReasonAnalysisFailed, err.Error())
 		return
@@ -144,8 +145,8 @@ func (j *judge) judgeAgainstBaseline(cur *results.Manifest) {
 
 // verdictOptionsOf is the verdict's rule from regression, with cur's
 // noise floor.
-func verdictOptionsOf(spec *dbbenchv1alpha1.RegressionSpec, cur *results.Manifest) analysis.VerdictOptions {
-	return analysis.VerdictOptions{
+func verdictOptionsOf(spec *dbbenchv1alpha1.RegressionSpec, cur *results.Manifest) regression.VerdictOptions {
+	return regression.VerdictOptions{
 		MinMagnitude:  spec.MinMagnitude(),
 		MagnitudeRule: magnitudeRuleOf(spec.MagnitudeRule),
 		Alpha:         spec.SignificanceLevel(),
@@ -157,7 +158,7 @@ func verdictOptionsOf(spec *dbbenchv1alpha1.RegressionSpec, cur *results.Manifes
 
 // setVerdict sets the Regressed condition from v (status st), leaving out
 // the acknowledged pairs; against names the baseline for the message.
-func (j *judge) setVerdict(v *analysis.Verdict, st *dbbenchv1alpha1.RegressionStatus, acked map[string]bool, against, storeNote string) {
+func (j *judge) setVerdict(v *regression.Verdict, st *dbbenchv1alpha1.RegressionStatus, acked map[string]bool, against, storeNote string) {
 	spec := j.in.Spec
 	how := v.Summary()
 	if fallback := fallbackNote(v); fallback != "" {
@@ -165,7 +166,7 @@ func (j *judge) setVerdict(v *analysis.Verdict, st *dbbenchv1alpha1.RegressionSt
 	}
 	claim := verdictClaim(worseWording(v.Metrics), spec.MinMagnitudePercent, against, v.MagnitudeRule)
 	ackNote := acknowledgedNote(st)
-	var pairs []analysis.RegressedPair
+	var pairs []regression.RegressedPair
 	for _, pr := range v.RegressedPairs() {
 		if !acked[pairKey(pr.Cell, pr.Step, pr.Threads)] {
 			pairs = append(pairs, pr)
@@ -199,21 +200,21 @@ func (j *judge) setVerdict(v *analysis.Verdict, st *dbbenchv1alpha1.RegressionSt
 // verdictClaim is what a regressed pair is under the rule: "slower by
 // more than 5% than run-a" (Tested) or "slower than run-a, by a measured
 // 5% or more" (Estimated).
-func verdictClaim(worse string, magnitudePercent int32, against string, rule analysis.MagnitudeRule) string {
-	if rule == analysis.MagnitudeEstimated {
+func verdictClaim(worse string, magnitudePercent int32, against string, rule regression.MagnitudeRule) string {
+	if rule == regression.MagnitudeEstimated {
 		return fmt.Sprintf("%s than %s, by a measured %d%% or more", worse, against, magnitudePercent)
 	}
 	return fmt.Sprintf("%s by more than %d%% than %s", worse, magnitudePercent, against)
 }
 
 // sensitivityNote says what a Regressed=False verdict could have missed:
-// the change its least sensitive pair finds with analysis.DetectablePower.
+// the change its least sensitive pair finds with regression.DetectablePower.
 func sensitivityNote(st *dbbenchv1alpha1.RegressionStatus) string {
 	if st.DetectableChangePercent == "" {
 		return ""
 	}
 	return fmt.Sprintf("; a change of %s%% or more would have been found with %.0f%% power at the least sensitive pair, %s",
-		st.DetectableChangePercent, 100*analysis.DetectablePower, st.DetectableAt)
+		st.DetectableChangePercent, 100*regression.DetectablePower, st.DetectableAt)
 }
 
 // worseWording says what a regression is for the judged metrics:
@@ -241,10 +242,10 @@ func worseWording(metrics []analysis.Metric) string {
 
 // fallbackNote explains a verdict that could not test between runs, so
 // that a reader knows the verdict is weaker than it looks.
-func fallbackNote(v *analysis.Verdict) string {
+func fallbackNote(v *regression.Verdict) string {
 	for _, mc := range v.Methods() {
-		if mc.Method == analysis.MethodPerSecond || mc.Method == analysis.MethodMagnitudeOnly {
-			return fmt.Sprintf("no repeats on both sides and no noise floor of %d df or more for some steps: run workload.repeats >= 2 or keep unchanged runs in the suite's history (docs/noise.md)", analysis.MinFloorDF)
+		if mc.Method == regression.MethodPerSecond || mc.Method == regression.MethodMagnitudeOnly {
+			return fmt.Sprintf("no repeats on both sides and no noise floor of %d df or more for some steps: run workload.repeats >= 2 or keep unchanged runs in the suite's history (docs/noise.md)", regression.MinFloorDF)
 		}
 	}
 	return ""

@@ -7,21 +7,22 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/google/go-cmp/cmp"
 )
 
 // Every verdict method has its API name, and the names agree.
 func TestAPIMethodCoversEveryVerdictMethod(t *testing.T) {
 	seen := map[dbbenchv1alpha1.RegressionMethod]bool{}
-	for _, m := range analysis.VerdictMethods {
+	for _, m := range regression.VerdictMethods {
 		got := apiMethod(m)
 		if string(got) != string(m) {
 			t.Errorf("%s maps to %s", m, got)
 		}
 		seen[got] = true
 	}
-	if len(seen) != len(analysis.VerdictMethods) {
-		t.Errorf("%d API methods for %d verdict methods", len(seen), len(analysis.VerdictMethods))
+	if len(seen) != len(regression.VerdictMethods) {
+		t.Errorf("%d API methods for %d verdict methods", len(seen), len(regression.VerdictMethods))
 	}
 	if CorrectionOf("") != inference.CorrectionHolm || CorrectionOf(dbbenchv1alpha1.CorrectionHolm) != inference.CorrectionHolm ||
 		CorrectionOf(dbbenchv1alpha1.CorrectionBenjaminiHochberg) != inference.CorrectionBH {
@@ -29,8 +30,8 @@ func TestAPIMethodCoversEveryVerdictMethod(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		api  dbbenchv1alpha1.RegressionMagnitudeRule
-		want analysis.MagnitudeRule
-	}{{"", analysis.MagnitudeTested}, {dbbenchv1alpha1.MagnitudeTested, analysis.MagnitudeTested}, {dbbenchv1alpha1.MagnitudeEstimated, analysis.MagnitudeEstimated}} {
+		want regression.MagnitudeRule
+	}{{"", regression.MagnitudeTested}, {dbbenchv1alpha1.MagnitudeTested, regression.MagnitudeTested}, {dbbenchv1alpha1.MagnitudeEstimated, regression.MagnitudeEstimated}} {
 		got := magnitudeRuleOf(tc.api)
 		if got != tc.want {
 			t.Errorf("magnitude rule %q maps to %q, want %q", tc.api, got, tc.want)
@@ -43,27 +44,27 @@ func TestAPIMethodCoversEveryVerdictMethod(t *testing.T) {
 
 func TestRegressionStatusOf(t *testing.T) {
 	tp, p99 := analysis.MetricThroughput, analysis.MetricP99Latency
-	v := &analysis.Verdict{
+	v := &regression.Verdict{
 		Metrics: []analysis.Metric{tp, p99},
-		Points: []analysis.PointVerdict{
-			{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Method: analysis.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df",
+		Points: []regression.PointVerdict{
+			{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Method: regression.MethodNoiseFloor, Detail: "noise floor CV 4.1 % over 12 df",
 				Detectable: 0.12, CV: 0.041},
-			{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Method: analysis.MethodBetweenRuns, Detail: "between runs (3+3 repeats)",
+			{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Method: regression.MethodBetweenRuns, Detail: "between runs (3+3 repeats)",
 				Detectable: 0.354, CV: 0.2},
-			{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only",
+			{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Method: regression.MethodMagnitudeOnly, Detail: "magnitude only",
 				Detectable: math.NaN(), CV: math.NaN()},
-			{Cell: "m", Step: "scan", Threads: 4, Metric: p99, Method: analysis.MethodMagnitudeOnly, Detail: "magnitude only",
+			{Cell: "m", Step: "scan", Threads: 4, Metric: p99, Method: regression.MethodMagnitudeOnly, Detail: "magnitude only",
 				Detectable: math.NaN(), CV: math.NaN()},
 		},
 	}
 	// Worst first, as JudgeRuns sorts them: the p99 rise of insert, then
 	// its throughput drop, then scan's.
-	v.Regressed = []analysis.PointVerdict{
-		{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Before: 2.5, After: 6.25, ChangePercent: 150, Method: analysis.MethodBetweenRuns,
+	v.Regressed = []regression.PointVerdict{
+		{Cell: "m", Step: "insert", Threads: 4, Metric: p99, Before: 2.5, After: 6.25, ChangePercent: 150, Method: regression.MethodBetweenRuns,
 			Detail: "between runs (3+3 repeats)", P: 0.0001, AdjustedP: 0.0004},
-		{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Before: 1000, After: 800, ChangePercent: -20, Method: analysis.MethodNoiseFloor,
+		{Cell: "m", Step: "insert", Threads: 4, Metric: tp, Before: 1000, After: 800, ChangePercent: -20, Method: regression.MethodNoiseFloor,
 			Detail: "noise floor CV 4.1 % over 12 df", P: 0.0012, AdjustedP: 0.0024},
-		{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Before: 10, After: 9, ChangePercent: -10, Method: analysis.MethodMagnitudeOnly,
+		{Cell: "m", Step: "scan", Threads: 4, Metric: tp, Before: 10, After: 9, ChangePercent: -10, Method: regression.MethodMagnitudeOnly,
 			Detail: "magnitude only", P: math.NaN(), AdjustedP: math.NaN()},
 	}
 	got := regressionStatusOf(v, "night-1", "")
@@ -101,7 +102,7 @@ func TestRegressionStatusOf(t *testing.T) {
 	if fallbackNote(v) == "" {
 		t.Errorf("a magnitude-only point gave no fallback note")
 	}
-	if note := fallbackNote(&analysis.Verdict{Points: v.Points[:2]}); note != "" {
+	if note := fallbackNote(&regression.Verdict{Points: v.Points[:2]}); note != "" {
 		t.Errorf("a verdict between runs and on the floor has a fallback note %q", note)
 	}
 }
@@ -130,11 +131,11 @@ func TestMetricsAndWording(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		rule analysis.MagnitudeRule
+		rule regression.MagnitudeRule
 		want string
 	}{
-		{analysis.MagnitudeTested, "slower by more than 5% than run night-1"},
-		{analysis.MagnitudeEstimated, "slower than run night-1, by a measured 5% or more"},
+		{regression.MagnitudeTested, "slower by more than 5% than run night-1"},
+		{regression.MagnitudeEstimated, "slower than run night-1, by a measured 5% or more"},
 	} {
 		if got := verdictClaim("slower", 5, "run night-1", tc.rule); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.rule, got, tc.want)
@@ -145,8 +146,8 @@ func TestMetricsAndWording(t *testing.T) {
 // TestRegressionStatusCountsInvalid: the run's regression status says how
 // many invalid values its verdict left out.
 func TestRegressionStatusCountsInvalid(t *testing.T) {
-	v := &analysis.Verdict{Invalid: []analysis.InvalidPoint{{Run: analysis.RunCurrent, Cell: "c", Step: "point-query", Threads: 1},
-		{Run: analysis.RunBaseline, Cell: "c", Step: "point-query", Threads: 8}}}
+	v := &regression.Verdict{Invalid: []regression.InvalidPoint{{Run: regression.RunCurrent, Cell: "c", Step: "point-query", Threads: 1},
+		{Run: regression.RunBaseline, Cell: "c", Step: "point-query", Threads: 8}}}
 	if st := regressionStatusOf(v, "base", ""); st.InvalidLeftOut != 2 {
 		t.Errorf("invalidLeftOut %d, want 2", st.InvalidLeftOut)
 	}

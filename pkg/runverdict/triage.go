@@ -7,6 +7,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/attribution"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/triage"
 )
@@ -121,7 +122,7 @@ type changeTriage struct {
 
 // split returns the changes no ack covers, and those an ack covers as the
 // status lists them.
-func (t changeTriage) split(changes []analysis.StepChange) ([]analysis.StepChange, []dbbenchv1alpha1.AcknowledgedStep) {
+func (t changeTriage) split(changes []regression.StepChange) ([]regression.StepChange, []dbbenchv1alpha1.AcknowledgedStep) {
 	if len(t.acks) == 0 {
 		return changes, nil
 	}
@@ -132,7 +133,7 @@ func (t changeTriage) split(changes []analysis.StepChange) ([]analysis.StepChang
 		}
 		return t.names[i]
 	}
-	var kept []analysis.StepChange
+	var kept []regression.StepChange
 	var acked []dbbenchv1alpha1.AcknowledgedStep
 	for _, f := range changes {
 		metric := APIMetric(metricOfChange(f))

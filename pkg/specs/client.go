@@ -11,8 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // AgentUID is the unprivileged user the agent image runs as.
@@ -38,7 +38,8 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 	// The variant's text goes beside the plan: the agent verifies that the
 	// server runs with it (the config ConfigMap always has the key).
 	items := make([]corev1.KeyToPath, 0, 2+len(run.Spec.Workload.CustomSteps))
-	items = append(items, corev1.KeyToPath{Key: plan.ConfigKeyPlan, Path: plan.PlanFile}, corev1.KeyToPath{Key: plan.ConfigKeyServer, Path: plan.ServerConfigFile})
+	items = append(items, corev1.KeyToPath{Key: agentapi.ConfigKeyTask, Path: agentapi.TaskFile},
+		corev1.KeyToPath{Key: agentapi.ConfigKeyServer, Path: agentapi.ServerConfigFile})
 	for _, cs := range run.Spec.Workload.CustomSteps {
 		items = append(items, corev1.KeyToPath{Key: CustomScriptKey(cs.Name), Path: path.Join("custom", cs.Name+".lua")})
 	}
@@ -72,16 +73,16 @@ func ClientJob(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, 
 						ImagePullPolicy: corev1.PullIfNotPresent,
 						Args:            []string{"run"},
 						Env: append([]corev1.EnvVar{
-							{Name: plan.EnvPlanPath, Value: path.Join(plan.PlanDir, plan.PlanFile)},
-							{Name: plan.EnvHost, Value: dbPodIP},
-							field(plan.EnvNodeName, "spec.nodeName"),
-							field(plan.EnvPodName, "metadata.name"),
-							{Name: plan.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
-							{Name: plan.EnvAttempt, Value: fmt.Sprint(attempt)},
+							{Name: agentapi.EnvTaskPath, Value: path.Join(agentapi.TaskDir, agentapi.TaskFile)},
+							{Name: agentapi.EnvHost, Value: dbPodIP},
+							field(agentapi.EnvNodeName, "spec.nodeName"),
+							field(agentapi.EnvPodName, "metadata.name"),
+							{Name: agentapi.EnvCollectorURL, Value: collectorURL(collector, dbPodIP)},
+							{Name: agentapi.EnvAttempt, Value: fmt.Sprint(attempt)},
 						}, append(outboxEnv(run), credentialEnv(c)...)...),
 						Resources: qosResources(p.QoSClass, run.Spec.Client.Resources, fallback),
 						VolumeMounts: []corev1.VolumeMount{
-							{Name: "plan", MountPath: plan.PlanDir, ReadOnly: true},
+							{Name: "plan", MountPath: agentapi.TaskDir, ReadOnly: true},
 							{Name: "tmp", MountPath: "/tmp"},
 						},
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
@@ -129,8 +130,8 @@ func credentialEnv(c matrix.Cell) []corev1.EnvVar {
 		return externalCredentialEnv(c.Database.External)
 	}
 	return append([]corev1.EnvVar{
-		secretEnv(plan.EnvUser, SecretName(c), SecretKeyUser),
-		secretEnv(plan.EnvPassword, SecretName(c), SecretKeyPassword),
+		secretEnv(agentapi.EnvUser, SecretName(c), SecretKeyUser),
+		secretEnv(agentapi.EnvPassword, SecretName(c), SecretKeyPassword),
 	}, adminEnv(c)...)
 }
 
@@ -143,8 +144,8 @@ func adminEnv(c matrix.Cell) []corev1.EnvVar {
 		return nil
 	}
 	return []corev1.EnvVar{
-		{Name: plan.EnvAdminUser, Value: "root"},
-		secretEnv(plan.EnvAdminPassword, SecretName(c), SecretKeyRootPassword),
+		{Name: agentapi.EnvAdminUser, Value: "root"},
+		secretEnv(agentapi.EnvAdminPassword, SecretName(c), SecretKeyRootPassword),
 	}
 }
 
@@ -154,5 +155,5 @@ func outboxEnv(run *dbbenchv1alpha1.BenchmarkRun) []corev1.EnvVar {
 	if run.Spec.Output.S3 == nil {
 		return nil
 	}
-	return []corev1.EnvVar{{Name: plan.EnvOutbox, Value: "true"}}
+	return []corev1.EnvVar{{Name: agentapi.EnvOutbox, Value: "true"}}
 }

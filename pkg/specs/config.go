@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // Credentials are the generated secrets of a cell.
@@ -42,7 +42,7 @@ func Secret(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, cred Credentials) 
 func ConfigMap(
 	run *dbbenchv1alpha1.BenchmarkRun,
 	c matrix.Cell,
-	p *plan.Plan,
+	p *agentapi.Task,
 	serverConfig string,
 	customScripts map[string]string,
 ) (*corev1.ConfigMap, error) {
@@ -50,7 +50,7 @@ func ConfigMap(
 	if err != nil {
 		return nil, fmt.Errorf("encoding plan: %w", err)
 	}
-	data := map[string]string{plan.ConfigKeyPlan: string(planJSON), plan.ConfigKeyServer: serverConfig}
+	data := map[string]string{agentapi.ConfigKeyTask: string(planJSON), agentapi.ConfigKeyServer: serverConfig}
 	for name, script := range customScripts {
 		data[CustomScriptKey(name)] = script
 	}
@@ -93,21 +93,21 @@ func AgentRBAC(run *dbbenchv1alpha1.BenchmarkRun, cells []matrix.Cell) (*corev1.
 }
 
 // Plan builds the agent's plan for one attempt of a cell.
-func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps []string) *plan.Plan {
-	p := &plan.Plan{
-		APIVersion: plan.APIVersion,
-		Run:        plan.RunRef{Name: run.Name, Namespace: run.Namespace, UID: string(run.UID), Suite: run.Spec.Suite},
-		Cell: plan.Cell{
-			Name: c.Name, Database: c.Database.Name, Engine: plan.Engine(c.Database.Engine),
+func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps []string) *agentapi.Task {
+	p := &agentapi.Task{
+		APIVersion: agentapi.APIVersion,
+		Run:        agentapi.RunRef{Name: run.Name, Namespace: run.Namespace, UID: string(run.UID), Suite: run.Spec.Suite},
+		Cell: agentapi.Cell{
+			Name: c.Name, Database: c.Database.Name, Engine: agentapi.Engine(c.Database.Engine),
 			Version: c.Version, Config: c.Config.Name, Repeat: int(c.Repeat), Attempt: int(attempt), Image: c.Image,
 			Block: int(c.Block),
 		},
-		Server: plan.Server{
-			Engine: plan.Engine(c.Database.Engine), Port: int(Port(c.Database.Engine)), Database: DatabaseName,
+		Server: agentapi.Server{
+			Engine: agentapi.Engine(c.Database.Engine), Port: int(Port(c.Database.Engine)), Database: DatabaseName,
 			ReadyTimeoutSeconds: int(run.Spec.Timeouts.DatabaseReadyTimeout().Seconds()),
 		},
 		Workload: WorkloadPlan(&run.Spec.Workload, steps),
-		Results:  plan.Results{ConfigMap: ResultConfigMapName(c)},
+		Results:  agentapi.Results{ConfigMap: ResultConfigMapName(c)},
 		// A pre-flight pair's agent stops after the config check.
 		Preflight: c.Preflight,
 	}
@@ -121,7 +121,7 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 		ad.BetweenRunCVPercentAt = make(map[string]float64, len(st.BetweenRunCV))
 		for _, pc := range st.BetweenRunCV {
 			if v, err := strconv.ParseFloat(pc.CVPercent, 64); err == nil && v > 0 && v <= 100 {
-				ad.BetweenRunCVPercentAt[plan.PointKey(pc.Step, int(pc.Threads))] = v
+				ad.BetweenRunCVPercentAt[agentapi.PointKey(pc.Step, int(pc.Threads))] = v
 			}
 		}
 	}
@@ -130,9 +130,9 @@ func Plan(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32, steps
 
 // WorkloadPlan maps the run's workload to the plan's: the one place the
 // API's workload knobs reach the agent (the agent's local mode fills the
-// same fields from flags, plan.WorkloadFlags). steps is the resolved step
+// same fields from flags, agentapi.WorkloadFlags). steps is the resolved step
 // list (stepSet or steps).
-func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload {
+func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) agentapi.Workload {
 	threads := make([]int, len(w.Threads))
 	for i, t := range w.Threads {
 		threads[i] = int(t)
@@ -140,7 +140,7 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 	if len(threads) == 0 {
 		threads = []int{1}
 	}
-	wl := plan.Workload{
+	wl := agentapi.Workload{
 		Steps: steps, Tables: int(w.Tables), TableSize: w.TableSize,
 		ReadSeconds: int(w.ReadSeconds), WriteSeconds: int(w.WriteSeconds), WarmupSeconds: int(w.Warmup()),
 		Threads: threads, PreparedStatements: w.PreparedStatementsOn(),
@@ -154,16 +154,16 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 		if len(tt) == 0 {
 			tt = threads
 		}
-		wl.TPCC = &plan.TPCC{
+		wl.TPCC = &agentapi.TPCC{
 			Warehouses: int(t.Warehouses), Tables: int(t.Tables), DurationSeconds: int(t.DurationSeconds),
 			Threads: tt, UseForeignKeys: t.UseForeignKeys, Isolation: t.Isolation,
 		}
 	}
 	if pg := w.Pgbench; pg != nil {
-		wl.Pgbench = &plan.Pgbench{Scale: int(pg.Scale)}
+		wl.Pgbench = &agentapi.Pgbench{Scale: int(pg.Scale)}
 	}
 	if f := w.FixedRate; f != nil {
-		fr := &plan.FixedRate{FractionsOfPeak: f.FractionsOfPeak, Steps: f.Steps}
+		fr := &agentapi.FixedRate{FractionsOfPeak: f.FractionsOfPeak, Steps: f.Steps}
 		for _, r := range f.Rates {
 			fr.Rates = append(fr.Rates, int(r))
 		}
@@ -173,11 +173,11 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 		wl.ExtraCounters = append([]string(nil), w.Counters.Extra...)
 	}
 	if pr := w.Profile; pr != nil {
-		wl.Profile = &plan.Profile{Steps: append([]string(nil), pr.Steps...), Threads: int(pr.Threads),
+		wl.Profile = &agentapi.Profile{Steps: append([]string(nil), pr.Steps...), Threads: int(pr.Threads),
 			Seconds: int(pr.SampledSeconds()), FrequencyHz: int(pr.SamplingHz())}
 	}
 	if ad := w.Adaptive; ad != nil {
-		wl.Adaptive = &plan.Adaptive{MinSeconds: int(ad.Min()), BetweenRunCVPercent: ad.BetweenRunCV(),
+		wl.Adaptive = &agentapi.Adaptive{MinSeconds: int(ad.Min()), BetweenRunCVPercent: ad.BetweenRunCV(),
 			TargetHalfWidthPercent: ad.TargetHalfWidth()}
 	}
 	for _, cs := range w.CustomSteps {
@@ -185,8 +185,8 @@ func WorkloadPlan(w *dbbenchv1alpha1.WorkloadSpec, steps []string) plan.Workload
 		if d == 0 {
 			d = int(w.WriteSeconds)
 		}
-		wl.Custom = append(wl.Custom, plan.CustomStep{
-			Name: cs.Name, Script: path.Join(plan.CustomScriptsDir, cs.Name+".lua"),
+		wl.Custom = append(wl.Custom, agentapi.CustomStep{
+			Name: cs.Name, Script: path.Join(agentapi.CustomScriptsDir, cs.Name+".lua"),
 			DurationSeconds: d, Args: cs.Args,
 		})
 	}

@@ -10,8 +10,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // CollectorPort is where the hardware-metrics collector beside the database
@@ -65,7 +65,7 @@ func DatabasePod(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, attempt int32
 		volumes = append(volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(c)}},
 		}})
-		mounts = append(mounts, corev1.VolumeMount{Name: "config", MountPath: k.configPath, SubPath: plan.ConfigKeyServer, ReadOnly: true})
+		mounts = append(mounts, corev1.VolumeMount{Name: "config", MountPath: k.configPath, SubPath: agentapi.ConfigKeyServer, ReadOnly: true})
 		args = append(args, k.configArgs...)
 	}
 	if db.Engine == dbbenchv1alpha1.EnginePostgres {

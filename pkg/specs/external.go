@@ -6,8 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 const (
@@ -19,7 +19,7 @@ const (
 // OwnDatabaseName is the database a cell's agent creates, uses and drops on
 // an external target: dbbench_<first 8 hex digits of the run UID>_<cell>,
 // an identifier of lower-case letters, digits and underscores matching
-// plan.OwnDatabasePattern (the agent refuses to drop anything else). The run
+// agentapi.OwnDatabasePattern (the agent refuses to drop anything else). The run
 // UID keeps two runs with the same cell names apart on one server.
 func OwnDatabaseName(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell) string {
 	uid := strings.ReplaceAll(string(run.UID), "-", "")
@@ -47,7 +47,7 @@ func OwnDatabaseName(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell) string {
 }
 
 // externalPlanServer is the plan's server section for an external target.
-func externalPlanServer(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, s *plan.Server) {
+func externalPlanServer(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, s *agentapi.Server) {
 	ext := c.Database.External
 	if ext.Port > 0 {
 		s.Port = int(ext.Port)
@@ -57,7 +57,7 @@ func externalPlanServer(run *dbbenchv1alpha1.BenchmarkRun, c matrix.Cell, s *pla
 	if connect == "" && c.Database.Engine == dbbenchv1alpha1.EnginePostgres {
 		connect = DefaultExternalPostgresDatabase
 	}
-	s.External = &plan.ExternalServer{Endpoint: ext.Host, ConnectDatabase: connect}
+	s.External = &agentapi.ExternalServer{Endpoint: ext.Host, ConnectDatabase: connect}
 }
 
 // externalCredentialEnv takes the agent's account from the user's Secret:
@@ -66,7 +66,7 @@ func externalCredentialEnv(ext *dbbenchv1alpha1.ExternalDatabase) []corev1.EnvVa
 	ref := ext.CredentialsSecret
 	userKey, passwordKey := ref.UserKeyOrDefault(), ref.PasswordKeyOrDefault()
 	return []corev1.EnvVar{
-		secretEnv(plan.EnvUser, ref.Name, userKey),
-		secretEnv(plan.EnvPassword, ref.Name, passwordKey),
+		secretEnv(agentapi.EnvUser, ref.Name, userKey),
+		secretEnv(agentapi.EnvPassword, ref.Name, passwordKey),
 	}
 }

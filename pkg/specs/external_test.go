@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 // TestOwnDatabaseName: the agent's database on an external target is a
@@ -31,7 +31,7 @@ func TestOwnDatabaseName(t *testing.T) {
 		if tc.want != "" && got != tc.want {
 			t.Errorf("%s/%s: %q, want %q", tc.uid, tc.cell, got, tc.want)
 		}
-		if !plan.OwnDatabasePattern.MatchString(got) || len(got) > 63 {
+		if !agentapi.OwnDatabasePattern.MatchString(got) || len(got) > 63 {
 			t.Errorf("%s/%s: %q (%d bytes) is not a valid own database name", tc.uid, tc.cell, got, len(got))
 		}
 		if !strings.HasSuffix(got, "_r12") && strings.HasSuffix(tc.cell, "-r12") {
@@ -56,9 +56,9 @@ func TestPlanRefusesForeignDatabaseOnExternal(t *testing.T) {
 		{"dbbench_x; DROP DATABASE shop", true},
 		{"DBBENCH_X", true},
 	} {
-		p := plan.Plan{APIVersion: plan.APIVersion,
-			Server:   plan.Server{Engine: plan.Postgres, Port: 5432, Database: tc.db, External: &plan.ExternalServer{Endpoint: "pg"}},
-			Workload: plan.Workload{Steps: []string{"point-query"}, Tables: 1, TableSize: 1, ReadSeconds: 1, WriteSeconds: 1, Threads: []int{1}}}
+		p := agentapi.Task{APIVersion: agentapi.APIVersion,
+			Server:   agentapi.Server{Engine: agentapi.Postgres, Port: 5432, Database: tc.db, External: &agentapi.ExternalServer{Endpoint: "pg"}},
+			Workload: agentapi.Workload{Steps: []string{"point-query"}, Tables: 1, TableSize: 1, ReadSeconds: 1, WriteSeconds: 1, Threads: []int{1}}}
 		err := p.Validate()
 		if got := err != nil && strings.Contains(err.Error(), "server.database"); got != tc.wantErr {
 			t.Errorf("database %q: Validate() = %v, want a server.database error: %v", tc.db, err, tc.wantErr)

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // workload.fixedRate reaches the agent's plan as is.
@@ -14,11 +14,11 @@ func TestPlanFixedRate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		spec *dbbenchv1alpha1.FixedRateSpec
-		want *plan.FixedRate
+		want *agentapi.FixedRate
 	}{
 		{"absent", nil, nil},
 		{"fractions, rates and steps", &dbbenchv1alpha1.FixedRateSpec{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int32{250}, Steps: []string{"point-query"}},
-			&plan.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{250}, Steps: []string{"point-query"}}},
+			&agentapi.FixedRate{FractionsOfPeak: []string{"0.5", "0.9"}, Rates: []int{250}, Steps: []string{"point-query"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run, cell := testRun("mariadb", func(r *dbbenchv1alpha1.BenchmarkRun) { r.Spec.Workload.FixedRate = tc.spec })

@@ -14,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 )
 
 func testRun(engine dbbenchv1alpha1.Engine, mutate ...func(*dbbenchv1alpha1.BenchmarkRun)) (*dbbenchv1alpha1.BenchmarkRun, matrix.Cell) {
@@ -105,10 +105,10 @@ func TestCollectorSidecarSharesTheProcessNamespace(t *testing.T) {
 		t.Errorf("sidecar would break Guaranteed QoS:\n%s", diff)
 	}
 	job := ClientJob(run, cell, 1, "agent:1", "10.0.0.7", true)
-	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvCollectorURL); got != "http://10.0.0.7:9100" {
+	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, agentapi.EnvCollectorURL); got != "http://10.0.0.7:9100" {
 		t.Errorf("collector URL %q", got)
 	}
-	if got := envOf(ClientJob(run, cell, 1, "agent:1", "10.0.0.7", false).Spec.Template.Spec.Containers[0].Env, plan.EnvCollectorURL); got != "" {
+	if got := envOf(ClientJob(run, cell, 1, "agent:1", "10.0.0.7", false).Spec.Template.Spec.Containers[0].Env, agentapi.EnvCollectorURL); got != "" {
 		t.Errorf("collector URL without collector: %q", got)
 	}
 }
@@ -336,22 +336,22 @@ func TestPlanAndRBAC(t *testing.T) {
 	}
 	job := ClientJob(run, cell, 3, "agent", "10.0.0.1", false)
 	// The plan is written once per cell; the Job tells the agent its attempt.
-	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvAttempt); got != "3" {
-		t.Errorf("%s = %q, want 3", plan.EnvAttempt, got)
+	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, agentapi.EnvAttempt); got != "3" {
+		t.Errorf("%s = %q, want 3", agentapi.EnvAttempt, got)
 	}
 	// The outbox (full document and log in the final write) only when the
 	// controller will upload and then drain it.
-	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, plan.EnvOutbox); got != "" {
-		t.Errorf("%s = %q without output.s3", plan.EnvOutbox, got)
+	if got := envOf(job.Spec.Template.Spec.Containers[0].Env, agentapi.EnvOutbox); got != "" {
+		t.Errorf("%s = %q without output.s3", agentapi.EnvOutbox, got)
 	}
 	withS3 := run.DeepCopy()
 	withS3.Spec.Output.S3 = &dbbenchv1alpha1.S3Output{Endpoint: "http://s3", Bucket: "b"}
-	if got := envOf(ClientJob(withS3, cell, 3, "agent", "10.0.0.1", false).Spec.Template.Spec.Containers[0].Env, plan.EnvOutbox); got != "true" {
-		t.Errorf("%s = %q with output.s3, want true", plan.EnvOutbox, got)
+	if got := envOf(ClientJob(withS3, cell, 3, "agent", "10.0.0.1", false).Spec.Template.Spec.Containers[0].Env, agentapi.EnvOutbox); got != "true" {
+		t.Errorf("%s = %q with output.s3, want true", agentapi.EnvOutbox, got)
 	}
 	var paths []string
 	for _, it := range job.Spec.Template.Spec.Volumes[0].ConfigMap.Items {
-		paths = append(paths, plan.PlanDir+"/"+it.Path)
+		paths = append(paths, agentapi.TaskDir+"/"+it.Path)
 	}
 	// The variant's text beside the plan, where agent.LoadServerConfig reads it.
 	if diff := cmp.Diff([]string{"/etc/dbbench/plan/plan.json", "/etc/dbbench/plan/server.cnf", "/etc/dbbench/plan/custom/mine.lua"}, paths); diff != "" {
@@ -440,16 +440,16 @@ func TestWorkloadPlanMapsEveryKnob(t *testing.T) {
 			TargetHalfWidthPercent: ptr.To(intstr.FromInt32(1))},
 	}
 	got := WorkloadPlan(w, []string{"point-query", "tpcc", "mine"})
-	want := plan.Workload{
+	want := agentapi.Workload{
 		Steps: []string{"point-query", "tpcc", "mine"}, Tables: 2, TableSize: 1000, ReadSeconds: 30, WriteSeconds: 60, WarmupSeconds: 5,
 		Threads: []int{1, 8}, PreparedStatements: true, FlushWaitSeconds: 90,
-		TPCC:          &plan.TPCC{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int{4}, UseForeignKeys: true, Isolation: "RC"},
-		Pgbench:       &plan.Pgbench{Scale: 7},
-		Custom:        []plan.CustomStep{{Name: "mine", Script: "/etc/dbbench/plan/custom/mine.lua", DurationSeconds: 7, Args: []string{"--x=1"}}},
-		FixedRate:     &plan.FixedRate{FractionsOfPeak: []string{"0.5"}, Rates: []int{100}, Steps: []string{"point-query"}},
+		TPCC:          &agentapi.TPCC{Warehouses: 3, Tables: 2, DurationSeconds: 40, Threads: []int{4}, UseForeignKeys: true, Isolation: "RC"},
+		Pgbench:       &agentapi.Pgbench{Scale: 7},
+		Custom:        []agentapi.CustomStep{{Name: "mine", Script: "/etc/dbbench/plan/custom/mine.lua", DurationSeconds: 7, Args: []string{"--x=1"}}},
+		FixedRate:     &agentapi.FixedRate{FractionsOfPeak: []string{"0.5"}, Rates: []int{100}, Steps: []string{"point-query"}},
 		ExtraCounters: []string{"Innodb_pages_written"},
-		Profile:       &plan.Profile{Steps: []string{"point-query"}, Threads: 8, Seconds: 20, FrequencyHz: 49},
-		Adaptive:      &plan.Adaptive{MinSeconds: 15, BetweenRunCVPercent: 1.5, TargetHalfWidthPercent: 1},
+		Profile:       &agentapi.Profile{Steps: []string{"point-query"}, Threads: 8, Seconds: 20, FrequencyHz: 49},
+		Adaptive:      &agentapi.Adaptive{MinSeconds: 15, BetweenRunCVPercent: 1.5, TargetHalfWidthPercent: 1},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("WorkloadPlan (-want +got):\n%s", d)

@@ -162,3 +162,37 @@ func Quantile(sorted []float64, q float64) float64 {
 	}
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
+
+// Mean is the arithmetic mean of xs; NaN for none.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// Stddev is the standard deviation of xs around their mean with divisor
+// n − ddof: ddof 1 is the sample stddev, 0 the population one. It is NaN
+// when undefined (n − ddof ≤ 0) and when any value is infinite. It sums
+// the squared deviations plainly (no compensation), which the reports' and
+// Welch's test's pinned numbers depend on.
+func Stddev(xs []float64, ddof int) float64 {
+	n := len(xs)
+	div := float64(n - ddof)
+	if n == 0 || div <= 0 {
+		return math.NaN()
+	}
+	m := Mean(xs)
+	if math.IsInf(m, 0) {
+		return math.NaN()
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / div)
+}

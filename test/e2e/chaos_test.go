@@ -27,7 +27,7 @@ import (
 	"github.com/dbbench/dbbench/internal/manager"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -356,13 +356,13 @@ func waitForUnrecordedResult(t *testing.T, ns string, names []string, timeout ti
 				}
 				var cm corev1.ConfigMap
 				err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: c.ResultConfigMap}, &cm)
-				if err != nil || cm.Data[plan.ResultKeyDocument] == "" {
+				if err != nil || cm.Data[agentapi.ResultKeyDocument] == "" {
 					continue
 				}
 				// The agent also sends partial documents between steps;
 				// only the final one ends the cell.
-				var p plan.Progress
-				if json.Unmarshal([]byte(cm.Data[plan.ResultKeyProgress]), &p) == nil && p.Phase == plan.PhaseDone {
+				var p agentapi.Progress
+				if json.Unmarshal([]byte(cm.Data[agentapi.ResultKeyProgress]), &p) == nil && p.Phase == agentapi.PhaseDone {
 					found = true
 					return true
 				}

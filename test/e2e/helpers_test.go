@@ -26,8 +26,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -343,7 +343,7 @@ func progressRecords(run *dbbenchv1alpha1.BenchmarkRun) string {
 			out = append(out, fmt.Sprintf("%s: %v", c.Name, err))
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s (status attempt %d): %s", c.Name, c.Attempts, cm.Data[plan.ResultKeyProgress]))
+		out = append(out, fmt.Sprintf("%s (status attempt %d): %s", c.Name, c.Attempts, cm.Data[agentapi.ResultKeyProgress]))
 	}
 	return strings.Join(out, "; ")
 }
@@ -356,9 +356,9 @@ func requireClientJobsHaveHost(t *testing.T, run *dbbenchv1alpha1.BenchmarkRun) 
 	for _, j := range kubetest.ListJobs(t, k8sClient, run.Namespace, map[string]string{dbbenchv1alpha1.LabelRun: run.Name, dbbenchv1alpha1.LabelRole: specs.RoleClient}) {
 		for _, c := range j.Spec.Template.Spec.Containers {
 			for _, e := range c.Env {
-				if e.Name == plan.EnvHost && e.Value == "" && e.ValueFrom == nil {
+				if e.Name == agentapi.EnvHost && e.Value == "" && e.ValueFrom == nil {
 					t.Fatalf("client job %s (attempt %s) was created with an empty %s: its database pod had no IP yet; %s",
-						j.Name, j.Labels[dbbenchv1alpha1.LabelAttempt], plan.EnvHost, runSummary(run))
+						j.Name, j.Labels[dbbenchv1alpha1.LabelAttempt], agentapi.EnvHost, runSummary(run))
 				}
 			}
 		}

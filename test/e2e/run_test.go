@@ -16,7 +16,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -59,7 +59,7 @@ func TestRunCompletes(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: run.Status.Results.ConfigMap}, &cm); err != nil {
 		t.Fatalf("getting the run manifest ConfigMap: %v", err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatalf("decoding the run manifest: %v", err)
 	}
@@ -223,13 +223,13 @@ func resultDocument(t *testing.T, ns string, cs dbbenchv1alpha1.CellStatus) *res
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: cs.ResultConfigMap}, &cm); err != nil {
 		t.Fatalf("getting cell %s's result ConfigMap: %v", cs.Name, err)
 	}
-	raw, ok := cm.Data[plan.ResultKeyDocument]
+	raw, ok := cm.Data[agentapi.ResultKeyDocument]
 	if !ok {
-		t.Fatalf("result ConfigMap %s has no %s (keys: %v)", cm.Name, plan.ResultKeyDocument, keys(cm.Data))
+		t.Fatalf("result ConfigMap %s has no %s (keys: %v)", cm.Name, agentapi.ResultKeyDocument, keys(cm.Data))
 	}
 	doc, err := results.Unmarshal([]byte(raw))
 	if err != nil {
-		t.Fatalf("decoding %s/%s: %v", cm.Name, plan.ResultKeyDocument, err)
+		t.Fatalf("decoding %s/%s: %v", cm.Name, agentapi.ResultKeyDocument, err)
 	}
 	return doc
 }

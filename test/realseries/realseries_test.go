@@ -27,9 +27,10 @@ import (
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/internal/testutil/tier"
 	"github.com/dbbench/dbbench/pkg/agent"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/changepoint"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -67,7 +68,7 @@ func TestMain(m *testing.M) {
 		}
 		defer os.RemoveAll(root)
 		var stop func()
-		port, stop, err = dbservers.Start(filepath.Join("..", ".."), plan.MariaDB, root)
+		port, stop, err = dbservers.Start(filepath.Join("..", ".."), agentapi.MariaDB, root)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "starting mariadb: %v\n", err)
 			return 1
@@ -296,7 +297,7 @@ func TestChangePointOnRealRuns(t *testing.T) {
 	// The controller's verdict path: change points over the manifests, the
 	// last run being judged.
 	cpo := changepoint.DefaultOptions()
-	regs, err := analysis.ChangePointRegressions(manifests, cpo)
+	regs, err := regression.ChangePointRegressions(manifests, cpo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +313,7 @@ func TestChangePointOnRealRuns(t *testing.T) {
 	}
 	// The regression is in effect "now" only after the injection: judged at
 	// the last default run, nothing of the write step regressed.
-	early, err := analysis.ChangePointRegressions(manifests[:inject], cpo)
+	early, err := regression.ChangePointRegressions(manifests[:inject], cpo)
 	if err != nil {
 		t.Fatal(err)
 	}

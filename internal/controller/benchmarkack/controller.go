@@ -20,7 +20,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
@@ -295,7 +295,7 @@ func (p *ackPass) suiteManifests(ctx context.Context, s *store.Store) ([]*result
 		if err := p.r.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: specs.RunResultsConfigMapName(r)}, &cm); err != nil {
 			continue // not finished yet, or its results are gone
 		}
-		m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+		m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 		if err != nil {
 			continue
 		}

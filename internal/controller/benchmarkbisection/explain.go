@@ -14,9 +14,9 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/bisect"
 	"github.com/dbbench/dbbench/pkg/explain"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -153,7 +153,7 @@ func (p *bisectionPass) pointDocuments(ctx context.Context, rounds []round, i in
 			if cs.Database != pointDatabase(i) || cs.Phase != dbbenchv1alpha1.CellSucceeded || cs.ResultConfigMap == "" {
 				continue
 			}
-			raw, err := p.configMapKey(ctx, cs.ResultConfigMap, plan.ResultKeyDocument)
+			raw, err := p.configMapKey(ctx, cs.ResultConfigMap, agentapi.ResultKeyDocument)
 			if err != nil {
 				return nil, err
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -83,7 +84,7 @@ func TestBisectionSetupFromARun(t *testing.T) {
 		if s.base.Suite != "" || s.base.Regression != nil || s.base.Baseline != nil || s.base.Workload.Repeats != 3 || !s.base.Output.ConfigMap.IsEnabled() {
 			t.Fatalf("base spec keeps the run's suite, verdict, baseline or repeats: %+v", s.base)
 		}
-		want := bisect.Rule{Magnitude: 0.2, MaxPValue: 0.01, MagnitudeRule: analysis.MagnitudeTested, Correction: inference.CorrectionHolm, Confidence: 0.9}
+		want := bisect.Rule{Magnitude: 0.2, MaxPValue: 0.01, MagnitudeRule: regression.MagnitudeTested, Correction: inference.CorrectionHolm, Confidence: 0.9}
 		if diff := cmp.Diff(want, s.rule); diff != "" {
 			t.Fatalf("rule (-want +got):\n%s", diff)
 		}

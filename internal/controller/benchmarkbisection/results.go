@@ -12,9 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -99,7 +99,7 @@ func (p *bisectionPass) roundManifest(ctx context.Context, run *dbbenchv1alpha1.
 	if run.Status.Results == nil || run.Status.Results.ConfigMap == "" {
 		return nil, nil
 	}
-	data, err := p.configMapKey(ctx, run.Status.Results.ConfigMap, plan.RunResultKeyManifest)
+	data, err := p.configMapKey(ctx, run.Status.Results.ConfigMap, agentapi.RunResultKeyManifest)
 	if err != nil || data == "" {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (p *bisectionPass) cellValues(
 	if cs.ResultConfigMap == "" {
 		return out, 0, nil
 	}
-	raw, err := p.configMapKey(ctx, cs.ResultConfigMap, plan.ResultKeyDocument)
+	raw, err := p.configMapKey(ctx, cs.ResultConfigMap, agentapi.ResultKeyDocument)
 	if err != nil || raw == "" {
 		return out, 0, err
 	}

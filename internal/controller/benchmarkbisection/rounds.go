@@ -20,6 +20,7 @@ import (
 	"github.com/dbbench/dbbench/internal/controller/framework"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/runverdict"
 )
 
@@ -245,7 +246,7 @@ func bisectionRule(spec *dbbenchv1alpha1.BenchmarkBisectionSpec, reg *dbbenchv1a
 	out.Confidence = strconv.FormatFloat(spec.ConfidenceLevel(), 'g', -1, 64)
 	return bisect.Rule{
 		Magnitude:     out.MinMagnitude(),
-		MagnitudeRule: analysis.MagnitudeRule(out.MagnitudeRule),
+		MagnitudeRule: regression.MagnitudeRule(out.MagnitudeRule),
 		MaxPValue:     maxP,
 		Correction:    runverdict.CorrectionOf(out.Correction),
 		Confidence:    spec.ConfidenceLevel(),

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -251,12 +251,12 @@ func (p *runPass) cellTimeout() time.Duration {
 }
 
 // progress decodes the agent's progress record of this attempt, if any.
-func (p *runPass) progress(c matrix.Cell, attempt int32) *plan.Progress {
-	raw, ok := p.resultData(c, plan.ResultKeyProgress)
+func (p *runPass) progress(c matrix.Cell, attempt int32) *agentapi.Progress {
+	raw, ok := p.resultData(c, agentapi.ResultKeyProgress)
 	if !ok {
 		return nil
 	}
-	var prog plan.Progress
+	var prog agentapi.Progress
 	if err := json.Unmarshal([]byte(raw), &prog); err != nil || prog.Attempt != int(attempt) {
 		return nil
 	}
@@ -264,8 +264,8 @@ func (p *runPass) progress(c matrix.Cell, attempt int32) *plan.Progress {
 }
 
 // terminal reports an agent's record of an attempt that ended.
-func terminal(prog *plan.Progress) bool {
-	return prog != nil && (prog.Phase == plan.PhaseDone || prog.Phase == plan.PhaseFailed)
+func terminal(prog *agentapi.Progress) bool {
+	return prog != nil && (prog.Phase == agentapi.PhaseDone || prog.Phase == agentapi.PhaseFailed)
 }
 
 // refreshResult reads the cell's results ConfigMap from the API server into
@@ -287,7 +287,7 @@ func (p *runPass) refreshResult(ctx context.Context, c matrix.Cell) error {
 // hasDocument reports whether the cell's result ConfigMap holds a results
 // document.
 func (p *runPass) hasDocument(c matrix.Cell) bool {
-	raw, _ := p.resultData(c, plan.ResultKeyDocument)
+	raw, _ := p.resultData(c, agentapi.ResultKeyDocument)
 	return raw != ""
 }
 
@@ -343,7 +343,7 @@ func (p *runPass) canRetry(cs *dbbenchv1alpha1.CellStatus) bool {
 // the cache holds it; nothing when it cannot be read (the manifest
 // notes an unreadable document).
 func (p *runPass) attemptQuality(c matrix.Cell) (*dbbenchv1alpha1.CellQuality, *failure) {
-	raw, ok := p.resultData(c, plan.ResultKeyDocument)
+	raw, ok := p.resultData(c, agentapi.ResultKeyDocument)
 	if !ok || raw == "" {
 		return nil, nil
 	}

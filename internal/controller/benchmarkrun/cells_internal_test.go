@@ -21,8 +21,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -140,14 +140,14 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	progress := func(p plan.Progress) string {
+	progress := func(p agentapi.Progress) string {
 		b, err := json.Marshal(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(b)
 	}
-	running := progress(plan.Progress{Attempt: 1, Phase: plan.PhaseRunning, Step: "point-query", StepsTotal: 1})
+	running := progress(agentapi.Progress{Attempt: 1, Phase: agentapi.PhaseRunning, Step: "point-query", StepsTotal: 1})
 	for _, tc := range []struct {
 		name      string
 		succeeded bool
@@ -157,9 +157,9 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 		wantAttempt int32
 		wantReason  dbbenchv1alpha1.FailureReason
 	}{
-		{"completed", true, map[string]string{plan.ResultKeyProgress: progress(plan.Progress{Attempt: 1, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 1, StepsTotal: 1}), plan.ResultKeyDocument: string(docJSON)},
+		{"completed", true, map[string]string{agentapi.ResultKeyProgress: progress(agentapi.Progress{Attempt: 1, Phase: agentapi.PhaseDone, Step: "point-query", StepsDone: 1, StepsTotal: 1}), agentapi.ResultKeyDocument: string(docJSON)},
 			dbbenchv1alpha1.CellSucceeded, 1, ""},
-		{"benchmark failure", false, map[string]string{plan.ResultKeyProgress: progress(plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "point-query", StepsTotal: 1, Error: "Duplicate entry '7'", FailureClass: plan.FailureBenchmark})},
+		{"benchmark failure", false, map[string]string{agentapi.ResultKeyProgress: progress(agentapi.Progress{Attempt: 1, Phase: agentapi.PhaseFailed, Step: "point-query", StepsTotal: 1, Error: "Duplicate entry '7'", FailureClass: agentapi.FailureBenchmark})},
 			dbbenchv1alpha1.CellFailed, 1, dbbenchv1alpha1.ReasonBenchmarkFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 			}
 			job.Status.Conditions = []batchv1.JobCondition{{Type: end, Status: corev1.ConditionTrue}}
 			cached := cm.DeepCopy()
-			cached.Data = map[string]string{plan.ResultKeyProgress: running}
+			cached.Data = map[string]string{agentapi.ResultKeyProgress: running}
 			live := cm.DeepCopy()
 			live.Data = tc.last
 			cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run, pod, job, cached).WithStatusSubresource(run, pod, job).Build()

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/serverlog"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -29,48 +29,48 @@ import (
 // fail the cell at once. The metric label set of dbbench_cell_retries_total
 // is derived from it (RetryReasons), so a new reason is counted under its
 // own name as soon as it is given a class here.
-var failureClasses = map[dbbenchv1alpha1.FailureReason]plan.FailureClass{
-	dbbenchv1alpha1.ReasonDatabasePodDeleted: plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonDatabaseEvicted:    plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonNodeLost:           plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonDatabasePodFailed:  plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonDatabaseNotReady:   plan.FailureInfrastructure,
+var failureClasses = map[dbbenchv1alpha1.FailureReason]agentapi.FailureClass{
+	dbbenchv1alpha1.ReasonDatabasePodDeleted: agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonDatabaseEvicted:    agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonNodeLost:           agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonDatabasePodFailed:  agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonDatabaseNotReady:   agentapi.FailureInfrastructure,
 	// A claim of an existing class that does not bind is the
 	// provisioner's; a retry makes a fresh claim.
-	dbbenchv1alpha1.ReasonVolumeClaimNotBound: plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonCellTimeout:         plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonClientEvicted:       plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonClientOOMKilled:     plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonAgentFailed:         plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonClientFailed:        plan.FailureInfrastructure,
-	dbbenchv1alpha1.ReasonAPIError:            plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonVolumeClaimNotBound: agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonCellTimeout:         agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientEvicted:       agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientOOMKilled:     agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonAgentFailed:         agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientFailed:        agentapi.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonAPIError:            agentapi.FailureInfrastructure,
 	// A client that did not run through a step's seconds is the
 	// machine's doing (resultQuality); the budget spent, the cell
 	// succeeds with the result flagged instead of failing.
-	dbbenchv1alpha1.ReasonClientStarved: plan.FailureInfrastructure,
+	dbbenchv1alpha1.ReasonClientStarved: agentapi.FailureInfrastructure,
 
-	dbbenchv1alpha1.ReasonBenchmarkFailed:     plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonNoResults:           plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonDatabaseCrashed:     plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonConfigRejected:      plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonDatabaseStartFailed: plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonConfigNotApplied:    plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonInvalidImage:        plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonConfigMissing:       plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonBenchmarkFailed:     agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonNoResults:           agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonDatabaseCrashed:     agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigRejected:      agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonDatabaseStartFailed: agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigNotApplied:    agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonInvalidImage:        agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonConfigMissing:       agentapi.FailureBenchmark,
 	// A templated object that is not ready within its own timeout, or
 	// that the API server refuses, would be no better on a retry: its
 	// operator or the template needs a person.
-	dbbenchv1alpha1.ReasonTemplateNotReady: plan.FailureBenchmark,
-	dbbenchv1alpha1.ReasonTemplateRejected: plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonTemplateNotReady: agentapi.FailureBenchmark,
+	dbbenchv1alpha1.ReasonTemplateRejected: agentapi.FailureBenchmark,
 	// A class that does not exist will not exist on a retry either.
-	dbbenchv1alpha1.ReasonStorageClassNotFound: plan.FailureBenchmark,
+	dbbenchv1alpha1.ReasonStorageClassNotFound: agentapi.FailureBenchmark,
 }
 
 // retriedReasons lists the infrastructure reasons, sorted.
 func retriedReasons() []string {
 	var out []string
 	for r, class := range failureClasses {
-		if class == plan.FailureInfrastructure {
+		if class == agentapi.FailureInfrastructure {
 			out = append(out, string(r))
 		}
 	}
@@ -92,7 +92,7 @@ func fail(reason dbbenchv1alpha1.FailureReason, format string, a ...any) *failur
 // reason without a class is not: failing a cell shows the gap, retrying
 // could hide it behind the budget.
 func (f *failure) retried() bool {
-	return failureClasses[f.reason] == plan.FailureInfrastructure
+	return failureClasses[f.reason] == agentapi.FailureInfrastructure
 }
 
 // configInput is the text of key ref.Key from the ConfigMap a Get returned
@@ -121,8 +121,8 @@ func configInput(field string, ns string, ref corev1.ConfigMapKeySelector, cm *c
 // The agent's own record of a completed document ends the cell: waiting for
 // the Job controller to notice the pod's exit would keep the node (and the
 // next cell) idle for seconds.
-func clientOutcome(prog *plan.Progress, hasDocument bool, job *batchv1.Job, clientPods []*corev1.Pod) (done bool, f *failure) {
-	agentDone := prog != nil && prog.Phase == plan.PhaseDone
+func clientOutcome(prog *agentapi.Progress, hasDocument bool, job *batchv1.Job, clientPods []*corev1.Pod) (done bool, f *failure) {
+	agentDone := prog != nil && prog.Phase == agentapi.PhaseDone
 	if agentDone && hasDocument {
 		return true, nil
 	}
@@ -149,12 +149,12 @@ func clientOutcome(prog *plan.Progress, hasDocument bool, job *batchv1.Job, clie
 
 // clientFailure classifies a failed client Job: by the agent's own report
 // when it made one, else by how its pod ended.
-func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.Pod) *failure {
-	if prog != nil && prog.Phase == plan.PhaseFailed {
-		if prog.Reason == plan.FailureConfigNotApplied {
+func clientFailure(job *batchv1.Job, prog *agentapi.Progress, clientPods []*corev1.Pod) *failure {
+	if prog != nil && prog.Phase == agentapi.PhaseFailed {
+		if prog.Reason == agentapi.FailureConfigNotApplied {
 			return fail(dbbenchv1alpha1.ReasonConfigNotApplied, "%s", prog.Error)
 		}
-		if prog.FailureClass == plan.FailureBenchmark {
+		if prog.FailureClass == agentapi.FailureBenchmark {
 			return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "step %s: %s", prog.Step, prog.Error)
 		}
 		return fail(dbbenchv1alpha1.ReasonAgentFailed, "%s", prog.Error)
@@ -174,9 +174,9 @@ func clientFailure(job *batchv1.Job, prog *plan.Progress, clientPods []*corev1.P
 			switch {
 			case t.Reason == containerReasonOOMKilled:
 				return fail(dbbenchv1alpha1.ReasonClientOOMKilled, "client pod %s ran out of memory", pod.Name)
-			case t.ExitCode == plan.ExitConfigNotApplied:
+			case t.ExitCode == agentapi.ExitConfigNotApplied:
 				return fail(dbbenchv1alpha1.ReasonConfigNotApplied, "the server does not run with the config variant's settings: %s", lastLine(t.Message))
-			case t.ExitCode == plan.ExitBenchmarkFailed || t.ExitCode == plan.ExitInvalidPlan:
+			case t.ExitCode == agentapi.ExitBenchmarkFailed || t.ExitCode == agentapi.ExitInvalidTask:
 				return fail(dbbenchv1alpha1.ReasonBenchmarkFailed, "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
 			default:
 				return fail(dbbenchv1alpha1.ReasonAgentFailed, "agent exited with code %d: %s", t.ExitCode, lastLine(t.Message))
@@ -256,8 +256,8 @@ func databaseFailure(name string, pod *corev1.Pod, running, answered bool) *fail
 
 // serverAnswered says whether the agent of this attempt reached the server
 // at the SQL level: it reports Connecting until then.
-func serverAnswered(prog *plan.Progress) bool {
-	return prog != nil && prog.Phase != "" && prog.Phase != plan.PhaseConnecting
+func serverAnswered(prog *agentapi.Progress) bool {
+	return prog != nil && prog.Phase != "" && prog.Phase != agentapi.PhaseConnecting
 }
 
 // startFailure is a server that exited before it answered, with what its

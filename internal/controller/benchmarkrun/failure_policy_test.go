@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -189,13 +189,13 @@ func job(conds ...batchv1.JobConditionType) *batchv1.Job {
 	return j
 }
 
-func progress(phase plan.Phase, class plan.FailureClass, msg string) *plan.Progress {
-	return &plan.Progress{Attempt: 1, Phase: phase, Step: "update-index", Error: msg, FailureClass: class}
+func progress(phase agentapi.Phase, class agentapi.FailureClass, msg string) *agentapi.Progress {
+	return &agentapi.Progress{Attempt: 1, Phase: phase, Step: "update-index", Error: msg, FailureClass: class}
 }
 
 type clientCase struct {
 	name string
-	prog *plan.Progress
+	prog *agentapi.Progress
 	doc  bool
 	job  *batchv1.Job
 	pods []*corev1.Pod
@@ -205,25 +205,25 @@ type clientCase struct {
 
 var clientCases = []clientCase{
 	{name: "nothing yet"},
-	{name: "job running", job: job(), prog: progress(plan.PhaseRunning, "", "")},
-	{name: "agent done with its document ends the cell before the Job does", prog: progress(plan.PhaseDone, "", ""), doc: true,
+	{name: "job running", job: job(), prog: progress(agentapi.PhaseRunning, "", "")},
+	{name: "agent done with its document ends the cell before the Job does", prog: progress(agentapi.PhaseDone, "", ""), doc: true,
 		want: verdict{Done: true}},
-	{name: "agent done, document not seen yet, Job running", prog: progress(plan.PhaseDone, "", ""), job: job()},
-	{name: "job complete after the agent's done", prog: progress(plan.PhaseDone, "", ""), job: job(batchv1.JobComplete),
+	{name: "agent done, document not seen yet, Job running", prog: progress(agentapi.PhaseDone, "", ""), job: job()},
+	{name: "job complete after the agent's done", prog: progress(agentapi.PhaseDone, "", ""), job: job(batchv1.JobComplete),
 		want: verdict{Done: true}},
 	{name: "job complete without a progress record", job: job(batchv1.JobComplete),
 		want: failed(dbbenchv1alpha1.ReasonNoResults, false), says: []string{"client-a1"}},
-	{name: "job complete with the agent still running", prog: progress(plan.PhaseRunning, "", ""), job: job(batchv1.JobComplete),
+	{name: "job complete with the agent still running", prog: progress(agentapi.PhaseRunning, "", ""), job: job(batchv1.JobComplete),
 		want: failed(dbbenchv1alpha1.ReasonNoResults, false), says: []string{"client-a1"}},
-	{name: "a step failed", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "Duplicate entry '7'"), job: job(batchv1.JobFailed),
+	{name: "a step failed", prog: progress(agentapi.PhaseFailed, agentapi.FailureBenchmark, "Duplicate entry '7'"), job: job(batchv1.JobFailed),
 		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), says: []string{"update-index", "Duplicate entry '7'"}},
-	{name: "the agent gave up on the server", prog: progress(plan.PhaseFailed, plan.FailureInfrastructure, "server unreachable"), job: job(batchv1.JobFailed),
+	{name: "the agent gave up on the server", prog: progress(agentapi.PhaseFailed, agentapi.FailureInfrastructure, "server unreachable"), job: job(batchv1.JobFailed),
 		want: failed(dbbenchv1alpha1.ReasonAgentFailed, true), says: []string{"server unreachable"}},
-	{name: "the agent's report wins over its pod", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "syntax error"), job: job(batchv1.JobFailed),
+	{name: "the agent's report wins over its pod", prog: progress(agentapi.PhaseFailed, agentapi.FailureBenchmark, "syntax error"), job: job(batchv1.JobFailed),
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(3, "Error", "")))},
 		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), says: []string{"syntax error"}},
-	{name: "a failed agent record before the Job ends decides nothing yet", prog: progress(plan.PhaseFailed, plan.FailureBenchmark, "syntax error"), job: job()},
-	{name: "client's node lost, before the Job counts the pod as failed", prog: progress(plan.PhaseRunning, "", ""), job: job(),
+	{name: "a failed agent record before the Job ends decides nothing yet", prog: progress(agentapi.PhaseFailed, agentapi.FailureBenchmark, "syntax error"), job: job()},
+	{name: "client's node lost, before the Job counts the pod as failed", prog: progress(agentapi.PhaseRunning, "", ""), job: job(),
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodRunning, taintEvicted, onNode("dbbench-node-3"))},
 		want: failed(dbbenchv1alpha1.ReasonNodeLost, true), says: []string{"client-a1-x", "dbbench-node-3"}},
 	{name: "client's node lost, the Job failed", job: job(batchv1.JobFailed),
@@ -236,22 +236,22 @@ var clientCases = []clientCase{
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(137, containerReasonOOMKilled, "")))},
 		want: failed(dbbenchv1alpha1.ReasonClientOOMKilled, true), says: []string{"client-a1-x"}},
 	{name: "exit code 2: benchmark failed", job: job(batchv1.JobFailed),
-		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitBenchmarkFailed, "Error", "FATAL: bad lua")))},
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(agentapi.ExitBenchmarkFailed, "Error", "FATAL: bad lua")))},
 		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), says: []string{"FATAL: bad lua"}},
 	{name: "exit code 4: invalid plan", job: job(batchv1.JobFailed),
-		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitInvalidPlan, "Error", "plan: no steps")))},
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(agentapi.ExitInvalidTask, "Error", "plan: no steps")))},
 		want: failed(dbbenchv1alpha1.ReasonBenchmarkFailed, false), says: []string{"code 4"}},
-	{name: "the server does not run with the variant's settings", prog: func() *plan.Progress {
-		pr := progress(plan.PhaseFailed, plan.FailureBenchmark, "max_connections: requested 77 on line 3, effective 200")
-		pr.Reason, pr.Step = plan.FailureConfigNotApplied, ""
+	{name: "the server does not run with the variant's settings", prog: func() *agentapi.Progress {
+		pr := progress(agentapi.PhaseFailed, agentapi.FailureBenchmark, "max_connections: requested 77 on line 3, effective 200")
+		pr.Reason, pr.Step = agentapi.FailureConfigNotApplied, ""
 		return pr
 	}(), job: job(batchv1.JobFailed),
 		want: failed(dbbenchv1alpha1.ReasonConfigNotApplied, false), says: []string{"max_connections: requested 77 on line 3, effective 200"}},
 	{name: "exit code 5: config not applied, without a progress record", job: job(batchv1.JobFailed),
-		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitConfigNotApplied, "Error", "max_connections: requested 77")))},
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(agentapi.ExitConfigNotApplied, "Error", "max_connections: requested 77")))},
 		want: failed(dbbenchv1alpha1.ReasonConfigNotApplied, false), says: []string{"max_connections: requested 77"}},
 	{name: "exit code 3: server unreachable", job: job(batchv1.JobFailed),
-		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(plan.ExitServerUnreachable, "Error", "dial tcp: refused")))},
+		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodFailed, withContainer(terminated(agentapi.ExitServerUnreachable, "Error", "dial tcp: refused")))},
 		want: failed(dbbenchv1alpha1.ReasonAgentFailed, true), says: []string{"dial tcp"}},
 	{name: "a pod still running says nothing", job: job(batchv1.JobFailed),
 		pods: []*corev1.Pod{pod("client-a1-x", corev1.PodRunning, withContainer(corev1.ContainerStatus{Name: "agent"}))},
@@ -444,9 +444,9 @@ func TestEveryReasonHasAClassAndAMetricLabel(t *testing.T) {
 		}
 		label := retryReasonLabel(string(r))
 		switch {
-		case class == plan.FailureInfrastructure && label != string(r):
+		case class == agentapi.FailureInfrastructure && label != string(r):
 			t.Errorf("retried reason %s is counted as %s in dbbench_cell_retries_total", r, label)
-		case class == plan.FailureBenchmark && slices.Contains(RetryReasons, string(r)):
+		case class == agentapi.FailureBenchmark && slices.Contains(RetryReasons, string(r)):
 			t.Errorf("reason %s is never retried, yet is a label of dbbench_cell_retries_total", r)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runverdict"
 )
@@ -41,7 +41,7 @@ func workloadDigest(w dbbenchv1alpha1.WorkloadSpec) string {
 
 // recordNoise puts the run's workload digest and, with a regression
 // verdict, the suite's noise floor (this run's repeats and the history's
-// A/A sets, analysis.SuiteNoise) into the manifest before it is written,
+// A/A sets, regression.SuiteNoise) into the manifest before it is written,
 // so that later runs and `kubectl dbbench noise` read the floor this
 // verdict used.
 func (p *runPass) recordNoise(m *results.Manifest, history []runverdict.Run) {
@@ -54,5 +54,5 @@ func (p *runPass) recordNoise(m *results.Manifest, history []runverdict.Run) {
 	for i, h := range history {
 		hist[i] = h.Manifest
 	}
-	m.NoiseFloor = analysis.SuiteNoiseOf(hist, m, spec.SignificanceLevel(), runverdict.MetricsOf(spec))
+	m.NoiseFloor = regression.SuiteNoiseOf(hist, m, spec.SignificanceLevel(), runverdict.MetricsOf(spec))
 }

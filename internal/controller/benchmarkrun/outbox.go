@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
@@ -22,7 +22,7 @@ import (
 
 // The cell's outbox: with output.s3 the agent's final write into the cell's
 // results ConfigMap also carries, in binaryData, the gzip'd full document
-// (plan.ResultKeyFullDocument) and agent log (plan.ResultKeyAgentLog). The
+// (agentapi.ResultKeyFullDocument) and agent log (agentapi.ResultKeyAgentLog). The
 // controller uploads them (the client pod never holds object-store
 // credentials) and, once a status write has recorded the cell as uploaded,
 // removes them from the ConfigMap; result.json (the compact document the
@@ -35,7 +35,7 @@ const (
 	maxAgentLogBytes     = 16 << 20
 )
 
-var outboxKeys = []string{plan.ResultKeyFullDocument, plan.ResultKeyAgentLog, plan.ResultKeyServerLog}
+var outboxKeys = []string{agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog, agentapi.ResultKeyServerLog}
 
 func hasOutbox(cm *corev1.ConfigMap) bool {
 	for _, k := range outboxKeys {
@@ -66,30 +66,30 @@ func gunzipLimited(b []byte, limit int64) ([]byte, error) {
 // attempt as the compact one in result.json (same attempt, start and
 // outcome). Without a usable full document it returns nil and why.
 func outboxDocument(cm *corev1.ConfigMap, compact *results.Document) (*results.Document, []byte, string) {
-	raw, ok := cm.BinaryData[plan.ResultKeyFullDocument]
+	raw, ok := cm.BinaryData[agentapi.ResultKeyFullDocument]
 	if !ok {
-		return nil, nil, fmt.Sprintf("no %s in the results ConfigMap (an agent without the outbox, or left out over the ConfigMap budget: see the document's extension dbbench.io/agent, outboxDropped)", plan.ResultKeyFullDocument)
+		return nil, nil, fmt.Sprintf("no %s in the results ConfigMap (an agent without the outbox, or left out over the ConfigMap budget: see the document's extension dbbench.io/agent, outboxDropped)", agentapi.ResultKeyFullDocument)
 	}
 	data, err := gunzipLimited(raw, maxFullDocumentBytes)
 	if err != nil {
-		return nil, nil, fmt.Sprintf("%s: %v", plan.ResultKeyFullDocument, err)
+		return nil, nil, fmt.Sprintf("%s: %v", agentapi.ResultKeyFullDocument, err)
 	}
 	full, err := results.Unmarshal(data)
 	if err != nil {
-		return nil, nil, fmt.Sprintf("%s: %v", plan.ResultKeyFullDocument, err)
+		return nil, nil, fmt.Sprintf("%s: %v", agentapi.ResultKeyFullDocument, err)
 	}
 	switch {
 	case full.Form != results.FormFull:
-		return nil, nil, fmt.Sprintf("%s: form %q, not %q", plan.ResultKeyFullDocument, full.Form, results.FormFull)
+		return nil, nil, fmt.Sprintf("%s: form %q, not %q", agentapi.ResultKeyFullDocument, full.Form, results.FormFull)
 	case full.Cell.Attempt != compact.Cell.Attempt || !full.StartedAt.Equal(compact.StartedAt) || full.Status.Outcome != compact.Status.Outcome:
 		return nil, nil, fmt.Sprintf("%s is attempt %d started %s (%s), %s is attempt %d started %s (%s): not the same attempt",
-			plan.ResultKeyFullDocument, full.Cell.Attempt, full.StartedAt.Format(time.RFC3339), full.Status.Outcome,
-			plan.ResultKeyDocument, compact.Cell.Attempt, compact.StartedAt.Format(time.RFC3339), compact.Status.Outcome)
+			agentapi.ResultKeyFullDocument, full.Cell.Attempt, full.StartedAt.Format(time.RFC3339), full.Status.Outcome,
+			agentapi.ResultKeyDocument, compact.Cell.Attempt, compact.StartedAt.Format(time.RFC3339), compact.Status.Outcome)
 	}
 	var log []byte
-	if raw, ok := cm.BinaryData[plan.ResultKeyAgentLog]; ok {
+	if raw, ok := cm.BinaryData[agentapi.ResultKeyAgentLog]; ok {
 		if log, err = gunzipLimited(raw, maxAgentLogBytes); err != nil {
-			log = []byte(fmt.Sprintf("dbbench controller: %s in the results ConfigMap %s is unreadable: %v\n", plan.ResultKeyAgentLog, cm.Name, err))
+			log = []byte(fmt.Sprintf("dbbench controller: %s in the results ConfigMap %s is unreadable: %v\n", agentapi.ResultKeyAgentLog, cm.Name, err))
 		}
 	}
 	return full, log, ""
@@ -98,13 +98,13 @@ func outboxDocument(cm *corev1.ConfigMap, compact *results.Document) (*results.D
 // outboxServerLog is the database server's log the controller kept in the
 // cell's outbox (keepServerLog), or nil.
 func outboxServerLog(cm *corev1.ConfigMap) []byte {
-	raw, ok := cm.BinaryData[plan.ResultKeyServerLog]
+	raw, ok := cm.BinaryData[agentapi.ResultKeyServerLog]
 	if !ok {
 		return nil
 	}
 	log, err := gunzipLimited(raw, maxAgentLogBytes)
 	if err != nil {
-		return []byte(fmt.Sprintf("dbbench controller: %s in the results ConfigMap %s is unreadable: %v\n", plan.ResultKeyServerLog, cm.Name, err))
+		return []byte(fmt.Sprintf("dbbench controller: %s in the results ConfigMap %s is unreadable: %v\n", agentapi.ResultKeyServerLog, cm.Name, err))
 	}
 	return log
 }
@@ -127,7 +127,7 @@ func (p *runPass) cellUpload(c matrix.Cell, compact *results.Document) (*results
 				p.log.Info("Uploading the agent's full document", "cell", c.Name, "agentLogBytes", len(log), "serverLogBytes", len(serverLog))
 				return doc, store.CellExtras{AgentLog: log, ServerLog: serverLog}, nil
 			}
-			why = fmt.Sprintf("%s: %v", plan.ResultKeyFullDocument, err)
+			why = fmt.Sprintf("%s: %v", agentapi.ResultKeyFullDocument, err)
 		}
 	}
 	p.log.Info("Uploading the compact document in the full form (no per-second series, no agent log)", "cell", c.Name, "reason", why)
@@ -152,7 +152,7 @@ func (p *runPass) drainOutboxes(ctx context.Context, cells []matrix.Cell) {
 		if cm == nil || !hasOutbox(cm) {
 			continue
 		}
-		patch := []byte(fmt.Sprintf(`{"binaryData":{%q:null,%q:null,%q:null}}`, plan.ResultKeyFullDocument, plan.ResultKeyAgentLog, plan.ResultKeyServerLog))
+		patch := []byte(fmt.Sprintf(`{"binaryData":{%q:null,%q:null,%q:null}}`, agentapi.ResultKeyFullDocument, agentapi.ResultKeyAgentLog, agentapi.ResultKeyServerLog))
 		err := p.r.Patch(ctx, cm, client.RawPatch(types.MergePatchType, patch))
 		if err != nil && !apierrors.IsNotFound(err) {
 			p.log.Error(err, "Draining the cell's outbox failed; retrying later", "cell", c.Name, "configMap", cm.Name)

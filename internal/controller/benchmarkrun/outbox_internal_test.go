@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/dbbench/dbbench/internal/controller/framework"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -57,16 +57,16 @@ func TestUploadOutboxDocument(t *testing.T) {
 		wantLog string
 		why     string
 	}{
-		{"full document and log", map[string][]byte{plan.ResultKeyFullDocument: gzipped(fullJSON), plan.ResultKeyAgentLog: gzipped([]byte("log\n"))}, true, "log\n", ""},
-		{"full document without log", map[string][]byte{plan.ResultKeyFullDocument: gzipped(fullJSON)}, true, "", ""},
-		{"unreadable log", map[string][]byte{plan.ResultKeyFullDocument: gzipped(fullJSON), plan.ResultKeyAgentLog: []byte("not gzip")}, true, "unreadable", ""},
-		{"no outbox", nil, false, "", "no " + plan.ResultKeyFullDocument},
-		{"log alone", map[string][]byte{plan.ResultKeyAgentLog: gzipped([]byte("log"))}, false, "", "no " + plan.ResultKeyFullDocument},
-		{"not gzip", map[string][]byte{plan.ResultKeyFullDocument: fullJSON}, false, "", "gzip"},
-		{"not a document", map[string][]byte{plan.ResultKeyFullDocument: gzipped([]byte(`{"x":1}`))}, false, "", plan.ResultKeyFullDocument},
-		{"compact form", map[string][]byte{plan.ResultKeyFullDocument: gzipped(compactJSON)}, false, "", "form"},
-		{"another attempt", map[string][]byte{plan.ResultKeyFullDocument: gzipped(attempt1JSON)}, false, "", "not the same attempt"},
-		{"too large", map[string][]byte{plan.ResultKeyFullDocument: huge}, false, "", "more than"},
+		{"full document and log", map[string][]byte{agentapi.ResultKeyFullDocument: gzipped(fullJSON), agentapi.ResultKeyAgentLog: gzipped([]byte("log\n"))}, true, "log\n", ""},
+		{"full document without log", map[string][]byte{agentapi.ResultKeyFullDocument: gzipped(fullJSON)}, true, "", ""},
+		{"unreadable log", map[string][]byte{agentapi.ResultKeyFullDocument: gzipped(fullJSON), agentapi.ResultKeyAgentLog: []byte("not gzip")}, true, "unreadable", ""},
+		{"no outbox", nil, false, "", "no " + agentapi.ResultKeyFullDocument},
+		{"log alone", map[string][]byte{agentapi.ResultKeyAgentLog: gzipped([]byte("log"))}, false, "", "no " + agentapi.ResultKeyFullDocument},
+		{"not gzip", map[string][]byte{agentapi.ResultKeyFullDocument: fullJSON}, false, "", "gzip"},
+		{"not a document", map[string][]byte{agentapi.ResultKeyFullDocument: gzipped([]byte(`{"x":1}`))}, false, "", agentapi.ResultKeyFullDocument},
+		{"compact form", map[string][]byte{agentapi.ResultKeyFullDocument: gzipped(compactJSON)}, false, "", "form"},
+		{"another attempt", map[string][]byte{agentapi.ResultKeyFullDocument: gzipped(attempt1JSON)}, false, "", "not the same attempt"},
+		{"too large", map[string][]byte{agentapi.ResultKeyFullDocument: huge}, false, "", "more than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cm := &corev1.ConfigMap{BinaryData: tc.binary}

@@ -11,6 +11,7 @@ import (
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runplan"
 )
@@ -198,7 +199,7 @@ func (p *runPass) recordAdaptiveNoise(history []*results.Manifest, note string) 
 	if ad == nil || !ad.BetweenRunCVFromSuite || p.run.Status.Adaptive != nil {
 		return
 	}
-	p.run.Status.Adaptive = adaptiveStatusOf(analysis.SuiteComponents(history, analysis.MetricThroughput), len(history), note)
+	p.run.Status.Adaptive = adaptiveStatusOf(regression.SuiteComponents(history, analysis.MetricThroughput), len(history), note)
 }
 
 // maxAdaptivePoints bounds status.adaptive.betweenRunCV (its schema's
@@ -206,12 +207,12 @@ func (p *runPass) recordAdaptiveNoise(history []*results.Manifest, note string) 
 const maxAdaptivePoints = 512
 
 // adaptiveStatusOf keeps the points whose run level rests on
-// analysis.MinFloorDF df or more, as the planner does.
-func adaptiveStatusOf(rows []analysis.ComponentsRow, runs int, note string) *dbbenchv1alpha1.AdaptiveStatus {
+// regression.MinFloorDF df or more, as the planner does.
+func adaptiveStatusOf(rows []regression.ComponentsRow, runs int, note string) *dbbenchv1alpha1.AdaptiveStatus {
 	st := &dbbenchv1alpha1.AdaptiveStatus{RunsRead: int32(runs)}
 	short := 0
 	for _, r := range rows {
-		if !r.Run.Known || r.Run.DF < analysis.MinFloorDF || len(st.BetweenRunCV) == maxAdaptivePoints {
+		if !r.Run.Known || r.Run.DF < regression.MinFloorDF || len(st.BetweenRunCV) == maxAdaptivePoints {
 			short++
 			continue
 		}
@@ -220,7 +221,7 @@ func adaptiveStatusOf(rows []analysis.ComponentsRow, runs int, note string) *dbb
 	}
 	var parts []string
 	if short > 0 {
-		parts = append(parts, fmt.Sprintf("%d points of the history rest on fewer than %d df: they use betweenRunCVPercent", short, analysis.MinFloorDF))
+		parts = append(parts, fmt.Sprintf("%d points of the history rest on fewer than %d df: they use betweenRunCVPercent", short, regression.MinFloorDF))
 	}
 	if len(st.BetweenRunCV) == 0 {
 		parts = append(parts, "the suite's history measured no point's between-run noise (repeats or A/A runs): every step uses betweenRunCVPercent")

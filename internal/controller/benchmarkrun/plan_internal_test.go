@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/runplan"
 )
 
@@ -65,7 +65,7 @@ func TestAdaptiveStatusOf(t *testing.T) {
 	known := func(v float64, df int) inference.Component {
 		return inference.Component{Variance: v, DF: df, Known: true}
 	}
-	rows := []analysis.ComponentsRow{
+	rows := []regression.ComponentsRow{
 		{Step: "point-query", Threads: 1, VarianceComponents: inference.VarianceComponents{Run: known(math.Log1p(0.03*0.03), 9)}},
 		{Step: "point-query", Threads: 4, VarianceComponents: inference.VarianceComponents{Run: known(0.01, 3)}},
 		{Step: "update-index", Threads: 1},

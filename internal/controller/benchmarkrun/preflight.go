@@ -15,7 +15,7 @@ import (
 
 // The pre-flight (spec.preflight): before the first cell, each (database,
 // version, config variant) pair is run once as a cell whose agent stops
-// after its config check (matrix.PreflightCells, plan.Plan.Preflight). The
+// after its config check (matrix.PreflightCells, agentapi.Task.Preflight). The
 // pairs go through the cells' own machinery (serverPodTarget's start and
 // progress, attemptFailed, the failure policy), so a pair fails for the
 // reasons and with the messages a cell would (ConfigRejected with the

@@ -13,7 +13,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runverdict"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -40,7 +40,7 @@ func (p *runPass) suiteHistory(ctx context.Context) ([]runverdict.Run, error) {
 			p.log.Info("Skipped a run of the suite without a readable results ConfigMap", "run", r.Name, "error", err.Error())
 			continue
 		}
-		m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+		m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 		if err != nil {
 			p.log.Info("Skipped a run of the suite with an unreadable manifest", "run", r.Name, "error", err.Error())
 			continue

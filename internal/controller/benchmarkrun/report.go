@@ -11,6 +11,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/matrix"
+	"github.com/dbbench/dbbench/pkg/reporthtml"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runverdict"
 	"github.com/dbbench/dbbench/pkg/store"
@@ -52,8 +53,8 @@ func (p *runPass) reportHTML(cells []matrix.Cell, m *results.Manifest) ([]byte, 
 	}
 	var b bytes.Buffer
 	// The report sits in <suite>/<run>/, beside the suite's site.
-	nav := []analysis.Link{{Label: "The suite's site: every run, change point and acknowledgement", Href: "../" + store.ObjectSiteIndex}}
-	if err := analysis.WriteHTML(&b, r, analysis.HTMLOptions{Regression: p.regressionSection(), Nav: nav}); err != nil {
+	nav := []reporthtml.Link{{Label: "The suite's site: every run, change point and acknowledgement", Href: "../" + store.ObjectSiteIndex}}
+	if err := reporthtml.WriteHTML(&b, r, reporthtml.HTMLOptions{Regression: p.regressionSection(), Nav: nav}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -64,12 +65,12 @@ func (p *runPass) reportHTML(cells []matrix.Cell, m *results.Manifest) ([]byte, 
 // change points, and a link to the bisection it started, which the store
 // keeps beside the run (<suite>/_bisections/<name>/report.html). nil
 // without a verdict.
-func (p *runPass) regressionSection() *analysis.HTMLRegression {
+func (p *runPass) regressionSection() *reporthtml.HTMLRegression {
 	c := meta.FindStatusCondition(p.run.Status.Conditions, dbbenchv1alpha1.ConditionRegressed)
 	if c == nil {
 		return nil
 	}
-	rg := &analysis.HTMLRegression{Verdict: fmt.Sprintf("Regressed=%s (%s): %s", c.Status, c.Reason, c.Message)}
+	rg := &reporthtml.HTMLRegression{Verdict: fmt.Sprintf("Regressed=%s (%s): %s", c.Status, c.Reason, c.Message)}
 	st := p.run.Status.Regression
 	if st == nil {
 		return rg
@@ -103,7 +104,7 @@ func (p *runPass) regressionSection() *analysis.HTMLRegression {
 		)
 		rg.Links = append(
 			rg.Links,
-			analysis.Link{Label: "Bisection " + st.Bisection, Href: "../" + store.BisectionsSegment + "/" + st.Bisection + "/" + store.ObjectReport},
+			reporthtml.Link{Label: "Bisection " + st.Bisection, Href: "../" + store.BisectionsSegment + "/" + st.Bisection + "/" + store.ObjectReport},
 		)
 	case st.BisectionMessage != "":
 		rg.Items = append(rg.Items, "No bisection: "+st.BisectionMessage)

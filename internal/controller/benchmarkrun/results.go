@@ -10,8 +10,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -45,7 +45,7 @@ func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) erro
 			dbbenchv1alpha1.LabelManagedBy: dbbenchv1alpha1.ManagedByValue, dbbenchv1alpha1.LabelRun: p.run.Name, dbbenchv1alpha1.LabelRole: specs.RoleRunData,
 		}},
 		Immutable: ptr.To(true),
-		Data:      map[string]string{plan.RunResultKeyManifest: string(data)},
+		Data:      map[string]string{agentapi.RunResultKeyManifest: string(data)},
 	}
 	if err := p.create(ctx, cm); err != nil {
 		return err
@@ -75,7 +75,7 @@ func (p *runPass) manifest(cells []matrix.Cell) *results.Manifest {
 			Phase: string(cs.Phase),
 		}
 		if cm := p.kids.results[cmName]; cm != nil {
-			if raw, ok := cm.Data[plan.ResultKeyDocument]; ok {
+			if raw, ok := cm.Data[agentapi.ResultKeyDocument]; ok {
 				if doc, err := results.Unmarshal([]byte(raw)); err == nil {
 					entry = results.NewManifestCell(doc, string(cs.Phase), cmName, p.cellObjectKey(c.Name))
 					// The controller placed the cell: its block is the

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/serverlog"
 	"github.com/dbbench/dbbench/pkg/specs"
@@ -57,7 +57,7 @@ func (p *runPass) keepServerLog(ctx context.Context, c matrix.Cell, cs *dbbenchv
 	if cm == nil {
 		return
 	}
-	if _, ok := cm.BinaryData[plan.ResultKeyServerLog]; ok {
+	if _, ok := cm.BinaryData[agentapi.ResultKeyServerLog]; ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, serverLogTimeout)
@@ -75,7 +75,7 @@ func (p *runPass) keepServerLog(ctx context.Context, c matrix.Cell, cs *dbbenchv
 		p.log.Info("The database server's log is not kept: the results ConfigMap would exceed 1 MiB", "cell", c.Name, "bytes", size)
 		return
 	}
-	patch := fmt.Appendf(nil, `{"binaryData":{%q:%q}}`, plan.ResultKeyServerLog, base64.StdEncoding.EncodeToString(gz.Bytes()))
+	patch := fmt.Appendf(nil, `{"binaryData":{%q:%q}}`, agentapi.ResultKeyServerLog, base64.StdEncoding.EncodeToString(gz.Bytes()))
 	// Patch decodes the answer into cm, the pass's copy: this pass's
 	// upload sees the log.
 	if err := p.r.Patch(ctx, cm, client.RawPatch(types.MergePatchType, patch)); err != nil {

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -313,6 +313,6 @@ func (t serverPodTarget) claimStates(ctx context.Context, attempt int32) ([]clai
 // attemptState is what progressClient saw of the current attempt.
 type attemptState struct {
 	job     *batchv1.Job
-	prog    *plan.Progress
+	prog    *agentapi.Progress
 	started time.Time
 }

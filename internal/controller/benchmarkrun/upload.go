@@ -10,8 +10,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runverdict"
 	"github.com/dbbench/dbbench/pkg/store"
@@ -177,7 +177,7 @@ func (p *runPass) cellDocument(c matrix.Cell, cs *dbbenchv1alpha1.CellStatus) *r
 	if cs.Phase != dbbenchv1alpha1.CellSucceeded && cs.Phase != dbbenchv1alpha1.CellFailed {
 		return nil
 	}
-	raw, ok := p.resultData(c, plan.ResultKeyDocument)
+	raw, ok := p.resultData(c, agentapi.ResultKeyDocument)
 	if !ok {
 		return nil
 	}

@@ -21,7 +21,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -182,7 +182,7 @@ func markPodEvicted(t *testing.T, pod *corev1.Pod) {
 
 // writeProgress plays the agent writing its progress (and, when done, a
 // results document) to the cell's result ConfigMap.
-func writeProgress(t *testing.T, ns, cm string, p plan.Progress, doc string) {
+func writeProgress(t *testing.T, ns, cm string, p agentapi.Progress, doc string) {
 	t.Helper()
 	raw, _ := json.Marshal(p)
 	eventuallyNoConflict(t, func() error {
@@ -193,9 +193,9 @@ func writeProgress(t *testing.T, ns, cm string, p plan.Progress, doc string) {
 		if obj.Data == nil {
 			obj.Data = map[string]string{}
 		}
-		obj.Data[plan.ResultKeyProgress] = string(raw)
+		obj.Data[agentapi.ResultKeyProgress] = string(raw)
 		if doc != "" {
-			obj.Data[plan.ResultKeyDocument] = doc
+			obj.Data[agentapi.ResultKeyDocument] = doc
 		}
 		return k8sClient.Update(ctx, obj)
 	})
@@ -281,7 +281,7 @@ func agentCompletes(t *testing.T, ns string, job *batchv1.Job, attempt int, scal
 func agentCompletesWith(t *testing.T, ns string, job *batchv1.Job, attempt int, doc string) {
 	t.Helper()
 	cm := strings.TrimSuffix(job.Name, fmt.Sprintf("-client-a%d", attempt)) + "-result"
-	writeProgress(t, ns, cm, plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, doc)
+	writeProgress(t, ns, cm, agentapi.Progress{Attempt: attempt, Phase: agentapi.PhaseDone, Step: "point-query", StepsDone: 2, StepsTotal: 2}, doc)
 	finishJob(t, job, true)
 }
 

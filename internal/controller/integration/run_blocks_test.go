@@ -10,8 +10,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -66,8 +66,8 @@ func TestBlockedRunRunsEachBlockOnOneNode(t *testing.T) {
 			if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.ConfigMapName(c)}, &cm); err != nil {
 				t.Fatalf("cell %s: config ConfigMap: %v", name, err)
 			}
-			var p plan.Plan
-			if err := json.Unmarshal([]byte(cm.Data[plan.ConfigKeyPlan]), &p); err != nil || p.Cell.Block != int(c.Block) {
+			var p agentapi.Task
+			if err := json.Unmarshal([]byte(cm.Data[agentapi.ConfigKeyTask]), &p); err != nil || p.Cell.Block != int(c.Block) {
 				t.Errorf("cell %s: plan's block %d (%v), want %d", name, p.Cell.Block, err, c.Block)
 			}
 			markPodReady(t, &pod, nodeOf[c.Block], "10.88.0.30")
@@ -102,7 +102,7 @@ func TestBlockedRunRunsEachBlockOnOneNode(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: run.Status.Results.ConfigMap}, &cm); err != nil {
 		t.Fatalf("run results ConfigMap: %v", err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatalf("manifest: %v", err)
 	}

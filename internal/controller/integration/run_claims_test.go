@@ -14,7 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // storage.volumeClaim: an attempt's claims are created with its database
@@ -117,7 +117,7 @@ func TestClaimsThatCannotBindEndTheCellNamingThem(t *testing.T) {
 	// timeout, and the agent's ConfigMap is touched to start a pass.
 	m.clock.SetTime(m.clock.Now().Add(2 * time.Minute))
 	cell := dbPods(t, ns, unbound.Name)[0].Labels[dbbenchv1alpha1.LabelCell]
-	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
+	writeProgress(t, ns, cell+"-result", agentapi.Progress{Attempt: 0}, "")
 	eventually(t, "attempt 2 after VolumeClaimNotBound", func() string {
 		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, unbound.Name))
 		if c == nil || c.Attempts != 2 || c.Reason != dbbenchv1alpha1.ReasonVolumeClaimNotBound {

@@ -21,7 +21,7 @@ import (
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/benchmarkrun"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -186,8 +186,8 @@ func TestMatrixBecomesCellsWithChildrenPlacedAsDeclared(t *testing.T) {
 		return ""
 	})
 	tpl := job.Spec.Template.Spec
-	if got := envValue(tpl.Containers[0].Env, plan.EnvHost); got != "10.88.0.10" {
-		t.Errorf("client %s=%q, want the database pod IP", plan.EnvHost, got)
+	if got := envValue(tpl.Containers[0].Env, agentapi.EnvHost); got != "10.88.0.10" {
+		t.Errorf("client %s=%q, want the database pod IP", agentapi.EnvHost, got)
 	}
 	if diff := cmp.Diff(map[string]string{"dbbench.io/pool": "client"}, tpl.NodeSelector); diff != "" {
 		t.Errorf("client nodeSelector:\n%s", diff)
@@ -309,7 +309,7 @@ func TestRunCompletesWithConditionsAndResults(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: "complete-results"}, &cm); err != nil {
 		t.Fatalf("run results ConfigMap: %v", err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatalf("manifest: %v", err)
 	}
@@ -408,8 +408,8 @@ func TestBenchmarkFailureFailsTheCellWithoutRetry(t *testing.T) {
 		return ""
 	})
 	cm := pod.Labels[dbbenchv1alpha1.LabelCell] + "-result"
-	writeProgress(t, ns, cm, plan.Progress{Attempt: 1, Phase: plan.PhaseFailed, Step: "update-index", StepsDone: 1, StepsTotal: 2,
-		Error: "Duplicate entry '7' for key 'PRIMARY'", FailureClass: plan.FailureBenchmark}, "")
+	writeProgress(t, ns, cm, agentapi.Progress{Attempt: 1, Phase: agentapi.PhaseFailed, Step: "update-index", StepsDone: 1, StepsTotal: 2,
+		Error: "Duplicate entry '7' for key 'PRIMARY'", FailureClass: agentapi.FailureBenchmark}, "")
 	finishJob(t, &job, false)
 	statuses.finalStaysFinal(t, time.Second)
 	run = kubetest.GetRun(t, k8sClient, ns, run.Name)
@@ -485,7 +485,7 @@ func TestDatabaseNotReadyInTimeIsAnInfrastructureFailure(t *testing.T) {
 	// Any change to the run's children triggers a pass; touch the result
 	// ConfigMap as the agent would.
 	cell := dbPods(t, ns, run.Name)[0].Labels[dbbenchv1alpha1.LabelCell]
-	writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: 0}, "")
+	writeProgress(t, ns, cell+"-result", agentapi.Progress{Attempt: 0}, "")
 	eventually(t, "attempt 2", func() string {
 		c := onlyCell(kubetest.GetRun(t, k8sClient, ns, run.Name))
 		if c == nil {
@@ -679,7 +679,7 @@ func TestStarvedClientIsRetriedThenFlagged(t *testing.T) {
 		// The agent's record of a completed document ends the attempt
 		// (its Job's end is not waited for), as in a cluster.
 		cell := pod.Labels[dbbenchv1alpha1.LabelCell]
-		writeProgress(t, ns, cell+"-result", plan.Progress{Attempt: attempt, Phase: plan.PhaseDone, StepsDone: 1, StepsTotal: 1}, starvedDocument(t, cell))
+		writeProgress(t, ns, cell+"-result", agentapi.Progress{Attempt: attempt, Phase: agentapi.PhaseDone, StepsDone: 1, StepsTotal: 1}, starvedDocument(t, cell))
 	}
 	eventually(t, "the run to succeed", func() string {
 		r := kubetest.GetRun(t, k8sClient, ns, run.Name)

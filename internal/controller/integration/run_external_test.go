@@ -14,8 +14,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -84,30 +84,30 @@ func TestExternalCellHasAClientJobOnly(t *testing.T) {
 		t.Errorf("client Job has pod affinity %+v; an external cell has no database pod to follow", aff.PodAffinity)
 	}
 	env := envByName(job.Spec.Template.Spec.Containers[0])
-	if got := env[plan.EnvHost].Value; got != "pg.shop" {
-		t.Errorf("%s = %q, want the target's host", plan.EnvHost, got)
+	if got := env[agentapi.EnvHost].Value; got != "pg.shop" {
+		t.Errorf("%s = %q, want the target's host", agentapi.EnvHost, got)
 	}
-	for name, key := range map[string]string{plan.EnvUser: "user", plan.EnvPassword: "pass"} {
+	for name, key := range map[string]string{agentapi.EnvUser: "user", agentapi.EnvPassword: "pass"} {
 		ref := env[name].ValueFrom
 		if ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != "shop-db" || ref.SecretKeyRef.Key != key {
 			t.Errorf("%s from %+v, want Secret shop-db key %s", name, ref, key)
 		}
 	}
-	for _, name := range []string{plan.EnvAdminUser, plan.EnvAdminPassword} {
+	for _, name := range []string{agentapi.EnvAdminUser, agentapi.EnvAdminPassword} {
 		if _, ok := env[name]; ok {
 			t.Errorf("%s is set: an external target has no admin account of dbbench's", name)
 		}
 	}
-	if got := env[plan.EnvCollectorURL].Value; got != "" {
-		t.Errorf("%s = %q, want none beside a server dbbench did not start", plan.EnvCollectorURL, got)
+	if got := env[agentapi.EnvCollectorURL].Value; got != "" {
+		t.Errorf("%s = %q, want none beside a server dbbench did not start", agentapi.EnvCollectorURL, got)
 	}
 
 	var cm corev1.ConfigMap
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.ConfigMapName(c)}, &cm); err != nil {
 		t.Fatal(err)
 	}
-	raw := cm.Data[plan.ConfigKeyPlan]
-	var p plan.Plan
+	raw := cm.Data[agentapi.ConfigKeyTask]
+	var p agentapi.Task
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -113,7 +113,7 @@ func manifestQPS(t *testing.T, ns, name string) string {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(kubetest.GetRun(t, k8sClient, ns, name))}, &cm); err != nil {
 		return err.Error()
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 	if err != nil {
 		return err.Error()
 	}
@@ -217,7 +217,7 @@ func TestRegressedVerdictWithTheSuitesNoiseFloor(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.RunResultsConfigMapName(run)}, &cm); err != nil {
 		t.Fatal(err)
 	}
-	m, err := results.UnmarshalManifest([]byte(cm.Data[plan.RunResultKeyManifest]))
+	m, err := results.UnmarshalManifest([]byte(cm.Data[agentapi.RunResultKeyManifest]))
 	if err != nil {
 		t.Fatal(err)
 	}

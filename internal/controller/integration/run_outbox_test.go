@@ -26,7 +26,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -95,8 +95,8 @@ func agentWithOutbox(t *testing.T, ns string, job *batchv1.Job, attempt int, age
 		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: cm}, obj); err != nil {
 			return err
 		}
-		obj.Data = map[string]string{plan.ResultKeyProgress: raw, plan.ResultKeyDocument: string(compact)}
-		obj.BinaryData = map[string][]byte{plan.ResultKeyFullDocument: gz(t, fullJSON), plan.ResultKeyAgentLog: gz(t, []byte(agentLog))}
+		obj.Data = map[string]string{agentapi.ResultKeyProgress: raw, agentapi.ResultKeyDocument: string(compact)}
+		obj.BinaryData = map[string][]byte{agentapi.ResultKeyFullDocument: gz(t, fullJSON), agentapi.ResultKeyAgentLog: gz(t, []byte(agentLog))}
 		return k8sClient.Update(ctx, obj)
 	})
 	finishJob(t, job, true)
@@ -148,8 +148,8 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 			for _, e := range job.Spec.Template.Spec.Containers[0].Env {
 				env[e.Name] = e.Value
 			}
-			if env[plan.EnvOutbox] != "true" {
-				t.Errorf("client Job %s: %s = %q, want true with output.s3", job.Name, plan.EnvOutbox, env[plan.EnvOutbox])
+			if env[agentapi.EnvOutbox] != "true" {
+				t.Errorf("client Job %s: %s = %q, want true with output.s3", job.Name, agentapi.EnvOutbox, env[agentapi.EnvOutbox])
 			}
 			cm := strings.TrimSuffix(job.Name, "-client-a1") + "-result"
 			if outboxCell == "" {
@@ -159,7 +159,7 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 				plainCell = cm
 				agentCompletes(t, ns, &job, 1)
 			}
-			compactOf[cm] = resultConfigMap(t, ns, cm).Data[plan.ResultKeyDocument]
+			compactOf[cm] = resultConfigMap(t, ns, cm).Data[agentapi.ResultKeyDocument]
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -220,7 +220,7 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 			if len(cm.BinaryData) != 0 {
 				return fmt.Sprintf("binaryData still holds %d keys", len(cm.BinaryData))
 			}
-			if cm.Data[plan.ResultKeyDocument] != compactOf[tc.cm] {
+			if cm.Data[agentapi.ResultKeyDocument] != compactOf[tc.cm] {
 				return "result.json changed"
 			}
 			return ""
@@ -250,7 +250,7 @@ func TestUploadCellOutboxAndReport(t *testing.T) {
 	}
 	eventuallyNoConflict(t, func() error {
 		cm := resultConfigMap(t, ns, outboxCell)
-		cm.BinaryData = map[string][]byte{plan.ResultKeyFullDocument: gz(t, []byte(`{"not":"read"}`)), plan.ResultKeyAgentLog: gz(t, []byte("stale"))}
+		cm.BinaryData = map[string][]byte{agentapi.ResultKeyFullDocument: gz(t, []byte(`{"not":"read"}`)), agentapi.ResultKeyAgentLog: gz(t, []byte("stale"))}
 		return k8sClient.Update(ctx, cm)
 	})
 	eventually(t, "the outbox drained again", func() string {

@@ -14,7 +14,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // goalRun compares two versions (10.11 the baseline, 11.8) at point-query
@@ -133,11 +133,11 @@ func TestAdaptiveStepsTakeTheSuitesNoise(t *testing.T) {
 		}
 		var seen []string
 		for _, cm := range cms.Items {
-			raw, ok := cm.Data[plan.ConfigKeyPlan]
+			raw, ok := cm.Data[agentapi.ConfigKeyTask]
 			if !ok {
 				continue
 			}
-			var p plan.Plan
+			var p agentapi.Task
 			if err := json.Unmarshal([]byte(raw), &p); err != nil {
 				return fmt.Sprintf("%s: %v", cm.Name, err)
 			}

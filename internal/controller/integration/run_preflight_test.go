@@ -19,8 +19,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -146,9 +146,9 @@ func playPair(t *testing.T, ns string, pair matrix.Cell, pod corev1.Pod, how pai
 		agentCompletes(t, ns, &job, 1)
 		return
 	}
-	writeProgress(t, ns, specs.ResultConfigMapName(pair), plan.Progress{Attempt: 1, Phase: plan.PhaseFailed,
+	writeProgress(t, ns, specs.ResultConfigMapName(pair), agentapi.Progress{Attempt: 1, Phase: agentapi.PhaseFailed,
 		Error:        "config variant: line 2 max_connections: requested 77, effective 151",
-		FailureClass: plan.FailureBenchmark, Reason: plan.FailureConfigNotApplied}, "")
+		FailureClass: agentapi.FailureBenchmark, Reason: agentapi.FailureConfigNotApplied}, "")
 	finishJob(t, &job, false)
 }
 
@@ -277,8 +277,8 @@ func requirePreflightPlan(t *testing.T, ns string, pair matrix.Cell) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.ConfigMapName(pair)}, &cm); err != nil {
 		t.Fatalf("pair %s: config ConfigMap: %v", pair.Name, err)
 	}
-	var p plan.Plan
-	if err := json.Unmarshal([]byte(cm.Data[plan.ConfigKeyPlan]), &p); err != nil {
+	var p agentapi.Task
+	if err := json.Unmarshal([]byte(cm.Data[agentapi.ConfigKeyTask]), &p); err != nil {
 		t.Fatalf("pair %s: plan: %v", pair.Name, err)
 	}
 	if !p.Preflight || p.Cell.Config != pair.Config.Name {

@@ -11,7 +11,7 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -60,12 +60,12 @@ func TestUploadKeepsTheServerLog(t *testing.T) {
 		if want := serverLogText(pod, specs.DatabaseContainer); string(b) != want {
 			t.Errorf("cell %s: server.log = %q, want %q", cs.Name, b, want)
 		}
-		eventually(t, "the outbox drained of "+plan.ResultKeyServerLog, func() string {
+		eventually(t, "the outbox drained of "+agentapi.ResultKeyServerLog, func() string {
 			cm := resultConfigMap(t, ns, cs.ResultConfigMap)
-			if _, ok := cm.BinaryData[plan.ResultKeyServerLog]; ok {
-				return cs.ResultConfigMap + " still holds " + plan.ResultKeyServerLog
+			if _, ok := cm.BinaryData[agentapi.ResultKeyServerLog]; ok {
+				return cs.ResultConfigMap + " still holds " + agentapi.ResultKeyServerLog
 			}
-			if cm.Data[plan.ResultKeyDocument] == "" {
+			if cm.Data[agentapi.ResultKeyDocument] == "" {
 				return cs.ResultConfigMap + " lost result.json"
 			}
 			return ""

@@ -18,8 +18,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -150,11 +150,11 @@ func TestTemplateTargetLifecycle(t *testing.T) {
 		t.Errorf("Job %s, want %s", job.Name, specs.ClientJobName(c, 1))
 	}
 	env := envByName(job.Spec.Template.Spec.Containers[0])
-	if got, want := env[plan.EnvHost].Value, dep.Name+"-rw"; got != want {
-		t.Errorf("%s = %q, want %q", plan.EnvHost, got, want)
+	if got, want := env[agentapi.EnvHost].Value, dep.Name+"-rw"; got != want {
+		t.Errorf("%s = %q, want %q", agentapi.EnvHost, got, want)
 	}
-	if ref := env[plan.EnvUser].ValueFrom; ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != dep.Name+"-app" {
-		t.Errorf("%s from %+v, want Secret %s-app", plan.EnvUser, ref, dep.Name)
+	if ref := env[agentapi.EnvUser].ValueFrom; ref == nil || ref.SecretKeyRef == nil || ref.SecretKeyRef.Name != dep.Name+"-app" {
+		t.Errorf("%s from %+v, want Secret %s-app", agentapi.EnvUser, ref, dep.Name)
 	}
 	if pods := dbPods(t, ns, run.Name); len(pods) != 0 {
 		t.Errorf("%d database pods; a templated cell's server is its object's", len(pods))
@@ -163,8 +163,8 @@ func TestTemplateTargetLifecycle(t *testing.T) {
 	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: specs.ConfigMapName(c)}, &cm); err != nil {
 		t.Fatal(err)
 	}
-	var p plan.Plan
-	if err := json.Unmarshal([]byte(cm.Data[plan.ConfigKeyPlan]), &p); err != nil {
+	var p agentapi.Task
+	if err := json.Unmarshal([]byte(cm.Data[agentapi.ConfigKeyTask]), &p); err != nil {
 		t.Fatal(err)
 	}
 	if p.Server.External == nil || p.Server.External.Endpoint != dep.Name+"-rw" || p.Server.Port != 3307 || p.Cell.Version != "10.11" {

@@ -22,7 +22,7 @@ import (
 	"github.com/dbbench/dbbench/internal/controller/benchmarkrun"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
 	"github.com/dbbench/dbbench/internal/testutil/versitygw"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/store"
 )
@@ -173,7 +173,7 @@ func checkUploaded(t *testing.T, srv *s3Server, run *dbbenchv1alpha1.BenchmarkRu
 		if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: run.Namespace, Name: cs.ResultConfigMap}, &cm); err != nil {
 			t.Fatalf("cell %s: the result ConfigMap is gone: %v", cs.Name, err)
 		}
-		compact, err := results.Unmarshal([]byte(cm.Data[plan.ResultKeyDocument]))
+		compact, err := results.Unmarshal([]byte(cm.Data[agentapi.ResultKeyDocument]))
 		if err != nil {
 			t.Fatalf("cell %s: ConfigMap document: %v", cs.Name, err)
 		}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // The account and database hack/dbservers.sh creates on every server.
@@ -25,8 +25,8 @@ const (
 
 // PortEnv are the script's per-engine port overrides; an engine missing
 // here is one the script cannot start.
-var PortEnv = map[plan.Engine]string{plan.MariaDB: "DBBENCH_MARIADB_PORT", plan.Postgres: "DBBENCH_POSTGRES_PORT",
-	plan.MySQL: "DBBENCH_MYSQL_PORT"}
+var PortEnv = map[agentapi.Engine]string{agentapi.MariaDB: "DBBENCH_MARIADB_PORT", agentapi.Postgres: "DBBENCH_POSTGRES_PORT",
+	agentapi.MySQL: "DBBENCH_MYSQL_PORT"}
 
 // FreePort asks the kernel for a free loopback port.
 func FreePort() (int, error) {
@@ -40,7 +40,7 @@ func FreePort() (int, error) {
 
 // Script runs `hack/dbservers.sh action e` of the checkout at repo, with
 // env as its environment (nil: this process's), its output on stderr.
-func Script(repo, action string, e plan.Engine, env []string) error {
+func Script(repo, action string, e agentapi.Engine, env []string) error {
 	cmd := exec.Command("bash", filepath.Join(repo, "hack", "dbservers.sh"), action, string(e))
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -53,7 +53,7 @@ func Script(repo, action string, e plan.Engine, env []string) error {
 // in this process's environment, so later calls of the script (and the
 // caller) find that server. stop stops it, best effort; a start that fails
 // is stopped before Start returns.
-func Start(repo string, e plan.Engine, dbRoot string) (port int, stop func(), err error) {
+func Start(repo string, e agentapi.Engine, dbRoot string) (port int, stop func(), err error) {
 	env, ok := PortEnv[e]
 	if !ok {
 		return 0, nil, fmt.Errorf("hack/dbservers.sh cannot start %q", e)
@@ -86,7 +86,7 @@ func RepoRoot() (string, error) {
 // benchmarks that measure the agent (test/bench/fidelity, verdicts).
 type AgentLocal struct {
 	Bin, Sysbench   string
-	Engine          plan.Engine
+	Engine          agentapi.Engine
 	Port            int
 	PasswordFile    string
 	Steps           []string

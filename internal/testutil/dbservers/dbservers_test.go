@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 )
 
 // The command line carries every field under the agent's flag names and
 // the script's account, so the benchmarks measure what they asked for.
 func TestAgentLocalCommand(t *testing.T) {
 	a := AgentLocal{
-		Bin: "/bin/agent", Sysbench: "/bin/sysbench", Engine: plan.Postgres, Port: 5544, PasswordFile: "/w/pw",
+		Bin: "/bin/agent", Sysbench: "/bin/sysbench", Engine: agentapi.Postgres, Port: 5544, PasswordFile: "/w/pw",
 		Steps: []string{"point-query", "read-write"}, TableSize: 1000, Seconds: 7, Warmup: 2, Threads: 4, FlushWait: 9, Out: "/w/out",
 	}
 	args := a.Command(context.Background()).Args

@@ -44,8 +44,8 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/benchutil"
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/bisect"
+	"github.com/dbbench/dbbench/pkg/regression"
 )
 
 // config is the benchmark's size, server, rule and limits; the log's first
@@ -89,7 +89,7 @@ type config struct {
 }
 
 func (c config) rule() bisect.Rule {
-	return bisect.Rule{Magnitude: c.Magnitude, MagnitudeRule: analysis.MagnitudeRule(c.MagnitudeRule), MaxPValue: c.MaxPValue,
+	return bisect.Rule{Magnitude: c.Magnitude, MagnitudeRule: regression.MagnitudeRule(c.MagnitudeRule), MaxPValue: c.MaxPValue,
 		Confidence: c.Confidence}
 }
 
@@ -163,7 +163,7 @@ func main() {
 	flag.StringVar(&c.BusyIn, "busy-in", "server", "where the busy loop runs: server (in its CPU group, sharing its quota), client (in the client's group), max (a group of its own at the server's weight) or default (the machine's default weight)")
 	flag.StringVar(&c.Load, "load", "null", "bisections whose load changes between rounds: null, all or none")
 	flag.Float64Var(&c.Magnitude, "magnitude", 5, "minMagnitudePercent")
-	flag.StringVar(&c.MagnitudeRule, "magnitude-rule", string(analysis.MagnitudeEstimated), "magnitudeRule: Tested or Estimated")
+	flag.StringVar(&c.MagnitudeRule, "magnitude-rule", string(regression.MagnitudeEstimated), "magnitudeRule: Tested or Estimated")
 	flag.Float64Var(&c.MaxPValue, "max-p", 0.05, "maxPValue")
 	flag.Float64Var(&c.Confidence, "confidence", bisect.DefaultConfidence, "confidence a localization needs")
 	flag.IntVar(&c.Repeats, "repeats", 3, "cells per point and round")

@@ -39,8 +39,8 @@ import (
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/plan"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
@@ -722,14 +722,14 @@ func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
 		},
 	}
 	raw, _ := results.Marshal(doc)
-	prog := fmt.Sprintf(`{"attempt":%d,"phase":%q,"stepsDone":1,"stepsTotal":1}`, attempt, plan.PhaseDone)
+	prog := fmt.Sprintf(`{"attempt":%d,"phase":%q,"stepsDone":1,"stepsTotal":1}`, attempt, agentapi.PhaseDone)
 	for i := 0; i < 10; i++ {
 		cm := &corev1.ConfigMap{}
 		if err := s.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: cell + "-result"}, cm); err != nil {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
-		cm.Data = map[string]string{plan.ResultKeyProgress: prog, plan.ResultKeyDocument: string(raw)}
+		cm.Data = map[string]string{agentapi.ResultKeyProgress: prog, agentapi.ResultKeyDocument: string(raw)}
 		if err := s.c.Update(ctx, cm); err == nil {
 			break
 		}

@@ -51,14 +51,14 @@ import (
 
 	"github.com/dbbench/dbbench/internal/testutil/dbservers"
 	"github.com/dbbench/dbbench/pkg/agent"
-	"github.com/dbbench/dbbench/pkg/plan"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/sysbench"
 	"github.com/dbbench/dbbench/pkg/workload"
 )
 
 type config struct {
-	engine    plan.Engine
+	engine    agentapi.Engine
 	port      int
 	steps     []workload.Step
 	pairs     int
@@ -108,7 +108,7 @@ func main() {
 	flag.BoolVar(&c.together, "concurrent", false, "run the plain command at the same time as the agent's step, on the agent's tables (cancels the machine's load swings)")
 	flag.Parse()
 
-	c.engine = plan.Engine(*engine)
+	c.engine = agentapi.Engine(*engine)
 	if _, ok := dbservers.PortEnv[c.engine]; !ok {
 		fatalf("unknown engine %q (mariadb, mysql, postgres)", *engine)
 	}
@@ -348,7 +348,7 @@ func connArgs(c config) []string {
 		"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=" + strconv.Itoa(c.port),
 		"--mysql-user=" + dbservers.User, "--mysql-password=" + dbservers.Password, "--mysql-db=" + dbservers.Database, c.sslOff,
 	}
-	if c.engine == plan.Postgres {
+	if c.engine == agentapi.Postgres {
 		conn = []string{
 			"--db-driver=pgsql", "--pgsql-host=127.0.0.1", "--pgsql-port=" + strconv.Itoa(c.port),
 			"--pgsql-user=" + dbservers.User, "--pgsql-password=" + dbservers.Password, "--pgsql-db=" + dbservers.Database,

@@ -15,12 +15,12 @@
 // A S90 S95 A2, reversed every other round so that a drift over time does
 // not favour a side.
 //
-// The verdicts are analysis.JudgeRuns on manifests built from the agent's
+// The verdicts are regression.JudgeRuns on manifests built from the agent's
 // results documents (results.NewManifestCell), the controller's code path:
 //
 //   - one run per side (a nightly suite): round i's A2 (A/A) or S (slowdown)
 //     against round i's A, with the suite's noise floor from
-//     analysis.SuiteNoise over the other rounds' A and A2 runs (the judged
+//     regression.SuiteNoise over the other rounds' A and A2 runs (the judged
 //     round never joins its own floor), Holm over the steps, α 0.05,
 //     magnitude 5 % by both rules (regression.magnitudeRule: Tested, the
 //     API's default, and Estimated) and, for the detection rate of "any
@@ -58,8 +58,8 @@ import (
 	"time"
 
 	"github.com/dbbench/dbbench/internal/benchutil"
-	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -84,7 +84,7 @@ var repeatSizes = []int{3, 5, 10}
 // (regression.minMagnitudePercent and magnitudeRule).
 type rule struct {
 	magnitude float64
-	how       analysis.MagnitudeRule
+	how       regression.MagnitudeRule
 }
 
 func (r rule) String() string {
@@ -94,16 +94,16 @@ func (r rule) String() string {
 	return fmt.Sprintf("magnitude %.0f %% %s", 100*r.magnitude, r.how)
 }
 
-func (r rule) options() analysis.VerdictOptions {
-	return analysis.VerdictOptions{MinMagnitude: r.magnitude, MagnitudeRule: r.how, Alpha: defaultAlpha}
+func (r rule) options() regression.VerdictOptions {
+	return regression.VerdictOptions{MinMagnitude: r.magnitude, MagnitudeRule: r.how, Alpha: defaultAlpha}
 }
 
 // rules are the verdict rows: the API's default (5 %, Tested), the
 // Estimated rule at 5 %, and "slower at all" (where the rules agree).
 var rules = []rule{
-	{defaultMagnitude, analysis.MagnitudeTested},
-	{defaultMagnitude, analysis.MagnitudeEstimated},
-	{0, analysis.MagnitudeTested},
+	{defaultMagnitude, regression.MagnitudeTested},
+	{defaultMagnitude, regression.MagnitudeEstimated},
+	{0, regression.MagnitudeTested},
 }
 
 // design is the rule's inference.Design at the CV and level, and the
@@ -112,7 +112,7 @@ var rules = []rule{
 // estimate's minimum for Estimated.
 func (r rule) design(cv, alpha float64, floorDF int, scale float64) (inference.Design, float64) {
 	d := inference.Design{CV: cv, Alpha: alpha, FloorDF: floorDF}
-	if r.how == analysis.MagnitudeEstimated {
+	if r.how == regression.MagnitudeEstimated {
 		d.MinEstimate = r.magnitude
 		return d, 1 - scale
 	}
@@ -383,10 +383,10 @@ func floorVerdicts(c config, cells map[string][]runResult, cell string, r rule) 
 		}
 		cur := manifestOf(fmt.Sprintf("r%d-%s", i, cell), cells[cell][i].doc)
 		base := manifestOf(fmt.Sprintf("r%d-A", i), cells[baseCell][i].doc)
-		floor := analysis.SuiteNoise(history, cur, defaultAlpha)
+		floor := regression.SuiteNoise(history, cur, defaultAlpha)
 		opts := r.options()
 		opts.Floor = floor
-		v, err := analysis.JudgeRuns(cur, base, opts)
+		v, err := regression.JudgeRuns(cur, base, opts)
 		if err != nil {
 			return vc, nil, err
 		}
@@ -431,7 +431,7 @@ func repeatVerdict(cells map[string][]runResult, cell string, cur, base []int, r
 	for _, j := range base {
 		before = append(before, cells[baseCell][j].doc)
 	}
-	v, err := analysis.JudgeRuns(manifestOf("cur", after...), manifestOf("base", before...), r.options())
+	v, err := regression.JudgeRuns(manifestOf("cur", after...), manifestOf("base", before...), r.options())
 	if err != nil {
 		return false, err
 	}

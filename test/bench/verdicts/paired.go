@@ -7,11 +7,11 @@ import (
 	"slices"
 	"text/tabwriter"
 
-	"github.com/dbbench/dbbench/pkg/analysis"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
-// The paired verdict (regression.against Baseline, analysis.JudgeBaseline)
+// The paired verdict (regression.against Baseline, regression.JudgeBaseline)
 // on the bench's rounds: a round runs A, the slowed cells and A2 one after
 // the other on one server, as a block of a blocked run runs its cells on
 // one node. n distinct rounds are drawn (subsampleN times); A's runs of
@@ -53,7 +53,7 @@ func pairedRate(c config, cells map[string][]runResult, cell string, n int, r ru
 	for range subsampleN {
 		rounds := rng.Perm(c.rounds)[:n]
 		slices.Sort(rounds)
-		v, err := analysis.JudgeBaseline(blockedManifest(cells, cell, rounds, blocked), r.options())
+		v, err := regression.JudgeBaseline(blockedManifest(cells, cell, rounds, blocked), r.options())
 		if err != nil {
 			return 0, nil, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbbench/dbbench/pkg/analysis"
 	"github.com/dbbench/dbbench/pkg/inference"
+	"github.com/dbbench/dbbench/pkg/regression"
 	"github.com/dbbench/dbbench/pkg/results"
 )
 
@@ -17,7 +18,7 @@ import (
 // reference method's fixed plan for one goal, on the rounds of a real run.
 //
 // The rounds are split in two. The first half is the suite's history: its
-// A and A2 runs give each step's run level (analysis.SuiteComponents, A and
+// A and A2 runs give each step's run level (regression.SuiteComponents, A and
 // A2 as repeats of one combination), from which the planner
 // (inference.ChoosePlan, the code `kubectl dbbench plan` and status.plan
 // run) chooses the designed plan at the bench's step length — the only
@@ -27,7 +28,7 @@ import (
 // power 0.9 by the rule, Holm over the steps. The second half is held out:
 // the designed plan is run on it by drawing its repeats (with replacement)
 // from the held-out rounds, A against the slowed cell and A against A2,
-// subsampleN times, judged by analysis.JudgeRuns like the controller's verdict.
+// subsampleN times, judged by regression.JudgeRuns like the controller's verdict.
 //
 // Costs: a cell is the cluster's pod overhead (inference's default), the
 // bench's own load (its median run wall time less its steps) and the
@@ -40,7 +41,7 @@ import (
 // planGoal is the goal for the slowest calibrated cell under r.
 func planGoal(c config, r rule) inference.PlanGoal {
 	return inference.PlanGoal{Detect: 1 - float64(slices.Min(c.scales))/100, Power: designPower, Magnitude: r.magnitude,
-		Estimated: r.how == analysis.MagnitudeEstimated, Alpha: defaultAlpha, Tests: len(c.steps)}
+		Estimated: r.how == regression.MagnitudeEstimated, Alpha: defaultAlpha, Tests: len(c.steps)}
 }
 
 // historyManifest is rounds' A and A2 runs as one run of repeats.
@@ -123,12 +124,12 @@ func planSection(w *os.File, c config, cells map[string][]runResult) {
 			held = append(held, r)
 		}
 	}
-	rows := analysis.SuiteComponents([]*results.Manifest{historyManifest(cells, history)}, analysis.MetricThroughput)
+	rows := regression.SuiteComponents([]*results.Manifest{historyManifest(cells, history)}, analysis.MetricThroughput)
 	keys := make([]inference.Key, 0, len(c.steps))
 	for _, s := range c.steps {
 		keys = append(keys, inference.Key{Step: s, Threads: c.threads})
 	}
-	points, err := analysis.PlanPoints(keys, rows, analysis.PlanDefaults{}, func(string) bool { return false })
+	points, err := regression.PlanPoints(keys, rows, regression.PlanDefaults{}, func(string) bool { return false })
 	if err != nil {
 		fmt.Fprintf(w, "plan: %v\n", err)
 		return
