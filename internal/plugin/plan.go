@@ -390,7 +390,7 @@ func (o *PlanOptions) keys(rows []regression.ComponentsRow) ([]inference.Key, er
 // goal is the flags' goal over the spec's regression and precision, the
 // correction and the metrics per point.
 func (o *PlanOptions) goal() (inference.PlanGoal, inference.Correction, int) {
-	v := runplan.SpecVerdict(o.run)
+	v := runplan.SpecRule(o.run)
 	g := inference.PlanGoal{Magnitude: v.Magnitude, Alpha: v.Alpha, Power: o.Power.or(0.9), Tests: o.Tests, Estimated: v.Estimated}
 	if o.run != nil {
 		if sg, ok := runplan.SpecGoal(o.run); ok && !o.Detect.set && !o.HalfWidth.set {

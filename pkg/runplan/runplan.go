@@ -108,9 +108,10 @@ func SpecKeys(run *dbbenchv1alpha1.BenchmarkRun) ([]inference.Key, error) {
 	return Keys(steps, Threads(w), CustomSteps(w))
 }
 
-// Verdict is the verdict a goal is for: the spec's regression settings, or
-// the defaults of a run without them (Tested rule, 5 %, α 0.05, Holm).
-type Verdict struct {
+// Rule is the rule of the verdict a goal is for: the spec's regression
+// settings, or the defaults of a run without them (Tested rule, 5 %,
+// α 0.05, Holm).
+type Rule struct {
 	Magnitude  float64
 	Alpha      float64
 	Estimated  bool
@@ -119,9 +120,9 @@ type Verdict struct {
 	Metrics int
 }
 
-// SpecVerdict reads the verdict of a run spec.
-func SpecVerdict(run *dbbenchv1alpha1.BenchmarkRun) Verdict {
-	v := Verdict{Magnitude: 0.05, Alpha: dbbenchv1alpha1.DefaultRunMaxPValue, Correction: inference.CorrectionHolm, Metrics: 1}
+// SpecRule reads the verdict's rule of a run spec.
+func SpecRule(run *dbbenchv1alpha1.BenchmarkRun) Rule {
+	v := Rule{Magnitude: 0.05, Alpha: dbbenchv1alpha1.DefaultRunMaxPValue, Correction: inference.CorrectionHolm, Metrics: 1}
 	if run == nil || run.Spec.Regression == nil {
 		return v
 	}
@@ -173,7 +174,7 @@ func SpecGoal(run *dbbenchv1alpha1.BenchmarkRun) (inference.PlanGoal, bool) {
 	if g == nil {
 		return inference.PlanGoal{}, false
 	}
-	v := SpecVerdict(run)
+	v := SpecRule(run)
 	goal := inference.PlanGoal{Magnitude: v.Magnitude, Alpha: v.Alpha, Estimated: v.Estimated}
 	if d := g.Detect(); d > 0 {
 		goal.Detect, goal.Power = d/100, g.Power()
@@ -205,7 +206,7 @@ const (
 // goal, and the cheapest design that reaches it.
 type Prediction struct {
 	Goal     inference.PlanGoal
-	Verdict  Verdict
+	Rule     Rule
 	Source   Source
 	RunsRead int
 	// Design is the spec's own: its step lengths, its repeats (a
@@ -253,10 +254,10 @@ func Predict(run *dbbenchv1alpha1.BenchmarkRun, history []*results.Manifest, loa
 	if err != nil {
 		return nil, err
 	}
-	v := SpecVerdict(run)
+	v := SpecRule(run)
 	goal.Tests = len(points) * v.Metrics
 	costs, loadNote := Costs(run, loads)
-	pred := &Prediction{Goal: goal, Verdict: v, RunsRead: len(history), Source: sourceOf(points), Notes: []string{loadNote}}
+	pred := &Prediction{Goal: goal, Rule: v, RunsRead: len(history), Source: sourceOf(points), Notes: []string{loadNote}}
 	pts := make([]inference.PlanPoint, len(points))
 	for i, p := range points {
 		pts[i] = p.PlanPoint
