@@ -165,6 +165,10 @@ bench-controller: ## 200 runs × 10 cells against envtest with 500 nodes; prints
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller -scaling 1,5,20,50
 
+.PHONY: bench-dbinit
+bench-dbinit: ## The MariaDB image's initialisation on this machine's MariaDB: users created at the server's first start (--init-file) against a temporary server, DBINIT_TRIALS each, alternating; medians and their ratio (docs/benchmarks.md).
+	hack/bench-dbinit.sh
+
 .PHONY: bench-fidelity
 bench-fidelity: ## Agent vs plain sysbench QPS on a real local MariaDB, 5 concurrent pairs (docs/agent.md, Fidelity).
 	$(GO) run ./test/bench/fidelity -concurrent

@@ -23,6 +23,11 @@ if [ "$(id -u)" = 0 ] && { [ "$1" = mariadbd ] || [ "$1" = mysqld ]; }; then
 	exec setpriv --reuid=mysql --regid=mysql --init-groups "$0" "$@"
 fi
 
+INIT_FILE=
+# Initialisation scripts (*.sql, *.sh), as in the official image; the
+# variable lets hack/bench-dbinit.sh time both paths on one machine.
+INITDB_DIR=${DBBENCH_INITDB_DIR:-/docker-entrypoint-initdb.d}
+
 sql_escape() { local s=${1//\\/\\\\}; printf '%s' "${s//\'/\\\'}"; }
 
 init_database() {
@@ -45,43 +50,56 @@ init_database() {
 		die "mariadb-install-db failed"
 	fi
 
+	local rootpw rootHost=${MARIADB_ROOT_HOST:-%}
+	local -a sql=()
+	rootpw=$(sql_escape "${MARIADB_ROOT_PASSWORD:-}")
+	sql+=("SET @@SESSION.SQL_LOG_BIN=0")
+	sql+=("DELETE FROM mysql.user WHERE User='' OR (User='root' AND Host NOT IN ('localhost'))")
+	sql+=("DELETE FROM mysql.proxies_priv WHERE Host NOT IN ('localhost')")
+	sql+=("SET PASSWORD FOR 'root'@'localhost'=PASSWORD('${rootpw}')")
+	if [ "${rootHost}" != localhost ]; then
+		sql+=("CREATE USER 'root'@'$(sql_escape "${rootHost}")' IDENTIFIED BY '${rootpw}'")
+		sql+=("GRANT ALL ON *.* TO 'root'@'$(sql_escape "${rootHost}")' WITH GRANT OPTION")
+	fi
+	if [ -n "${MARIADB_DATABASE:-}" ]; then
+		sql+=("CREATE DATABASE IF NOT EXISTS \`${MARIADB_DATABASE//\`/\`\`}\`")
+	fi
+	if [ -n "${MARIADB_USER:-}" ]; then
+		[ -n "${MARIADB_PASSWORD:-}" ] || die "MARIADB_USER is set but MARIADB_PASSWORD is not"
+		sql+=("CREATE USER '$(sql_escape "${MARIADB_USER}")'@'%' IDENTIFIED BY '$(sql_escape "${MARIADB_PASSWORD}")'")
+		if [ -n "${MARIADB_DATABASE:-}" ]; then
+			sql+=("GRANT ALL ON \`${MARIADB_DATABASE//\`/\`\`}\`.* TO '$(sql_escape "${MARIADB_USER}")'@'%'")
+		fi
+	fi
+	sql+=("FLUSH PRIVILEGES")
+
+	if ! compgen -G "${INITDB_DIR}/*" >/dev/null; then
+		# Nothing but the users and the database to create: the server runs
+		# them itself at its first start (--init-file, one statement a
+		# line), before it accepts a connection. Starting and stopping a
+		# temporary server for them cost about two seconds of every cell's
+		# start-up (docs/benchmarks.md, "Orchestration overhead").
+		INIT_FILE=/run/mysqld/dbbench-init.sql
+		(umask 077 && printf '%s;\n' "${sql[@]}" >"${INIT_FILE}")
+		note "Database files initialised; users and database at the server's start"
+		return
+	fi
+
+	# Initialisation scripts need a running server: a temporary one, on a
+	# socket only.
 	local socket=/run/mysqld/mysqld-init.sock
 	note "Starting temporary server"
 	"$@" --skip-networking --socket="${socket}" --skip-log-bin &
 	local pid=$!
-	# Polled every 0.2 s: the temporary server is up in about one, and every
-	# cell's database waits on it.
+	# Polled every 0.2 s: the temporary server is up in about one.
 	for _ in $(seq 1 300); do
 		mariadb --protocol=socket --socket="${socket}" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
 		kill -0 "${pid}" 2>/dev/null || die "temporary server exited during initialisation"
 		sleep 0.2
 	done
+	mariadb --protocol=socket --socket="${socket}" -uroot -e "$(printf '%s;' "${sql[@]}")" || die "creating users and database failed"
 
-	local rootpw rootHost=${MARIADB_ROOT_HOST:-%} sql=
-	rootpw=$(sql_escape "${MARIADB_ROOT_PASSWORD:-}")
-	sql+="SET @@SESSION.SQL_LOG_BIN=0;"
-	sql+="DELETE FROM mysql.user WHERE User='' OR (User='root' AND Host NOT IN ('localhost'));"
-	sql+="DELETE FROM mysql.proxies_priv WHERE Host NOT IN ('localhost');"
-	sql+="SET PASSWORD FOR 'root'@'localhost'=PASSWORD('${rootpw}');"
-	if [ "${rootHost}" != localhost ]; then
-		sql+="CREATE USER 'root'@'$(sql_escape "${rootHost}")' IDENTIFIED BY '${rootpw}';"
-		sql+="GRANT ALL ON *.* TO 'root'@'$(sql_escape "${rootHost}")' WITH GRANT OPTION;"
-	fi
-	if [ -n "${MARIADB_DATABASE:-}" ]; then
-		sql+="CREATE DATABASE IF NOT EXISTS \`${MARIADB_DATABASE//\`/\`\`}\`;"
-	fi
-	if [ -n "${MARIADB_USER:-}" ]; then
-		[ -n "${MARIADB_PASSWORD:-}" ] || die "MARIADB_USER is set but MARIADB_PASSWORD is not"
-		sql+="CREATE USER '$(sql_escape "${MARIADB_USER}")'@'%' IDENTIFIED BY '$(sql_escape "${MARIADB_PASSWORD}")';"
-		if [ -n "${MARIADB_DATABASE:-}" ]; then
-			sql+="GRANT ALL ON \`${MARIADB_DATABASE//\`/\`\`}\`.* TO '$(sql_escape "${MARIADB_USER}")'@'%';"
-		fi
-	fi
-	sql+="FLUSH PRIVILEGES;"
-	mariadb --protocol=socket --socket="${socket}" -uroot -e "${sql}" || die "creating users and database failed"
-
-	# The mysql client directory may hold *.sql/*.sh initialisation scripts.
-	for f in /docker-entrypoint-initdb.d/*; do
+	for f in "${INITDB_DIR}"/*; do
 		case "${f}" in
 		*.sh) note "running ${f}"; . "${f}" ;;
 		*.sql) note "running ${f}"; mariadb --protocol=socket --socket="${socket}" -uroot -p"${MARIADB_ROOT_PASSWORD:-}" "${MARIADB_DATABASE:-}" <"${f}" ;;
@@ -111,6 +129,9 @@ if [ "$1" = mariadbd ] || [ "$1" = mysqld ]; then
 	datadir=${datadir%/}
 	if [ ! -d "${datadir}/mysql" ]; then
 		init_database "${datadir}" "$@"
+	fi
+	if [ -n "${INIT_FILE:-}" ]; then
+		set -- "$@" --init-file="${INIT_FILE}"
 	fi
 	note "Starting $*"
 fi
