@@ -25,7 +25,7 @@ command -v mariadbd >/dev/null || hack/test-deps.sh
 id mysql >/dev/null 2>&1 || die "no mysql user: install mariadb-server (hack/test-deps.sh)"
 
 work=$(mktemp -d /tmp/dbinit.XXXXXX)
-trap 'pkill -u mysql -f "${work}/" 2>/dev/null; rm -rf "${work}"' EXIT
+trap 'pkill -u mysql -f "${work}/" 2>/dev/null || true; rm -rf "${work}"' EXIT
 mkdir -p "${work}/initdb" /run/mysqld
 chown mysql /run/mysqld
 echo "SELECT 1;" >"${work}/initdb/00-noop.sql"
