@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -29,6 +30,7 @@ import (
 	"github.com/dbbench/dbbench/internal/controller/benchmarkrun"
 	"github.com/dbbench/dbbench/internal/controller/benchmarkschedule"
 	"github.com/dbbench/dbbench/internal/controller/framework"
+	"github.com/dbbench/dbbench/pkg/specs"
 )
 
 // Options configure the manager.
@@ -77,6 +79,10 @@ const LeaderElectionID = "dbbench-manager.dbbench.io"
 // operator must not hold every pod of a large cluster in memory.
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	managed := labels.SelectorFromSet(labels.Set{dbbenchv1alpha1.LabelManagedBy: dbbenchv1alpha1.ManagedByValue})
+	configMaps, err := cachedConfigMaps()
+	if err != nil {
+		return nil, err
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
@@ -89,7 +95,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}:       {Label: managed},
 			&batchv1.Job{}:      {Label: managed},
-			&corev1.ConfigMap{}: {Label: managed},
+			&corev1.ConfigMap{}: {Label: configMaps},
 		}},
 	})
 	if err != nil {
@@ -159,6 +165,23 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// cachedConfigMaps selects the ConfigMaps the manager caches and watches:
+// its own, but not a cell's config ConfigMap (role config), which it
+// writes once and never reads. Half of a cell's ConfigMaps, they would
+// cost a watch event each and memory for the life of the run, and their
+// creation would wake the run for a pass with nothing to do.
+func cachedConfigMaps() (labels.Selector, error) {
+	managed, err := labels.NewRequirement(dbbenchv1alpha1.LabelManagedBy, selection.Equals, []string{dbbenchv1alpha1.ManagedByValue})
+	if err != nil {
+		return nil, err
+	}
+	notConfig, err := labels.NewRequirement(dbbenchv1alpha1.LabelRole, selection.NotEquals, []string{specs.RoleConfig})
+	if err != nil {
+		return nil, err
+	}
+	return labels.NewSelector().Add(*managed, *notConfig), nil
 }
 
 // WithRateLimits applies the options' client rate limits to cfg.

@@ -20,28 +20,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
-	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
-	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -55,6 +47,8 @@ func main() {
 	cellSeconds := flag.Float64("cell-seconds", 3, "with -scaling: how long the simulated agent takes per cell")
 	flag.StringVar(&managerArgs, "manager-args", "", "extra flags for the manager, space-separated (e.g. \"--kube-api-qps 2000 --kube-api-burst 4000\")")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the manager's CPU profile from the first apply to this file (go tool pprof reads it)")
+	flag.BoolVar(&quietReference, "quiet-reference", false, "measure the reference before the simulated cluster starts (nothing binds or readies its pods), as the bench did before 2026-12-01")
+	flag.StringVar(&apiServerProfile, "apiserver-cpuprofile", "", "write the API server's CPU profile from the first apply to this file, and over the reference's first 7 s to FILE.reference")
 	flag.DurationVar(&profileFor, "profile-for", 25*time.Second, "with -cpuprofile: how long to profile")
 	flag.Parse()
 	var err error
@@ -80,6 +74,7 @@ type bench struct {
 	sim   *simulator
 	stop  context.CancelFunc
 	nodes int
+	cpu   *cpuSampler
 }
 
 const (
@@ -87,7 +82,9 @@ const (
 	// parallel reconciles.
 	referenceWorkers = 16
 	metricsAddr      = "127.0.0.1:18089"
-	pprofAddr        = "127.0.0.1:18090"
+	// cpuSampleInterval is how often the processes' CPU times are read.
+	cpuSampleInterval = 100 * time.Millisecond
+	pprofAddr         = "127.0.0.1:18090"
 )
 
 var (
@@ -96,12 +93,18 @@ var (
 	// cpuProfile receives the manager's CPU profile over profileFor from
 	// the first apply (its --pprof-bind-address).
 	cpuProfile string
-	profileFor time.Duration
+	// quietReference runs the reference with no simulated cluster
+	// around it.
+	quietReference bool
+	// apiServerProfile receives the API server's CPU profile over the same
+	// window (its /debug/pprof, as the admin user).
+	apiServerProfile string
+	profileFor       time.Duration
 )
 
 // newBench starts envtest with nodes Node objects; before reports the
 // reference's figures (or anything else) before the manager starts.
-func newBench(ctx context.Context, nodes, workers int, before func(client.Client) error) (*bench, error) {
+func newBench(ctx context.Context, nodes, workers int, before func(*bench) error) (*bench, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return nil, err
@@ -116,6 +119,8 @@ func newBench(ctx context.Context, nodes, workers int, before func(client.Client
 	}
 	cfg.QPS, cfg.Burst = 2000, 4000
 	b.cfg = cfg
+	b.cpu = newCPUSampler()
+	b.cpu.start(cpuSampleInterval)
 	if b.c, err = client.New(cfg, client.Options{Scheme: manager.Scheme()}); err != nil {
 		b.close()
 		return nil, err
@@ -129,22 +134,63 @@ func newBench(ctx context.Context, nodes, workers int, before func(client.Client
 		b.close()
 		return nil, err
 	}
-	if before != nil {
-		if err := before(b.c); err != nil {
-			b.close()
+	// The simulated cluster runs before the reference, so that its pods
+	// are bound and made ready as the manager's are: whoever creates a
+	// pod, the cluster answers it (-quiet-reference: after it).
+	if quietReference {
+		if err := b.runBefore(before); err != nil {
 			return nil, err
 		}
 	}
-	if err := b.startManager(ctx, root, workers); err != nil {
+	if b.sim, err = newSimulator(cfg, nodes); err != nil {
+		b.close()
+		return nil, err
+	}
+	simCtx, stop := context.WithCancel(ctx)
+	b.stop = stop
+	if err := b.sim.start(simCtx, workers); err != nil {
+		b.close()
+		return nil, err
+	}
+	if !quietReference {
+		if err := b.runBefore(before); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.startManager(root); err != nil {
 		b.close()
 		return nil, err
 	}
 	return b, nil
 }
 
+// runBefore runs before, if any, closing the bench when it fails.
+func (b *bench) runBefore(before func(*bench) error) error {
+	if before == nil {
+		return nil
+	}
+	if err := before(b); err != nil {
+		b.close()
+		return err
+	}
+	return nil
+}
+
+// apiRequests reads the API server's request counters.
+func (b *bench) apiRequests() (apiRequests, error) {
+	hc, err := rest.HTTPClientFor(b.cfg)
+	if err != nil {
+		return nil, err
+	}
+	return scrapeAPIServer(hc, b.cfg.Host)
+}
+
 func (b *bench) close() {
 	if b.stop != nil {
 		b.stop()
+	}
+	if b.cpu != nil {
+		b.cpu.close()
 	}
 	if b.mgr != nil && b.mgr.Process != nil {
 		_ = b.mgr.Process.Kill()
@@ -156,8 +202,8 @@ func (b *bench) close() {
 }
 
 // startManager builds and starts the manager under test, the real binary
-// as its own process, and the simulator.
-func (b *bench) startManager(ctx context.Context, root string, workers int) error {
+// as its own process.
+func (b *bench) startManager(root string) error {
 	bin := filepath.Join(b.tmp, "dbbench-manager")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/manager")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
@@ -185,53 +231,114 @@ func (b *bench) startManager(ctx context.Context, root string, workers int) erro
 	if err := b.mgr.Start(); err != nil {
 		return err
 	}
-	b.sim = newSimulator(b.c, b.nodes)
-	simCtx, stop := context.WithCancel(ctx)
-	b.stop = stop
-	if err := b.sim.watchPods(simCtx, b.cfg); err != nil {
-		return err
-	}
-	if err := b.sim.start(simCtx, workers); err != nil {
-		return err
-	}
+	b.cpu.addProcess("manager", b.mgr.Process.Pid)
 	time.Sleep(2 * time.Second) // let the manager's caches sync
 	return nil
 }
 
+// referenceResult is the reference's window: when it started, how long it
+// took, and the API requests every client made in it.
+type referenceResult struct {
+	start    time.Time
+	took     time.Duration
+	requests apiRequests
+}
+
+// measureReference runs the reference for cells cells: a bare client, same
+// machine, same run, creates what the manager creates before a cell's
+// database pod exists (Secret, two ConfigMaps, Service, pod), with the
+// manager's concurrency. The manager's figures are reported against it,
+// because absolute times on a shared 2-core machine are noise.
+func measureReference(ctx context.Context, b *bench, cells int) (referenceResult, error) {
+	fmt.Printf("Reference: a bare client creates the objects of %d cells...\n", cells)
+	before, err := b.apiRequests()
+	if err != nil {
+		return referenceResult{}, err
+	}
+	profiled := make(chan error, 1)
+	if apiServerProfile != "" {
+		go func() { profiled <- b.apiServerProfile(ctx, apiServerProfile+".reference", referenceProfileFor) }()
+	} else {
+		profiled <- nil
+	}
+	res := referenceResult{start: time.Now()}
+	if res.took, err = reference(ctx, b.c, cells, referenceWorkers); err != nil {
+		return res, err
+	}
+	if err := <-profiled; err != nil {
+		return res, err
+	}
+	after, err := b.apiRequests()
+	res.requests = after.minus(before)
+	return res, err
+}
+
+// referenceProfileFor is how long -apiserver-cpuprofile profiles the
+// reference (FILE.reference): less than the reference takes here.
+const referenceProfileFor = 7 * time.Second
+
+// apiServerProfile writes the API server's CPU profile over d to file.
+func (b *bench) apiServerProfile(ctx context.Context, file string, d time.Duration) error {
+	hc, err := rest.HTTPClientFor(b.cfg)
+	if err != nil {
+		return err
+	}
+	return fetchProfile(ctx, hc, strings.TrimSuffix(b.cfg.Host, "/"), file, d)
+}
+
+// startProfiles starts the profiles asked for (-cpuprofile,
+// -apiserver-cpuprofile) over profileFor; the channel receives one result
+// for each of the two.
+func (b *bench) startProfiles(ctx context.Context) <-chan error {
+	profiled := make(chan error, 2)
+	if cpuProfile != "" {
+		go func() { profiled <- fetchProfile(ctx, http.DefaultClient, "http://"+pprofAddr, cpuProfile, profileFor) }()
+	} else {
+		profiled <- nil
+	}
+	if apiServerProfile != "" {
+		go func() { profiled <- b.apiServerProfile(ctx, apiServerProfile, profileFor) }()
+	} else {
+		profiled <- nil
+	}
+	return profiled
+}
+
 func run(nodes, runs, cellsPerRun, workers int) error {
 	ctx := context.Background()
-	var ref time.Duration
-	b, err := newBench(ctx, nodes, workers, func(c client.Client) error {
-		// Reference, same machine, same run: a bare client creates what
-		// the manager creates before a cell's database pod exists
-		// (Secret, two ConfigMaps, Service, pod) for the same number of
-		// cells, with the manager's concurrency. The manager's figures
-		// are reported against it, because absolute times on a shared
-		// 2-core machine are noise.
-		fmt.Printf("Reference: a bare client creates the objects of %d cells...\n", runs*cellsPerRun)
+	total := runs * cellsPerRun
+	var ref referenceResult
+	b, err := newBench(ctx, nodes, workers, func(b *bench) error {
 		var err error
-		ref, err = reference(ctx, c, runs*cellsPerRun, referenceWorkers)
+		ref, err = measureReference(ctx, b, total)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	c, sim, mgr := b.c, b.sim, b.mgr
+	c, sim := b.c, b.sim
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
 	if err := c.Create(ctx, ns); err != nil {
 		return err
 	}
-	total := runs * cellsPerRun
 	fmt.Printf("Applying %d runs × %d cells = %d cells...\n", runs, cellsPerRun, total)
-	profiled := make(chan error, 1)
-	if cpuProfile != "" {
-		go func() { profiled <- fetchProfile(ctx, cpuProfile, profileFor) }()
-	} else {
-		profiled <- nil
+	profiled := b.startProfiles(ctx)
+	sim.expectPods(total)
+	beforeApply, err := b.apiRequests()
+	if err != nil {
+		return err
 	}
-	applyStart := time.Now()
+	var windowRequests apiRequests
+	windowScraped := make(chan error, 1)
+	go func() {
+		<-sim.allPodsSeen
+		after, err := b.apiRequests()
+		windowRequests = after.minus(beforeApply)
+		windowScraped <- err
+	}()
+	m := managerFigures{applyStart: time.Now()}
 	// The runs are applied with the reference's concurrency: one client
 	// creating 200 objects in turn on a loaded API server takes longer
 	// than the manager's work on them, and the bench measures the manager.
@@ -250,66 +357,134 @@ func run(nodes, runs, cellsPerRun, workers int) error {
 	if err := apply.Wait(); err != nil {
 		return err
 	}
-	applyDone := time.Since(applyStart)
-
-	// Wait for every run to finish.
-	deadline := time.Now().Add(15 * time.Minute)
-	var done int
-	for time.Now().Before(deadline) {
-		var list dbbenchv1alpha1.BenchmarkRunList
-		if err := c.List(ctx, &list, client.InNamespace(ns.Name)); err != nil {
-			return err
+	m.applied = time.Since(m.applyStart)
+	if m.wall, err = waitForRuns(ctx, c, sim, ns.Name, runs, total, m.applyStart); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second) // last deletions and events
+	for range 2 {
+		if err := <-profiled; err != nil {
+			return fmt.Errorf("a CPU profile: %w", err)
 		}
-		done = 0
+	}
+	if err := m.collect(ctx, b, ns.Name, beforeApply); err != nil {
+		return err
+	}
+	if err := <-windowScraped; err != nil {
+		return err
+	}
+	m.window = windowRequests
+	m.print(b, ref, nodes, runs, cellsPerRun)
+	return nil
+}
+
+// waitForRuns waits for every run's database pods, then for every run to
+// succeed, and returns the time from applyStart to the last success.
+// Nothing is read from the API server before the last pod exists: a list
+// of 200 runs with their status is work the reference does not do.
+func waitForRuns(ctx context.Context, c client.Client, sim *simulator, ns string, runs, pods int, applyStart time.Time) (time.Duration, error) {
+	deadline := time.Now().Add(15 * time.Minute)
+	for waiting := true; waiting; {
+		select {
+		case <-sim.allPodsSeen:
+			waiting = false
+		case <-time.After(5 * time.Second):
+			fmt.Printf("  %3.0f s: %d database pods seen\n", time.Since(applyStart).Seconds(), len(sim.podLatencies()))
+			if time.Now().After(deadline) {
+				return 0, fmt.Errorf("only %d of %d database pods appeared within the deadline", len(sim.podLatencies()), pods)
+			}
+		}
+	}
+	for {
+		var list dbbenchv1alpha1.BenchmarkRunList
+		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return 0, err
+		}
+		done := 0
 		for _, r := range list.Items {
 			if meta.IsStatusConditionTrue(r.Status.Conditions, dbbenchv1alpha1.ConditionSucceeded) {
 				done++
 			}
 		}
 		if done == runs {
-			break
+			return time.Since(applyStart), nil
 		}
-		fmt.Printf("  %3.0f s: %d/%d runs succeeded, %d database pods seen\n", time.Since(applyStart).Seconds(), done, runs, len(sim.podLatencies()))
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("only %d of %d runs succeeded within the deadline", done, runs)
+		}
+		fmt.Printf("  %3.0f s: %d/%d runs succeeded\n", time.Since(applyStart).Seconds(), done, runs)
 		time.Sleep(5 * time.Second)
 	}
-	wall := time.Since(applyStart)
-	if done != runs {
-		return fmt.Errorf("only %d of %d runs succeeded within the deadline", done, runs)
-	}
-	time.Sleep(2 * time.Second) // last deletions and events
-	if err := <-profiled; err != nil {
-		return fmt.Errorf("the manager's CPU profile: %w", err)
-	}
-	peak, err := peakRSS(mgr.Process.Pid)
-	if err != nil {
-		return err
-	}
-	byMethod, err := scrapeRequests("http://" + metricsAddr + "/metrics")
-	if err != nil {
-		return err
-	}
-	evCount, err := countEvents(ctx, c, ns.Name)
-	if err != nil {
-		return err
-	}
+}
 
-	lat := sim.podLatencies()
-	writes := byMethod["POST"] + byMethod["PUT"] + byMethod["PATCH"] + byMethod["DELETE"]
+// managerFigures are what the bench measured of the manager.
+type managerFigures struct {
+	applyStart time.Time
+	// applied is how long the apply of every run took; wall, from the
+	// first apply to the last run's success.
+	applied, wall time.Duration
+	// window holds the requests of every client from the first apply to
+	// the last cell's pod; whole, to the end.
+	window, whole apiRequests
+	// byMethod is the manager's own requests (its client's metric).
+	byMethod map[string]int
+	events   int
+	peakKiB  int64
+}
+
+// collect reads the figures that are known once every run has ended.
+func (m *managerFigures) collect(ctx context.Context, b *bench, ns string, beforeApply apiRequests) error {
+	var err error
+	if m.peakKiB, err = peakRSS(b.mgr.Process.Pid); err != nil {
+		return err
+	}
+	if m.byMethod, err = scrapeRequests("http://" + metricsAddr + "/metrics"); err != nil {
+		return err
+	}
+	if m.events, err = countEvents(ctx, b.c, ns); err != nil {
+		return err
+	}
+	end, err := b.apiRequests()
+	if err != nil {
+		return err
+	}
+	m.whole = end.minus(beforeApply)
+	return nil
+}
+
+func (m *managerFigures) print(b *bench, ref referenceResult, nodes, runs, cellsPerRun int) {
+	total := runs * cellsPerRun
+	lat := b.sim.podLatencies()
+	writes := m.byMethod["POST"] + m.byMethod["PUT"] + m.byMethod["PATCH"] + m.byMethod["DELETE"]
+	refKind := "in the same simulated cluster"
+	if quietReference {
+		refKind = "with no cluster around it"
+	}
+	lastPod := b.sim.lastPod().Sub(m.applyStart)
 	fmt.Println()
 	fmt.Printf("dbbench controller benchmark: %d nodes, %d runs × %d cells = %d cells (maxParallelCells %d)\n", nodes, runs, cellsPerRun, total, cellsPerRun)
-	fmt.Printf("  apply of all runs took                     %8.2f s\n", applyDone.Seconds())
+	fmt.Printf("  apply of all runs took                     %8.2f s\n", m.applied.Seconds())
 	fmt.Printf("  run applied → its database pods exist: p50 %8.2f s   p95 %6.2f s   max %6.2f s   (target ≤ 30 s)\n",
 		pct(lat, 50), pct(lat, 95), pct(lat, 100))
-	lastPod := sim.lastPod().Sub(applyStart)
 	fmt.Printf("  first apply → last cell's pod exists       %8.2f s\n", lastPod.Seconds())
-	fmt.Printf("  reference: bare client, same objects       %8.2f s   → manager/reference %.2f×\n", ref.Seconds(), lastPod.Seconds()/ref.Seconds())
-	fmt.Printf("  first apply → all %d runs Succeeded      %8.2f s\n", runs, wall.Seconds())
-	fmt.Printf("  manager API requests: %s\n", formatMethods(byMethod))
+	fmt.Printf("  reference: a bare client creates the same objects %s: %.2f s\n", refKind, ref.took.Seconds())
+	fmt.Printf("  manager / reference                        %8.2f×   (goal ≤ 1.5×)\n", lastPod.Seconds()/ref.took.Seconds())
+	fmt.Printf("  CPU s, the reference's creates:            %s\n", formatCPU(b.cpu.between(ref.start, ref.start.Add(ref.took))))
+	fmt.Printf("  CPU s, first apply → last cell's pod:      %s\n", formatCPU(b.cpu.between(m.applyStart, m.applyStart.Add(lastPod))))
+	fmt.Printf("  API requests, the reference's creates:     %s\n", ref.requests.format(10))
+	fmt.Printf("  API requests, first apply → last cell's pod, every client: %s\n", m.window.format(10))
+	fmt.Printf("  first apply → all %d runs Succeeded      %8.2f s\n", runs, m.wall.Seconds())
+	fmt.Printf("  manager API requests: %s\n", formatMethods(m.byMethod))
 	fmt.Printf("  manager API writes per cell                %8.2f (%.2f without the %d events)   (target ≤ 10)\n",
-		float64(writes)/float64(total), float64(writes-evCount)/float64(total), evCount)
-	fmt.Printf("  manager API requests per cell              %8.2f\n", float64(sum(byMethod))/float64(total))
-	fmt.Printf("  manager peak RSS                           %8.1f MiB   (target < 256 MiB)\n", float64(peak)/1024)
-	return nil
+		float64(writes)/float64(total), float64(writes-m.events)/float64(total), m.events)
+	fmt.Printf("  manager API requests per cell              %8.2f\n", float64(sum(m.byMethod))/float64(total))
+	// The simulator creates no pods: every pod is the manager's (a
+	// database pod) or stands for one its Job's controller would make
+	// (a client pod per Job).
+	dbPods, jobs := m.whole["POST pods"]/float64(total), m.whole["POST jobs"]/float64(total)
+	fmt.Printf("  pods created per cell                      %8.2f (%.2f database, %.2f client: one per Job)   (target ≤ 2 plus the pre-flight's share)\n",
+		dbPods+jobs, dbPods, jobs)
+	fmt.Printf("  manager peak RSS                           %8.1f MiB   (target < 256 MiB)\n", float64(m.peakKiB)/1024)
 }
 
 // runScaling measures, for each node count n of counts, the wall time
@@ -436,7 +611,15 @@ func reference(ctx context.Context, c client.Client, n, workers int) (time.Durat
 			// A cell's objects are created at once, as the controller does.
 			var inner errgroup.Group
 			for _, o := range objs {
-				o.SetLabels(map[string]string{"bench": "reference"})
+				// Not the manager's: its cache holds none of them. The
+				// pod is a database pod to the simulated cluster,
+				// which binds it and makes it ready as it does the
+				// manager's.
+				l := map[string]string{"bench": "reference"}
+				if _, ok := o.(*corev1.Pod); ok {
+					l[dbbenchv1alpha1.LabelRole] = specs.RoleDatabase
+				}
+				o.SetLabels(l)
 				inner.Go(func() error { return c.Create(ctx, o) })
 			}
 			return inner.Wait()
@@ -492,298 +675,6 @@ func createNodes(ctx context.Context, c client.Client, n int) error {
 		})
 	}
 	return g.Wait()
-}
-
-// simulator plays the kubelet (binds database pods to nodes and makes them
-// ready) and the agent + Job controller (reports results, completes Jobs).
-type simulator struct {
-	c     client.Client
-	nodes int
-	// cellDelay is how long the agent takes per cell (0: at once).
-	cellDelay time.Duration
-
-	mu        sync.Mutex
-	runStart  map[string]time.Time
-	seen      map[string]bool
-	latencies []float64
-	last      time.Time
-	next      int
-}
-
-func newSimulator(c client.Client, nodes int) *simulator {
-	return &simulator{c: c, nodes: nodes, runStart: map[string]time.Time{}, seen: map[string]bool{}}
-}
-
-func (s *simulator) noteRun(name string, t time.Time) {
-	s.mu.Lock()
-	s.runStart[name] = t
-	s.mu.Unlock()
-}
-
-// simDone marks Jobs the simulator has finished, so its polls list only the
-// rest.
-const simDone = "bench.dbbench.io/done"
-
-// start polls for database pods not yet bound and Jobs not yet finished and
-// hands them to workers. Polling with selective lists keeps the simulator's
-// load on the API server small and independent of watch behaviour.
-func (s *simulator) start(ctx context.Context, workers int) error {
-	work := make(chan func(), 100000)
-	for i := 0; i < workers; i++ {
-		go func() {
-			for f := range work {
-				f()
-			}
-		}()
-	}
-	pending := map[string]bool{}
-	var mu sync.Mutex
-	claim := func(key string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if pending[key] {
-			return false
-		}
-		pending[key] = true
-		return true
-	}
-	release := func(key string) {
-		mu.Lock()
-		delete(pending, key)
-		mu.Unlock()
-	}
-	go func() {
-		for ctx.Err() == nil {
-			var pods corev1.PodList
-			unscheduled := client.MatchingFields{"spec.nodeName": ""}
-			if err := s.c.List(ctx, &pods, client.MatchingLabels{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}, unscheduled); err == nil {
-				for i := range pods.Items {
-					pod := &pods.Items[i]
-					key := "pod/" + pod.Namespace + "/" + pod.Name
-					if !claim(key) {
-						continue
-					}
-					s.seenPod(pod)
-					work <- func() { s.kubelet(ctx, pod); release(key) }
-				}
-			}
-			var jobs batchv1.JobList
-			if err := s.c.List(ctx, &jobs, client.HasLabels{dbbenchv1alpha1.LabelManagedBy}, notDone{}); err == nil {
-				for i := range jobs.Items {
-					job := &jobs.Items[i]
-					key := "job/" + job.Namespace + "/" + job.Name
-					if !claim(key) {
-						continue
-					}
-					work <- func() { s.agent(ctx, job) }
-				}
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
-	return nil
-}
-
-// watchPods records when each database pod comes to exist from a watch,
-// as the bare client's reference records its own creates: the poll that
-// plays kubelet sees a pod only on its next round, which under load is
-// seconds later.
-func (s *simulator) watchPods(ctx context.Context, cfg *rest.Config) error {
-	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: manager.Scheme()})
-	if err != nil {
-		return err
-	}
-	database := client.MatchingLabels{dbbenchv1alpha1.LabelRole: specs.RoleDatabase}
-	w, err := wc.Watch(ctx, &corev1.PodList{}, database)
-	if err != nil {
-		return err
-	}
-	go func() {
-		for {
-			for ev := range w.ResultChan() {
-				if pod, ok := ev.Object.(*corev1.Pod); ok && ev.Type == watch.Added {
-					s.seenPod(pod)
-				}
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			// The server ended the watch: a new one replays what exists
-			// (seenPod keeps each pod's first sighting).
-			if w, err = wc.Watch(ctx, &corev1.PodList{}, database); err != nil {
-				return
-			}
-		}
-	}()
-	return nil
-}
-
-// notDone selects Jobs without the simulator's done label.
-type notDone struct{}
-
-func (notDone) ApplyToList(o *client.ListOptions) {
-	sel, _ := labels.Parse("!" + simDone)
-	if o.LabelSelector != nil {
-		reqs, _ := o.LabelSelector.Requirements()
-		sel = sel.Add(reqs...)
-	}
-	o.LabelSelector = sel
-}
-
-func (s *simulator) seenPod(pod *corev1.Pod) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.seen[pod.Name] {
-		return
-	}
-	s.seen[pod.Name] = true
-	now := time.Now()
-	if start, ok := s.runStart[pod.Labels[dbbenchv1alpha1.LabelRun]]; ok {
-		s.latencies = append(s.latencies, now.Sub(start).Seconds())
-	}
-	if now.After(s.last) {
-		s.last = now
-	}
-}
-
-// setNodes makes the simulator place pods on the first n nodes.
-func (s *simulator) setNodes(n int, cellDelay time.Duration) {
-	s.mu.Lock()
-	s.nodes, s.cellDelay, s.next = n, cellDelay, 0
-	s.mu.Unlock()
-}
-
-// kubelet binds the pod, to the node it is pinned to (a blocked run's
-// later cells: a required node affinity on metadata.name) or else to the
-// next node in turn, and makes it ready. It plays no scheduler: pod
-// (anti-)affinities are not checked.
-func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
-	s.mu.Lock()
-	node := specs.PinnedNode(pod)
-	if node == "" {
-		node = fmt.Sprintf("node-%03d", s.next%s.nodes)
-		s.next++
-	}
-	s.mu.Unlock()
-	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}, Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-	// A list older than an earlier binding offers the pod again; it is
-	// then already bound, which is fine.
-	if err := s.c.SubResource("binding").Create(ctx, pod, b); err != nil && !apierrors.IsConflict(err) {
-		fmt.Fprintln(os.Stderr, "binding:", err)
-		return
-	}
-	for i := 0; i < 10; i++ {
-		fresh := &corev1.Pod{}
-		if err := s.c.Get(ctx, client.ObjectKeyFromObject(pod), fresh); err != nil {
-			return
-		}
-		if podReady(fresh) {
-			return
-		}
-		fresh.Status.Phase = corev1.PodRunning
-		fresh.Status.PodIP = "10.88.0.2"
-		fresh.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
-		if err := s.c.Status().Update(ctx, fresh); err == nil {
-			return
-		}
-	}
-}
-
-func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
-	s.mu.Lock()
-	delay := s.cellDelay
-	s.mu.Unlock()
-	time.Sleep(delay)
-	cell := job.Labels[dbbenchv1alpha1.LabelCell]
-	attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt])
-	now := time.Now().UTC()
-	doc := &results.Document{
-		SchemaVersion: results.SchemaV1, Form: results.FormCompact,
-		Run: results.Run{
-			Name: job.Labels[dbbenchv1alpha1.LabelRun],
-		}, Cell: results.Cell{Name: cell, Engine: "mariadb", Version: "11", Repeat: 1, Attempt: attempt},
-		StartedAt: now, FinishedAt: &now, Status: results.Status{Outcome: results.OutcomeSucceeded},
-		Steps: []results.StepResult{
-			{
-				Step:            "point-query",
-				Group:           "point",
-				Threads:         1,
-				DurationSeconds: 1,
-				SteadyQPS:       1000,
-				SteadyTPS:       1000,
-				SteadySamples:   1,
-				FinalQPS:        1000,
-				FinalTPS:        1000,
-				Queries:         1000,
-				Transactions:    1000,
-				LatencyAvgMs:    1,
-				LatencyMaxMs:    1,
-			},
-		},
-	}
-	raw, _ := results.Marshal(doc)
-	prog := fmt.Sprintf(`{"attempt":%d,"phase":%q,"stepsDone":1,"stepsTotal":1}`, attempt, agentapi.PhaseDone)
-	for i := 0; i < 10; i++ {
-		cm := &corev1.ConfigMap{}
-		if err := s.c.Get(ctx, client.ObjectKey{Namespace: job.Namespace, Name: cell + "-result"}, cm); err != nil {
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		cm.Data = map[string]string{agentapi.ResultKeyProgress: prog, agentapi.ResultKeyDocument: string(raw)}
-		if err := s.c.Update(ctx, cm); err == nil {
-			break
-		}
-	}
-	for i := 0; i < 10; i++ {
-		fresh := &batchv1.Job{}
-		if err := s.c.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
-			return
-		}
-		t := metav1.Now()
-		start := metav1.NewTime(t.Add(-time.Second))
-		fresh.Status.StartTime, fresh.Status.CompletionTime, fresh.Status.Succeeded = &start, &t, 1
-		fresh.Status.Ready = ptr.To[int32](0)
-		fresh.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: t},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: t},
-		}
-		if err := s.c.Status().Update(ctx, fresh); err == nil {
-			break
-		}
-	}
-	for i := 0; i < 10; i++ {
-		fresh := &batchv1.Job{}
-		if err := s.c.Get(ctx, client.ObjectKeyFromObject(job), fresh); err != nil {
-			return
-		}
-		fresh.Labels[simDone] = "true"
-		if err := s.c.Update(ctx, fresh); err == nil {
-			return
-		}
-	}
-}
-
-func (s *simulator) podLatencies() []float64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := append([]float64(nil), s.latencies...)
-	sort.Float64s(out)
-	return out
-}
-
-func (s *simulator) lastPod() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.last
-}
-
-func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 func pct(sorted []float64, p float64) float64 {
@@ -884,14 +775,15 @@ func repoRoot() (string, error) {
 	}
 }
 
-// fetchProfile writes the manager's CPU profile over d to file.
-func fetchProfile(ctx context.Context, file string, d time.Duration) error {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, int(d.Seconds()))
+// fetchProfile writes the CPU profile over d of the server at base (its
+// net/http/pprof handlers) to file.
+func fetchProfile(ctx context.Context, hc *http.Client, base, file string, d time.Duration) error {
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds()))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return err
 	}
