@@ -3,6 +3,7 @@ package benchmarkrun
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -69,7 +70,7 @@ func TestFailedCellKeepsItsEvidenceUntilTheStatusRecordsIt(t *testing.T) {
 	pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: podReasonEvicted, Message: "The node was low on resource: memory."}
 
 	loseWrites := 1
-	c := fake.NewClientBuilder().WithScheme(scheme).
+	c := withChildIndexes(fake.NewClientBuilder()).WithScheme(scheme).
 		WithObjects(run, pod).WithStatusSubresource(run, pod).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			if _, ok := obj.(*dbbenchv1alpha1.BenchmarkRun); ok && loseWrites > 0 {
@@ -184,7 +185,7 @@ func TestEndedJobIsJudgedOnTheAgentsLastWrite(t *testing.T) {
 			cached.Data = map[string]string{agentapi.ResultKeyProgress: running}
 			live := cm.DeepCopy()
 			live.Data = tc.last
-			cache := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run, pod, job, cached).WithStatusSubresource(run, pod, job).Build()
+			cache := withChildIndexes(fake.NewClientBuilder()).WithScheme(scheme).WithObjects(run, pod, job, cached).WithStatusSubresource(run, pod, job).Build()
 			api := fake.NewClientBuilder().WithScheme(scheme).WithObjects(live).Build()
 			r := &Reconciler{Client: cache, APIReader: api, Scheme: scheme, Clock: clocktesting.NewFakePassiveClock(now), AgentImage: DefaultAgentImage}
 			req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(run)}
@@ -252,7 +253,7 @@ func TestStartingCellsCreateTogether(t *testing.T) {
 	failing := specs.DatabasePodName(cells[1], 1)
 	refusals := 1
 	var created []string
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(run).WithStatusSubresource(run).
+	c := withChildIndexes(fake.NewClientBuilder()).WithScheme(scheme).WithObjects(run).WithStatusSubresource(run).
 		WithInterceptorFuncs(interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 			if obj.GetName() == failing && refusals > 0 {
 				refusals--
@@ -295,5 +296,63 @@ func TestStartingCellsCreateTogether(t *testing.T) {
 	}
 	if len(pods.Items) != 3 {
 		t.Errorf("%d database pods, want one per cell: %v", len(pods.Items), created)
+	}
+}
+
+// withChildIndexes gives a fake client the indexes the manager's cache
+// has (IndexChildren), which a pass lists by.
+func withChildIndexes(b *fake.ClientBuilder) *fake.ClientBuilder {
+	for _, obj := range childKinds() {
+		b = b.WithIndex(obj, IndexRun, runOf)
+	}
+	return b
+}
+
+// A pass reads its own run's children (by IndexRun), whatever else the
+// namespace holds: another run's, a deleted and re-created run's of the
+// same name (not controlled by this run), and objects that are not a
+// run's at all.
+func TestListChildrenReadsItsOwnRun(t *testing.T) {
+	scheme := framework.Scheme()
+	run, _ := oneCellRun(time.Now(), 1)
+	other := run.DeepCopy()
+	other.Name, other.UID = "other", "other-uid"
+	predecessor := run.DeepCopy()
+	predecessor.UID = "predecessor-uid"
+	owned := func(owner *dbbenchv1alpha1.BenchmarkRun, name, role string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{
+			Namespace: run.Namespace, Name: name,
+			Labels:          map[string]string{dbbenchv1alpha1.LabelRun: owner.Name, dbbenchv1alpha1.LabelRole: role},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(owner, dbbenchv1alpha1.GroupVersion.WithKind("BenchmarkRun"))},
+		}
+	}
+	objs := []client.Object{
+		&corev1.Pod{ObjectMeta: owned(run, "mine-db", specs.RoleDatabase)},
+		&corev1.Pod{ObjectMeta: owned(other, "other-db", specs.RoleDatabase)},
+		&corev1.Pod{ObjectMeta: owned(predecessor, "predecessor-db", specs.RoleDatabase)},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: "unlabelled"}},
+		&batchv1.Job{ObjectMeta: owned(run, "mine-client", specs.RoleClient)},
+		&batchv1.Job{ObjectMeta: owned(other, "other-client", specs.RoleClient)},
+		&corev1.ConfigMap{ObjectMeta: owned(run, "mine-result", specs.RoleResult)},
+		&corev1.ConfigMap{ObjectMeta: owned(run, "mine-config", specs.RoleConfig)},
+		&corev1.ConfigMap{ObjectMeta: owned(other, "other-result", specs.RoleResult)},
+	}
+	c := withChildIndexes(fake.NewClientBuilder()).WithScheme(scheme).WithObjects(objs...).Build()
+	p := &runPass{r: &Reconciler{Client: c, Scheme: scheme}, run: run}
+	if err := p.listChildren(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		kind string
+		got  []string
+		want []string
+	}{
+		{"pods", slices.Sorted(maps.Keys(p.kids.pods)), []string{"mine-db"}},
+		{"jobs", slices.Sorted(maps.Keys(p.kids.jobs)), []string{"mine-client"}},
+		{"results", slices.Sorted(maps.Keys(p.kids.results)), []string{"mine-result"}},
+	} {
+		if !slices.Equal(tc.got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.kind, tc.got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package benchmarkrun
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -133,6 +134,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if n < 1 {
 		n = 4
 	}
+	if err := IndexChildren(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&dbbenchv1alpha1.BenchmarkRun{}).
 		Watches(&corev1.Pod{}, toRun).
@@ -141,6 +145,36 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: n}).
 		Named("benchmarkrun").
 		Complete(r)
+}
+
+// IndexRun indexes a run's children in the manager's cache by the run
+// they belong to (their dbbench.io/run label): a pass reads its own run's
+// pods, Jobs and results from the index instead of filtering every child
+// in the namespace, so a pass costs the same with one run in the
+// namespace as with hundreds.
+const IndexRun = "dbbench.io/run"
+
+// childKinds are the kinds a pass lists (listChildren).
+func childKinds() []client.Object {
+	return []client.Object{&corev1.Pod{}, &batchv1.Job{}, &corev1.ConfigMap{}}
+}
+
+// runOf is IndexRun's value: the run an object's label names.
+func runOf(o client.Object) []string {
+	if name, ok := o.GetLabels()[dbbenchv1alpha1.LabelRun]; ok {
+		return []string{name}
+	}
+	return nil
+}
+
+// IndexChildren registers IndexRun for every kind a pass lists.
+func IndexChildren(ctx context.Context, indexer client.FieldIndexer) error {
+	for _, obj := range childKinds() {
+		if err := indexer.IndexField(ctx, obj, IndexRun, runOf); err != nil {
+			return fmt.Errorf("indexing %T by run: %w", obj, err)
+		}
+	}
+	return nil
 }
 
 // requeueAt keeps the earliest of the deadlines a pass has seen.

@@ -463,10 +463,10 @@ func (p *runPass) stepsTotal() int {
 }
 
 // listChildren reads the run's pods, Jobs and result ConfigMaps from the
-// cache, keeping only those this run controls (a deleted and re-created run
+// cache (by IndexRun), keeping only those this run controls (a deleted and re-created run
 // of the same name may briefly share the label with its predecessor's).
 func (p *runPass) listChildren(ctx context.Context) error {
-	sel := client.MatchingLabels{dbbenchv1alpha1.LabelRun: p.run.Name}
+	sel := client.MatchingFields{IndexRun: p.run.Name}
 	ns := client.InNamespace(p.run.Namespace)
 	p.kids = children{pods: map[string]*corev1.Pod{}, jobs: map[string]*batchv1.Job{}, results: map[string]*corev1.ConfigMap{}}
 
@@ -492,7 +492,7 @@ func (p *runPass) listChildren(ctx context.Context) error {
 		}
 	}
 	var cms corev1.ConfigMapList
-	if err := p.r.List(ctx, &cms, ns, client.MatchingLabels{dbbenchv1alpha1.LabelRun: p.run.Name, dbbenchv1alpha1.LabelRole: specs.RoleResult}); err != nil {
+	if err := p.r.List(ctx, &cms, ns, sel, client.MatchingLabels{dbbenchv1alpha1.LabelRole: specs.RoleResult}); err != nil {
 		return fmt.Errorf("listing result configmaps: %w", err)
 	}
 	for i := range cms.Items {
