@@ -161,7 +161,7 @@ test-go-install: ## go install .../cmd/kubectl-dbbench@<version> of the committe
 ##@ Benchmarks
 
 .PHONY: bench-controller
-bench-controller: ## 200 runs × 10 cells against envtest with 500 nodes; prints latency, writes per cell, peak RSS. Then a blocked 10 + 10 run's wall time on 1, 5, 20 and 50 simulated nodes.
+bench-controller: ## 200 runs × 10 cells against envtest with 500 simulated nodes, against a bare client starting the same cells (3 trials, median); prints CPU and API requests of both, writes and pods per cell, peak RSS. Then a blocked 10 + 10 run's wall time on 1, 5, 20 and 50 nodes.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller
 	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" $(GO) run ./test/bench/controller -scaling 1,5,20,50
 

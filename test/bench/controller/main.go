@@ -1,9 +1,13 @@
 // Command controller is the controller benchmark (make bench-controller):
-// against a real kube-apiserver + etcd (envtest) with 500 Node objects, it
-// runs the real dbbench-manager binary as its own process, applies 200 runs
-// of 10 cells each, plays kubelet and agent for every cell, and prints how
-// fast cells' pods appear, how many API writes a cell costs the manager over
-// its life, and the manager's peak memory.
+// against a real kube-apiserver + etcd (envtest) with 500 Node objects and
+// a simulated cluster around them (scheduler, kubelet, agent and Job
+// controller: simulator.go), a bare client first starts 2,000 cells
+// (reference.go), then the real dbbench-manager binary, as its own process,
+// starts and finishes 200 runs of 10 cells each. It prints the manager's
+// time to start every cell against the bare client's, where the CPU and
+// the API requests of both went, how many API writes a cell costs the
+// manager over its life, pods per cell and the manager's peak memory: each
+// trial on a fresh API server, and the median ratio of -trials trials.
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -30,10 +35,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/manager"
-	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/specs"
 )
 
@@ -45,6 +50,7 @@ func main() {
 	scaling := flag.String("scaling", "", "instead: node counts (1,5,20,50) for the wall time of one blocked 2-version run of -repeats repeats")
 	repeats := flag.Int("repeats", 10, "with -scaling: repeats per side (blocks)")
 	cellSeconds := flag.Float64("cell-seconds", 3, "with -scaling: how long the simulated agent takes per cell")
+	agentSeconds := flag.Float64("agent-seconds", 30, "how long the simulated agent takes per cell: longer than the cells take to start, as a real cell's steps are, so that no cell ends while others start")
 	trials := flag.Int("trials", 3, "times to measure, each on a fresh API server; the manager/reference figure is their median")
 	flag.StringVar(&managerArgs, "manager-args", "", "extra flags for the manager, space-separated (e.g. \"--kube-api-qps 2000 --kube-api-burst 4000\")")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the manager's CPU profile from the first apply to this file (go tool pprof reads it)")
@@ -52,11 +58,13 @@ func main() {
 	flag.StringVar(&apiServerProfile, "apiserver-cpuprofile", "", "write the API server's CPU profile from the first apply to this file, and over the reference's first 7 s to FILE.reference")
 	flag.DurationVar(&profileFor, "profile-for", 25*time.Second, "with -cpuprofile: how long to profile")
 	flag.Parse()
+	// The API clients' logs are not the figures; their errors return.
+	logf.SetLogger(logr.Discard())
 	var err error
 	if *scaling != "" {
 		err = runScaling(*scaling, *repeats, time.Duration(*cellSeconds*float64(time.Second)), *workers)
 	} else {
-		err = runTrials(*trials, *nodes, *runs, *cellsPerRun, *workers)
+		err = runTrials(*trials, *nodes, *runs, *cellsPerRun, *workers, time.Duration(*agentSeconds*float64(time.Second)))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-controller:", err)
@@ -239,21 +247,30 @@ func (b *bench) startManager(root string) error {
 	return nil
 }
 
-// referenceResult is the reference's window: when it started, how long it
-// took, and the API requests every client made in it.
+// referenceResult is the reference's window: when it started, its marks
+// and the API requests every client made until its end.
 type referenceResult struct {
-	start    time.Time
-	took     time.Duration
+	start time.Time
+	referenceTimes
 	requests apiRequests
 }
 
+// end is when the reference's window ends: its last client Job, or with no
+// cluster around it (no pod gets ready, so no Job), its last create.
+func (r referenceResult) end() time.Time {
+	if r.started > 0 {
+		return r.start.Add(r.started)
+	}
+	return r.start.Add(r.created)
+}
+
 // measureReference runs the reference for cells cells: a bare client, same
-// machine, same run, creates what the manager creates before a cell's
-// database pod exists (Secret, two ConfigMaps, Service, pod), with the
-// manager's concurrency. The manager's figures are reported against it,
+// machine, same run, does what starting the cells takes (reference), and
+// unless -quiet-reference the simulated cluster answers its pods as it
+// does the manager's. The manager's figures are reported against it,
 // because absolute times on a shared 2-core machine are noise.
 func measureReference(ctx context.Context, b *bench, cells int) (referenceResult, error) {
-	fmt.Printf("Reference: a bare client creates the objects of %d cells...\n", cells)
+	fmt.Printf("Reference: a bare client starts %d cells...\n", cells)
 	before, err := b.apiRequests()
 	if err != nil {
 		return referenceResult{}, err
@@ -265,7 +282,7 @@ func measureReference(ctx context.Context, b *bench, cells int) (referenceResult
 		profiled <- nil
 	}
 	res := referenceResult{start: time.Now()}
-	if res.took, err = reference(ctx, b.c, cells, referenceWorkers); err != nil {
+	if res.referenceTimes, err = reference(ctx, b, cells, referenceWorkers, !quietReference); err != nil {
 		return res, err
 	}
 	if err := <-profiled; err != nil {
@@ -310,11 +327,11 @@ func (b *bench) startProfiles(ctx context.Context) <-chan error {
 // runTrials measures trials times, each on a fresh API server, and prints
 // the median of the manager/reference ratios: on a shared machine one
 // trial's ratio moves by a fifth from one trial to the next.
-func runTrials(trials, nodes, runs, cellsPerRun, workers int) error {
+func runTrials(trials, nodes, runs, cellsPerRun, workers int, agentTime time.Duration) error {
 	ratios := make([]float64, 0, trials)
 	for i := range trials {
 		fmt.Printf("Trial %d of %d\n", i+1, trials)
-		ratio, err := run(nodes, runs, cellsPerRun, workers)
+		ratio, err := run(nodes, runs, cellsPerRun, workers, agentTime)
 		if err != nil {
 			return fmt.Errorf("trial %d: %w", i+1, err)
 		}
@@ -345,7 +362,7 @@ func median(sorted []float64) float64 {
 
 // run is one trial; it prints its figures and returns the manager /
 // reference ratio.
-func run(nodes, runs, cellsPerRun, workers int) (float64, error) {
+func run(nodes, runs, cellsPerRun, workers int, agentTime time.Duration) (float64, error) {
 	ctx := context.Background()
 	total := runs * cellsPerRun
 	var ref referenceResult
@@ -359,6 +376,7 @@ func run(nodes, runs, cellsPerRun, workers int) (float64, error) {
 	}
 	defer b.close()
 	c, sim := b.c, b.sim
+	sim.setNodes(nodes, agentTime)
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
 	if err := c.Create(ctx, ns); err != nil {
@@ -366,7 +384,7 @@ func run(nodes, runs, cellsPerRun, workers int) (float64, error) {
 	}
 	fmt.Printf("Applying %d runs × %d cells = %d cells...\n", runs, cellsPerRun, total)
 	profiled := b.startProfiles(ctx)
-	sim.expectPods(total)
+	sim.expectCells(total)
 	beforeApply, err := b.apiRequests()
 	if err != nil {
 		return 0, err
@@ -374,7 +392,13 @@ func run(nodes, runs, cellsPerRun, workers int) (float64, error) {
 	var windowRequests apiRequests
 	windowScraped := make(chan error, 1)
 	go func() {
-		<-sim.allPodsSeen
+		// The manager's window ends as the reference's does: every
+		// pod running, or with the quiet reference, every pod created.
+		if quietReference {
+			<-sim.created.done
+		} else {
+			<-sim.started.done
+		}
 		after, err := b.apiRequests()
 		windowRequests = after.minus(beforeApply)
 		windowScraped <- err
@@ -418,20 +442,21 @@ func run(nodes, runs, cellsPerRun, workers int) (float64, error) {
 	return m.print(b, ref, nodes, runs, cellsPerRun), nil
 }
 
-// waitForRuns waits for every run's database pods, then for every run to
-// succeed, and returns the time from applyStart to the last success.
-// Nothing is read from the API server before the last pod exists: a list
-// of 200 runs with their status is work the reference does not do.
+// waitForRuns waits for every cell to start (its client Job exists), then
+// for every run to succeed, and returns the time from applyStart to the
+// last success. Nothing is read from the API server before the last cell
+// starts: a list of 200 runs with their status is work the reference does
+// not do.
 func waitForRuns(ctx context.Context, c client.Client, sim *simulator, ns string, runs, pods int, applyStart time.Time) (time.Duration, error) {
 	deadline := time.Now().Add(15 * time.Minute)
 	for waiting := true; waiting; {
 		select {
-		case <-sim.allPodsSeen:
+		case <-sim.started.done:
 			waiting = false
 		case <-time.After(5 * time.Second):
 			fmt.Printf("  %3.0f s: %d database pods seen\n", time.Since(applyStart).Seconds(), len(sim.podLatencies()))
 			if time.Now().After(deadline) {
-				return 0, fmt.Errorf("only %d of %d database pods appeared within the deadline", len(sim.podLatencies()), pods)
+				return 0, fmt.Errorf("the %d cells did not all start within the deadline (%d database pods seen)", pods, len(sim.podLatencies()))
 			}
 		}
 	}
@@ -496,24 +521,33 @@ func (m *managerFigures) print(b *bench, ref referenceResult, nodes, runs, cells
 	total := runs * cellsPerRun
 	lat := b.sim.podLatencies()
 	writes := m.byMethod["POST"] + m.byMethod["PUT"] + m.byMethod["PATCH"] + m.byMethod["DELETE"]
-	refKind := "in the same simulated cluster"
-	if quietReference {
-		refKind = "with no cluster around it"
-	}
-	lastPod := b.sim.lastPod().Sub(m.applyStart)
+	created := b.sim.lastCreated().Sub(m.applyStart)
+	started := b.sim.lastStarted().Sub(m.applyStart)
 	fmt.Println()
 	fmt.Printf("dbbench controller benchmark: %d nodes, %d runs × %d cells = %d cells (maxParallelCells %d)\n", nodes, runs, cellsPerRun, total, cellsPerRun)
 	fmt.Printf("  apply of all runs took                     %8.2f s\n", m.applied.Seconds())
 	fmt.Printf("  run applied → its database pods exist: p50 %8.2f s   p95 %6.2f s   max %6.2f s   (target ≤ 30 s)\n",
 		pct(lat, 50), pct(lat, 95), pct(lat, 100))
-	fmt.Printf("  first apply → last cell's pod exists       %8.2f s\n", lastPod.Seconds())
-	fmt.Printf("  reference: a bare client creates the same objects %s: %.2f s\n", refKind, ref.took.Seconds())
-	ratio := lastPod.Seconds() / ref.took.Seconds()
-	fmt.Printf("  manager / reference                        %8.2f×   (goal ≤ 1.5×)\n", ratio)
-	fmt.Printf("  CPU s, the reference's creates:            %s\n", formatCPU(b.cpu.between(ref.start, ref.start.Add(ref.took))))
-	fmt.Printf("  CPU s, first apply → last cell's pod:      %s\n", formatCPU(b.cpu.between(m.applyStart, m.applyStart.Add(lastPod))))
-	fmt.Printf("  API requests, the reference's creates:     %s\n", ref.requests.format(10))
-	fmt.Printf("  API requests, first apply → last cell's pod, every client: %s\n", m.window.format(10))
+	fmt.Printf("  first apply → last cell's pod exists       %8.2f s\n", created.Seconds())
+	var ratio float64
+	window := started
+	if quietReference {
+		window = created
+		ratio = created.Seconds() / ref.created.Seconds()
+		fmt.Printf("  reference: a bare client creates the same objects, with no cluster around it: %.2f s\n", ref.created.Seconds())
+		fmt.Printf("  manager / reference, last pod exists       %8.2f×\n", ratio)
+	} else {
+		ratio = started.Seconds() / ref.started.Seconds()
+		fmt.Printf("  first apply → every cell started (Job)     %8.2f s\n", started.Seconds())
+		fmt.Printf("  reference: a bare client starts the cells in the same simulated cluster: objects created %.2f s, every Job %.2f s\n",
+			ref.created.Seconds(), ref.started.Seconds())
+		fmt.Printf("  manager / reference, last pod exists       %8.2f×\n", created.Seconds()/ref.created.Seconds())
+		fmt.Printf("  manager / reference, every cell started    %8.2f×   (goal ≤ 1.5×)\n", ratio)
+	}
+	fmt.Printf("  CPU s, the reference's window:             %s\n", formatCPU(b.cpu.between(ref.start, ref.end())))
+	fmt.Printf("  CPU s, the manager's window:               %s\n", formatCPU(b.cpu.between(m.applyStart, m.applyStart.Add(window))))
+	fmt.Printf("  API requests, the reference's window:      %s\n", ref.requests.format(10))
+	fmt.Printf("  API requests, the manager's window, every client: %s\n", m.window.format(10))
 	fmt.Printf("  first apply → all %d runs Succeeded      %8.2f s\n", runs, m.wall.Seconds())
 	fmt.Printf("  manager API requests: %s\n", formatMethods(m.byMethod))
 	fmt.Printf("  manager API writes per cell                %8.2f (%.2f without the %d events)   (target ≤ 10)\n",
@@ -626,51 +660,6 @@ func runScaling(counts string, repeats int, cellDelay time.Duration, workers int
 		"  ideal: min(first row's nodes, blocks) / min(nodes, blocks): wall time falling as 1/nodes until the blocks run out; a block's two cells are serial",
 	)
 	return nil
-}
-
-// reference creates, for n cells, the objects the manager creates before a
-// cell's pod exists, with `workers` cells in flight and each cell's objects
-// created concurrently, and returns the wall time. The objects carry no
-// dbbench labels, so the manager neither caches nor reconciles them.
-func reference(ctx context.Context, c client.Client, n, workers int) (time.Duration, error) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reference"}}
-	if err := c.Create(ctx, ns); err != nil {
-		return 0, err
-	}
-	run := benchRun(ns.Name, "ref", 1)
-	cell := matrix.Expand(run)[0]
-	start := time.Now()
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := 0; i < n; i++ {
-		g.Go(func() error {
-			cell := cell
-			cell.ObjectBase = fmt.Sprintf("ref-%05d", i)
-			p := specs.Plan(run, cell, 1, []string{"point-query"})
-			cm, _ := specs.ConfigMap(run, cell, p, "", nil)
-			objs := []client.Object{specs.Secret(run, cell, specs.Credentials{Password: "x", RootPassword: "y"}), cm,
-				specs.ResultConfigMap(run, cell), specs.Service(run, cell), specs.DatabasePod(run, cell, 1, false, "agent")}
-			// A cell's objects are created at once, as the controller does.
-			var inner errgroup.Group
-			for _, o := range objs {
-				// Not the manager's: its cache holds none of them. The
-				// pod is a database pod to the simulated cluster,
-				// which binds it and makes it ready as it does the
-				// manager's.
-				l := map[string]string{"bench": "reference"}
-				if _, ok := o.(*corev1.Pod); ok {
-					l[dbbenchv1alpha1.LabelRole] = specs.RoleDatabase
-				}
-				o.SetLabels(l)
-				inner.Go(func() error { return c.Create(ctx, o) })
-			}
-			return inner.Wait()
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return 0, fmt.Errorf("reference creates: %w", err)
-	}
-	return time.Since(start), nil
 }
 
 func benchRun(ns, name string, cells int) *dbbenchv1alpha1.BenchmarkRun {

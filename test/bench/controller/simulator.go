@@ -42,18 +42,48 @@ type simulator struct {
 	nodes int
 	// cellDelay is how long the agent takes per cell (0: at once).
 	cellDelay time.Duration
-	work      chan func()
+	// kubelets and agents are the work queues of the two roles, each
+	// with its own workers: a pod waits for no Job, as in a cluster
+	// the kubelet waits for no Job controller.
+	kubelets, agents chan func()
 
 	mu        sync.Mutex
 	runStart  map[string]time.Time
 	seen      map[string]bool
 	latencies []float64
-	last      time.Time
 	next      int
-	// allPodsSeen is closed when wantPods of the runs' database pods
-	// have been seen.
-	allPodsSeen chan struct{}
-	wantPods    int
+	// created counts the runs' database pods as they come to exist;
+	// started, their client Jobs (a cell has started once its Job
+	// exists).
+	created, started *tally
+}
+
+// tally counts pods to a mark and remembers when the last one reached it.
+type tally struct {
+	want, n int
+	last    time.Time
+	// done is closed when n reaches want.
+	done chan struct{}
+}
+
+func newTally() *tally { return &tally{done: make(chan struct{})} }
+
+// expect makes done close once n pods have been counted.
+func (t *tally) expect(n int) {
+	t.want = n
+	if t.n >= n {
+		close(t.done)
+	}
+}
+
+func (t *tally) add(now time.Time) {
+	t.n++
+	if now.After(t.last) {
+		t.last = now
+	}
+	if t.want > 0 && t.n == t.want {
+		close(t.done)
+	}
 }
 
 func newSimulator(cfg *rest.Config, nodes int) (*simulator, error) {
@@ -66,27 +96,30 @@ func newSimulator(cfg *rest.Config, nodes int) (*simulator, error) {
 		return nil, err
 	}
 	return &simulator{
-		cs: cs, nodes: nodes, work: make(chan func(), 100000),
-		runStart: map[string]time.Time{}, seen: map[string]bool{}, allPodsSeen: make(chan struct{}),
+		cs: cs, nodes: nodes, kubelets: make(chan func(), 100000), agents: make(chan func(), 100000),
+		runStart: map[string]time.Time{}, seen: map[string]bool{},
+		created: newTally(), started: newTally(),
 	}, nil
 }
 
-// start runs workers goroutines and the informers: a database pod not yet
-// bound is bound and made ready; a client Job of the manager's is played
-// (agent, then Job controller). It returns once the informers have
-// synced.
+// start runs workers goroutines for each role and the informers: a
+// database pod not yet bound is bound and made ready; a client Job of the
+// manager's is played (agent, then Job controller). It returns once the
+// informers have synced.
 func (s *simulator) start(ctx context.Context, workers int) error {
-	for range workers {
-		go func() {
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case f := <-s.work:
-					f()
+	for _, queue := range []chan func(){s.kubelets, s.agents} {
+		for range workers {
+			go func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case f := <-queue:
+						f()
+					}
 				}
-			}
-		}()
+			}()
+		}
 	}
 	database := informers.NewSharedInformerFactoryWithOptions(s.cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.LabelSelector = dbbenchv1alpha1.LabelRole + "=" + specs.RoleDatabase
@@ -99,7 +132,7 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 		}
 		s.seenPod(pod)
 		if pod.Spec.NodeName == "" && pod.DeletionTimestamp == nil {
-			s.work <- func() { s.kubelet(ctx, pod) }
+			s.kubelets <- func() { s.kubelet(ctx, pod) }
 		}
 	}}); err != nil {
 		return err
@@ -109,8 +142,18 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 	}))
 	jobs := managed.Batch().V1().Jobs().Informer()
 	if _, err := jobs.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
-		if job, ok := obj.(*batchv1.Job); ok && job.Status.CompletionTime == nil {
-			s.work <- func() { s.agent(ctx, job) }
+		job, ok := obj.(*batchv1.Job)
+		if !ok {
+			return
+		}
+		s.jobStarted(job)
+		if job.Status.CompletionTime == nil {
+			// The agent's time runs on a timer, not in a worker: the
+			// cells run side by side.
+			s.mu.Lock()
+			delay := s.cellDelay
+			s.mu.Unlock()
+			time.AfterFunc(delay, func() { s.agents <- func() { s.agent(ctx, job) } })
 		}
 	}}); err != nil {
 		return err
@@ -123,12 +166,19 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 	return nil
 }
 
-// expectPods makes allPodsSeen close once n of the runs' database pods
-// were seen.
-func (s *simulator) expectPods(n int) {
+// expectCells makes the created and started tallies close once n of the
+// runs' cells reached them.
+func (s *simulator) expectCells(n int) {
 	s.mu.Lock()
-	s.wantPods = n
+	s.created.expect(n)
+	s.started.expect(n)
 	s.mu.Unlock()
+}
+
+// isManagers reports whether the object is one of the runs' (not the
+// reference's).
+func isManagers(o metav1.Object) bool {
+	return o.GetLabels()[dbbenchv1alpha1.LabelManagedBy] == dbbenchv1alpha1.ManagedByValue
 }
 
 func (s *simulator) noteRun(name string, t time.Time) {
@@ -141,7 +191,7 @@ func (s *simulator) noteRun(name string, t time.Time) {
 // informer delivers it; the reference's pods (not the manager's) do not
 // count.
 func (s *simulator) seenPod(pod *corev1.Pod) {
-	if pod.Labels[dbbenchv1alpha1.LabelManagedBy] != dbbenchv1alpha1.ManagedByValue {
+	if !isManagers(pod) {
 		return
 	}
 	s.mu.Lock()
@@ -150,15 +200,10 @@ func (s *simulator) seenPod(pod *corev1.Pod) {
 		return
 	}
 	s.seen[pod.Name] = true
-	if s.wantPods > 0 && len(s.seen) == s.wantPods {
-		close(s.allPodsSeen)
-	}
 	now := time.Now()
+	s.created.add(now)
 	if start, ok := s.runStart[pod.Labels[dbbenchv1alpha1.LabelRun]]; ok {
 		s.latencies = append(s.latencies, now.Sub(start).Seconds())
-	}
-	if now.After(s.last) {
-		s.last = now
 	}
 }
 
@@ -200,17 +245,12 @@ func (s *simulator) kubelet(ctx context.Context, pod *corev1.Pod) {
 	}, status)
 }
 
-// agent plays the agent (writes the cell's progress and results document
-// into its results ConfigMap) and then the Job controller (completes the
-// Job).
+// agent plays the agent at the end of its cell (writes the cell's
+// progress and results document into its results ConfigMap) and then the
+// Job controller (completes the Job).
 func (s *simulator) agent(ctx context.Context, job *batchv1.Job) {
-	s.mu.Lock()
-	delay := s.cellDelay
-	s.mu.Unlock()
-	select {
-	case <-ctx.Done():
+	if ctx.Err() != nil {
 		return
-	case <-time.After(delay):
 	}
 	cell := job.Labels[dbbenchv1alpha1.LabelCell]
 	attempt, _ := strconv.Atoi(job.Labels[dbbenchv1alpha1.LabelAttempt])
@@ -281,8 +321,23 @@ func (s *simulator) podLatencies() []float64 {
 	return out
 }
 
-func (s *simulator) lastPod() time.Time {
+// jobStarted counts a cell's first client Job, as its informer delivers it.
+func (s *simulator) jobStarted(job *batchv1.Job) {
+	if job.Labels[dbbenchv1alpha1.LabelAttempt] != "1" {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.last
+	s.started.add(time.Now())
+}
+
+// lastCreated and lastStarted are when the last of the runs' database
+// pods came to exist and the last of their client Jobs.
+func (s *simulator) lastCreated() time.Time { return s.lastOf(s.created) }
+func (s *simulator) lastStarted() time.Time { return s.lastOf(s.started) }
+
+func (s *simulator) lastOf(t *tally) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return t.last
 }
