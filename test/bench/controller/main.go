@@ -19,11 +19,14 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -50,7 +53,6 @@ func main() {
 	scaling := flag.String("scaling", "", "instead: node counts (1,5,20,50) for the wall time of one blocked 2-version run of -repeats repeats")
 	repeats := flag.Int("repeats", 10, "with -scaling: repeats per side (blocks)")
 	cellSeconds := flag.Float64("cell-seconds", 3, "with -scaling: how long the simulated agent takes per cell")
-	agentSeconds := flag.Float64("agent-seconds", 30, "how long the simulated agent takes per cell: longer than the cells take to start, as a real cell's steps are, so that no cell ends while others start")
 	trials := flag.Int("trials", 3, "times to measure, each on a fresh API server; the manager/reference figure is their median")
 	flag.StringVar(&managerArgs, "manager-args", "", "extra flags for the manager, space-separated (e.g. \"--kube-api-qps 2000 --kube-api-burst 4000\")")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the manager's CPU profile from the first apply to this file (go tool pprof reads it)")
@@ -60,11 +62,12 @@ func main() {
 	flag.Parse()
 	// The API clients' logs are not the figures; their errors return.
 	logf.SetLogger(logr.Discard())
+	stopOnSignal()
 	var err error
 	if *scaling != "" {
 		err = runScaling(*scaling, *repeats, time.Duration(*cellSeconds*float64(time.Second)), *workers)
 	} else {
-		err = runTrials(*trials, *nodes, *runs, *cellsPerRun, *workers, time.Duration(*agentSeconds*float64(time.Second)))
+		err = runTrials(*trials, *nodes, *runs, *cellsPerRun, *workers)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench-controller:", err)
@@ -84,6 +87,8 @@ type bench struct {
 	stop  context.CancelFunc
 	nodes int
 	cpu   *cpuSampler
+	// stopOnce guards stopAll, which a signal may run beside close.
+	stopOnce sync.Once
 }
 
 const (
@@ -122,8 +127,12 @@ func newBench(ctx context.Context, nodes, workers int, before func(*bench) error
 		env:   &envtest.Environment{CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")}, ErrorIfCRDPathMissing: true},
 		nodes: nodes,
 	}
+	open.Lock()
+	open.benches[b] = true
+	open.Unlock()
 	cfg, err := b.env.Start()
 	if err != nil {
+		b.close()
 		return nil, fmt.Errorf("starting envtest: %w", err)
 	}
 	cfg.QPS, cfg.Burst = 2000, 4000
@@ -173,6 +182,31 @@ func newBench(ctx context.Context, nodes, workers int, before func(*bench) error
 	return b, nil
 }
 
+// open holds the benches not yet closed, for stopOnSignal.
+var open = struct {
+	sync.Mutex
+	benches map[*bench]bool
+}{benches: map[*bench]bool{}}
+
+// stopOnSignal closes every open bench on SIGINT or SIGTERM before exiting:
+// the API server, etcd and the manager are processes of their own, and
+// would outlive the bench (and load the machine the next measurement runs
+// on).
+func stopOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		open.Lock()
+		for b := range open.benches {
+			b.stopProcesses()
+		}
+		open.Unlock()
+		fmt.Fprintf(os.Stderr, "bench-controller: stopped by %s\n", sig)
+		os.Exit(1)
+	}()
+}
+
 // runBefore runs before, if any, closing the bench when it fails.
 func (b *bench) runBefore(before func(*bench) error) error {
 	if before == nil {
@@ -195,6 +229,18 @@ func (b *bench) apiRequests() (apiRequests, error) {
 }
 
 func (b *bench) close() {
+	open.Lock()
+	delete(open.benches, b)
+	open.Unlock()
+	b.stopProcesses()
+}
+
+// stopProcesses stops what the bench started, once.
+func (b *bench) stopProcesses() {
+	b.stopOnce.Do(b.stopAll)
+}
+
+func (b *bench) stopAll() {
 	if b.stop != nil {
 		b.stop()
 	}
@@ -327,11 +373,11 @@ func (b *bench) startProfiles(ctx context.Context) <-chan error {
 // runTrials measures trials times, each on a fresh API server, and prints
 // the median of the manager/reference ratios: on a shared machine one
 // trial's ratio moves by a fifth from one trial to the next.
-func runTrials(trials, nodes, runs, cellsPerRun, workers int, agentTime time.Duration) error {
+func runTrials(trials, nodes, runs, cellsPerRun, workers int) error {
 	ratios := make([]float64, 0, trials)
 	for i := range trials {
 		fmt.Printf("Trial %d of %d\n", i+1, trials)
-		ratio, err := run(nodes, runs, cellsPerRun, workers, agentTime)
+		ratio, err := run(nodes, runs, cellsPerRun, workers)
 		if err != nil {
 			return fmt.Errorf("trial %d: %w", i+1, err)
 		}
@@ -362,7 +408,7 @@ func median(sorted []float64) float64 {
 
 // run is one trial; it prints its figures and returns the manager /
 // reference ratio.
-func run(nodes, runs, cellsPerRun, workers int, agentTime time.Duration) (float64, error) {
+func run(nodes, runs, cellsPerRun, workers int) (float64, error) {
 	ctx := context.Background()
 	total := runs * cellsPerRun
 	var ref referenceResult
@@ -376,7 +422,9 @@ func run(nodes, runs, cellsPerRun, workers int, agentTime time.Duration) (float6
 	}
 	defer b.close()
 	c, sim := b.c, b.sim
-	sim.setNodes(nodes, agentTime)
+	// A real cell's steps last minutes: no simulated cell ends before
+	// every cell has started, so the window holds the starts alone.
+	sim.holdCellsUntil(sim.started.done)
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}
 	if err := c.Create(ctx, ns); err != nil {

@@ -40,8 +40,10 @@ import (
 type simulator struct {
 	cs    kubernetes.Interface
 	nodes int
-	// cellDelay is how long the agent takes per cell (0: at once).
+	// cellDelay is how long the agent takes per cell (0: at once), and
+	// no cell ends before hold is closed (holdCellsUntil).
 	cellDelay time.Duration
+	hold      <-chan struct{}
 	// kubelets and agents are the work queues of the two roles, each
 	// with its own workers: a pod waits for no Job, as in a cluster
 	// the kubelet waits for no Job controller.
@@ -64,6 +66,13 @@ type tally struct {
 	last    time.Time
 	// done is closed when n reaches want.
 	done chan struct{}
+}
+
+// closedChannel holds nothing back.
+func closedChannel() <-chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
 }
 
 func newTally() *tally { return &tally{done: make(chan struct{})} }
@@ -98,7 +107,7 @@ func newSimulator(cfg *rest.Config, nodes int) (*simulator, error) {
 	return &simulator{
 		cs: cs, nodes: nodes, kubelets: make(chan func(), 100000), agents: make(chan func(), 100000),
 		runStart: map[string]time.Time{}, seen: map[string]bool{},
-		created: newTally(), started: newTally(),
+		created: newTally(), started: newTally(), hold: closedChannel(),
 	}, nil
 }
 
@@ -148,12 +157,24 @@ func (s *simulator) start(ctx context.Context, workers int) error {
 		}
 		s.jobStarted(job)
 		if job.Status.CompletionTime == nil {
-			// The agent's time runs on a timer, not in a worker: the
-			// cells run side by side.
+			// The agent's time runs in a goroutine of the cell's, not
+			// in a worker: the cells run side by side.
 			s.mu.Lock()
-			delay := s.cellDelay
+			delay, hold := s.cellDelay, s.hold
 			s.mu.Unlock()
-			time.AfterFunc(delay, func() { s.agents <- func() { s.agent(ctx, job) } })
+			go func() {
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+					return
+				}
+				select {
+				case <-hold:
+				case <-ctx.Done():
+					return
+				}
+				s.agents <- func() { s.agent(ctx, job) }
+			}()
 		}
 	}}); err != nil {
 		return err
@@ -205,6 +226,14 @@ func (s *simulator) seenPod(pod *corev1.Pod) {
 	if start, ok := s.runStart[pod.Labels[dbbenchv1alpha1.LabelRun]]; ok {
 		s.latencies = append(s.latencies, now.Sub(start).Seconds())
 	}
+}
+
+// holdCellsUntil makes the simulated agents end no cell before ch is
+// closed.
+func (s *simulator) holdCellsUntil(ch <-chan struct{}) {
+	s.mu.Lock()
+	s.hold = ch
+	s.mu.Unlock()
 }
 
 // setNodes makes the simulator place pods on the first n nodes.
