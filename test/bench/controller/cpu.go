@@ -119,6 +119,26 @@ func (s *cpuSampler) between(from, to time.Time) map[string]float64 {
 	return out
 }
 
+// settle waits until the API server and etcd have used less than idle CPU
+// seconds over the last second (at most limit), and returns how long it
+// waited: what the API server does after its start (its CRDs' OpenAPI, its
+// own controllers) or after a burst is not the next window's work.
+func (s *cpuSampler) settle(idle float64, limit time.Duration) time.Duration {
+	start := time.Now()
+	for time.Since(start) < limit {
+		time.Sleep(250 * time.Millisecond)
+		now := time.Now()
+		if now.Sub(start) < time.Second {
+			continue
+		}
+		cpu := s.between(now.Add(-time.Second), now)
+		if cpu["kube-apiserver"]+cpu["etcd"] < idle {
+			break
+		}
+	}
+	return time.Since(start)
+}
+
 // formatCPU prints a window's CPU seconds by process and their sum.
 func formatCPU(cpu map[string]float64) string {
 	parts := make([]string, 0, len(processOrder)+1)
