@@ -206,8 +206,13 @@ sync
 
 log "running the end-to-end suite (${DBBENCH_TEST_TIER} tier)"
 test_log="${STATE_DIR}/go-test.log"
+# A failed test's namespace dump goes to a file here (test/e2e's
+# dumpNamespace), printed after the suite: in the test's own output its
+# errors are then the last lines before its "--- FAIL".
+dump_dir="${STATE_DIR}/namespace-dumps"
+rm -rf "${dump_dir}"
 set +e
-DBBENCH_KWOK="${KWOK}" DBBENCH_E2E_KWOK_PIDFILE="${KWOK_PIDFILE}" \
+DBBENCH_E2E_DUMP_DIR="${dump_dir}" DBBENCH_KWOK="${KWOK}" DBBENCH_E2E_KWOK_PIDFILE="${KWOK_PIDFILE}" \
 	go test ./test/e2e/ -tags e2e -count=1 -timeout 40m -v ${E2E_RUN:+-run "${E2E_RUN}"} 2>&1 | tee "${test_log}"
 rc=${PIPESTATUS[0]}
 set -e
@@ -216,7 +221,27 @@ if [ "${rc}" -ne 0 ]; then
 	dump_cluster >"${dump}" 2>&1
 	log "the end-to-end suite failed (exit ${rc}); cluster state:"
 	cat "${dump}" >&2
-	log "test output: ${test_log}; cluster dump: ${dump}"
+	for f in "${dump_dir}"/*.log; do
+		[ -e "${f}" ] || continue
+		log "namespace dump of a failed test: ${f}"
+		cat "${f}" >&2
+	done
+	log "test output: ${test_log}; cluster dump: ${dump}; failed tests' namespaces: ${dump_dir}"
+	# Last, where a reader of the end of the output looks: the last lines
+	# each failed test logged at a _test.go position (its errors among
+	# them), without the waits' progress lines.
+	log "the failed tests' last lines:"
+	awk -v keep=25 '
+		/^(=== (RUN|CONT|NAME|PAUSE)|--- (PASS|FAIL|SKIP))/ { cur = $3 }
+		{ kept = 0 }
+		/^[[:space:]]+[a-z0-9_]+_test\.go:[0-9]+: / { kept = !/waiting for/; more = kept }
+		/^        / && more { kept = 1 }
+		!/^        / && !/_test\.go:[0-9]+: / { more = 0 }
+		kept { n[cur]++; line[cur, n[cur] % keep] = $0 }
+		/^--- FAIL: / {
+			print
+			for (i = (n[$3] > keep ? n[$3] - keep + 1 : 1); i <= n[$3]; i++) print line[$3, i % keep]
+		}' "${test_log}" >&2
 fi
 log "test-e2e took $(elapsed); go test exited ${rc}"
 exit "${rc}"

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -218,9 +219,13 @@ func managerPods(t *testing.T) []corev1.Pod {
 	return kubetest.ListPods(t, k8sClient, systemNamespace, dep.Spec.Selector.MatchLabels)
 }
 
-// dumpNamespace logs what explains a failure: the manager's logs, the
+// dumpNamespace records what explains a failure: the manager's logs, the
 // namespace's events, its runs as YAML, its Jobs, and every pod with the
-// logs of each container.
+// logs of each container. With DBBENCH_E2E_DUMP_DIR (hack/test-e2e.sh sets
+// it) the dump goes to a file there and the test logs its path, so that the
+// test's own errors stay the last lines before its "--- FAIL" (all that a
+// CI excerpt may show) and the script prints the dumps after the suite;
+// without it the dump is logged.
 func dumpNamespace(t *testing.T, ns string) {
 	t.Helper()
 	var b bytes.Buffer
@@ -270,6 +275,18 @@ func dumpNamespace(t *testing.T, ns string) {
 			fmt.Fprintf(&b, "--- container %s\n", c.Name)
 			b.WriteString(podLogs(p, c.Name, 200))
 		}
+	}
+	if dir := os.Getenv("DBBENCH_E2E_DUMP_DIR"); dir != "" {
+		path := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+"."+ns+".log")
+		err := os.MkdirAll(dir, 0o755)
+		if err == nil {
+			err = os.WriteFile(path, b.Bytes(), 0o644)
+		}
+		if err == nil {
+			t.Logf("dump of namespace %s: %s (%d lines)", ns, path, bytes.Count(b.Bytes(), []byte("\n")))
+			return
+		}
+		t.Logf("writing the dump of namespace %s: %v", ns, err)
 	}
 	t.Logf("dump of namespace %s:\n%s", ns, b.String())
 }
