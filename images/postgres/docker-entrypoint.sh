@@ -51,7 +51,9 @@ init_database() {
 	printf '\nhost all all all %s\n' "${auth}" >>"${PGDATA}/pg_hba.conf"
 
 	note "Starting temporary server"
-	pg_ctl -D "${PGDATA}" -o "-c listen_addresses='' -p 5432" -w start >/dev/null
+	# The socket where psql looks: the npm registry's server builds
+	# (images/postgres-embedded) put it in /tmp by default.
+	pg_ctl -D "${PGDATA}" -o "-c listen_addresses='' -p 5432 -c unix_socket_directories=/var/run/postgresql" -w start >/dev/null
 	if [ "${db}" != postgres ]; then
 		echo 'CREATE DATABASE :"db";' | psql -v ON_ERROR_STOP=1 --username "${user}" --dbname postgres \
 			--no-psqlrc --quiet --set db="${db}" ||
