@@ -84,11 +84,11 @@ verify-figures: ## Fail if a page cites a measured figure differently from docs/
 # lists each test's tier and has their times.
 
 .PHONY: test
-test: test-prefetch verify-generated verify-figures vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-go-install test-e2e ## The core tier: everything CI runs (docs/testing.md).
+test: test-prefetch verify-generated verify-figures vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-e2e ## The core tier: everything CI runs (docs/testing.md).
 
 .PHONY: test-long
-test-long: ## The long tier, after make test (docs/testing.md): the agent's calibration tests and change points on real servers, then the end-to-end chains, chaos, node loss, kwok placement and CloudNativePG.
-	$(MAKE) test-deps test-agent-long test-e2e-long
+test-long: ## The long tier, after make test (docs/testing.md): the agent's calibration tests and change points on real servers, PostgreSQL 10-18, go install of the plugin, then the end-to-end chains, chaos, node loss, kwok placement and CloudNativePG.
+	$(MAKE) test-deps test-agent-long test-go-install test-e2e-long
 
 .PHONY: test-prefetch
 test-prefetch: ## Start, in the background and in idle CPU time, what later stages build on the disk and network (database packages, the MySQL root, base and e2e images); see docs/testing.md.

@@ -7,6 +7,7 @@ package agent
 //	DBBENCH_REAL_DB=1 DBBENCH_TEST_TIER=long go test ./pkg/agent -run RealPostgresMajors -v
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,18 +171,18 @@ func checkMajorCounters(t *testing.T, major int, s results.StepResult) {
 	t.Logf("PostgreSQL %d %s: %.0f QPS, %d counters from %s", major, s.Step, c.OpsPerSecond, len(c.PerOp), c.Source)
 }
 
-// checkExplainAcross: explaining one major against the next compares only
-// counters both have, and finds some.
+// checkExplainAcross: explaining one major against the next lists only
+// counters both have (a view one lacks is no move from or to zero). Two
+// majors may differ in no counter by 5 % per operation (17 and 18 did not,
+// 2026-12-07): that is explain's ErrNothing, an answer, not a failure.
 func checkExplainAcross(t *testing.T, good, bad *pgMajorRun) {
 	t.Helper()
 	ex, err := explain.Explain([]*results.Document{good.full}, []*results.Document{bad.full}, "update-index", 1, 50)
-	if err != nil {
+	if err != nil && !errors.Is(err, explain.ErrNothing) {
 		t.Errorf("explaining %d -> %d: %v", good.major, bad.major, err)
 		return
 	}
-	if len(ex.Counters) == 0 {
-		t.Errorf("explaining %d -> %d: no counter compared (notes %v)", good.major, bad.major, ex.Notes)
-	}
+	t.Logf("explaining %d -> %d: %d counters moved (%v)", good.major, bad.major, len(ex.Counters), err)
 	perOp := func(d *results.Document, name string) bool {
 		for _, s := range d.Steps {
 			if s.Step == "update-index" && s.Counters != nil {
