@@ -189,6 +189,10 @@ bench-bisect: ## BenchmarkBisection's search on a real local MariaDB: a 10 % / 2
 bench-ci: ## make test's stages one at a time: per stage the wall time and the CPU it used, and the shortest make test those allow here. COLD=1: empty HOME and podman store (hack/bench-ci.sh).
 	COLD=$(COLD) hack/bench-ci.sh
 
+.PHONY: bench-pg-series
+bench-pg-series: ## A real release history on the local cluster after make demo: SERIES_RELEASES=13 PostgreSQL SERIES_MAJOR=16 releases from the npm registry, one a night, each night's verdict, the change points, what moved (docs/benchmarks.md).
+	hack/bench-pg-series.sh
+
 .PHONY: bench-chaos
 bench-chaos: ## Manager chaos on the local cluster: CHAOS_KILLS=20 manager kills over waves of CHAOS_RUNS=3 runs with output.s3; prints kills, runs, cells, lost, duplicated, orphans (docs/benchmarks.md).
 	hack/bench-chaos.sh
