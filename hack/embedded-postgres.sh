@@ -79,7 +79,8 @@ resolve() {
 	*) log "not a PostgreSQL version: '${want}' (want MAJOR or MAJOR.MINOR, e.g. 16 or 16.4)"; return 1 ;;
 	esac
 	if [[ "${want}" == *.* ]]; then
-		line=$(table | awk -v w="${want}" '$1 == w')
+		# As strings: awk would take 17.1 for 17.10.
+		line=$(table | awk -v w="${want}" '$1 "" == w ""')
 	else
 		line=$(table | awk -v w="${want}" 'split($1, p, ".") && p[1] == w' | tail -1)
 	fi

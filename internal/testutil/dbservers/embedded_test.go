@@ -47,6 +47,7 @@ func TestEmbeddedPostgresResolve(t *testing.T) {
 		{args: []string{"resolve", "16.1"}, want: "16.1 16.1.1-beta.11"},
 		{args: []string{"resolve", "14.3"}, want: "14.3 14.3.0-beta.6"},
 		{args: []string{"resolve", "10"}, want: "10.23 10.23.0-beta.6"},
+		{args: []string{"resolve", "16.50"}, wantErr: "serves no PostgreSQL 16.50;"}, // not 16.5: awk compares numbers
 		{args: []string{"resolve", "16.3"}, wantErr: "serves no PostgreSQL 16.3; served: 10.20 10.23 14.3 14.5 16.1 16.2 16.4 16.5 18.4"},
 		{args: []string{"resolve", "9"}, wantErr: "serves no PostgreSQL 9;"},
 		{args: []string{"resolve", "latest"}, wantErr: "not a PostgreSQL version: 'latest'"},
