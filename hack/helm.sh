@@ -23,26 +23,24 @@ PLUGINS="${HELM_DIR}/plugins"
 UNITTEST_DIR="${PLUGINS}/helm-unittest-${HELM_UNITTEST_VERSION}"
 CHART="${DBBENCH_ROOT}/charts/dbbench"
 
-# helm_build OUT and unittest_build OUT, for lib.sh's cached_build.
-helm_build() {
-	local ld="-s -w" pkg
-	for pkg in pkg/chartutil pkg/lint/rules; do
-		ld+=" -X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1 -X helm.sh/helm/v3/${pkg}.k8sVersionMinor=36"
-	done
-	CGO_ENABLED=0 go_install_to -trimpath -ldflags "${ld}" "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" "$1"
-}
-
-# The plugin is complete once its binary is in place: plugin.yaml is
-# written first.
-unittest_build() {
-	local src="${HELM_DIR}/helm-unittest-src"
+# Both are built from one small generated module that requires helm and
+# helm-unittest: helm-unittest's own go.mod asks for an older helm (v3.21.3,
+# Kubernetes libraries v0.36.3), so building each from its own module
+# compiled helm's dependency tree twice on a cold machine. In one module
+# they share one set of versions (helm ${HELM_VERSION}'s and, where
+# helm-unittest asks for newer, those) and every package is compiled once.
+tools_module() {
+	local src="${HELM_DIR}/src"
 	mkdir -p "${src}"
-	cat >"${src}/go.mod" <<EOM
-module dbbench.local/helmunittest
+	cat >"${src}/go.mod.new" <<EOM
+module dbbench.local/helmtools
 
 go 1.26
 
-require github.com/helm-unittest/helm-unittest ${HELM_UNITTEST_VERSION}
+require (
+	helm.sh/helm/v3 ${HELM_VERSION}
+	github.com/helm-unittest/helm-unittest ${HELM_UNITTEST_VERSION}
+)
 
 replace github.com/vmware-labs/yaml-jsonpath v0.3.2 => github.com/helm-unittest/yaml-jsonpath v0.4.0
 EOM
@@ -51,9 +49,34 @@ EOM
 
 package tools
 
-import _ "github.com/helm-unittest/helm-unittest/cmd/helm-unittest"
+import (
+	_ "github.com/helm-unittest/helm-unittest/cmd/helm-unittest"
+	_ "helm.sh/helm/v3/cmd/helm"
+)
 EOM
-	(cd "${src}" && go mod tidy >/dev/null 2>&1 || go mod tidy) || return 1
+	if ! cmp -s "${src}/go.mod.new" "${src}/go.mod.in" 2>/dev/null; then
+		cp "${src}/go.mod.new" "${src}/go.mod"
+		(cd "${src}" && go mod tidy >/dev/null 2>&1 || go mod tidy) || return 1
+		mv "${src}/go.mod.new" "${src}/go.mod.in"
+	fi
+	echo "${src}"
+}
+
+# helm_build OUT and unittest_build OUT, for lib.sh's cached_build.
+helm_build() {
+	local ld="-s -w" pkg src
+	for pkg in pkg/chartutil pkg/lint/rules; do
+		ld+=" -X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1 -X helm.sh/helm/v3/${pkg}.k8sVersionMinor=36"
+	done
+	src=$(locked "${HELM_DIR}/src.lock" tools_module) || return 1
+	(cd "${src}" && CGO_ENABLED=0 go build -trimpath -ldflags "${ld}" -o "$1" helm.sh/helm/v3/cmd/helm)
+}
+
+# The plugin is complete once its binary is in place: plugin.yaml is
+# written first.
+unittest_build() {
+	local src
+	src=$(locked "${HELM_DIR}/src.lock" tools_module) || return 1
 	(cd "${src}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$1" \
 		github.com/helm-unittest/helm-unittest/cmd/helm-unittest) || return 1
 	cat >"${UNITTEST_DIR}/plugin.yaml" <<EOM
