@@ -64,7 +64,9 @@ EOM
 
 # helm_build OUT and unittest_build OUT, for lib.sh's cached_build.
 helm_build() {
-	local ld="-s -w" pkg src
+	# The version it reports: from its own module it would read it from the
+	# build info, from ours it says only its minor (v3.22).
+	local ld="-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}" pkg src
 	for pkg in pkg/chartutil pkg/lint/rules; do
 		ld+=" -X helm.sh/helm/v3/${pkg}.k8sVersionMajor=1 -X helm.sh/helm/v3/${pkg}.k8sVersionMinor=36"
 	done
