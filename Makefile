@@ -58,7 +58,7 @@ fmt: ## gofmt the code.
 	gofmt -w $$(git ls-files '*.go')
 
 .PHONY: vet
-vet: ## go vet the code.
+vet: ## go vet the code (not in make test: lint's govet runs the same analyzers, .golangci.yml).
 	$(GO) vet ./...
 
 .PHONY: lint
@@ -84,7 +84,7 @@ verify-figures: ## Fail if a page cites a measured figure differently from docs/
 # lists each test's tier and has their times.
 
 .PHONY: test
-test: test-prefetch verify-generated verify-figures vet lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-e2e ## The core tier: everything CI runs (docs/testing.md).
+test: test-prefetch verify-generated verify-figures lint test-deps test-unit test-envtest test-agent test-prefetch-compile test-s3 test-chart test-push test-e2e ## The core tier: everything CI runs (docs/testing.md).
 
 .PHONY: test-long
 test-long: ## The long tier, after make test (docs/testing.md): the agent's calibration tests and change points on real servers, PostgreSQL 10-18, go install of the plugin, then the end-to-end chains, chaos, node loss, kwok placement and CloudNativePG.

@@ -352,14 +352,22 @@ load() {
 		hash=${hash%.tar}
 	fi
 	archive=$(archive_of "${name}" "${hash}")
-	load_into "${CONTAINERD_SOCK}" "${LOADED_DIR}" "" "${name}" "${hash}" "${archive}"
-	# Worker nodes (NODES>1 hack/cluster/up.sh) each have their own containerd.
-	local w sock
+	# Worker nodes (NODES>1 hack/cluster/up.sh) each have their own
+	# containerd; the nodes import at once, an import waiting mostly on the
+	# disk.
+	local w sock pid pids=() rc=0
+	load_into "${CONTAINERD_SOCK}" "${LOADED_DIR}" "" "${name}" "${hash}" "${archive}" &
+	pids+=($!)
 	for w in $(cluster_workers); do
 		sock=$(worker_sock "${w}")
 		containerd_up_at "${sock}" || continue
-		load_into "${sock}" "$(worker_dir "${w}")/images-loaded" " of ${w}" "${name}" "${hash}" "${archive}"
+		load_into "${sock}" "$(worker_dir "${w}")/images-loaded" " of ${w}" "${name}" "${hash}" "${archive}" &
+		pids+=($!)
 	done
+	for pid in "${pids[@]}"; do
+		wait "${pid}" || rc=$?
+	done
+	return "${rc}"
 }
 
 # load_into SOCKET LOADED_DIR WHERE NAME HASH ARCHIVE imports ARCHIVE into the

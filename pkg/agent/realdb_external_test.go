@@ -91,12 +91,7 @@ func databaseExists(t *testing.T, e agentapi.Engine, name string) bool {
 func TestRealExternal(t *testing.T) {
 	tier.Core(t)
 	needRealDB(t)
-	cases := []struct {
-		name    string
-		timeout time.Duration
-		seconds int
-		wantOK  bool
-	}{
+	cases := []externalCase{
 		{name: "succeeds", timeout: 5 * time.Minute, seconds: 2, wantOK: true},
 		// Cut during a 60-s step: the drop still runs (its own context).
 		{name: "cancelled", timeout: 15 * time.Second, seconds: 60, wantOK: false},
@@ -105,45 +100,62 @@ func TestRealExternal(t *testing.T) {
 		if !hasEngine(e) {
 			continue
 		}
-		for _, tc := range cases {
-			t.Run(string(e)+"/"+tc.name, func(t *testing.T) {
-				seedUserData(t, e)
-				p := realPlan(e, t.TempDir(), "point-query")
-				p.Cell.Version = "external"
-				p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.Threads = tc.seconds, tc.seconds, []int{1}
-				own := "dbbench_0123abcd_" + string(e) + "_external_default"
-				p.Server.Database = own
-				p.Server.External = &agentapi.ExternalServer{Endpoint: "127.0.0.1", ConnectDatabase: userDatabase}
-				a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test"}
-				res, compact, _ := runRealAgent(t, a, tc.timeout, false)
+		// The engines at once (their own servers and databases), each
+		// engine's cases in turn: 20 s of the core tier instead of 40.
+		t.Run(string(e), func(t *testing.T) {
+			t.Parallel()
+			externalCases(t, e, cases)
+		})
+	}
+}
 
-				if ok := res.ExitCode == agentapi.ExitOK; ok != tc.wantOK {
-					t.Fatalf("exit %d (%v), want success %v", res.ExitCode, res.Err, tc.wantOK)
-				}
-				ext := compact.Provenance.External
-				if ext == nil {
-					t.Fatal("provenance.external is missing")
-				}
-				if ext.Database != own || !ext.Dropped || ext.DropError != "" {
-					t.Errorf("provenance.external = %+v, want database %s dropped", ext, own)
-				}
-				if len(ext.NotGuaranteed) != len(results.ExternalCaveats()) {
-					t.Errorf("notGuaranteed = %v, want %v", ext.NotGuaranteed, results.ExternalCaveats())
-				}
-				if compact.Provenance.ServerVersion == "" {
-					t.Error("provenance.serverVersion is empty: the server's own version must be recorded")
-				}
-				if tc.wantOK && len(compact.Steps) == 0 {
-					t.Error("no steps recorded")
-				}
-				if databaseExists(t, e, own) {
-					t.Errorf("database %s is still on the server", own)
-				}
-				if n := userRowsKept(t, e); n != userRows {
-					t.Errorf("the user's %s.sbtest1 has %d of its %d rows", userDatabase, n, userRows)
-				}
-			})
-		}
+type externalCase struct {
+	name    string
+	timeout time.Duration
+	seconds int
+	wantOK  bool
+}
+
+func externalCases(t *testing.T, e agentapi.Engine, cases []externalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			seedUserData(t, e)
+			p := realPlan(e, t.TempDir(), "point-query")
+			p.Cell.Version = "external"
+			p.Workload.ReadSeconds, p.Workload.WriteSeconds, p.Workload.Threads = tc.seconds, tc.seconds, []int{1}
+			own := "dbbench_0123abcd_" + string(e) + "_external_default"
+			p.Server.Database = own
+			p.Server.External = &agentapi.ExternalServer{Endpoint: "127.0.0.1", ConnectDatabase: userDatabase}
+			a := &Agent{Plan: p, Host: "127.0.0.1", User: realUser, Password: realPassword, Version: "test"}
+			res, compact, _ := runRealAgent(t, a, tc.timeout, false)
+
+			if ok := res.ExitCode == agentapi.ExitOK; ok != tc.wantOK {
+				t.Fatalf("exit %d (%v), want success %v", res.ExitCode, res.Err, tc.wantOK)
+			}
+			ext := compact.Provenance.External
+			if ext == nil {
+				t.Fatal("provenance.external is missing")
+			}
+			if ext.Database != own || !ext.Dropped || ext.DropError != "" {
+				t.Errorf("provenance.external = %+v, want database %s dropped", ext, own)
+			}
+			if len(ext.NotGuaranteed) != len(results.ExternalCaveats()) {
+				t.Errorf("notGuaranteed = %v, want %v", ext.NotGuaranteed, results.ExternalCaveats())
+			}
+			if compact.Provenance.ServerVersion == "" {
+				t.Error("provenance.serverVersion is empty: the server's own version must be recorded")
+			}
+			if tc.wantOK && len(compact.Steps) == 0 {
+				t.Error("no steps recorded")
+			}
+			if databaseExists(t, e, own) {
+				t.Errorf("database %s is still on the server", own)
+			}
+			if n := userRowsKept(t, e); n != userRows {
+				t.Errorf("the user's %s.sbtest1 has %d of its %d rows", userDatabase, n, userRows)
+			}
+		})
 	}
 }
 

@@ -84,7 +84,7 @@ func TestCellsOnRealNodes(t *testing.T) {
 // node), block 2 in reverse order, and the results documents carry the
 // blocks.
 func TestBlocksOnRealNodes(t *testing.T) {
-	tier.Core(t)
+	tier.Long(t)
 	t.Parallel()
 	realWorkers(t, 2)
 	ns := newNamespace(t, "blocks")
@@ -162,7 +162,7 @@ func TestBlocksOnRealNodes(t *testing.T) {
 // time on different nodes, and no node ever holds pods of both. The pods are
 // sampled every second while the runs go.
 func TestExclusiveNodesOnRealNodes(t *testing.T) {
-	tier.Core(t)
+	tier.Long(t)
 	t.Parallel()
 	realWorkers(t, 2)
 	ns := newNamespace(t, "exclusive")
