@@ -94,7 +94,7 @@ func TestRealExternal(t *testing.T) {
 	cases := []externalCase{
 		{name: "succeeds", timeout: 5 * time.Minute, seconds: 2, wantOK: true},
 		// Cut during a 60-s step: the drop still runs (its own context).
-		{name: "cancelled", timeout: 15 * time.Second, seconds: 60, wantOK: false},
+		{name: "cancelled", timeout: 10 * time.Second, seconds: 60, wantOK: false},
 	}
 	for _, e := range []agentapi.Engine{agentapi.MariaDB, agentapi.Postgres} {
 		if !hasEngine(e) {
