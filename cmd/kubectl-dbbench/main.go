@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -18,6 +19,12 @@ func main() {
 	defer stop()
 	cmd := plugin.NewCmdDBBench(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	if err := cmd.ExecuteContext(ctx); err != nil {
+		// A verdict's exit status (verdict --exit-code) is no error.
+		var exit *plugin.ExitError
+		if errors.As(err, &exit) {
+			fmt.Fprintln(os.Stderr, exit.Message)
+			os.Exit(exit.Code)
+		}
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}

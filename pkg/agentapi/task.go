@@ -111,6 +111,11 @@ const (
 	// run-level results ConfigMap (specs.RunResultsConfigMapName), which the
 	// controller writes once every cell has ended.
 	RunResultKeyManifest = "manifest.json"
+	// RunResultKeyVerdict holds the run's regression verdict with its cases
+	// (triage.Verdict) beside the manifest, and RunResultKeyJUnit the same
+	// as JUnit XML (pkg/verdictformat), when spec.regression is set.
+	RunResultKeyVerdict = "verdict.json"
+	RunResultKeyJUnit   = "junit.xml"
 )
 
 // ResultBudgetBytes bounds the values (data and binaryData) of a results

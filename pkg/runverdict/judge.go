@@ -45,6 +45,10 @@ type Outcome struct {
 	// Announce: the condition reports a regression, which the controller
 	// announces with a Warning event of the condition's reason.
 	Announce bool
+	// Cases are every judged (cell, step, threads, metric) with its result
+	// (the verdict document's cases; its JUnit form's test cases); none
+	// when nothing was compared.
+	Cases []triage.VerdictCase
 }
 
 // Judge is the verdict of in: against the suite's change points, one run,
@@ -186,6 +190,8 @@ func (j *judge) judgeChangePoints(cur *results.Manifest, history []Run, storeNot
 		}
 		st.Acknowledged = append(st.Acknowledged, a)
 	}
+	j.out.Cases = casesOfChangePoints(cur, MetricsOf(spec), found, suspected, append(ackedFound, ackedSuspected...),
+		fmt.Sprintf("change points over the last %d runs", len(series.runs)))
 	pairs := groupChanges(found)
 	for i, pair := range pairs {
 		if i == MaxRegressedSteps {

@@ -160,6 +160,7 @@ func verdictOptionsOf(spec *dbbenchv1alpha1.RegressionSpec, cur *results.Manifes
 // the acknowledged pairs; against names the baseline for the message.
 func (j *judge) setVerdict(v *regression.Verdict, st *dbbenchv1alpha1.RegressionStatus, acked map[string]bool, against, storeNote string) {
 	spec := j.in.Spec
+	j.out.Cases = casesOfVerdict(v, acked)
 	how := v.Summary()
 	if fallback := fallbackNote(v); fallback != "" {
 		how += "; " + fallback

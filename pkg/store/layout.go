@@ -179,6 +179,9 @@ const (
 	// ObjectVerdict is a run's regression verdict (triage.Verdict),
 	// written before its manifest.
 	ObjectVerdict = "verdict.json"
+	// ObjectVerdictJUnit is the same verdict as JUnit XML, one test case
+	// per judged (cell, step, threads, metric) (pkg/verdictformat).
+	ObjectVerdictJUnit = "junit.xml"
 	// AcksSegment is the directory of a suite's acknowledgements, one
 	// <name>.json (triage.Ack) each. It starts with "_", so ListRuns never
 	// takes it for a run.

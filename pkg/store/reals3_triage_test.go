@@ -16,11 +16,12 @@ func TestRealS3TriageObjects(t *testing.T) {
 	s := newRealStore(t, srv, "team")
 	ctx := context.Background()
 	m := testManifest(t0, testDoc("nightly", "n1", "c1", 5))
-	objs, err := s.UploadRun(ctx, m, RunExtras{ReportHTML: []byte("<!doctype html>"), Verdict: []byte(`{"schemaVersion":"dbbench.io/run-verdict/v1","run":"n1"}`)})
+	objs, err := s.UploadRun(ctx, m, RunExtras{ReportHTML: []byte("<!doctype html>"), Verdict: []byte(`{"schemaVersion":"dbbench.io/run-verdict/v1","run":"n1"}`),
+		VerdictJUnit: []byte(`<?xml version="1.0" encoding="UTF-8"?><testsuites name="dbbench"></testsuites>`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"team/nightly/n1/report.html", "team/nightly/n1/verdict.json", "team/nightly/n1/manifest.json"}
+	want := []string{"team/nightly/n1/report.html", "team/nightly/n1/verdict.json", "team/nightly/n1/junit.xml", "team/nightly/n1/manifest.json"}
 	if d := cmp.Diff(want, keysOf(objs)); d != "" {
 		t.Errorf("UploadRun keys (-want +got):\n%s", d)
 	}

@@ -13,6 +13,7 @@ import (
 const (
 	contentTypeJSON = "application/json"
 	contentTypeHTML = "text/html; charset=utf-8"
+	contentTypeXML  = "application/xml"
 )
 
 // Uploader is what the controller needs to move a run's results out of the
@@ -53,6 +54,8 @@ type RunExtras struct {
 	ReportHTML []byte
 	// Verdict becomes verdict.json (triage.Verdict) when not empty.
 	Verdict []byte
+	// VerdictJUnit becomes junit.xml when not empty.
+	VerdictJUnit []byte
 }
 
 type pending struct {
@@ -142,6 +145,9 @@ func (s *Store) UploadRun(ctx context.Context, m *results.Manifest, extras RunEx
 	}
 	if len(extras.Verdict) > 0 {
 		objs = append(objs, pending{ObjectVerdict, contentTypeJSON, extras.Verdict})
+	}
+	if len(extras.VerdictJUnit) > 0 {
+		objs = append(objs, pending{ObjectVerdictJUnit, contentTypeXML, extras.VerdictJUnit})
 	}
 	objs = append(objs, pending{ObjectManifest, contentTypeJSON, data})
 	return s.putAll(ctx, objs, func(name string) string { return s.layout.RunKey(m.Run.Suite, m.Run.Name, name) })

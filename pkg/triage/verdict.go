@@ -42,6 +42,57 @@ type Verdict struct {
 	// Bisection names the BenchmarkBisection the verdict started.
 	Bisection string    `json:"bisection,omitempty"`
 	JudgedAt  time.Time `json:"judgedAt,omitzero"`
+	// Cases are every judged (cell, step, threads, metric) with its
+	// result: the verdict's test cases, as its JUnit and markdown forms
+	// list them (pkg/verdictformat). The controller keeps them in the run's
+	// results ConfigMap; absent from documents written before them and from
+	// verdicts that compared nothing (no history, an analysis that failed).
+	Cases []VerdictCase `json:"cases,omitempty"`
+	// CasesLeftOut counts the cases a size limit left out of Cases (the
+	// passed ones first): a results ConfigMap holds at most 900 KiB.
+	CasesLeftOut int `json:"casesLeftOut,omitempty"`
+}
+
+// CaseResult is what a verdict found for one case.
+type CaseResult string
+
+// The results of a case. Regressed is a failure of the verdict;
+// Acknowledged changed the wrong way but a BenchmarkAck covers it;
+// Suspected moved in this run only, not confirmed by a later one
+// (against change points); Passed is none of these.
+const (
+	CasePassed       CaseResult = "Passed"
+	CaseRegressed    CaseResult = "Regressed"
+	CaseAcknowledged CaseResult = "Acknowledged"
+	CaseSuspected    CaseResult = "Suspected"
+)
+
+// VerdictCase is one judged (cell, step, threads, metric) of a verdict.
+type VerdictCase struct {
+	Cell    string `json:"cell"`
+	Step    string `json:"step"`
+	Threads int    `json:"threads"`
+	// Metric is the API's name: Throughput, P95Latency, P99Latency.
+	Metric string     `json:"metric"`
+	Result CaseResult `json:"result"`
+	// Before and After are the metric's levels (QPS, or ms) where the
+	// verdict measured both; ChangePercent is 100 × (After/Before − 1).
+	Before        string `json:"before,omitempty"`
+	After         string `json:"after,omitempty"`
+	ChangePercent string `json:"changePercent,omitempty"`
+	// PValue is the test's (after the correction, against a run or the
+	// baseline; the change point's, against change points).
+	PValue string `json:"pValue,omitempty"`
+	// Method says how the case was tested, for people ("paired by block
+	// (5 blocks)", "change points over 12 runs").
+	Method string `json:"method,omitempty"`
+	// Message says what was found, for a case that did not pass.
+	Message string `json:"message,omitempty"`
+}
+
+// Name is the case's name in a test report: "step@threads metric".
+func (c VerdictCase) Name() string {
+	return fmt.Sprintf("%s@%d %s", c.Step, c.Threads, c.Metric)
 }
 
 // VerdictPair is one (cell, step, threads) of a verdict and its change.

@@ -230,12 +230,15 @@ func (p *runPass) end(ctx context.Context, cells []matrix.Cell) (ctrl.Result, er
 		return ctrl.Result{}, err
 	}
 	p.recordNoise(m, history)
-	if err := p.writeRunResults(ctx, m); err != nil {
+	p.recordAchieved(cells, m)
+	verdict := runverdict.Judge(runverdict.Input{Spec: p.run.Spec.Regression, Suite: p.run.Spec.Suite, Run: p.run.Name,
+		Current: m, History: history, Acks: p.acks, StoreNote: p.precisionNote() + storeNote})
+	// The verdict's cases go beside the manifest, in the same write: the
+	// status has no room for them.
+	if err := p.writeRunResults(ctx, m, runverdict.DocumentOf(p.run, verdict, p.now)); err != nil {
 		return ctrl.Result{}, err
 	}
-	p.recordAchieved(cells, m)
-	p.setVerdict(runverdict.Judge(runverdict.Input{Spec: p.run.Spec.Regression, Suite: p.run.Spec.Suite, Run: p.run.Name,
-		Current: m, History: history, Acks: p.acks, StoreNote: p.precisionNote() + storeNote}))
+	p.setVerdict(verdict)
 	if err := p.startBisection(ctx, m, history); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -14,13 +14,16 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/specs"
+	"github.com/dbbench/dbbench/pkg/triage"
+	"github.com/dbbench/dbbench/pkg/verdictformat"
 )
 
 // writeRunResults writes the run-level results ConfigMap once every cell has
 // finished: the run manifest, with each cell's per-step QPS summary and where
-// its full document lives. The per-cell documents stay in their own
-// ConfigMaps, so nothing is copied twice.
-func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) error {
+// its full document lives, and beside it the run's verdict v (nil: none)
+// as its document with every case and as JUnit XML. The per-cell documents
+// stay in their own ConfigMaps, so nothing is copied twice.
+func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest, v *triage.Verdict) error {
 	name := specs.RunResultsConfigMapName(p.run)
 	p.run.Status.Results = &dbbenchv1alpha1.ResultsReference{}
 	if !p.run.Spec.Output.ConfigMap.IsEnabled() {
@@ -40,12 +43,16 @@ func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) erro
 	if err != nil {
 		return fmt.Errorf("encoding the run manifest: %w", err)
 	}
+	values := map[string]string{agentapi.RunResultKeyManifest: string(data)}
+	if err := addVerdict(values, v, agentapi.ResultBudgetBytes-len(data)); err != nil {
+		return err
+	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.run.Namespace, Labels: map[string]string{
 			dbbenchv1alpha1.LabelManagedBy: dbbenchv1alpha1.ManagedByValue, dbbenchv1alpha1.LabelRun: p.run.Name, dbbenchv1alpha1.LabelRole: specs.RoleRunData,
 		}},
 		Immutable: ptr.To(true),
-		Data:      map[string]string{agentapi.RunResultKeyManifest: string(data)},
+		Data:      values,
 	}
 	if err := p.create(ctx, cm); err != nil {
 		return err
@@ -53,6 +60,48 @@ func (p *runPass) writeRunResults(ctx context.Context, m *results.Manifest) erro
 	p.run.Status.Results.ConfigMap = name
 	return nil
 }
+
+// addVerdict puts the verdict document and its JUnit form into values
+// within budget bytes. A verdict too large for it keeps its cases that did
+// not pass (the passed ones are left out, and the document counts them),
+// then none: the condition and status.regression still say the verdict.
+func addVerdict(values map[string]string, v *triage.Verdict, budget int) error {
+	if v == nil {
+		return nil
+	}
+	for _, keep := range []func([]triage.VerdictCase) []triage.VerdictCase{allCases, failedCases, noCases} {
+		w := *v
+		w.Cases = keep(v.Cases)
+		w.CasesLeftOut = len(v.Cases) - len(w.Cases)
+		doc, err := triage.MarshalVerdict(w)
+		if err != nil {
+			return fmt.Errorf("encoding the verdict: %w", err)
+		}
+		junit, err := verdictformat.JUnit(w)
+		if err != nil {
+			return fmt.Errorf("encoding the verdict as JUnit: %w", err)
+		}
+		if len(doc)+len(junit) <= budget {
+			values[agentapi.RunResultKeyVerdict], values[agentapi.RunResultKeyJUnit] = string(doc), string(junit)
+			return nil
+		}
+	}
+	return nil
+}
+
+func allCases(cs []triage.VerdictCase) []triage.VerdictCase { return cs }
+
+func failedCases(cs []triage.VerdictCase) []triage.VerdictCase {
+	var out []triage.VerdictCase
+	for _, c := range cs {
+		if c.Result != triage.CasePassed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func noCases([]triage.VerdictCase) []triage.VerdictCase { return nil }
 
 // manifest indexes the cells; a cell without a readable document still gets
 // an entry with its phase, so the manifest says what is missing.

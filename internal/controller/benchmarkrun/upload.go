@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/controller/framework"
@@ -14,8 +16,10 @@ import (
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
 	"github.com/dbbench/dbbench/pkg/runverdict"
+	"github.com/dbbench/dbbench/pkg/specs"
 	"github.com/dbbench/dbbench/pkg/store"
 	"github.com/dbbench/dbbench/pkg/triage"
+	"github.com/dbbench/dbbench/pkg/verdictformat"
 )
 
 // preflightTimeout bounds the check of spec.output.s3 at the run's start.
@@ -294,9 +298,12 @@ func (p *runPass) uploadManifest(ctx, parent context.Context, s *store.Store, ce
 	} else {
 		extras.ReportHTML = html
 	}
-	if v := runverdict.Document(p.run); v != nil {
+	if v := p.verdictDocument(ctx); v != nil {
 		if data, err := triage.MarshalVerdict(*v); err == nil {
 			extras.Verdict = data
+		}
+		if data, err := verdictformat.JUnit(*v); err == nil {
+			extras.VerdictJUnit = data
 		}
 	}
 	_, err := s.UploadRun(ctx, m, extras)
@@ -417,4 +424,28 @@ func (p *runPass) publishSite(ctx context.Context, s *store.Store, suite string)
 		return
 	}
 	p.run.Status.Results.Site = url
+}
+
+// verdictDocument is the run's verdict for the object store: the status's
+// (which has the bisection it started) with the cases the verdict wrote
+// beside the manifest. A results ConfigMap that cannot be read leaves the
+// document without cases, not the upload without a verdict.
+func (p *runPass) verdictDocument(ctx context.Context) *triage.Verdict {
+	v := runverdict.Document(p.run)
+	if v == nil || !p.run.Spec.Output.ConfigMap.IsEnabled() {
+		return v
+	}
+	// A live read: the pass that wrote the ConfigMap uploads at once,
+	// before the cache may have it.
+	var cm corev1.ConfigMap
+	key := client.ObjectKey{Namespace: p.run.Namespace, Name: specs.RunResultsConfigMapName(p.run)}
+	if err := p.r.APIReader.Get(ctx, key, &cm); err != nil {
+		return v
+	}
+	if raw, ok := cm.Data[agentapi.RunResultKeyVerdict]; ok {
+		if written, err := triage.UnmarshalVerdict([]byte(raw)); err == nil {
+			v.Cases, v.CasesLeftOut = written.Cases, written.CasesLeftOut
+		}
+	}
+	return v
 }

@@ -6,13 +6,17 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	dbbenchv1alpha1 "github.com/dbbench/dbbench/api/v1alpha1"
 	"github.com/dbbench/dbbench/internal/testutil/kubetest"
+	"github.com/dbbench/dbbench/pkg/agentapi"
 	"github.com/dbbench/dbbench/pkg/matrix"
 	"github.com/dbbench/dbbench/pkg/results"
+	"github.com/dbbench/dbbench/pkg/triage"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -55,6 +59,20 @@ func TestRegressedVerdictAgainstThePreviousRun(t *testing.T) {
 		len(st.Regressed[0].Metrics) != 1 || st.ComparedPairs != 2 || st.ComparedTo[0] != "night-1" ||
 		st.MagnitudeRule != dbbenchv1alpha1.MagnitudeTested {
 		t.Fatalf("regression status %+v", st)
+	}
+
+	// Beside the manifest: the verdict with every case, and as JUnit XML.
+	v, junit := writtenVerdict(t, ns, "night-2")
+	if len(v.Cases) != 2 || v.Cases[0].Result != triage.CasePassed || v.Cases[1].Result != triage.CaseRegressed ||
+		v.Cases[1].Name() != "point-query@4 Throughput" || v.Cases[1].ChangePercent != "-10.0" || v.Status != "True" {
+		t.Errorf("written verdict %+v", v)
+	}
+	if !strings.Contains(junit, `tests="2" failures="1" errors="0" skipped="0"`) || !strings.Contains(junit, `name="point-query@4 Throughput"`) {
+		t.Errorf("junit.xml:\n%s", junit)
+	}
+	if v, junit := writtenVerdict(t, ns, "night-1"); len(v.Cases) != 0 || v.Reason != dbbenchv1alpha1.ReasonNoHistory ||
+		!strings.Contains(junit, `skipped="1"`) {
+		t.Errorf("the first run's written verdict %+v\n%s", v, junit)
 	}
 
 	newRun("night-3")
@@ -164,6 +182,22 @@ func TestRegressedVerdictOnChangePointsSuspectedThenConfirmed(t *testing.T) {
 	}
 	if st := kubetest.GetRun(t, k8sClient, ns, first).Status.Regression; st == nil || len(st.Regressed) != 0 {
 		t.Fatalf("first slow night: a suspected drop is not in status.regression.regressed: %+v", st)
+	}
+	// The written verdict names it in a typed field: point-query@4's case
+	// Suspected, every other case passed, the JUnit form without a failure.
+	v, junit := writtenVerdict(t, ns, first)
+	suspected := 0
+	for _, c := range v.Cases {
+		switch {
+		case c.Name() == "point-query@4 Throughput" && c.Result == triage.CaseSuspected && c.ChangePercent == "-10.0":
+			suspected++
+		case c.Result != triage.CasePassed:
+			t.Errorf("first slow night: case %+v", c)
+		}
+	}
+	if suspected != 1 || int32(len(v.Cases)) != kubetest.GetRun(t, k8sClient, ns, first).Status.Regression.ComparedPairs ||
+		!strings.Contains(junit, `failures="0"`) {
+		t.Errorf("first slow night's written verdict %+v\n%s", v, junit)
 	}
 	second := night(6, 0.9)
 	c = verdict(second)
@@ -318,4 +352,23 @@ func TestRegressedAgainstTheRunsBaselinePairedByBlock(t *testing.T) {
 	if got := st.Regressed[0].ChangePercent; got != "-10.0" && got != "-9.9" && got != "-10.1" {
 		t.Errorf("change %s %%, want the per-block -10 %%", got)
 	}
+}
+
+// writtenVerdict reads the verdict document and the JUnit XML the
+// controller wrote beside a finished run's manifest.
+func writtenVerdict(t *testing.T, ns, run string) (triage.Verdict, string) {
+	t.Helper()
+	r := kubetest.GetRun(t, k8sClient, ns, run)
+	if r.Status.Results == nil || r.Status.Results.ConfigMap == "" {
+		t.Fatalf("%s: no results ConfigMap in the status", run)
+	}
+	var cm corev1.ConfigMap
+	if err := k8sClient.Get(ctx, types.NamespacedName{Namespace: ns, Name: r.Status.Results.ConfigMap}, &cm); err != nil {
+		t.Fatalf("%s: results ConfigMap: %v", run, err)
+	}
+	v, err := triage.UnmarshalVerdict([]byte(cm.Data[agentapi.RunResultKeyVerdict]))
+	if err != nil {
+		t.Fatalf("%s: %s: %v", run, agentapi.RunResultKeyVerdict, err)
+	}
+	return v, cm.Data[agentapi.RunResultKeyJUnit]
 }
