@@ -68,6 +68,7 @@ lint: ## golangci-lint (pinned in hack/tools.sh, settings in .golangci.yml) over
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fail if generated files differ from what is committed.
 	python3 hack/config-rules.py --check api/v1alpha1/benchmarkrun_types.go
+	python3 hack/modules-aligned.py
 	@git diff --exit-code -- api config/crd config/rbac docs/api.md docs/api-schedule.md docs/api-bisection.md docs/api-ack.md docs/catalog.md docs/design.md charts/dbbench/files || { echo "generated files drifted: run 'make generate manifests' and commit" >&2; exit 1; }
 
 .PHONY: verify-figures

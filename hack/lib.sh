@@ -6,7 +6,7 @@ set -euo pipefail
 
 DBBENCH_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DBBENCH_CACHE="${DBBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/dbbench}"
-KUBE_VERSION="${KUBE_VERSION:-v1.36.3}"
+KUBE_VERSION="${KUBE_VERSION:-v1.37.2}"
 K8S_BIN="${DBBENCH_CACHE}/k8s/${KUBE_VERSION}"
 TOOLS_BIN="${DBBENCH_CACHE}/tools"
 mkdir -p "${K8S_BIN}" "${TOOLS_BIN}"

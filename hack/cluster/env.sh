@@ -66,9 +66,10 @@ cluster_workers() {
 }
 
 # CoreDNS with the cluster's plugins only (hack/coredns: its version is that
-# module's requirement; the cache key changes with the plugin list).
+# module's requirement; the cache key changes with the plugin list and the
+# module's requirements).
 COREDNS_VERSION="$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" {print $3}' "${DBBENCH_ROOT}/hack/coredns/go.mod")"
-COREDNS_BIN="${TOOLS_BIN}/coredns-${COREDNS_VERSION}-$(sha256sum "${DBBENCH_ROOT}/hack/coredns/main.go" | cut -c1-8)/coredns"
+COREDNS_BIN="${TOOLS_BIN}/coredns-${COREDNS_VERSION}-$(cat "${DBBENCH_ROOT}"/hack/coredns/{main.go,go.mod,go.sum} | sha256sum | cut -c1-8)/coredns"
 KUBECTL="${K8S_BIN}/kubectl"
 
 # The sandbox ("pause") image, built by hack/images.sh pause.

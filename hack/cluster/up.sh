@@ -7,7 +7,7 @@
 #   -> containerd + runc (Debian) -> kubelet, bridge CNI cni0 10.88.0.0/16
 #   -> kube-proxy (iptables) -> CoreDNS (on the host, 10.88.0.1:53)
 #
-# The Kubernetes components (v1.36.3) and CoreDNS are built from the Go module
+# The Kubernetes components (v1.37.2) and CoreDNS are built from the Go module
 # proxy into ${DBBENCH_CACHE} on first use (hack/build-k8s.sh); images come
 # from hack/images.sh. Everything the cluster writes lives under
 # ${DBBENCH_CACHE}/cluster (override with DBBENCH_CLUSTER_DIR): certificates,
